@@ -1,0 +1,145 @@
+//! Diagnostics: what could not be read, and where. Nothing is skipped silently: every skipped
+//! line and every unreadable file becomes a [`Warning`] that ends up on stderr and, for per-file
+//! warnings, in the session's `warnings` field.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningKind {
+    /// A line that is not valid JSON.
+    MalformedLine,
+    /// Valid JSON that is not an object, or an object with no usable record type.
+    UnexpectedRecord,
+    /// The last line has no newline and does not parse: a live session mid-write. Normal.
+    TruncatedLastLine,
+    /// A whole-document file (`.json`) that does not parse.
+    MalformedDocument,
+    /// The file or directory could not be opened or read (permissions, I/O errors).
+    Unreadable,
+    /// A directory entry that loops back (symlink cycle) and was not followed.
+    SymlinkLoop,
+    /// Data that parsed but contradicts itself (e.g. unknown `$rewindTo` target).
+    Inconsistent,
+    /// Two files hold the same session; one was dropped in favour of the other.
+    Duplicate,
+}
+
+impl WarningKind {
+    /// Benign warnings are reported in counts but do not fail `--strict`.
+    pub fn is_benign(self) -> bool {
+        matches!(self, WarningKind::TruncatedLastLine | WarningKind::Duplicate)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WarningKind::MalformedLine => "malformed_line",
+            WarningKind::UnexpectedRecord => "unexpected_record",
+            WarningKind::TruncatedLastLine => "truncated_last_line",
+            WarningKind::MalformedDocument => "malformed_document",
+            WarningKind::Unreadable => "unreadable",
+            WarningKind::SymlinkLoop => "symlink_loop",
+            WarningKind::Inconsistent => "inconsistent",
+            WarningKind::Duplicate => "duplicate",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    pub kind: WarningKind,
+    pub path: PathBuf,
+    /// 1-based line number, for line-oriented files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+impl Warning {
+    pub fn new(kind: WarningKind, path: &Path, line: Option<u64>, message: impl Into<String>) -> Self {
+        Warning {
+            kind,
+            path: path.to_path_buf(),
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{}: {}", self.path.display(), l, self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+/// Summary of a run's warnings, printed once at the end instead of one line per skipped record
+/// when there are many.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub warnings: Vec<Warning>,
+}
+
+/// Print at most this many individual warnings; the rest are summarised by kind.
+const MAX_DETAILED: usize = 20;
+
+impl Report {
+    pub fn extend(&mut self, w: impl IntoIterator<Item = Warning>) {
+        self.warnings.extend(w);
+    }
+
+    /// Warnings that make `--strict` fail.
+    pub fn serious(&self) -> usize {
+        self.warnings.iter().filter(|w| !w.kind.is_benign()).count()
+    }
+
+    /// Write the warnings to stderr: each serious one with `path:line` (up to a cap), then one
+    /// count per kind. Benign ones (a live session's partial last line, dropped duplicates)
+    /// only show up in the counts unless `verbose`.
+    pub fn print(&self, verbose: bool, quiet: bool) {
+        if quiet || self.warnings.is_empty() {
+            return;
+        }
+        let mut shown = 0usize;
+        for w in &self.warnings {
+            if (verbose || !w.kind.is_benign()) && (verbose || shown < MAX_DETAILED) {
+                eprintln!("warning: {w}");
+                shown += 1;
+            }
+        }
+        let mut kinds: Vec<(WarningKind, usize)> = Vec::new();
+        for w in &self.warnings {
+            match kinds.iter_mut().find(|(k, _)| *k == w.kind) {
+                Some(slot) => slot.1 += 1,
+                None => kinds.push((w.kind, 1)),
+            }
+        }
+        kinds.sort();
+        let parts: Vec<String> = kinds
+            .iter()
+            .map(|(k, n)| format!("{n} {}", k.as_str()))
+            .collect();
+        let hidden = self.warnings.len().saturating_sub(shown);
+        if hidden > 0 || shown > 0 {
+            eprintln!(
+                "warning: {} in total ({}){}",
+                plural(self.warnings.len(), "warning"),
+                parts.join(", "),
+                if hidden > 0 { "; --verbose lists them all" } else { "" }
+            );
+        }
+    }
+}
+
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}

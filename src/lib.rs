@@ -1,0 +1,14 @@
+//! `sessions`: coding-agent session forensics for Gemini CLI, Claude Code and Codex CLI.
+//!
+//! The library is organised by responsibility:
+//! - [`model`]: the unified session model every feature uses;
+//! - [`discover`]: where each agent keeps its sessions;
+//! - [`parse`]: one parser per agent, every format era;
+//! - [`project`]: which project a session belongs to;
+//! - [`scan`]: discovery + parallel parsing + cross-file post-processing;
+//! - [`commands`]: one module per subcommand; [`render`]: tables, JSON, text.
+
+pub mod diag;
+pub mod model;
+pub mod parse;
+pub mod tokens;

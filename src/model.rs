@@ -1,0 +1,563 @@
+//! The unified session model. Every parser produces a [`Session`]; every command consumes one
+//! (or the [`SessionSummary`] derived from it). Agent-specific quirks stop at the parser.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::diag::Warning;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Agent {
+    Claude,
+    Codex,
+    Gemini,
+}
+
+impl Agent {
+    pub const ALL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Gemini];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+        }
+    }
+}
+
+impl fmt::Display for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionKind {
+    #[default]
+    Main,
+    Subagent,
+}
+
+impl SessionKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionKind::Main => "main",
+            SessionKind::Subagent => "subagent",
+        }
+    }
+}
+
+/// How a session's project path was determined (the `project_source` contract field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ProjectSource {
+    /// The `cwd` recorded in the session (Claude, Codex; Codex bare era via `<environment_context>`).
+    Cwd,
+    /// Gemini: the `.project_root` marker of the project temp dir.
+    ProjectRoot,
+    /// Gemini: `~/.gemini/projects.json`.
+    ProjectsJson,
+    /// Gemini: sha256(candidate path) == `projectHash`.
+    HashMatch,
+    /// Nothing matched; `project` is `None` and the hash prefix is reported.
+    #[default]
+    Unresolved,
+}
+
+impl ProjectSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProjectSource::Cwd => "cwd",
+            ProjectSource::ProjectRoot => "project_root",
+            ProjectSource::ProjectsJson => "projects_json",
+            ProjectSource::HashMatch => "hash_match",
+            ProjectSource::Unresolved => "unresolved",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Something the human typed (or a harness message in the user slot; see [`Message::is_human`]).
+    User,
+    Assistant,
+    /// Harness/system notices: Claude `system` records, Gemini `info`/`error`/`warning`,
+    /// Codex `developer`/`system` messages. Never counted as assistant output.
+    System,
+    /// A message that only carries tool results back to the model (Claude tool_result carrier
+    /// records, Codex `function_call_output` items, Gemini v0.44+ functionResponse user messages).
+    Tool,
+}
+
+/// Unified token usage. `total = input + cache_read + cache_write + output`;
+/// `reasoning` is a subset of `output` and never added to the total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    /// Uncached input tokens.
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub reasoning: u64,
+}
+
+impl Usage {
+    pub fn total(&self) -> u64 {
+        self.input + self.cache_read + self.cache_write + self.output
+    }
+
+    /// The prompt size this usage represents (uncached + cache read + cache write).
+    pub fn prompt(&self) -> u64 {
+        self.input + self.cache_read + self.cache_write
+    }
+
+    pub fn is_zero(&self) -> bool {
+        *self == Usage::default()
+    }
+
+    pub fn add(&mut self, other: &Usage) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.reasoning += other.reasoning;
+    }
+
+    /// Per-field maximum: how streamed snapshots of one response are merged.
+    pub fn max_with(&mut self, other: &Usage) {
+        self.input = self.input.max(other.input);
+        self.output = self.output.max(other.output);
+        self.cache_read = self.cache_read.max(other.cache_read);
+        self.cache_write = self.cache_write.max(other.cache_write);
+        self.reasoning = self.reasoning.max(other.reasoning);
+    }
+}
+
+/// The serialised token block of the JSON contract (`tokens` object).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TokenTotals {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub reasoning: u64,
+    pub total: u64,
+}
+
+impl From<Usage> for TokenTotals {
+    fn from(u: Usage) -> Self {
+        TokenTotals {
+            input: u.input,
+            output: u.output,
+            cache_read: u.cache_read,
+            cache_write: u.cache_write,
+            reasoning: u.reasoning,
+            total: u.total(),
+        }
+    }
+}
+
+/// One model API call with the usage the agent recorded for it, already de-duplicated within
+/// the file by the parser (Claude: merged streamed pieces; Codex: `total_token_usage` deltas;
+/// Gemini: last record per message id).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    pub timestamp: Option<DateTime<Utc>>,
+    pub model: Option<String>,
+    /// Billable usage attributed to this call (what totals sum).
+    pub usage: Usage,
+    /// The prompt size the agent reported for this call (Claude input + cache read + cache
+    /// write; Codex `last_token_usage.input_tokens`; Gemini `tokens.input`). Used by replays.
+    pub prompt_tokens: Option<u64>,
+    /// Index into [`Session::messages`] of the assistant message this call produced, if known.
+    pub message_index: Option<usize>,
+    /// Cross-file de-duplication key (Claude `message.id` + `requestId`). Aggregates over several
+    /// files count each key once. `None` means the request is unique to this file.
+    pub dedup_key: Option<DedupKey>,
+}
+
+/// Claude usage identity: one streamed API response. Sidechain copies that replay a parent's
+/// message carry the same `message_id` with a fresh `request_id`, so aggregation also treats a
+/// sidechain request whose `message_id` was already seen as a duplicate.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DedupKey {
+    pub message_id: String,
+    pub request_id: Option<String>,
+    pub sidechain: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Part {
+    Text {
+        text: String,
+    },
+    Thinking {
+        text: String,
+    },
+    ToolCall {
+        id: String,
+        name: String,
+        /// Arguments as recorded. A raw string when the agent stored something that is not JSON.
+        input: Value,
+    },
+    ToolResult {
+        call_id: String,
+        /// Flattened textual output.
+        output: String,
+        is_error: bool,
+        /// Images or other non-text blocks that came with the result.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        attachments: Vec<Part>,
+    },
+    Image {
+        media_type: Option<String>,
+        /// Decoded size in bytes when known (base64 length × 3/4 otherwise).
+        bytes: Option<u64>,
+        /// Base64 data, kept so exports can extract it. Skipped in JSON unless asked for.
+        #[serde(skip)]
+        data: Option<String>,
+    },
+    /// Marks where in the message stream a compaction happened: an index into
+    /// [`Session::compactions`].
+    Compaction {
+        index: usize,
+    },
+    /// A block kind this version of `sessions` does not model; kept raw.
+    Unknown {
+        kind: String,
+        raw: Value,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// The agent's id for the message (Claude `message.id` or first record `uuid`, Gemini `id`,
+    /// Codex item `id`), when it has one.
+    pub id: Option<String>,
+    pub role: Role,
+    pub timestamp: Option<DateTime<Utc>>,
+    pub model: Option<String>,
+    pub parts: Vec<Part>,
+    /// Per-message usage as recorded (after in-file de-duplication), for the timeline.
+    pub usage: Option<Usage>,
+    /// True only for text the human typed (not meta injections, tool-result carriers, compaction
+    /// summaries or environment context). `counts.user_turns` counts these.
+    pub is_human: bool,
+    /// Claude inline sidechain (sub-agent) record kept in its main session.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sidechain: bool,
+    /// Removed from the live context by a later checkpoint, rewind or rollback, but kept because
+    /// it happened (and was paid for).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub superseded: bool,
+    /// Agent-specific kind when it is not obvious from the role (e.g. `compact_summary`,
+    /// `info`, `environment_context`, `meta`, `api_error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subtype: Option<String>,
+}
+
+impl Message {
+    pub fn new(role: Role) -> Self {
+        Message {
+            id: None,
+            role,
+            timestamp: None,
+            model: None,
+            parts: Vec::new(),
+            usage: None,
+            is_human: false,
+            sidechain: false,
+            superseded: false,
+            subtype: None,
+        }
+    }
+
+    /// Concatenated text parts, for previews and titles.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for p in &self.parts {
+            if let Part::Text { text } = p {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(text);
+            }
+        }
+        out
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Trigger {
+    Auto,
+    Manual,
+    #[default]
+    Unknown,
+}
+
+/// What trace a compaction left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionKind {
+    /// Claude `system/compact_boundary` (+ `isCompactSummary`).
+    ClaudeBoundary,
+    /// Codex `compacted` line (+ `context_compacted` event).
+    CodexCompacted,
+    /// Gemini `$set.messages` checkpoint (or saved chat) holding a `<state_snapshot>`.
+    GeminiSnapshot,
+    /// Gemini experimental context manager JSON-object snapshot (reported, not replayed).
+    GeminiJsonSnapshot,
+    /// Gemini `info` message only ("Context compressed from X% to Y%." and older forms).
+    GeminiInfo,
+    /// Gemini tool-output masking (`<tool_output_masked>`).
+    GeminiMasking,
+    /// Legacy Gemini: compression continued the session in a new file.
+    GeminiNewFile,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Provenance {
+    Recorded,
+    Estimated,
+    #[default]
+    Unknown,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Compaction {
+    pub kind: CompactionKind,
+    pub timestamp: Option<DateTime<Utc>>,
+    pub trigger: Trigger,
+    /// Index into [`Session::messages`] of the first message after the compaction.
+    pub message_index: usize,
+    /// Number of [`Session::requests`] made before the compaction.
+    pub request_index: usize,
+    pub tokens_before: Option<u64>,
+    pub tokens_after: Option<u64>,
+    pub tokens_provenance: Provenance,
+    /// Percentages from Gemini's "Context compressed from X% to Y%." notice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percent_before: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percent_after: Option<u32>,
+    pub duration_ms: Option<u64>,
+    pub summary: Option<String>,
+    /// History messages the compaction replaced / kept, when the trace records them.
+    pub messages_before: Option<usize>,
+    pub messages_after: Option<usize>,
+    /// `<state_snapshot>` section tags present in the summary (Gemini).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sections: Vec<String>,
+    /// Everything else the trace carried (Claude `compactMetadata`, Codex window ids, …).
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub extra: Value,
+}
+
+impl Compaction {
+    pub fn new(kind: CompactionKind) -> Self {
+        Compaction {
+            kind,
+            timestamp: None,
+            trigger: Trigger::Unknown,
+            message_index: 0,
+            request_index: 0,
+            tokens_before: None,
+            tokens_after: None,
+            tokens_provenance: Provenance::Unknown,
+            percent_before: None,
+            percent_after: None,
+            duration_ms: None,
+            summary: None,
+            messages_before: None,
+            messages_after: None,
+            sections: Vec::new(),
+            extra: Value::Null,
+        }
+    }
+}
+
+/// A sub-agent conversation spawned by this session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubagentLink {
+    /// The sub-agent session id (Claude `agentId`, Codex thread id, Gemini agent id).
+    pub id: String,
+    /// The tool call that spawned it, when known.
+    pub tool_call_id: Option<String>,
+    /// Its own file, when it has one.
+    pub path: Option<PathBuf>,
+    /// e.g. `general-purpose` (Claude `.meta.json` agentType) or the Codex agent role.
+    pub agent_type: Option<String>,
+}
+
+/// A session, fully parsed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    pub agent: Agent,
+    pub id: String,
+    pub path: PathBuf,
+    pub kind: SessionKind,
+    pub parent_id: Option<String>,
+    /// Absolute project path, when resolved.
+    pub project: Option<String>,
+    pub project_source: ProjectSource,
+    /// Gemini `projectHash` (sha256 of the project root), used for resolution and display.
+    pub project_hash: Option<String>,
+    /// The working directory the agent recorded (first one seen).
+    pub cwd: Option<String>,
+    pub title: Option<String>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub updated_at: Option<DateTime<Utc>>,
+    /// Distinct models in order of first use (`<synthetic>` excluded).
+    pub models: Vec<String>,
+    /// Agent version(s) that wrote the file, first seen.
+    pub agent_version: Option<String>,
+    pub git_branch: Option<String>,
+    pub messages: Vec<Message>,
+    pub requests: Vec<Request>,
+    pub compactions: Vec<Compaction>,
+    pub subagents: Vec<SubagentLink>,
+    /// Record kinds the parser met but does not model, with counts (e.g. `claude:queue-operation`).
+    /// Kept so nothing is silently dropped.
+    pub other_records: Vec<(String, u64)>,
+    pub warnings: Vec<Warning>,
+    /// Claude only: record uuids in this file, hashed, for resolving `summary.leafUuid` titles
+    /// written into other files of the same project. Not serialised.
+    #[serde(skip)]
+    pub record_uuids: HashSet<u64>,
+    /// Claude only: `(leafUuid, title)` pairs from `summary` records in this file. They usually
+    /// title a *different* session of the same project.
+    #[serde(skip)]
+    pub leaf_titles: Vec<(String, String)>,
+    /// Whether `title` came from an explicit title record (beats leaf titles and first prompts).
+    #[serde(skip)]
+    pub title_is_explicit: bool,
+}
+
+impl Session {
+    pub fn new(agent: Agent, id: impl Into<String>, path: impl Into<PathBuf>) -> Self {
+        Session {
+            agent,
+            id: id.into(),
+            path: path.into(),
+            kind: SessionKind::Main,
+            parent_id: None,
+            project: None,
+            project_source: ProjectSource::Unresolved,
+            project_hash: None,
+            cwd: None,
+            title: None,
+            started_at: None,
+            updated_at: None,
+            models: Vec::new(),
+            agent_version: None,
+            git_branch: None,
+            messages: Vec::new(),
+            requests: Vec::new(),
+            compactions: Vec::new(),
+            subagents: Vec::new(),
+            other_records: Vec::new(),
+            warnings: Vec::new(),
+            record_uuids: HashSet::new(),
+            leaf_titles: Vec::new(),
+            title_is_explicit: false,
+        }
+    }
+
+    /// Record a model name once, in order of first use. `<synthetic>` is not a model.
+    pub fn note_model(&mut self, model: &str) {
+        if model.is_empty() || model == "<synthetic>" {
+            return;
+        }
+        if !self.models.iter().any(|m| m == model) {
+            self.models.push(model.to_string());
+        }
+    }
+
+    /// Widen the session's time span with one observed timestamp.
+    pub fn note_time(&mut self, t: DateTime<Utc>) {
+        if self.started_at.is_none_or(|s| t < s) {
+            self.started_at = Some(t);
+        }
+        if self.updated_at.is_none_or(|u| t > u) {
+            self.updated_at = Some(t);
+        }
+    }
+
+    /// Count a record kind that is kept only as a tally.
+    pub fn note_other(&mut self, kind: &str) {
+        if let Some(slot) = self.other_records.iter_mut().find(|(k, _)| k == kind) {
+            slot.1 += 1;
+        } else {
+            self.other_records.push((kind.to_string(), 1));
+        }
+    }
+
+    pub fn counts(&self) -> Counts {
+        let mut calls: HashSet<&str> = HashSet::new();
+        let mut errors: HashSet<&str> = HashSet::new();
+        let mut counts = Counts::default();
+        for m in &self.messages {
+            if m.is_human {
+                counts.user_turns += 1;
+            }
+            if m.role == Role::Assistant {
+                counts.assistant_messages += 1;
+            }
+            for p in &m.parts {
+                match p {
+                    Part::ToolCall { id, .. } => {
+                        calls.insert(id);
+                    }
+                    Part::ToolResult {
+                        call_id,
+                        is_error: true,
+                        ..
+                    } => {
+                        errors.insert(call_id);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        counts.tool_calls = calls.len() as u64;
+        counts.tool_errors = errors.len() as u64;
+        counts
+    }
+
+    /// Sum of the recorded usage of this file's requests.
+    pub fn usage(&self) -> Usage {
+        let mut u = Usage::default();
+        for r in &self.requests {
+            u.add(&r.usage);
+        }
+        u
+    }
+
+    /// The first human prompt, for a fallback title.
+    pub fn first_prompt(&self) -> Option<String> {
+        self.messages
+            .iter()
+            .find(|m| m.is_human && !m.sidechain)
+            .map(|m| m.text())
+            .filter(|t| !t.trim().is_empty())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Counts {
+    pub user_turns: u64,
+    pub assistant_messages: u64,
+    pub tool_calls: u64,
+    pub tool_errors: u64,
+}
