@@ -8,7 +8,14 @@
 //! - [`scan`]: discovery + parallel parsing + cross-file post-processing;
 //! - [`commands`]: one module per subcommand; [`render`]: tables, JSON, text.
 
+pub mod cli;
+pub mod commands;
 pub mod diag;
+pub mod discover;
+pub mod filter;
 pub mod model;
 pub mod parse;
+pub mod project;
+pub mod render;
+pub mod scan;
 pub mod tokens;

@@ -1,0 +1,164 @@
+//! The command-line interface: one clap definition that drives parsing, `--help`, the man pages
+//! in `man/` and the shell completions in `completions/` (see `tests/generated.rs`).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::filter::KindFilter;
+use crate::model::Agent;
+
+const AFTER_HELP: &str = "\
+Stores are found in $CLAUDE_CONFIG_DIR (or ~/.claude and ~/.config/claude), $CODEX_HOME (or \
+~/.codex) and $GEMINI_CLI_HOME/.gemini (or ~/.gemini). Nothing is ever written into them.
+
+Exit status: 0 success; 1 nothing matched, an ambiguous id, or an output error; 2 usage error; \
+3 --strict and something could not be read.";
+
+/// Coding-agent session forensics for Gemini CLI, Claude Code and Codex CLI.
+///
+/// Reads every session store of the three agents (every format era), and lists, shows and
+/// measures sessions from one unified model. Read-only: it never writes into an agent's store.
+#[derive(Debug, Parser)]
+#[command(name = "sessions", version, after_long_help = AFTER_HELP, max_term_width = 100)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Treat DIR as the home directory of all three agents (a backup, another machine's copy,
+    /// or the sample home in testdata/home). The agents' environment variables are ignored.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+    /// Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR,
+    /// $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub claude_dir: Option<PathBuf>,
+    /// Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub codex_dir: Option<PathBuf>,
+    /// Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini,
+    /// ~/.gemini]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub gemini_dir: Option<PathBuf>,
+    /// A folder whose path (and subfolders' paths) may be a Gemini project: used to resolve
+    /// sessions that record only a projectHash. Repeatable.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub project_root: Vec<PathBuf>,
+    /// Exit with status 3 if any file or line could not be read.
+    #[arg(long, global = true)]
+    pub strict: bool,
+    /// List every warning (skipped lines, duplicates, partial last lines), not just a summary.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+    /// Print no warnings on stderr (the exit status still reflects --strict).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Never show a progress bar (it is only shown when stderr is a terminal anyway).
+    #[arg(long, global = true)]
+    pub no_progress: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List sessions, newest first, one line each.
+    List(ListArgs),
+    /// Show one session: a header and a turn-by-turn timeline.
+    Show(ShowArgs),
+    /// List projects with their agents, sessions and tokens.
+    Projects(ProjectsArgs),
+}
+
+/// Which sessions to read: named paths and filters shared by several subcommands.
+#[derive(Debug, Args, Clone, Default)]
+pub struct SelectArgs {
+    /// Session files or folders to read instead of the agents' stores (format detected).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Only these agents (repeatable or comma-separated).
+    #[arg(short, long, value_enum, value_delimiter = ',')]
+    pub agent: Vec<Agent>,
+    /// Only projects whose path contains this text (case-insensitive) or matches this glob.
+    #[arg(short, long, value_name = "PATTERN")]
+    pub project: Option<String>,
+    /// Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339.
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Only sessions started at or before this time (a date means the end of that day).
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+    /// Main sessions, sub-agent sessions, or both.
+    #[arg(long, value_enum, default_value_t = KindFilter::Main)]
+    pub kind: KindFilter,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    Table,
+    Json,
+    Ndjson,
+    Csv,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortKey {
+    Started,
+    Updated,
+    Duration,
+    Turns,
+    Tools,
+    Tokens,
+    Compactions,
+    Project,
+    Agent,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Show at most N sessions (after sorting).
+    #[arg(short = 'n', long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Sort key: times and numbers sort largest/newest first, names A to Z.
+    #[arg(short, long, value_enum, default_value_t = SortKey::Started)]
+    pub sort: SortKey,
+    /// Reverse the sort order.
+    #[arg(short, long)]
+    pub reverse: bool,
+    /// Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md).
+    #[arg(short, long, value_enum, default_value_t = ListFormat::Table)]
+    pub format: ListFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ShowFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// A session id, a unique id prefix, or a session file path.
+    #[arg(value_name = "ID|PREFIX|PATH")]
+    pub target: String,
+    /// `text` (header and timeline) or `json` (the whole unified session).
+    #[arg(short, long, value_enum, default_value_t = ShowFormat::Text)]
+    pub format: ShowFormat,
+    /// Characters of each message shown in the timeline.
+    #[arg(long, value_name = "N", default_value_t = 160)]
+    pub width: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ProjectsArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = ListFormat::Table)]
+    pub format: ListFormat,
+}

@@ -1,0 +1,196 @@
+//! `sessions projects`: one line per project with its agents, session counts, tokens and how
+//! its path was resolved.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::cli::{GlobalArgs, ListFormat, ProjectsArgs};
+use crate::commands::{CmdResult, scan_options, stdout, write_csv, write_json};
+use crate::filter::KindFilter;
+use crate::model::{Agent, SessionKind, TokenTotals};
+use crate::render::json::SCHEMA_VERSION;
+use crate::render::table::{Align, Column, render, target_width};
+use crate::render::{human_count, local_time, rfc3339};
+use crate::scan::{SessionSummary, aggregate_usage, scan};
+
+#[derive(Debug, Serialize)]
+pub struct ProjectRecord {
+    pub schema_version: u32,
+    /// The project path; `null` when unresolved.
+    pub project: Option<String>,
+    /// Gemini `projectHash` for unresolved projects (the full hash; tables show a prefix).
+    pub project_hash: Option<String>,
+    /// How the path was resolved, over all its sessions: `cwd`, `project_root`,
+    /// `projects_json`, `hash_match`, `unresolved`.
+    pub sources: Vec<&'static str>,
+    pub agents: Vec<&'static str>,
+    pub sessions: u64,
+    pub subagent_sessions: u64,
+    pub sessions_by_agent: BTreeMap<&'static str, u64>,
+    /// De-duplicated across files: a response replayed in a sub-agent log counts once.
+    pub tokens: TokenTotals,
+    pub first_at: Option<String>,
+    pub last_at: Option<String>,
+}
+
+pub fn run(g: &GlobalArgs, args: &ProjectsArgs) -> CmdResult {
+    let mut opts = scan_options(g, &args.select)?;
+    // Tokens of sub-agent sessions belong to the project too.
+    opts.filter.kind = KindFilter::All;
+    let result = scan(&opts);
+    let records = build(&result.sessions);
+    match args.format {
+        ListFormat::Json | ListFormat::Ndjson => write_json(&records, args.format == ListFormat::Ndjson)?,
+        ListFormat::Csv => {
+            #[derive(Serialize)]
+            struct Row<'a> {
+                schema_version: u32,
+                project: Option<&'a str>,
+                project_hash: Option<&'a str>,
+                sources: String,
+                agents: String,
+                sessions: u64,
+                subagent_sessions: u64,
+                tokens_total: u64,
+                tokens_input: u64,
+                tokens_output: u64,
+                tokens_cache_read: u64,
+                tokens_cache_write: u64,
+                first_at: Option<&'a str>,
+                last_at: Option<&'a str>,
+            }
+            let rows: Vec<Row> = records
+                .iter()
+                .map(|r| Row {
+                    schema_version: r.schema_version,
+                    project: r.project.as_deref(),
+                    project_hash: r.project_hash.as_deref(),
+                    sources: r.sources.join(";"),
+                    agents: r.agents.join(";"),
+                    sessions: r.sessions,
+                    subagent_sessions: r.subagent_sessions,
+                    tokens_total: r.tokens.total,
+                    tokens_input: r.tokens.input,
+                    tokens_output: r.tokens.output,
+                    tokens_cache_read: r.tokens.cache_read,
+                    tokens_cache_write: r.tokens.cache_write,
+                    first_at: r.first_at.as_deref(),
+                    last_at: r.last_at.as_deref(),
+                })
+                .collect();
+            write_csv(&rows)?;
+        }
+        ListFormat::Table => {
+            let mut out = stdout();
+            if records.is_empty() {
+                writeln!(out, "No projects found.")?;
+            } else {
+                out.write_all(table(&records).as_bytes())?;
+            }
+            out.flush()?;
+        }
+    }
+    Ok(result.report)
+}
+
+pub fn build(sessions: &[SessionSummary]) -> Vec<ProjectRecord> {
+    // Group key: the path, or the hash for unresolved Gemini projects.
+    let mut groups: BTreeMap<(Option<String>, Option<String>), Vec<&SessionSummary>> = BTreeMap::new();
+    for s in sessions {
+        let key = match &s.project {
+            Some(p) => (Some(p.clone()), None),
+            None => (None, s.project_hash.clone()),
+        };
+        groups.entry(key).or_default().push(s);
+    }
+    let mut records: Vec<ProjectRecord> = groups
+        .into_iter()
+        .map(|((project, hash), members)| {
+            let mut sources: Vec<&'static str> = Vec::new();
+            let mut agents: Vec<Agent> = Vec::new();
+            let mut by_agent: BTreeMap<&'static str, u64> = BTreeMap::new();
+            let (mut main, mut sub) = (0, 0);
+            let mut first: Option<DateTime<Utc>> = None;
+            let mut last: Option<DateTime<Utc>> = None;
+            for s in &members {
+                let src = s.project_source.as_str();
+                if !sources.contains(&src) {
+                    sources.push(src);
+                }
+                if !agents.contains(&s.agent) {
+                    agents.push(s.agent);
+                }
+                match s.kind {
+                    SessionKind::Main => {
+                        main += 1;
+                        *by_agent.entry(s.agent.as_str()).or_default() += 1;
+                    }
+                    SessionKind::Subagent => sub += 1,
+                }
+                first = match (first, s.started_at) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                last = match (last, s.updated_at) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+            agents.sort();
+            ProjectRecord {
+                schema_version: SCHEMA_VERSION,
+                project,
+                project_hash: hash,
+                sources,
+                agents: agents.iter().map(|a| a.as_str()).collect(),
+                sessions: main,
+                subagent_sessions: sub,
+                sessions_by_agent: by_agent,
+                tokens: aggregate_usage(members.iter().copied()).into(),
+                first_at: first.map(rfc3339),
+                last_at: last.map(rfc3339),
+            }
+        })
+        .collect();
+    records.sort_by(|a, b| b.last_at.cmp(&a.last_at).then_with(|| a.project.cmp(&b.project)));
+    records
+}
+
+fn table(records: &[ProjectRecord]) -> String {
+    let columns = [
+        Column::flexible("PROJECT", 0, 16),
+        Column::fixed("AGENTS", Align::Left),
+        Column::fixed("SESSIONS", Align::Right),
+        Column::fixed("SUB", Align::Right),
+        Column::fixed("TOKENS", Align::Right),
+        Column::fixed("LAST ACTIVE", Align::Left),
+        Column::fixed("RESOLVED BY", Align::Left),
+    ];
+    let rows = records
+        .iter()
+        .map(|r| {
+            let label = match (&r.project, &r.project_hash) {
+                (Some(p), _) => p.clone(),
+                (None, Some(h)) => format!("unresolved ({}…)", &h[..h.len().min(12)]),
+                (None, None) => "unknown".into(),
+            };
+            vec![
+                label,
+                r.agents.join(","),
+                r.sessions.to_string(),
+                r.subagent_sessions.to_string(),
+                human_count(r.tokens.total),
+                r.last_at
+                    .as_deref()
+                    .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+                    .map(|t| local_time(t.with_timezone(&Utc)))
+                    .unwrap_or_else(|| "-".into()),
+                r.sources.join(","),
+            ]
+        })
+        .collect();
+    render(&columns, rows, target_width())
+}

@@ -1,0 +1,573 @@
+//! Store discovery: where each agent keeps its sessions, and which files in there are sessions.
+//!
+//! Precedence per agent: command-line flag > `--home` > environment > the OS home. Discovery
+//! only lists and classifies files (by path shape); it never opens them except to sniff the
+//! format of a file named on the command line.
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use walkdir::WalkDir;
+
+use crate::diag::{Warning, WarningKind};
+use crate::model::Agent;
+use crate::parse::{FileRole, SourceFile, sniff_agent};
+
+/// Where to look, as the user configured it.
+#[derive(Debug, Clone, Default)]
+pub struct StoreOptions {
+    /// `--home`: treat this directory as the home of all three agents; the agents' environment
+    /// variables are ignored (they describe this machine, not the copy).
+    pub home: Option<PathBuf>,
+    pub claude_dir: Option<PathBuf>,
+    pub codex_dir: Option<PathBuf>,
+    pub gemini_dir: Option<PathBuf>,
+}
+
+/// Resolved store roots.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stores {
+    /// Claude `projects/` directories.
+    pub claude: Vec<PathBuf>,
+    /// Codex directories to walk (`sessions/`, `archived_sessions/`).
+    pub codex: Vec<PathBuf>,
+    /// Gemini data dirs (`.gemini`), each with `tmp/` and maybe `projects.json`.
+    pub gemini: Vec<PathBuf>,
+}
+
+impl Stores {
+    /// Resolve the roots from options and an environment lookup (injected for tests).
+    pub fn resolve(opts: &StoreOptions, env: &dyn Fn(&str) -> Option<String>) -> Stores {
+        let env = |k: &str| env(k).filter(|v| !v.trim().is_empty());
+        let os_home = env("HOME").or_else(|| env("USERPROFILE")).map(PathBuf::from);
+        let home = opts.home.clone().or(os_home);
+        // With --home the machine's agent variables do not apply to the copy being read.
+        let use_env = opts.home.is_none();
+        let mut stores = Stores::default();
+
+        // Claude.
+        if let Some(dir) = &opts.claude_dir {
+            stores.claude.push(claude_projects_dir(dir));
+        } else if let (true, Some(v)) = (use_env, env("CLAUDE_PROJECTS_DIR")) {
+            stores.claude.extend(split_list(&v));
+        } else if let (true, Some(v)) = (use_env, env("CLAUDE_CONFIG_DIR")) {
+            stores
+                .claude
+                .extend(split_list(&v).iter().map(|p| claude_projects_dir(p)));
+        } else if let Some(h) = &home {
+            let xdg = if use_env {
+                env("XDG_CONFIG_HOME").map(PathBuf::from)
+            } else {
+                None
+            }
+            .unwrap_or_else(|| h.join(".config"));
+            stores.claude.push(h.join(".claude").join("projects"));
+            stores.claude.push(xdg.join("claude").join("projects"));
+        }
+
+        // Codex.
+        let codex_home = if let Some(dir) = &opts.codex_dir {
+            Some(dir.clone())
+        } else if let (true, Some(v)) = (use_env, env("CODEX_SESSIONS_DIR")) {
+            stores.codex.extend(split_list(&v));
+            None
+        } else if let (true, Some(v)) = (use_env, env("CODEX_HOME")) {
+            Some(PathBuf::from(v))
+        } else {
+            home.as_ref().map(|h| h.join(".codex"))
+        };
+        if let Some(ch) = codex_home {
+            if ch.join("sessions").is_dir() || ch.join("archived_sessions").is_dir() {
+                stores.codex.push(ch.join("sessions"));
+                stores.codex.push(ch.join("archived_sessions"));
+            } else if opts.codex_dir.is_some() {
+                // `--codex-dir` may name the sessions folder itself.
+                stores.codex.push(ch);
+            } else {
+                stores.codex.push(ch.join("sessions"));
+                stores.codex.push(ch.join("archived_sessions"));
+            }
+        }
+
+        // Gemini.
+        if let Some(dir) = &opts.gemini_dir {
+            stores.gemini.push(gemini_data_dir(dir));
+        } else if let (true, Some(v)) = (use_env, env("GEMINI_SESSIONS_DIR")) {
+            stores.gemini.extend(split_list(&v).iter().map(|p| gemini_data_dir(p)));
+        } else if let (true, Some(v)) = (use_env, env("GEMINI_CLI_HOME")) {
+            stores.gemini.push(PathBuf::from(v).join(".gemini"));
+        } else if let Some(h) = &home {
+            stores.gemini.push(h.join(".gemini"));
+        }
+
+        stores.claude = dedup_paths(stores.claude);
+        stores.codex = dedup_paths(stores.codex);
+        stores.gemini = dedup_paths(stores.gemini);
+        stores
+    }
+
+    pub fn roots(&self, agent: Agent) -> &[PathBuf] {
+        match agent {
+            Agent::Claude => &self.claude,
+            Agent::Codex => &self.codex,
+            Agent::Gemini => &self.gemini,
+        }
+    }
+}
+
+fn split_list(v: &str) -> Vec<PathBuf> {
+    v.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .collect()
+}
+
+/// A Claude config dir, its `projects/` subdir, or a home holding `.claude` → the `projects/` dir.
+fn claude_projects_dir(p: &Path) -> PathBuf {
+    if p.join("projects").is_dir() {
+        p.join("projects")
+    } else if p.join(".claude").join("projects").is_dir() {
+        p.join(".claude").join("projects")
+    } else {
+        p.to_path_buf()
+    }
+}
+
+/// A `.gemini` dir, its `tmp/`, or a home containing `.gemini` → the `.gemini` dir.
+fn gemini_data_dir(p: &Path) -> PathBuf {
+    if p.file_name() == Some(OsStr::new("tmp")) && !p.join("tmp").is_dir() {
+        return p.parent().map(Path::to_path_buf).unwrap_or_else(|| p.to_path_buf());
+    }
+    if !p.join("tmp").is_dir() && p.join(".gemini").is_dir() {
+        return p.join(".gemini");
+    }
+    p.to_path_buf()
+}
+
+/// Remove duplicate roots, comparing canonical paths where they exist (so `~/.claude/projects`
+/// reached through a symlink is read once).
+fn dedup_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut seen = HashSet::new();
+    paths
+        .into_iter()
+        .filter(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())))
+        .collect()
+}
+
+/// The result of walking the stores: the files to parse, plus what could not be walked.
+#[derive(Debug, Default)]
+pub struct Discovery {
+    pub files: Vec<SourceFile>,
+    pub warnings: Vec<Warning>,
+    /// Files seen but not recognised as sessions of any agent (named paths only).
+    pub unrecognised: Vec<PathBuf>,
+}
+
+impl Discovery {
+    /// Walk every root of every agent in `agents`.
+    pub fn walk(stores: &Stores, agents: &[Agent]) -> Discovery {
+        let mut d = Discovery::default();
+        for &agent in agents {
+            for root in stores.roots(agent) {
+                if !root.exists() {
+                    continue;
+                }
+                match agent {
+                    Agent::Claude => d.walk_claude(root),
+                    Agent::Codex => d.walk_codex(root),
+                    Agent::Gemini => d.walk_gemini(root),
+                }
+            }
+        }
+        d.drop_shadowed_zst();
+        d
+    }
+
+    /// Scan files or folders named on the command line, detecting each file's format.
+    pub fn walk_paths(paths: &[PathBuf], agents: &[Agent]) -> Discovery {
+        let mut d = Discovery::default();
+        for p in paths {
+            if p.is_dir() {
+                for entry in walker(p) {
+                    match entry {
+                        Ok(e) if e.file_type().is_file() => d.add_sniffed(e.path(), agents, false),
+                        Ok(_) => {}
+                        Err(e) => d.warnings.push(walk_warning(p, e)),
+                    }
+                }
+            } else if p.exists() {
+                d.add_sniffed(p, agents, true);
+            } else {
+                d.warnings.push(Warning::new(
+                    WarningKind::Unreadable,
+                    p,
+                    None,
+                    "no such file or directory",
+                ));
+            }
+        }
+        d.drop_shadowed_zst();
+        d
+    }
+
+    fn add_sniffed(&mut self, path: &Path, agents: &[Agent], named: bool) {
+        let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        let looks_like_session = name.ends_with(".jsonl")
+            || name.ends_with(".json")
+            || name.ends_with(".jsonl.zst");
+        if !looks_like_session || is_temp_artifact(&name) || name.ends_with(".meta.json") {
+            if named {
+                self.unrecognised.push(path.to_path_buf());
+            }
+            return;
+        }
+        let Some(agent) = sniff_agent(path) else {
+            self.unrecognised.push(path.to_path_buf());
+            return;
+        };
+        if !agents.contains(&agent) {
+            return;
+        }
+        let role = classify_by_shape(agent, path);
+        let mut f = SourceFile::new(agent, path.to_path_buf(), role);
+        if agent == Agent::Gemini {
+            f.project_dir = gemini_project_dir(path);
+        }
+        self.files.push(f);
+    }
+
+    fn walk_claude(&mut self, root: &Path) {
+        for entry in walker(root) {
+            let e = match entry {
+                Ok(e) => e,
+                Err(err) => {
+                    self.warnings.push(walk_warning(root, err));
+                    continue;
+                }
+            };
+            if !e.file_type().is_file() {
+                continue;
+            }
+            let path = e.path();
+            let name = e.file_name().to_string_lossy();
+            if !name.ends_with(".jsonl") {
+                continue;
+            }
+            let Ok(rel) = path.strip_prefix(root) else { continue };
+            let comps: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if comps.len() < 2 {
+                continue; // a stray file directly in projects/
+            }
+            let role = if comps.len() == 2 {
+                if name.starts_with("agent-") {
+                    FileRole::ClaudeSubagent {
+                        parent_session: None,
+                        meta: meta_sidecar(path),
+                    }
+                } else {
+                    FileRole::ClaudeMain
+                }
+            } else if comps.len() >= 4 && comps[2] == "subagents" {
+                FileRole::ClaudeSubagent {
+                    parent_session: Some(comps[1].clone()),
+                    meta: meta_sidecar(path),
+                }
+            } else {
+                // Unknown deeper layout: still a transcript; let the parser decide.
+                FileRole::ClaudeMain
+            };
+            let mut f = SourceFile::new(Agent::Claude, path.to_path_buf(), role);
+            f.project_dir = Some(root.join(&comps[0]));
+            self.files.push(f);
+        }
+    }
+
+    fn walk_codex(&mut self, root: &Path) {
+        for entry in walker(root) {
+            let e = match entry {
+                Ok(e) => e,
+                Err(err) => {
+                    self.warnings.push(walk_warning(root, err));
+                    continue;
+                }
+            };
+            if !e.file_type().is_file() {
+                continue;
+            }
+            let name = e.file_name().to_string_lossy();
+            if !name.starts_with("rollout-") {
+                continue;
+            }
+            let role = if name.ends_with(".jsonl") || name.ends_with(".jsonl.zst") {
+                FileRole::CodexRollout
+            } else if name.ends_with(".json") {
+                FileRole::CodexLegacyJson
+            } else {
+                continue;
+            };
+            self.files
+                .push(SourceFile::new(Agent::Codex, e.path().to_path_buf(), role));
+        }
+    }
+
+    fn walk_gemini(&mut self, data_dir: &Path) {
+        let tmp = data_dir.join("tmp");
+        let root = if tmp.is_dir() { tmp } else { data_dir.to_path_buf() };
+        for entry in walker(&root) {
+            let e = match entry {
+                Ok(e) => e,
+                Err(err) => {
+                    self.warnings.push(walk_warning(&root, err));
+                    continue;
+                }
+            };
+            if !e.file_type().is_file() {
+                continue;
+            }
+            let path = e.path();
+            let name = e.file_name().to_string_lossy();
+            if is_temp_artifact(&name) || !(name.ends_with(".json") || name.ends_with(".jsonl")) {
+                continue;
+            }
+            let Ok(rel) = path.strip_prefix(&root) else { continue };
+            let comps: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            // <project>/chats/session-*.json[l], <project>/chats/<parent>/<agent>.json[l],
+            // <project>/checkpoint-*.json
+            let role = match comps.as_slice() {
+                [_, chats, _] if chats == "chats" && name.starts_with("session-") => {
+                    FileRole::GeminiSession
+                }
+                [_, chats, parent, _] if chats == "chats" => FileRole::GeminiSubagent {
+                    parent_session: parent.clone(),
+                },
+                [_, _] if name.starts_with("checkpoint-") && name.ends_with(".json") => {
+                    FileRole::GeminiCheckpoint
+                }
+                _ => continue,
+            };
+            let mut f = SourceFile::new(Agent::Gemini, path.to_path_buf(), role);
+            f.project_dir = Some(root.join(&comps[0]));
+            self.files.push(f);
+        }
+    }
+
+    /// `X.jsonl.zst` next to `X.jsonl` is the same rollout; the plain file wins.
+    fn drop_shadowed_zst(&mut self) {
+        let plain: HashSet<PathBuf> = self
+            .files
+            .iter()
+            .filter(|f| f.path.extension() == Some(OsStr::new("jsonl")))
+            .map(|f| f.path.clone())
+            .collect();
+        self.files.retain(|f| {
+            f.path.extension() != Some(OsStr::new("zst")) || !plain.contains(&f.path.with_extension(""))
+        });
+        // The same file reached twice (overlapping roots or named paths).
+        let mut seen = HashSet::new();
+        self.files.retain(|f| seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone())));
+    }
+}
+
+/// Recursive walk that follows symlinks (stores are often symlinked) but reports loops instead
+/// of hanging: walkdir detects a cycle and yields an error for it.
+fn walker(root: &Path) -> walkdir::IntoIter {
+    WalkDir::new(root).follow_links(true).into_iter()
+}
+
+fn walk_warning(root: &Path, err: walkdir::Error) -> Warning {
+    let path = err.path().unwrap_or(root).to_path_buf();
+    if err.loop_ancestor().is_some() {
+        Warning::new(WarningKind::SymlinkLoop, &path, None, "symlink loop, not followed")
+    } else {
+        let msg = match err.io_error() {
+            Some(io) => format!("cannot read: {io}"),
+            None => format!("cannot read: {err}"),
+        };
+        Warning::new(WarningKind::Unreadable, &path, None, msg)
+    }
+}
+
+/// Gemini writes `<file>.tmp-<pid>` while saving and keeps `<file>.unreadable-<ms>` copies of
+/// files it failed to load; neither is a session.
+fn is_temp_artifact(name: &str) -> bool {
+    name.contains(".tmp-") || name.contains(".unreadable-")
+}
+
+fn meta_sidecar(jsonl: &Path) -> Option<PathBuf> {
+    let stem = jsonl.file_name()?.to_string_lossy();
+    let stem = stem.strip_suffix(".jsonl")?;
+    let meta = jsonl.with_file_name(format!("{stem}.meta.json"));
+    meta.is_file().then_some(meta)
+}
+
+/// Classify a sniffed file by its path shape (for files outside the standard roots).
+fn classify_by_shape(agent: Agent, path: &Path) -> FileRole {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let parent_name = path
+        .parent()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    match agent {
+        Agent::Claude => {
+            let in_subagents = path.components().any(|c| c.as_os_str() == "subagents");
+            if name.starts_with("agent-") || in_subagents {
+                let parent_session = if in_subagents {
+                    // <session>/subagents/[...]/agent-x.jsonl
+                    let comps: Vec<_> = path.components().collect();
+                    comps
+                        .iter()
+                        .position(|c| c.as_os_str() == "subagents")
+                        .and_then(|i| i.checked_sub(1))
+                        .map(|i| comps[i].as_os_str().to_string_lossy().into_owned())
+                } else {
+                    None
+                };
+                FileRole::ClaudeSubagent {
+                    parent_session,
+                    meta: meta_sidecar(path),
+                }
+            } else {
+                FileRole::ClaudeMain
+            }
+        }
+        Agent::Codex => {
+            if name.ends_with(".json") {
+                FileRole::CodexLegacyJson
+            } else {
+                FileRole::CodexRollout
+            }
+        }
+        Agent::Gemini => {
+            if name.starts_with("checkpoint-") {
+                FileRole::GeminiCheckpoint
+            } else if parent_name != "chats"
+                && path
+                    .parent()
+                    .and_then(Path::parent)
+                    .and_then(Path::file_name)
+                    .is_some_and(|n| n == "chats")
+            {
+                FileRole::GeminiSubagent {
+                    parent_session: parent_name,
+                }
+            } else {
+                FileRole::GeminiSession
+            }
+        }
+    }
+}
+
+/// For a Gemini file outside a configured root, the project temp dir if the path has the
+/// `<project>/chats/...` shape.
+fn gemini_project_dir(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .find(|a| a.file_name() == Some(OsStr::new("chats")))
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+}
+
+/// The start time encoded in a file name, when the format has one: Codex
+/// `rollout-YYYY-MM-DDThh-mm-ss-…` (local time; returned as UTC with no offset applied, so
+/// callers must allow a day of slack), Gemini `session-YYYY-MM-DDTHH-MM-…` (UTC).
+pub fn start_from_name(path: &Path) -> Option<DateTime<Utc>> {
+    let name = path.file_name()?.to_string_lossy();
+    if let Some(rest) = name.strip_prefix("rollout-") {
+        let stamp = rest.get(..19)?;
+        return NaiveDateTime::parse_from_str(stamp, "%Y-%m-%dT%H-%M-%S")
+            .ok()
+            .map(|n| n.and_utc());
+    }
+    if let Some(rest) = name.strip_prefix("session-") {
+        let stamp = rest.get(..16)?;
+        return NaiveDateTime::parse_from_str(&format!("{stamp}-00"), "%Y-%m-%dT%H-%M-%S")
+            .ok()
+            .map(|n| n.and_utc());
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let m: HashMap<String, String> =
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        move |k| m.get(k).cloned()
+    }
+
+    #[test]
+    fn defaults_come_from_home() {
+        let s = Stores::resolve(&StoreOptions::default(), &env_of(&[("HOME", "/h")]));
+        assert_eq!(
+            s.claude,
+            vec![PathBuf::from("/h/.claude/projects"), PathBuf::from("/h/.config/claude/projects")]
+        );
+        assert_eq!(
+            s.codex,
+            vec![PathBuf::from("/h/.codex/sessions"), PathBuf::from("/h/.codex/archived_sessions")]
+        );
+        assert_eq!(s.gemini, vec![PathBuf::from("/h/.gemini")]);
+    }
+
+    #[test]
+    fn environment_overrides_home_and_flags_override_environment() {
+        let env = env_of(&[
+            ("HOME", "/h"),
+            ("CLAUDE_CONFIG_DIR", "/c1/projects, /c2"),
+            ("CODEX_HOME", "/cx"),
+            ("GEMINI_CLI_HOME", "/g"),
+        ]);
+        let s = Stores::resolve(&StoreOptions::default(), &env);
+        assert_eq!(s.claude, vec![PathBuf::from("/c1/projects"), PathBuf::from("/c2")]);
+        assert_eq!(s.codex[0], PathBuf::from("/cx/sessions"));
+        assert_eq!(s.gemini, vec![PathBuf::from("/g/.gemini")]);
+
+        let opts = StoreOptions {
+            gemini_dir: Some("/flag/.gemini".into()),
+            ..Default::default()
+        };
+        let s = Stores::resolve(&opts, &env);
+        assert_eq!(s.gemini, vec![PathBuf::from("/flag/.gemini")]);
+    }
+
+    #[test]
+    fn home_flag_ignores_agent_environment() {
+        let env = env_of(&[("HOME", "/h"), ("CODEX_HOME", "/cx"), ("CLAUDE_PROJECTS_DIR", "/p")]);
+        let opts = StoreOptions {
+            home: Some("/backup".into()),
+            ..Default::default()
+        };
+        let s = Stores::resolve(&opts, &env);
+        assert_eq!(s.claude[0], PathBuf::from("/backup/.claude/projects"));
+        assert_eq!(s.codex[0], PathBuf::from("/backup/.codex/sessions"));
+        assert_eq!(s.gemini[0], PathBuf::from("/backup/.gemini"));
+    }
+
+    #[test]
+    fn names_give_start_times() {
+        let t = start_from_name(Path::new("rollout-2025-09-19T11-02-12-01996135.jsonl")).unwrap();
+        assert_eq!(t.to_rfc3339(), "2025-09-19T11:02:12+00:00");
+        let t = start_from_name(Path::new("session-2026-04-23T10-05-abcd1234.jsonl")).unwrap();
+        assert_eq!(t.to_rfc3339(), "2026-04-23T10:05:00+00:00");
+        assert!(start_from_name(Path::new("abc.jsonl")).is_none());
+    }
+
+    #[test]
+    fn temp_artifacts_are_not_sessions() {
+        assert!(is_temp_artifact("session-x.jsonl.tmp-123"));
+        assert!(is_temp_artifact("session-x.json.unreadable-456"));
+        assert!(!is_temp_artifact("session-x.jsonl"));
+    }
+}

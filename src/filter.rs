@@ -1,0 +1,177 @@
+//! Session filters shared by `list`, `projects`, `show` look-ups and exports: agent, project,
+//! time window and kind.
+
+use chrono::{DateTime, Duration, Local, NaiveDate, NaiveTime, TimeZone, Utc};
+use globset::GlobMatcher;
+
+use crate::model::{Agent, SessionKind};
+use crate::scan::SessionSummary;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum KindFilter {
+    #[default]
+    Main,
+    Subagent,
+    All,
+}
+
+/// `--project`: a glob when it has glob metacharacters, else a case-insensitive substring.
+#[derive(Debug, Clone)]
+pub enum ProjectMatcher {
+    Substring(String),
+    Glob(GlobMatcher),
+}
+
+impl ProjectMatcher {
+    pub fn new(pattern: &str) -> Result<Self, String> {
+        if pattern.contains(['*', '?', '[', '{']) {
+            let glob = globset::GlobBuilder::new(pattern)
+                .case_insensitive(true)
+                .literal_separator(false)
+                .build()
+                .map_err(|e| format!("invalid --project glob {pattern:?}: {e}"))?;
+            Ok(ProjectMatcher::Glob(glob.compile_matcher()))
+        } else {
+            Ok(ProjectMatcher::Substring(pattern.to_lowercase()))
+        }
+    }
+
+    pub fn matches(&self, project: &str) -> bool {
+        match self {
+            ProjectMatcher::Substring(s) => project.to_lowercase().contains(s),
+            ProjectMatcher::Glob(g) => g.is_match(project),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Empty means all agents.
+    pub agents: Vec<Agent>,
+    pub project: Option<ProjectMatcher>,
+    pub since: Option<DateTime<Utc>>,
+    pub until: Option<DateTime<Utc>>,
+    pub kind: KindFilter,
+}
+
+impl Filter {
+    pub fn agents(&self) -> Vec<Agent> {
+        if self.agents.is_empty() {
+            Agent::ALL.to_vec()
+        } else {
+            self.agents.clone()
+        }
+    }
+
+    /// A session matches the window when it was active in it: last update at or after `since`
+    /// and start at or before `until`.
+    pub fn matches(&self, s: &SessionSummary) -> bool {
+        if !self.agents.is_empty() && !self.agents.contains(&s.agent) {
+            return false;
+        }
+        match (self.kind, s.kind) {
+            (KindFilter::Main, SessionKind::Subagent) | (KindFilter::Subagent, SessionKind::Main) => {
+                return false;
+            }
+            _ => {}
+        }
+        if let Some(m) = &self.project {
+            let label = s
+                .project
+                .clone()
+                .or_else(|| s.project_hash.clone())
+                .unwrap_or_default();
+            if !m.matches(&label) {
+                return false;
+            }
+        }
+        if let Some(since) = self.since {
+            if s.updated_at.or(s.started_at).is_some_and(|t| t < since) {
+                return false;
+            }
+        }
+        if let Some(until) = self.until {
+            if s.started_at.or(s.updated_at).is_some_and(|t| t > until) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Parse a `--since`/`--until` value: `7d`, `12h`, `30m`, `2w` (relative to now), `today`,
+/// `yesterday`, a date `2026-03-01` (local midnight; for `until`, the end of that day), or an
+/// RFC 3339 timestamp.
+pub fn parse_when(s: &str, end_of_day: bool, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
+    let t = s.trim();
+    let err = || {
+        format!(
+            "invalid time {s:?}: expected a duration like 7d, 12h, 30m, 2w, a date like 2026-03-01, \
+             an RFC 3339 timestamp, `today` or `yesterday`"
+        )
+    };
+    if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
+        return Ok(dt.with_timezone(&Utc));
+    }
+    let local_day = |d: NaiveDate| -> Result<DateTime<Utc>, String> {
+        let time = if end_of_day {
+            NaiveTime::from_hms_milli_opt(23, 59, 59, 999).ok_or_else(err)?
+        } else {
+            NaiveTime::MIN
+        };
+        Local
+            .from_local_datetime(&d.and_time(time))
+            .earliest()
+            .map(|d| d.with_timezone(&Utc))
+            .ok_or_else(err)
+    };
+    match t {
+        "today" => return local_day(now.with_timezone(&Local).date_naive()),
+        "yesterday" => return local_day(now.with_timezone(&Local).date_naive() - Duration::days(1)),
+        _ => {}
+    }
+    if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
+        return local_day(d);
+    }
+    let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).ok_or_else(err)?);
+    let n: i64 = num.parse().map_err(|_| err())?;
+    let d = match unit {
+        "m" | "min" => Duration::minutes(n),
+        "h" => Duration::hours(n),
+        "d" => Duration::days(n),
+        "w" => Duration::weeks(n),
+        _ => return Err(err()),
+    };
+    Ok(now - d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_and_absolute_times() {
+        let now = DateTime::parse_from_rfc3339("2026-11-22T12:00:00Z").unwrap().with_timezone(&Utc);
+        assert_eq!(parse_when("7d", false, now).unwrap(), now - Duration::days(7));
+        assert_eq!(parse_when("12h", false, now).unwrap(), now - Duration::hours(12));
+        assert_eq!(parse_when("2w", false, now).unwrap(), now - Duration::weeks(2));
+        assert_eq!(
+            parse_when("2026-01-02T03:04:05Z", false, now).unwrap().to_rfc3339(),
+            "2026-01-02T03:04:05+00:00"
+        );
+        let start = parse_when("2026-03-01", false, now).unwrap();
+        let end = parse_when("2026-03-01", true, now).unwrap();
+        assert!(end - start > Duration::hours(23));
+        assert!(parse_when("soon", false, now).is_err());
+        assert!(parse_when("7y", false, now).is_err());
+    }
+
+    #[test]
+    fn project_patterns() {
+        let m = ProjectMatcher::new("WebApp").unwrap();
+        assert!(m.matches("/home/dev/webapp"));
+        let g = ProjectMatcher::new("/home/*/api-*").unwrap();
+        assert!(g.matches("/home/dev/api-server"));
+        assert!(!g.matches("/home/dev/webapp"));
+    }
+}

@@ -1,0 +1,212 @@
+//! Which project a session belongs to.
+//!
+//! Claude and Codex record the working directory, so their project is the recorded `cwd`.
+//! Gemini records only `projectHash` = sha256(project root path). Its project is recovered, in
+//! order, from the `.project_root` marker in the project temp dir (v0.29+ slug layout), from
+//! `~/.gemini/projects.json` (slug → path), and finally by hashing every path we know of (other
+//! agents' working directories, the Gemini registry, `--project-root` folders and their
+//! subfolders) and matching the hash.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use walkdir::WalkDir;
+
+use crate::model::ProjectSource;
+
+/// sha256 hex of a path string, exactly as Gemini computes `projectHash` (no normalisation).
+pub fn gemini_project_hash(path: &str) -> String {
+    let digest = Sha256::digest(path.as_bytes());
+    let mut s = String::with_capacity(64);
+    for b in digest {
+        use std::fmt::Write;
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// Everything project resolution knows, built once per scan.
+#[derive(Debug, Default)]
+pub struct ProjectIndex {
+    /// `projects.json` registries: slug → path.
+    registry: HashMap<String, String>,
+    /// sha256(path) → path, for every candidate path.
+    by_hash: HashMap<String, String>,
+    /// `.project_root` contents, per project temp dir (cached).
+    roots: HashMap<PathBuf, Option<String>>,
+}
+
+/// How deep `--project-root` folders are searched for candidate project paths.
+const CANDIDATE_DEPTH: usize = 3;
+
+impl ProjectIndex {
+    /// Load the Gemini registries of the given `.gemini` dirs.
+    pub fn new(gemini_dirs: &[PathBuf]) -> Self {
+        let mut idx = ProjectIndex::default();
+        for dir in gemini_dirs {
+            let Ok(text) = fs::read_to_string(dir.join("projects.json")) else {
+                continue;
+            };
+            let Ok(v) = serde_json::from_str::<Value>(&text) else {
+                continue;
+            };
+            if let Some(map) = v.get("projects").and_then(Value::as_object) {
+                for (path, slug) in map {
+                    if let Some(slug) = slug.as_str() {
+                        idx.registry.insert(slug.to_string(), path.clone());
+                        idx.add_candidate(path);
+                    }
+                }
+            }
+        }
+        idx
+    }
+
+    pub fn add_candidate(&mut self, path: &str) {
+        if path.is_empty() {
+            return;
+        }
+        self.by_hash
+            .entry(gemini_project_hash(path))
+            .or_insert_with(|| path.to_string());
+    }
+
+    /// Add a `--project-root` folder and its subfolders (a few levels, skipping hidden and
+    /// build folders) as candidates.
+    pub fn add_candidate_tree(&mut self, root: &Path) {
+        let root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let walk = WalkDir::new(&root)
+            .max_depth(CANDIDATE_DEPTH)
+            .into_iter()
+            .filter_entry(|e| {
+                e.depth() == 0 || {
+                    let n = e.file_name().to_string_lossy();
+                    !n.starts_with('.') && n != "node_modules" && n != "target"
+                }
+            });
+        for e in walk.flatten() {
+            if e.file_type().is_dir() {
+                if let Some(s) = e.path().to_str() {
+                    self.add_candidate(s);
+                }
+            }
+        }
+    }
+
+    /// Resolve a Gemini session's project: `(path, source)`.
+    pub fn resolve_gemini(
+        &mut self,
+        project_dir: Option<&Path>,
+        project_hash: Option<&str>,
+    ) -> (Option<String>, ProjectSource) {
+        if let Some(dir) = project_dir {
+            let root = self
+                .roots
+                .entry(dir.to_path_buf())
+                .or_insert_with(|| {
+                    fs::read_to_string(dir.join(".project_root"))
+                        .ok()
+                        .map(|s| s.trim().to_string())
+                        .filter(|s| !s.is_empty())
+                })
+                .clone();
+            if let Some(root) = root {
+                return (Some(root), ProjectSource::ProjectRoot);
+            }
+            if let Some(slug) = dir.file_name().map(|n| n.to_string_lossy()) {
+                if let Some(path) = self.registry.get(slug.as_ref()) {
+                    return (Some(path.clone()), ProjectSource::ProjectsJson);
+                }
+            }
+        }
+        if let Some(hash) = project_hash {
+            if let Some(path) = self.by_hash.get(&hash.to_ascii_lowercase()) {
+                return (Some(path.clone()), ProjectSource::HashMatch);
+            }
+        }
+        (None, ProjectSource::Unresolved)
+    }
+}
+
+/// A short, human label for a project path: its last two components.
+pub fn short_label(path: &str) -> String {
+    let trimmed = path.trim_end_matches(['/', '\\']);
+    let mut parts = trimmed.rsplit(['/', '\\']).filter(|s| !s.is_empty());
+    match (parts.next(), parts.next()) {
+        (Some(last), Some(prev)) => format!("{prev}/{last}"),
+        (Some(last), None) => last.to_string(),
+        _ => path.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_matches_gemini() {
+        // printf '%s' /home/dev/webapp | sha256sum
+        assert_eq!(
+            gemini_project_hash("/home/dev/webapp"),
+            "fd20db9cf4309815aebd3729173edf8a78abb152c57b1de8cb602a3c8b959627"
+        );
+    }
+
+    #[test]
+    fn resolution_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let gem = dir.path().join(".gemini");
+        let slug_with_root = gem.join("tmp/api-server");
+        let slug_registered = gem.join("tmp/ml");
+        let hash_dir = gem.join("tmp/abc");
+        for d in [&slug_with_root, &slug_registered, &hash_dir] {
+            fs::create_dir_all(d).unwrap();
+        }
+        fs::write(slug_with_root.join(".project_root"), "/home/dev/api-server\n").unwrap();
+        fs::write(
+            gem.join("projects.json"),
+            r#"{"projects": {"/home/dev/ml": "ml", "/home/dev/api-server": "api-server"}}"#,
+        )
+        .unwrap();
+        let mut idx = ProjectIndex::new(std::slice::from_ref(&gem));
+        assert_eq!(
+            idx.resolve_gemini(Some(&slug_with_root), None),
+            (Some("/home/dev/api-server".into()), ProjectSource::ProjectRoot)
+        );
+        assert_eq!(
+            idx.resolve_gemini(Some(&slug_registered), None),
+            (Some("/home/dev/ml".into()), ProjectSource::ProjectsJson)
+        );
+        let h = gemini_project_hash("/home/dev/webapp");
+        assert_eq!(
+            idx.resolve_gemini(Some(&hash_dir), Some(&h)),
+            (None, ProjectSource::Unresolved)
+        );
+        idx.add_candidate("/home/dev/webapp");
+        assert_eq!(
+            idx.resolve_gemini(Some(&hash_dir), Some(&h)),
+            (Some("/home/dev/webapp".into()), ProjectSource::HashMatch)
+        );
+    }
+
+    #[test]
+    fn candidate_trees_include_subfolders() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("work/proj");
+        fs::create_dir_all(&sub).unwrap();
+        let mut idx = ProjectIndex::new(&[]);
+        idx.add_candidate_tree(dir.path());
+        let canon = fs::canonicalize(&sub).unwrap();
+        let h = gemini_project_hash(canon.to_str().unwrap());
+        assert_eq!(idx.resolve_gemini(None, Some(&h)).1, ProjectSource::HashMatch);
+    }
+
+    #[test]
+    fn labels() {
+        assert_eq!(short_label("/home/dev/webapp"), "dev/webapp");
+        assert_eq!(short_label("/webapp/"), "webapp");
+    }
+}

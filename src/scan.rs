@@ -1,0 +1,382 @@
+//! The scan pipeline shared by every command: discover files, skip those the time window rules
+//! out by mtime, parse the rest in parallel, reduce each session to a [`SessionSummary`] (so
+//! memory is bounded by the files in flight, not the store), then apply the cross-file rules:
+//! Claude leaf titles, project resolution, Gemini duplicate copies, and filters.
+
+use std::collections::{HashMap, HashSet};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Duration, Utc};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use crate::diag::{Report, Warning, WarningKind};
+use crate::discover::{Discovery, Stores, start_from_name};
+use crate::filter::Filter;
+use crate::model::{
+    Agent, Counts, DedupKey, ProjectSource, Session, SessionKind, SubagentLink, Usage,
+};
+use crate::parse::{self, SourceFile, preview};
+use crate::project::ProjectIndex;
+
+/// Longest title kept, in characters (first prompts can be pages long).
+pub const TITLE_MAX: usize = 120;
+
+#[derive(Debug, Clone, Default)]
+pub struct ScanOptions {
+    pub stores: Stores,
+    /// Files or folders named on the command line. When non-empty, only these are scanned.
+    pub paths: Vec<PathBuf>,
+    /// `--project-root` folders: extra candidates for Gemini hash matching.
+    pub project_roots: Vec<PathBuf>,
+    pub filter: Filter,
+    /// Show a progress bar (only honoured when stderr is a terminal).
+    pub progress: bool,
+}
+
+/// Everything `list`, `projects` and the lookups of `show`/`export` need about a session,
+/// without its messages.
+#[derive(Debug, Clone)]
+pub struct SessionSummary {
+    pub source: SourceFile,
+    pub agent: Agent,
+    pub id: String,
+    pub kind: SessionKind,
+    pub parent_id: Option<String>,
+    pub project: Option<String>,
+    pub project_source: ProjectSource,
+    pub project_hash: Option<String>,
+    pub cwd: Option<String>,
+    pub title: Option<String>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub updated_at: Option<DateTime<Utc>>,
+    pub models: Vec<String>,
+    pub agent_version: Option<String>,
+    pub git_branch: Option<String>,
+    pub counts: Counts,
+    pub usage: Usage,
+    pub compactions: usize,
+    pub subagents: Vec<SubagentLink>,
+    pub warnings: Vec<Warning>,
+    /// Per-request usage with its cross-file identity, for de-duplicated aggregates.
+    pub request_keys: Vec<(DedupKey, Usage)>,
+    /// Usage of requests that are unique to this file (no cross-file identity).
+    pub unkeyed_usage: Usage,
+    /// Number of messages (all roles), to tell startup stubs from real sessions.
+    pub message_count: usize,
+    record_uuids: HashSet<u64>,
+    leaf_titles: Vec<(String, String)>,
+    title_is_explicit: bool,
+}
+
+impl SessionSummary {
+    pub fn from_session(session: Session, source: SourceFile) -> Self {
+        let counts = session.counts();
+        let usage = session.usage();
+        let mut request_keys = Vec::new();
+        let mut unkeyed_usage = Usage::default();
+        for r in &session.requests {
+            match &r.dedup_key {
+                Some(k) => request_keys.push((k.clone(), r.usage)),
+                None => unkeyed_usage.add(&r.usage),
+            }
+        }
+        let title = session
+            .title
+            .clone()
+            .filter(|t| !t.trim().is_empty())
+            .or_else(|| session.first_prompt())
+            .map(|t| preview(&t, TITLE_MAX));
+        SessionSummary {
+            agent: session.agent,
+            id: session.id,
+            kind: session.kind,
+            parent_id: session.parent_id,
+            project: session.project,
+            project_source: session.project_source,
+            project_hash: session.project_hash,
+            cwd: session.cwd,
+            title,
+            started_at: session.started_at,
+            updated_at: session.updated_at,
+            models: session.models,
+            agent_version: session.agent_version,
+            git_branch: session.git_branch,
+            counts,
+            usage,
+            compactions: session.compactions.len(),
+            subagents: session.subagents,
+            warnings: session.warnings,
+            request_keys,
+            unkeyed_usage,
+            message_count: session.messages.len(),
+            record_uuids: session.record_uuids,
+            leaf_titles: session.leaf_titles,
+            title_is_explicit: session.title_is_explicit,
+            source,
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.source.path
+    }
+
+    pub fn duration(&self) -> Option<Duration> {
+        Some(self.updated_at? - self.started_at?)
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct ScanResult {
+    pub sessions: Vec<SessionSummary>,
+    pub report: Report,
+    /// Files that were not parsed because their mtime or name ruled them out.
+    pub skipped_by_time: usize,
+    /// Files named on the command line that are not sessions of any agent.
+    pub unrecognised: Vec<PathBuf>,
+}
+
+/// Run the whole pipeline.
+pub fn scan(opts: &ScanOptions) -> ScanResult {
+    let agents: Vec<Agent> = opts.filter.agents();
+    let discovery = if opts.paths.is_empty() {
+        Discovery::walk(&opts.stores, &agents)
+    } else {
+        Discovery::walk_paths(&opts.paths, &agents)
+    };
+    let mut result = ScanResult {
+        unrecognised: discovery.unrecognised,
+        ..Default::default()
+    };
+    result.report.extend(discovery.warnings);
+
+    let (files, skipped): (Vec<SourceFile>, Vec<SourceFile>) = discovery
+        .files
+        .into_iter()
+        .partition(|f| time_may_match(f, &opts.filter));
+    result.skipped_by_time = skipped.len();
+
+    let parsed = parse_all(files, opts.progress);
+    let mut sessions = Vec::with_capacity(parsed.len());
+    for r in parsed {
+        match r {
+            Ok(s) => sessions.push(s),
+            Err(w) => result.report.warnings.push(w),
+        }
+    }
+
+    apply_leaf_titles(&mut sessions);
+    resolve_projects(&mut sessions, &opts.stores, &opts.project_roots);
+    let dropped = drop_gemini_duplicates(&mut sessions);
+    result.report.extend(dropped);
+
+    for s in &mut sessions {
+        result.report.extend(s.warnings.iter().cloned());
+    }
+    sessions.retain(|s| opts.filter.matches(s));
+    result.sessions = sessions;
+    result
+}
+
+/// Parse files in parallel, largest first so one huge file does not start last and hold up
+/// the whole run.
+fn parse_all(mut files: Vec<SourceFile>, progress: bool) -> Vec<Result<SessionSummary, Warning>> {
+    files.sort_by(|a, b| b.size.cmp(&a.size));
+    let total: u64 = files.iter().map(|f| f.size).sum();
+    let bar = if progress && std::io::stderr().is_terminal() && files.len() > 1 {
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} reading sessions {bar:30} {bytes}/{total_bytes} ({eta})",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        Some(bar)
+    } else {
+        None
+    };
+    let out = files
+        .into_par_iter()
+        .map(|f| {
+            let size = f.size;
+            let r = parse::parse_file(&f).map(|s| SessionSummary::from_session(s, f));
+            if let Some(b) = &bar {
+                b.inc(size);
+            }
+            r
+        })
+        .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    out
+}
+
+/// Whether a file can hold activity inside the time window, judged without opening it:
+/// nothing after `since` can be in a file last modified before it; a file whose name says it
+/// started after `until` (with a day of slack: Codex names use local time) is out.
+fn time_may_match(f: &SourceFile, filter: &Filter) -> bool {
+    if let (Some(since), Some(mtime)) = (filter.since, f.mtime) {
+        if mtime < since {
+            return false;
+        }
+    }
+    if let (Some(until), Some(start)) = (filter.until, start_from_name(&f.path)) {
+        if start > until + Duration::days(1) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Claude `summary` records title the session that contains their `leafUuid`, usually another
+/// file of the same project. Explicit titles (`custom-title`, `ai-title`) still win.
+fn apply_leaf_titles(sessions: &mut [SessionSummary]) {
+    let mut leaf: HashMap<u64, String> = HashMap::new();
+    for s in sessions.iter() {
+        for (uuid, title) in &s.leaf_titles {
+            leaf.insert(parse::hash64(uuid), title.clone());
+        }
+    }
+    for s in sessions.iter_mut() {
+        if !leaf.is_empty() && !s.title_is_explicit {
+            // Several summaries may point into one file; take the one whose leaf comes last in
+            // the writer's order, approximated by the longest-lived (any is a valid title).
+            if let Some(t) = s.record_uuids.iter().find_map(|u| leaf.get(u)) {
+                s.title = Some(preview(t, TITLE_MAX));
+            }
+        }
+        s.record_uuids = HashSet::new();
+        s.leaf_titles = Vec::new();
+    }
+}
+
+fn resolve_projects(sessions: &mut [SessionSummary], stores: &Stores, roots: &[PathBuf]) {
+    let mut index = ProjectIndex::new(&stores.gemini);
+    for s in sessions.iter_mut() {
+        if s.project.is_none() {
+            if let Some(cwd) = &s.cwd {
+                s.project = Some(cwd.clone());
+                s.project_source = ProjectSource::Cwd;
+            }
+        }
+        if s.agent != Agent::Gemini {
+            if let Some(p) = &s.project {
+                index.add_candidate(p);
+            }
+        }
+    }
+    for r in roots {
+        index.add_candidate_tree(r);
+    }
+    for s in sessions.iter_mut().filter(|s| s.agent == Agent::Gemini && s.project.is_none()) {
+        let (p, src) = index.resolve_gemini(s.source.project_dir.as_deref(), s.project_hash.as_deref());
+        s.project = p;
+        s.project_source = src;
+    }
+}
+
+/// Gemini keeps copies of one session: a legacy `.json` beside its migrated `.jsonl`, the old
+/// hash folder beside its slug-folder copy, and metadata-only stubs. Same `sessionId` and same
+/// file stem (or an empty stub) is a copy: keep `.jsonl` over `.json`, then the later update.
+/// Same `sessionId` with a different stem is a legacy compression continuation: both stay.
+fn drop_gemini_duplicates(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
+    let mut groups: HashMap<(String, SessionKind), Vec<usize>> = HashMap::new();
+    for (i, s) in sessions.iter().enumerate() {
+        if s.agent == Agent::Gemini {
+            groups.entry((s.id.clone(), s.kind)).or_default().push(i);
+        }
+    }
+    let mut drop: HashSet<usize> = HashSet::new();
+    let mut warnings = Vec::new();
+    for idxs in groups.values().filter(|v| v.len() > 1) {
+        let stem = |i: usize| file_stem(&sessions[i].source.path);
+        let mut by_stem: HashMap<String, Vec<usize>> = HashMap::new();
+        for &i in idxs {
+            by_stem.entry(stem(i)).or_default().push(i);
+        }
+        let any_content = idxs.iter().any(|&i| sessions[i].message_count > 0);
+        for group in by_stem.values() {
+            let best = *group
+                .iter()
+                .max_by_key(|&&i| {
+                    let s = &sessions[i];
+                    (
+                        s.message_count > 0,
+                        s.source.path.extension().is_some_and(|e| e == "jsonl"),
+                        s.updated_at,
+                    )
+                })
+                .expect("non-empty group");
+            for &i in group {
+                if i != best {
+                    drop.insert(i);
+                    warnings.push(dup_warning(&sessions[i], &sessions[best].source.path));
+                }
+            }
+            if any_content && sessions[best].message_count == 0 {
+                drop.insert(best);
+                warnings.push(Warning::new(
+                    WarningKind::Duplicate,
+                    &sessions[best].source.path,
+                    None,
+                    format!("empty stub of Gemini session {}, skipped", sessions[best].id),
+                ));
+            }
+        }
+    }
+    let mut i = 0;
+    sessions.retain(|_| {
+        let keep = !drop.contains(&i);
+        i += 1;
+        keep
+    });
+    warnings
+}
+
+fn dup_warning(s: &SessionSummary, kept: &Path) -> Warning {
+    Warning::new(
+        WarningKind::Duplicate,
+        &s.source.path,
+        None,
+        format!("copy of Gemini session {} (kept {})", s.id, kept.display()),
+    )
+}
+
+fn file_stem(p: &Path) -> String {
+    let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    name.trim_end_matches(".zst")
+        .trim_end_matches(".jsonl")
+        .trim_end_matches(".json")
+        .to_string()
+}
+
+/// Token totals over several sessions, counting each Claude API response once even when it
+/// appears in several files (sub-agent logs and resumes replay parent messages). A sidechain
+/// copy of a message already seen in a main session is a replay even with a new request id.
+pub fn aggregate_usage<'a>(sessions: impl IntoIterator<Item = &'a SessionSummary>) -> Usage {
+    let mut total = Usage::default();
+    let mut keyed: Vec<&(DedupKey, Usage)> = Vec::new();
+    for s in sessions {
+        total.add(&s.unkeyed_usage);
+        keyed.extend(s.request_keys.iter());
+    }
+    // Main-session copies first, so replays are recognised whichever file was read first.
+    keyed.sort_by_key(|(k, _)| k.sidechain);
+    let mut seen_full: HashSet<(&str, Option<&str>)> = HashSet::new();
+    let mut seen_main_ids: HashSet<&str> = HashSet::new();
+    for (k, u) in keyed {
+        if k.sidechain && seen_main_ids.contains(k.message_id.as_str()) {
+            continue;
+        }
+        if !seen_full.insert((k.message_id.as_str(), k.request_id.as_deref())) {
+            continue;
+        }
+        if !k.sidechain {
+            seen_main_ids.insert(k.message_id.as_str());
+        }
+        total.add(u);
+    }
+    total
+}
