@@ -31,7 +31,10 @@ pub enum WarningKind {
 impl WarningKind {
     /// Benign warnings are reported in counts but do not fail `--strict`.
     pub fn is_benign(self) -> bool {
-        matches!(self, WarningKind::TruncatedLastLine | WarningKind::Duplicate)
+        matches!(
+            self,
+            WarningKind::TruncatedLastLine | WarningKind::Duplicate
+        )
     }
 
     pub fn as_str(self) -> &'static str {
@@ -59,7 +62,12 @@ pub struct Warning {
 }
 
 impl Warning {
-    pub fn new(kind: WarningKind, path: &Path, line: Option<u64>, message: impl Into<String>) -> Self {
+    pub fn new(
+        kind: WarningKind,
+        path: &Path,
+        line: Option<u64>,
+        message: impl Into<String>,
+    ) -> Self {
         Warning {
             kind,
             path: path.to_path_buf(),
@@ -130,7 +138,11 @@ impl Report {
                 "warning: {} in total ({}){}",
                 plural(self.warnings.len(), "warning"),
                 parts.join(", "),
-                if hidden > 0 { "; --verbose lists them all" } else { "" }
+                if hidden > 0 {
+                    "; --verbose lists them all"
+                } else {
+                    ""
+                }
             );
         }
     }

@@ -41,7 +41,9 @@ impl Stores {
     /// Resolve the roots from options and an environment lookup (injected for tests).
     pub fn resolve(opts: &StoreOptions, env: &dyn Fn(&str) -> Option<String>) -> Stores {
         let env = |k: &str| env(k).filter(|v| !v.trim().is_empty());
-        let os_home = env("HOME").or_else(|| env("USERPROFILE")).map(PathBuf::from);
+        let os_home = env("HOME")
+            .or_else(|| env("USERPROFILE"))
+            .map(PathBuf::from);
         let home = opts.home.clone().or(os_home);
         // With --home the machine's agent variables do not apply to the copy being read.
         let use_env = opts.home.is_none();
@@ -95,7 +97,9 @@ impl Stores {
         if let Some(dir) = &opts.gemini_dir {
             stores.gemini.push(gemini_data_dir(dir));
         } else if let (true, Some(v)) = (use_env, env("GEMINI_SESSIONS_DIR")) {
-            stores.gemini.extend(split_list(&v).iter().map(|p| gemini_data_dir(p)));
+            stores
+                .gemini
+                .extend(split_list(&v).iter().map(|p| gemini_data_dir(p)));
         } else if let (true, Some(v)) = (use_env, env("GEMINI_CLI_HOME")) {
             stores.gemini.push(PathBuf::from(v).join(".gemini"));
         } else if let Some(h) = &home {
@@ -139,7 +143,10 @@ fn claude_projects_dir(p: &Path) -> PathBuf {
 /// A `.gemini` dir, its `tmp/`, or a home containing `.gemini` → the `.gemini` dir.
 fn gemini_data_dir(p: &Path) -> PathBuf {
     if p.file_name() == Some(OsStr::new("tmp")) && !p.join("tmp").is_dir() {
-        return p.parent().map(Path::to_path_buf).unwrap_or_else(|| p.to_path_buf());
+        return p
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| p.to_path_buf());
     }
     if !p.join("tmp").is_dir() && p.join(".gemini").is_dir() {
         return p.join(".gemini");
@@ -164,6 +171,8 @@ pub struct Discovery {
     pub warnings: Vec<Warning>,
     /// Files seen but not recognised as sessions of any agent (named paths only).
     pub unrecognised: Vec<PathBuf>,
+    /// How many configured store roots exist on disk.
+    pub roots_found: usize,
 }
 
 impl Discovery {
@@ -175,6 +184,7 @@ impl Discovery {
                 if !root.exists() {
                     continue;
                 }
+                d.roots_found += 1;
                 match agent {
                     Agent::Claude => d.walk_claude(root),
                     Agent::Codex => d.walk_codex(root),
@@ -214,10 +224,12 @@ impl Discovery {
     }
 
     fn add_sniffed(&mut self, path: &Path, agents: &[Agent], named: bool) {
-        let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-        let looks_like_session = name.ends_with(".jsonl")
-            || name.ends_with(".json")
-            || name.ends_with(".jsonl.zst");
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let looks_like_session =
+            name.ends_with(".jsonl") || name.ends_with(".json") || name.ends_with(".jsonl.zst");
         if !looks_like_session || is_temp_artifact(&name) || name.ends_with(".meta.json") {
             if named {
                 self.unrecognised.push(path.to_path_buf());
@@ -256,7 +268,9 @@ impl Discovery {
             if !name.ends_with(".jsonl") {
                 continue;
             }
-            let Ok(rel) = path.strip_prefix(root) else { continue };
+            let Ok(rel) = path.strip_prefix(root) else {
+                continue;
+            };
             let comps: Vec<String> = rel
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -318,7 +332,11 @@ impl Discovery {
 
     fn walk_gemini(&mut self, data_dir: &Path) {
         let tmp = data_dir.join("tmp");
-        let root = if tmp.is_dir() { tmp } else { data_dir.to_path_buf() };
+        let root = if tmp.is_dir() {
+            tmp
+        } else {
+            data_dir.to_path_buf()
+        };
         for entry in walker(&root) {
             let e = match entry {
                 Ok(e) => e,
@@ -335,7 +353,9 @@ impl Discovery {
             if is_temp_artifact(&name) || !(name.ends_with(".json") || name.ends_with(".jsonl")) {
                 continue;
             }
-            let Ok(rel) = path.strip_prefix(&root) else { continue };
+            let Ok(rel) = path.strip_prefix(&root) else {
+                continue;
+            };
             let comps: Vec<String> = rel
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -369,11 +389,14 @@ impl Discovery {
             .map(|f| f.path.clone())
             .collect();
         self.files.retain(|f| {
-            f.path.extension() != Some(OsStr::new("zst")) || !plain.contains(&f.path.with_extension(""))
+            f.path.extension() != Some(OsStr::new("zst"))
+                || !plain.contains(&f.path.with_extension(""))
         });
         // The same file reached twice (overlapping roots or named paths).
         let mut seen = HashSet::new();
-        self.files.retain(|f| seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone())));
+        self.files.retain(|f| {
+            seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone()))
+        });
     }
 }
 
@@ -386,7 +409,12 @@ fn walker(root: &Path) -> walkdir::IntoIter {
 fn walk_warning(root: &Path, err: walkdir::Error) -> Warning {
     let path = err.path().unwrap_or(root).to_path_buf();
     if err.loop_ancestor().is_some() {
-        Warning::new(WarningKind::SymlinkLoop, &path, None, "symlink loop, not followed")
+        Warning::new(
+            WarningKind::SymlinkLoop,
+            &path,
+            None,
+            "symlink loop, not followed",
+        )
     } else {
         let msg = match err.io_error() {
             Some(io) => format!("cannot read: {io}"),
@@ -411,7 +439,10 @@ fn meta_sidecar(jsonl: &Path) -> Option<PathBuf> {
 
 /// Classify a sniffed file by its path shape (for files outside the standard roots).
 fn classify_by_shape(agent: Agent, path: &Path) -> FileRole {
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
     let parent_name = path
         .parent()
         .and_then(Path::file_name)
@@ -502,8 +533,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let m: HashMap<String, String> =
-            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let m: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         move |k| m.get(k).cloned()
     }
 
@@ -512,11 +545,17 @@ mod tests {
         let s = Stores::resolve(&StoreOptions::default(), &env_of(&[("HOME", "/h")]));
         assert_eq!(
             s.claude,
-            vec![PathBuf::from("/h/.claude/projects"), PathBuf::from("/h/.config/claude/projects")]
+            vec![
+                PathBuf::from("/h/.claude/projects"),
+                PathBuf::from("/h/.config/claude/projects")
+            ]
         );
         assert_eq!(
             s.codex,
-            vec![PathBuf::from("/h/.codex/sessions"), PathBuf::from("/h/.codex/archived_sessions")]
+            vec![
+                PathBuf::from("/h/.codex/sessions"),
+                PathBuf::from("/h/.codex/archived_sessions")
+            ]
         );
         assert_eq!(s.gemini, vec![PathBuf::from("/h/.gemini")]);
     }
@@ -530,7 +569,10 @@ mod tests {
             ("GEMINI_CLI_HOME", "/g"),
         ]);
         let s = Stores::resolve(&StoreOptions::default(), &env);
-        assert_eq!(s.claude, vec![PathBuf::from("/c1/projects"), PathBuf::from("/c2")]);
+        assert_eq!(
+            s.claude,
+            vec![PathBuf::from("/c1/projects"), PathBuf::from("/c2")]
+        );
         assert_eq!(s.codex[0], PathBuf::from("/cx/sessions"));
         assert_eq!(s.gemini, vec![PathBuf::from("/g/.gemini")]);
 
@@ -544,7 +586,11 @@ mod tests {
 
     #[test]
     fn home_flag_ignores_agent_environment() {
-        let env = env_of(&[("HOME", "/h"), ("CODEX_HOME", "/cx"), ("CLAUDE_PROJECTS_DIR", "/p")]);
+        let env = env_of(&[
+            ("HOME", "/h"),
+            ("CODEX_HOME", "/cx"),
+            ("CLAUDE_PROJECTS_DIR", "/p"),
+        ]);
         let opts = StoreOptions {
             home: Some("/backup".into()),
             ..Default::default()

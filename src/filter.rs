@@ -70,7 +70,8 @@ impl Filter {
             return false;
         }
         match (self.kind, s.kind) {
-            (KindFilter::Main, SessionKind::Subagent) | (KindFilter::Subagent, SessionKind::Main) => {
+            (KindFilter::Main, SessionKind::Subagent)
+            | (KindFilter::Subagent, SessionKind::Main) => {
                 return false;
             }
             _ => {}
@@ -127,7 +128,9 @@ pub fn parse_when(s: &str, end_of_day: bool, now: DateTime<Utc>) -> Result<DateT
     };
     match t {
         "today" => return local_day(now.with_timezone(&Local).date_naive()),
-        "yesterday" => return local_day(now.with_timezone(&Local).date_naive() - Duration::days(1)),
+        "yesterday" => {
+            return local_day(now.with_timezone(&Local).date_naive() - Duration::days(1));
+        }
         _ => {}
     }
     if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
@@ -151,12 +154,25 @@ mod tests {
 
     #[test]
     fn relative_and_absolute_times() {
-        let now = DateTime::parse_from_rfc3339("2026-11-22T12:00:00Z").unwrap().with_timezone(&Utc);
-        assert_eq!(parse_when("7d", false, now).unwrap(), now - Duration::days(7));
-        assert_eq!(parse_when("12h", false, now).unwrap(), now - Duration::hours(12));
-        assert_eq!(parse_when("2w", false, now).unwrap(), now - Duration::weeks(2));
+        let now = DateTime::parse_from_rfc3339("2026-11-22T12:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
         assert_eq!(
-            parse_when("2026-01-02T03:04:05Z", false, now).unwrap().to_rfc3339(),
+            parse_when("7d", false, now).unwrap(),
+            now - Duration::days(7)
+        );
+        assert_eq!(
+            parse_when("12h", false, now).unwrap(),
+            now - Duration::hours(12)
+        );
+        assert_eq!(
+            parse_when("2w", false, now).unwrap(),
+            now - Duration::weeks(2)
+        );
+        assert_eq!(
+            parse_when("2026-01-02T03:04:05Z", false, now)
+                .unwrap()
+                .to_rfc3339(),
             "2026-01-02T03:04:05+00:00"
         );
         let start = parse_when("2026-03-01", false, now).unwrap();

@@ -165,7 +165,11 @@ mod tests {
         for d in [&slug_with_root, &slug_registered, &hash_dir] {
             fs::create_dir_all(d).unwrap();
         }
-        fs::write(slug_with_root.join(".project_root"), "/home/dev/api-server\n").unwrap();
+        fs::write(
+            slug_with_root.join(".project_root"),
+            "/home/dev/api-server\n",
+        )
+        .unwrap();
         fs::write(
             gem.join("projects.json"),
             r#"{"projects": {"/home/dev/ml": "ml", "/home/dev/api-server": "api-server"}}"#,
@@ -174,7 +178,10 @@ mod tests {
         let mut idx = ProjectIndex::new(std::slice::from_ref(&gem));
         assert_eq!(
             idx.resolve_gemini(Some(&slug_with_root), None),
-            (Some("/home/dev/api-server".into()), ProjectSource::ProjectRoot)
+            (
+                Some("/home/dev/api-server".into()),
+                ProjectSource::ProjectRoot
+            )
         );
         assert_eq!(
             idx.resolve_gemini(Some(&slug_registered), None),
@@ -201,7 +208,10 @@ mod tests {
         idx.add_candidate_tree(dir.path());
         let canon = fs::canonicalize(&sub).unwrap();
         let h = gemini_project_hash(canon.to_str().unwrap());
-        assert_eq!(idx.resolve_gemini(None, Some(&h)).1, ProjectSource::HashMatch);
+        assert_eq!(
+            idx.resolve_gemini(None, Some(&h)).1,
+            ProjectSource::HashMatch
+        );
     }
 
     #[test]

@@ -135,6 +135,8 @@ pub struct ScanResult {
     pub skipped_by_time: usize,
     /// Files named on the command line that are not sessions of any agent.
     pub unrecognised: Vec<PathBuf>,
+    /// Whether any store (or named path) existed at all.
+    pub stores_found: bool,
 }
 
 /// Run the whole pipeline.
@@ -146,6 +148,7 @@ pub fn scan(opts: &ScanOptions) -> ScanResult {
         Discovery::walk_paths(&opts.paths, &agents)
     };
     let mut result = ScanResult {
+        stores_found: discovery.roots_found > 0 || !opts.paths.is_empty(),
         unrecognised: discovery.unrecognised,
         ..Default::default()
     };
@@ -270,8 +273,12 @@ fn resolve_projects(sessions: &mut [SessionSummary], stores: &Stores, roots: &[P
     for r in roots {
         index.add_candidate_tree(r);
     }
-    for s in sessions.iter_mut().filter(|s| s.agent == Agent::Gemini && s.project.is_none()) {
-        let (p, src) = index.resolve_gemini(s.source.project_dir.as_deref(), s.project_hash.as_deref());
+    for s in sessions
+        .iter_mut()
+        .filter(|s| s.agent == Agent::Gemini && s.project.is_none())
+    {
+        let (p, src) =
+            index.resolve_gemini(s.source.project_dir.as_deref(), s.project_hash.as_deref());
         s.project = p;
         s.project_source = src;
     }
@@ -321,7 +328,10 @@ fn drop_gemini_duplicates(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
                     WarningKind::Duplicate,
                     &sessions[best].source.path,
                     None,
-                    format!("empty stub of Gemini session {}, skipped", sessions[best].id),
+                    format!(
+                        "empty stub of Gemini session {}, skipped",
+                        sessions[best].id
+                    ),
                 ));
             }
         }
@@ -345,7 +355,10 @@ fn dup_warning(s: &SessionSummary, kept: &Path) -> Warning {
 }
 
 fn file_stem(p: &Path) -> String {
-    let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     name.trim_end_matches(".zst")
         .trim_end_matches(".jsonl")
         .trim_end_matches(".json")

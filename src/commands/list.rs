@@ -4,8 +4,9 @@ use std::cmp::Ordering;
 use std::io::Write;
 
 use crate::cli::{GlobalArgs, ListArgs, ListFormat, SortKey};
-use crate::commands::{CmdResult, scan_options, stdout, write_csv, write_json};
+use crate::commands::{CmdResult, Failure, scan_options, stdout, write_csv, write_json};
 use crate::diag::plural;
+use crate::discover::Stores;
 use crate::model::ProjectSource;
 use crate::render::json::{SessionCsvRow, SessionRecord};
 use crate::render::table::{Align, Column, render, target_width};
@@ -15,6 +16,9 @@ use crate::scan::{SessionSummary, aggregate_usage, scan};
 pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
     let opts = scan_options(g, &args.select)?;
     let mut result = scan(&opts);
+    if !result.stores_found {
+        return Err(Failure::failed(no_stores_message(&opts.stores)));
+    }
     sort(&mut result.sessions, args.sort, args.reverse);
     let total_found = result.sessions.len();
     if let Some(n) = args.limit {
@@ -50,7 +54,10 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
                     "{shown} session(s), {} tokens{}",
                     human_count(usage.total()),
                     if result.skipped_by_time > 0 {
-                        format!("; {} outside the time window not read", plural(result.skipped_by_time, "file"))
+                        format!(
+                            "; {} outside the time window not read",
+                            plural(result.skipped_by_time, "file")
+                        )
                     } else {
                         String::new()
                     }
@@ -60,7 +67,10 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
     }
     for p in &result.unrecognised {
         if !g.quiet {
-            eprintln!("note: {}: not a session file of any supported agent", p.display());
+            eprintln!(
+                "note: {}: not a session file of any supported agent",
+                p.display()
+            );
         }
     }
     Ok(result.report)
@@ -117,7 +127,9 @@ fn table(sessions: &[SessionSummary]) -> String {
                 short_id(&s.id),
                 project_label(s),
                 s.started_at.map(local_time).unwrap_or_else(|| "-".into()),
-                s.duration().map(human_duration).unwrap_or_else(|| "-".into()),
+                s.duration()
+                    .map(human_duration)
+                    .unwrap_or_else(|| "-".into()),
                 s.counts.user_turns.to_string(),
                 s.counts.tool_calls.to_string(),
                 human_count(s.usage.total()),
@@ -132,4 +144,23 @@ fn table(sessions: &[SessionSummary]) -> String {
 /// Ids are shown by a prefix long enough to be typed back into `show` in practice.
 pub fn short_id(id: &str) -> String {
     id.chars().take(13).collect()
+}
+
+/// On a machine with no stores, say where we looked and how to see the sample.
+pub fn no_stores_message(stores: &Stores) -> String {
+    let mut looked: Vec<String> = Vec::new();
+    for p in stores
+        .claude
+        .iter()
+        .chain(&stores.codex)
+        .chain(&stores.gemini)
+    {
+        looked.push(format!("  {}", p.display()));
+    }
+    format!(
+        "no Claude Code, Codex CLI or Gemini CLI session store found; looked in:\n{}\n\
+         To see what sessions looks like, point it at the sample home shipped in the repository:\n  \
+         sessions --home testdata/home list",
+        looked.join("\n")
+    )
 }

@@ -36,10 +36,16 @@ pub struct Failure {
 
 impl Failure {
     pub fn usage(message: impl Into<String>) -> Self {
-        Failure { status: exit::USAGE, message: message.into() }
+        Failure {
+            status: exit::USAGE,
+            message: message.into(),
+        }
     }
     pub fn failed(message: impl Into<String>) -> Self {
-        Failure { status: exit::FAILURE, message: message.into() }
+        Failure {
+            status: exit::FAILURE,
+            message: message.into(),
+        }
     }
 }
 
@@ -63,7 +69,10 @@ pub fn run(cli: Cli) -> ExitCode {
             report.print(g.verbose, g.quiet);
             if g.strict && report.serious() > 0 {
                 if !g.quiet {
-                    eprintln!("error: --strict: {} problem(s) reading the stores", report.serious());
+                    eprintln!(
+                        "error: --strict: {} problem(s) reading the stores",
+                        report.serious()
+                    );
                 }
                 ExitCode::from(exit::STRICT)
             } else {
@@ -135,7 +144,8 @@ pub fn write_json<T: serde::Serialize>(items: &[T], ndjson: bool) -> Result<(), 
             out.write_all(b"\n")?;
         }
     } else {
-        serde_json::to_writer_pretty(&mut out, items).map_err(|e| Failure::failed(e.to_string()))?;
+        serde_json::to_writer_pretty(&mut out, items)
+            .map_err(|e| Failure::failed(e.to_string()))?;
         out.write_all(b"\n")?;
     }
     out.flush()?;
@@ -145,7 +155,8 @@ pub fn write_json<T: serde::Serialize>(items: &[T], ndjson: bool) -> Result<(), 
 pub fn write_csv<T: serde::Serialize>(items: &[T]) -> Result<(), Failure> {
     let mut w = csv::Writer::from_writer(stdout());
     for it in items {
-        w.serialize(it).map_err(|e| Failure::failed(e.to_string()))?;
+        w.serialize(it)
+            .map_err(|e| Failure::failed(e.to_string()))?;
     }
     w.flush()?;
     Ok(())

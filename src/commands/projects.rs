@@ -43,7 +43,9 @@ pub fn run(g: &GlobalArgs, args: &ProjectsArgs) -> CmdResult {
     let result = scan(&opts);
     let records = build(&result.sessions);
     match args.format {
-        ListFormat::Json | ListFormat::Ndjson => write_json(&records, args.format == ListFormat::Ndjson)?,
+        ListFormat::Json | ListFormat::Ndjson => {
+            write_json(&records, args.format == ListFormat::Ndjson)?
+        }
         ListFormat::Csv => {
             #[derive(Serialize)]
             struct Row<'a> {
@@ -98,7 +100,8 @@ pub fn run(g: &GlobalArgs, args: &ProjectsArgs) -> CmdResult {
 
 pub fn build(sessions: &[SessionSummary]) -> Vec<ProjectRecord> {
     // Group key: the path, or the hash for unresolved Gemini projects.
-    let mut groups: BTreeMap<(Option<String>, Option<String>), Vec<&SessionSummary>> = BTreeMap::new();
+    let mut groups: BTreeMap<(Option<String>, Option<String>), Vec<&SessionSummary>> =
+        BTreeMap::new();
     for s in sessions {
         let key = match &s.project {
             Some(p) => (Some(p.clone()), None),
@@ -155,7 +158,11 @@ pub fn build(sessions: &[SessionSummary]) -> Vec<ProjectRecord> {
             }
         })
         .collect();
-    records.sort_by(|a, b| b.last_at.cmp(&a.last_at).then_with(|| a.project.cmp(&b.project)));
+    records.sort_by(|a, b| {
+        b.last_at
+            .cmp(&a.last_at)
+            .then_with(|| a.project.cmp(&b.project))
+    });
     records
 }
 

@@ -40,13 +40,16 @@ pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
                 tokens: session.usage().into(),
                 session: &session,
             };
-            serde_json::to_writer_pretty(&mut out, &doc).map_err(|e| Failure::failed(e.to_string()))?;
+            serde_json::to_writer_pretty(&mut out, &doc)
+                .map_err(|e| Failure::failed(e.to_string()))?;
             writeln!(out)?;
         }
         ShowFormat::Text => {
             let children: Vec<&SessionSummary> = siblings
                 .iter()
-                .filter(|s| s.parent_id.as_deref() == Some(session.id.as_str()) && s.id != session.id)
+                .filter(|s| {
+                    s.parent_id.as_deref() == Some(session.id.as_str()) && s.id != session.id
+                })
                 .collect();
             write_header(&mut out, &session, &children)?;
             writeln!(out)?;
@@ -65,7 +68,11 @@ pub fn find_one(
 ) -> Result<(SessionSummary, Vec<SessionSummary>, Report), Failure> {
     let as_path = Path::new(target);
     let select = SelectArgs {
-        paths: if as_path.is_file() { vec![as_path.to_path_buf()] } else { Vec::new() },
+        paths: if as_path.is_file() {
+            vec![as_path.to_path_buf()]
+        } else {
+            Vec::new()
+        },
         kind: KindFilter::All,
         ..Default::default()
     };
@@ -75,13 +82,19 @@ pub fn find_one(
     let sessions = result.sessions;
     if as_path.is_file() {
         let Some(first) = sessions.first().cloned() else {
-            return Err(Failure::failed(format!("{target}: not a session file of any supported agent")));
+            return Err(Failure::failed(format!(
+                "{target}: not a session file of any supported agent"
+            )));
         };
         return Ok((first, sessions, result.report));
     }
-    let exact: Vec<usize> = (0..sessions.len()).filter(|&i| sessions[i].id == target).collect();
+    let exact: Vec<usize> = (0..sessions.len())
+        .filter(|&i| sessions[i].id == target)
+        .collect();
     let matches = if exact.is_empty() {
-        (0..sessions.len()).filter(|&i| sessions[i].id.starts_with(target)).collect()
+        (0..sessions.len())
+            .filter(|&i| sessions[i].id.starts_with(target))
+            .collect()
     } else {
         exact
     };
@@ -92,7 +105,10 @@ pub fn find_one(
             Ok((s, sessions, result.report))
         }
         many => {
-            let mut msg = format!("{target:?} matches {} sessions; use a longer prefix or a path:", many.len());
+            let mut msg = format!(
+                "{target:?} matches {} sessions; use a longer prefix or a path:",
+                many.len()
+            );
             for &i in many.iter().take(20) {
                 let s = &sessions[i];
                 msg.push_str(&format!(
@@ -119,7 +135,11 @@ pub fn load(summary: &SessionSummary) -> Result<Session, Failure> {
     Ok(s)
 }
 
-fn write_header(out: &mut impl Write, s: &Session, children: &[&SessionSummary]) -> std::io::Result<()> {
+fn write_header(
+    out: &mut impl Write,
+    s: &Session,
+    children: &[&SessionSummary],
+) -> std::io::Result<()> {
     let counts = s.counts();
     let u = s.usage();
     let field = |out: &mut dyn Write, k: &str, v: String| writeln!(out, "{k:<12} {v}");
@@ -145,7 +165,16 @@ fn write_header(out: &mut impl Write, s: &Session, children: &[&SessionSummary])
         field(out, "version", v.clone())?;
     }
     if let (Some(a), Some(b)) = (s.started_at, s.updated_at) {
-        field(out, "time", format!("{} → {} ({})", local_time(a), local_time(b), human_duration(b - a)))?;
+        field(
+            out,
+            "time",
+            format!(
+                "{} → {} ({})",
+                local_time(a),
+                local_time(b),
+                human_duration(b - a)
+            ),
+        )?;
     }
     field(
         out,
@@ -173,7 +202,14 @@ fn write_header(out: &mut impl Write, s: &Session, children: &[&SessionSummary])
     if !children.is_empty() || !s.subagents.is_empty() {
         let mut names: Vec<String> = children
             .iter()
-            .map(|c| format!("{} ({} turns, {} tokens)", c.id, c.counts.user_turns, human_count(c.usage.total())))
+            .map(|c| {
+                format!(
+                    "{} ({} turns, {} tokens)",
+                    c.id,
+                    c.counts.user_turns,
+                    human_count(c.usage.total())
+                )
+            })
             .collect();
         for l in &s.subagents {
             if !children.iter().any(|c| c.id == l.id) {
@@ -193,7 +229,10 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: usize) -> std::io::R
     let mut status: HashMap<&str, bool> = HashMap::new();
     for m in &s.messages {
         for p in &m.parts {
-            if let Part::ToolResult { call_id, is_error, .. } = p {
+            if let Part::ToolResult {
+                call_id, is_error, ..
+            } = p
+            {
                 *status.entry(call_id.as_str()).or_default() |= *is_error;
             }
         }
@@ -217,11 +256,16 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: usize) -> std::io::R
                 if let Part::Compaction { index } = p {
                     if let Some(c) = s.compactions.get(*index) {
                         let tokens = match (c.tokens_before, c.tokens_after) {
-                            (Some(b), Some(a)) => format!(", {} → {} tokens", human_count(b), human_count(a)),
+                            (Some(b), Some(a)) => {
+                                format!(", {} → {} tokens", human_count(b), human_count(a))
+                            }
                             (Some(b), None) => format!(", {} tokens before", human_count(b)),
                             _ => String::new(),
                         };
-                        let trigger = serde_json::to_value(c.trigger).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+                        let trigger = serde_json::to_value(c.trigger)
+                            .ok()
+                            .and_then(|v| v.as_str().map(String::from))
+                            .unwrap_or_default();
                         writeln!(out, "{time}  ════ compaction ({trigger}{tokens}) ════")?;
                     }
                 }
@@ -245,7 +289,13 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: usize) -> std::io::R
         }
         let tokens = m
             .usage
-            .map(|u| format!("  [in {} · out {}]", human_count(u.prompt()), human_count(u.output)))
+            .map(|u| {
+                format!(
+                    "  [in {} · out {}]",
+                    human_count(u.prompt()),
+                    human_count(u.output)
+                )
+            })
             .unwrap_or_default();
         let text = m.text();
         let thinking = m.parts.iter().any(|p| matches!(p, Part::Thinking { .. }));
@@ -268,18 +318,35 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: usize) -> std::io::R
                         Some(false) => "✓",
                         None => "…",
                     };
-                    writeln!(out, "          → {mark} {name}: {}", preview(&call_summary(input), width.saturating_sub(10)))?;
+                    writeln!(
+                        out,
+                        "          → {mark} {name}: {}",
+                        preview(&call_summary(input), width.saturating_sub(10))
+                    )?;
                 }
-                Part::Image { media_type, bytes, .. } => {
+                Part::Image {
+                    media_type, bytes, ..
+                } => {
                     writeln!(
                         out,
                         "          [image {} {}]",
                         media_type.as_deref().unwrap_or("?"),
-                        bytes.map(|b| format!("{} bytes", human_count(b))).unwrap_or_default()
+                        bytes
+                            .map(|b| format!("{} bytes", human_count(b)))
+                            .unwrap_or_default()
                     )?;
                 }
-                Part::ToolResult { is_error: true, output, call_id, .. } if only_results => {
-                    writeln!(out, "          ✗ {call_id}: {}", preview(output, width.saturating_sub(10)))?;
+                Part::ToolResult {
+                    is_error: true,
+                    output,
+                    call_id,
+                    ..
+                } if only_results => {
+                    writeln!(
+                        out,
+                        "          ✗ {call_id}: {}",
+                        preview(output, width.saturating_sub(10))
+                    )?;
                 }
                 _ => {}
             }
@@ -292,11 +359,25 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: usize) -> std::io::R
 /// file tools, else compact JSON.
 fn call_summary(input: &Value) -> String {
     if let Some(o) = input.as_object() {
-        for key in ["command", "cmd", "file_path", "path", "pattern", "query", "url", "description", "prompt"] {
+        for key in [
+            "command",
+            "cmd",
+            "file_path",
+            "path",
+            "pattern",
+            "query",
+            "url",
+            "description",
+            "prompt",
+        ] {
             match o.get(key) {
                 Some(Value::String(s)) => return s.clone(),
                 Some(Value::Array(a)) => {
-                    return a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ");
+                    return a
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(" ");
                 }
                 _ => {}
             }

@@ -58,10 +58,7 @@ pub struct SourceFile {
 impl SourceFile {
     pub fn new(agent: Agent, path: PathBuf, role: FileRole) -> Self {
         let (size, mtime) = match std::fs::metadata(&path) {
-            Ok(m) => (
-                m.len(),
-                m.modified().ok().map(DateTime::<Utc>::from),
-            ),
+            Ok(m) => (m.len(), m.modified().ok().map(DateTime::<Utc>::from)),
             Err(_) => (0, None),
         };
         SourceFile {
@@ -98,7 +95,11 @@ pub fn sniff_agent(path: &Path) -> Option<Agent> {
     let mut reader = open(path).ok()?;
     let mut head = Vec::new();
     // A pretty-printed Gemini legacy document starts with `{` alone on its line: read enough.
-    reader.by_ref().take(64 * 1024).read_to_end(&mut head).ok()?;
+    reader
+        .by_ref()
+        .take(64 * 1024)
+        .read_to_end(&mut head)
+        .ok()?;
     let text = String::from_utf8_lossy(&head);
     let first_line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(first_line) {
@@ -115,7 +116,10 @@ pub fn sniff_agent(path: &Path) -> Option<Agent> {
             || o.contains_key("uuid")
             || o.contains_key("leafUuid")
             || o.get("type").and_then(Value::as_str).is_some_and(|t| {
-                matches!(t, "summary" | "user" | "assistant" | "system" | "file-history-snapshot")
+                matches!(
+                    t,
+                    "summary" | "user" | "assistant" | "system" | "file-history-snapshot"
+                )
             })
         {
             return Some(Agent::Claude);
@@ -125,7 +129,9 @@ pub fn sniff_agent(path: &Path) -> Option<Agent> {
         }
     }
     // Whole-document files.
-    if text.contains("\"projectHash\"") || text.contains("\"history\"") && name.starts_with("checkpoint-") {
+    if text.contains("\"projectHash\"")
+        || text.contains("\"history\"") && name.starts_with("checkpoint-")
+    {
         return Some(Agent::Gemini);
     }
     if text.contains("\"session\"") && text.contains("\"items\"") {
@@ -172,7 +178,12 @@ pub fn read_document(path: &Path) -> Result<Value, Warning> {
 }
 
 pub fn unreadable(path: &Path, e: &io::Error) -> Warning {
-    Warning::new(WarningKind::Unreadable, path, None, format!("cannot read: {e}"))
+    Warning::new(
+        WarningKind::Unreadable,
+        path,
+        None,
+        format!("cannot read: {e}"),
+    )
 }
 
 /// Stream a JSONL file: call `f(line_number, object)` for every line that is a JSON object.
@@ -220,7 +231,10 @@ pub fn for_each_json_line(
             )),
             Err(e) => {
                 let (kind, msg) = if complete {
-                    (WarningKind::MalformedLine, format!("skipped malformed line: {e}"))
+                    (
+                        WarningKind::MalformedLine,
+                        format!("skipped malformed line: {e}"),
+                    )
                 } else {
                     (
                         WarningKind::TruncatedLastLine,
@@ -234,8 +248,14 @@ pub fn for_each_json_line(
 }
 
 fn trim_ascii(b: &[u8]) -> &[u8] {
-    let start = b.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(b.len());
-    let end = b.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(start, |e| e + 1);
+    let start = b
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(b.len());
+    let end = b
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(start, |e| e + 1);
     &b[start..end]
 }
 

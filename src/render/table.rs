@@ -22,10 +22,18 @@ pub struct Column {
 
 impl Column {
     pub const fn fixed(header: &'static str, align: Align) -> Self {
-        Column { header, align, flex: None }
+        Column {
+            header,
+            align,
+            flex: None,
+        }
     }
     pub const fn flexible(header: &'static str, priority: u8, min: usize) -> Self {
-        Column { header, align: Align::Left, flex: Some((priority, min)) }
+        Column {
+            header,
+            align: Align::Left,
+            flex: Some((priority, min)),
+        }
     }
 }
 
@@ -123,7 +131,11 @@ mod tests {
             Column::fixed("N", Align::Right),
             Column::flexible("TITLE", 0, 5),
         ];
-        let rows = vec![vec!["x".into(), "12".into(), "a very long title that goes on".into()]];
+        let rows = vec![vec![
+            "x".into(),
+            "12".into(),
+            "a very long title that goes on".into(),
+        ]];
         let out = render(&cols, rows.clone(), Some(20));
         for line in out.lines() {
             assert!(line.chars().count() <= 20, "{line:?}");

@@ -1,0 +1,143 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'sessions'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'sessions' {
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored')
+            [CompletionResult]::new('--claude-dir', '--claude-dir', [CompletionResultType]::ParameterName, 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]')
+            [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
+            [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
+            [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit with status 3 if any file or line could not be read')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, newest first, one line each')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one session: a header and a turn-by-turn timeline')
+            [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'List projects with their agents, sessions and tokens')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'sessions;list' {
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Only projects whose path contains this text (case-insensitive) or matches this glob')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only projects whose path contains this text (case-insensitive) or matches this glob')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions started at or before this time (a date means the end of that day)')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Main sessions, sub-agent sessions, or both')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Show at most N sessions (after sorting)')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N sessions (after sorting)')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Sort key: times and numbers sort largest/newest first, names A to Z')
+            [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Sort key: times and numbers sort largest/newest first, names A to Z')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored')
+            [CompletionResult]::new('--claude-dir', '--claude-dir', [CompletionResultType]::ParameterName, 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]')
+            [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
+            [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
+            [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Reverse the sort order')
+            [CompletionResult]::new('--reverse', '--reverse', [CompletionResultType]::ParameterName, 'Reverse the sort order')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit with status 3 if any file or line could not be read')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'sessions;show' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, '`text` (header and timeline) or `json` (the whole unified session)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, '`text` (header and timeline) or `json` (the whole unified session)')
+            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Characters of each message shown in the timeline')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored')
+            [CompletionResult]::new('--claude-dir', '--claude-dir', [CompletionResultType]::ParameterName, 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]')
+            [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
+            [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
+            [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit with status 3 if any file or line could not be read')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'sessions;projects' {
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Only projects whose path contains this text (case-insensitive) or matches this glob')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only projects whose path contains this text (case-insensitive) or matches this glob')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions started at or before this time (a date means the end of that day)')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Main sessions, sub-agent sessions, or both')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored')
+            [CompletionResult]::new('--claude-dir', '--claude-dir', [CompletionResultType]::ParameterName, 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]')
+            [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
+            [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
+            [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit with status 3 if any file or line could not be read')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'sessions;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, newest first, one line each')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one session: a header and a turn-by-turn timeline')
+            [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'List projects with their agents, sessions and tokens')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'sessions;help;list' {
+            break
+        }
+        'sessions;help;show' {
+            break
+        }
+        'sessions;help;projects' {
+            break
+        }
+        'sessions;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,129 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[sessions] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'sessions'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'sessions'= {
+            cand --home 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored'
+            cand --claude-dir 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]'
+            cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
+            cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
+            cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand --strict 'Exit with status 3 if any file or line could not be read'
+            cand -v 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand --verbose 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand -q 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --quiet 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --no-progress 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand list 'List sessions, newest first, one line each'
+            cand show 'Show one session: a header and a turn-by-turn timeline'
+            cand projects 'List projects with their agents, sessions and tokens'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'sessions;list'= {
+            cand -a 'Only these agents (repeatable or comma-separated)'
+            cand --agent 'Only these agents (repeatable or comma-separated)'
+            cand -p 'Only projects whose path contains this text (case-insensitive) or matches this glob'
+            cand --project 'Only projects whose path contains this text (case-insensitive) or matches this glob'
+            cand --since 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339'
+            cand --until 'Only sessions started at or before this time (a date means the end of that day)'
+            cand --kind 'Main sessions, sub-agent sessions, or both'
+            cand -n 'Show at most N sessions (after sorting)'
+            cand --limit 'Show at most N sessions (after sorting)'
+            cand -s 'Sort key: times and numbers sort largest/newest first, names A to Z'
+            cand --sort 'Sort key: times and numbers sort largest/newest first, names A to Z'
+            cand -f 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)'
+            cand --format 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)'
+            cand --home 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored'
+            cand --claude-dir 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]'
+            cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
+            cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
+            cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand -r 'Reverse the sort order'
+            cand --reverse 'Reverse the sort order'
+            cand --strict 'Exit with status 3 if any file or line could not be read'
+            cand -v 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand --verbose 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand -q 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --quiet 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --no-progress 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'sessions;show'= {
+            cand -f '`text` (header and timeline) or `json` (the whole unified session)'
+            cand --format '`text` (header and timeline) or `json` (the whole unified session)'
+            cand --width 'Characters of each message shown in the timeline'
+            cand --home 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored'
+            cand --claude-dir 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]'
+            cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
+            cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
+            cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand --strict 'Exit with status 3 if any file or line could not be read'
+            cand -v 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand --verbose 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand -q 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --quiet 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --no-progress 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'sessions;projects'= {
+            cand -a 'Only these agents (repeatable or comma-separated)'
+            cand --agent 'Only these agents (repeatable or comma-separated)'
+            cand -p 'Only projects whose path contains this text (case-insensitive) or matches this glob'
+            cand --project 'Only projects whose path contains this text (case-insensitive) or matches this glob'
+            cand --since 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339'
+            cand --until 'Only sessions started at or before this time (a date means the end of that day)'
+            cand --kind 'Main sessions, sub-agent sessions, or both'
+            cand -f 'Output format'
+            cand --format 'Output format'
+            cand --home 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored'
+            cand --claude-dir 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]'
+            cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
+            cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
+            cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand --strict 'Exit with status 3 if any file or line could not be read'
+            cand -v 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand --verbose 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand -q 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --quiet 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --no-progress 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'sessions;help'= {
+            cand list 'List sessions, newest first, one line each'
+            cand show 'Show one session: a header and a turn-by-turn timeline'
+            cand projects 'List projects with their agents, sessions and tokens'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'sessions;help;list'= {
+        }
+        &'sessions;help;show'= {
+        }
+        &'sessions;help;projects'= {
+        }
+        &'sessions;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

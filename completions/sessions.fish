@@ -1,0 +1,115 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_sessions_global_optspecs
+    string join \n home= claude-dir= codex-dir= gemini-dir= project-root= strict v/verbose q/quiet no-progress h/help V/version
+end
+
+function __fish_sessions_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_sessions_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_sessions_using_subcommand
+    set -l cmd (__fish_sessions_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c sessions -n "__fish_sessions_needs_command" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
+complete -c sessions -n "__fish_sessions_needs_command" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
+complete -c sessions -n "__fish_sessions_needs_command" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
+complete -c sessions -n "__fish_sessions_needs_command" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
+complete -c sessions -n "__fish_sessions_needs_command" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_needs_command" -l strict -d 'Exit with status 3 if any file or line could not be read'
+complete -c sessions -n "__fish_sessions_needs_command" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+complete -c sessions -n "__fish_sessions_needs_command" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
+complete -c sessions -n "__fish_sessions_needs_command" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+complete -c sessions -n "__fish_sessions_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sessions -n "__fish_sessions_needs_command" -s V -l version -d 'Print version'
+complete -c sessions -n "__fish_sessions_needs_command" -f -a "list" -d 'List sessions, newest first, one line each'
+complete -c sessions -n "__fish_sessions_needs_command" -f -a "show" -d 'Show one session: a header and a turn-by-turn timeline'
+complete -c sessions -n "__fish_sessions_needs_command" -f -a "projects" -d 'List projects with their agents, sessions and tokens'
+complete -c sessions -n "__fish_sessions_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sessions -n "__fish_sessions_using_subcommand list" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
+codex\t''
+gemini\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand list" -s p -l project -d 'Only projects whose path contains this text (case-insensitive) or matches this glob' -r
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339' -r
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l until -d 'Only sessions started at or before this time (a date means the end of that day)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l kind -d 'Main sessions, sub-agent sessions, or both' -r -f -a "main\t''
+subagent\t''
+all\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand list" -s n -l limit -d 'Show at most N sessions (after sorting)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand list" -s s -l sort -d 'Sort key: times and numbers sort largest/newest first, names A to Z' -r -f -a "started\t''
+updated\t''
+duration\t''
+turns\t''
+tools\t''
+tokens\t''
+compactions\t''
+project\t''
+agent\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand list" -s f -l format -d 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)' -r -f -a "table\t''
+json\t''
+ndjson\t''
+csv\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand list" -s r -l reverse -d 'Reverse the sort order'
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l strict -d 'Exit with status 3 if any file or line could not be read'
+complete -c sessions -n "__fish_sessions_using_subcommand list" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+complete -c sessions -n "__fish_sessions_using_subcommand list" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+complete -c sessions -n "__fish_sessions_using_subcommand list" -s h -l help -d 'Print help'
+complete -c sessions -n "__fish_sessions_using_subcommand show" -s f -l format -d '`text` (header and timeline) or `json` (the whole unified session)' -r -f -a "text\t''
+json\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l width -d 'Characters of each message shown in the timeline' -r
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l strict -d 'Exit with status 3 if any file or line could not be read'
+complete -c sessions -n "__fish_sessions_using_subcommand show" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+complete -c sessions -n "__fish_sessions_using_subcommand show" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+complete -c sessions -n "__fish_sessions_using_subcommand show" -s h -l help -d 'Print help'
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
+codex\t''
+gemini\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -s p -l project -d 'Only projects whose path contains this text (case-insensitive) or matches this glob' -r
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339' -r
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l until -d 'Only sessions started at or before this time (a date means the end of that day)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l kind -d 'Main sessions, sub-agent sessions, or both' -r -f -a "main\t''
+subagent\t''
+all\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -s f -l format -d 'Output format' -r -f -a "table\t''
+json\t''
+ndjson\t''
+csv\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l strict -d 'Exit with status 3 if any file or line could not be read'
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -s h -l help -d 'Print help'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects help" -f -a "list" -d 'List sessions, newest first, one line each'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects help" -f -a "show" -d 'Show one session: a header and a turn-by-turn timeline'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects help" -f -a "projects" -d 'List projects with their agents, sessions and tokens'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
