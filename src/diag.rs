@@ -115,7 +115,7 @@ impl Report {
         }
         let mut shown = 0usize;
         for w in &self.warnings {
-            if (verbose || !w.kind.is_benign()) && (verbose || shown < MAX_DETAILED) {
+            if verbose || (!w.kind.is_benign() && shown < MAX_DETAILED) {
                 eprintln!("warning: {w}");
                 shown += 1;
             }

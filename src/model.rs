@@ -556,13 +556,26 @@ impl Session {
         u
     }
 
-    /// The first human prompt, for a fallback title.
+    /// The first human prompt, for a fallback title. A sub-agent has no human: its first
+    /// prompt is the task its parent gave it.
     pub fn first_prompt(&self) -> Option<String> {
-        self.messages
+        let nonblank = |m: &&Message| !m.text().trim().is_empty();
+        let human = self
+            .messages
             .iter()
-            .find(|m| m.is_human && !m.sidechain)
-            .map(|m| m.text())
-            .filter(|t| !t.trim().is_empty())
+            .filter(|m| m.is_human && !m.sidechain)
+            .find(nonblank);
+        let task = || {
+            self.messages
+                .iter()
+                .filter(|m| m.role == Role::User && m.subtype.is_none())
+                .find(nonblank)
+        };
+        match self.kind {
+            SessionKind::Main => human,
+            SessionKind::Subagent => human.or_else(task),
+        }
+        .map(Message::text)
     }
 }
 

@@ -185,7 +185,7 @@ pub fn scan(opts: &ScanOptions) -> ScanResult {
 /// Parse files in parallel, largest first so one huge file does not start last and hold up
 /// the whole run.
 fn parse_all(mut files: Vec<SourceFile>, progress: bool) -> Vec<Result<SessionSummary, Warning>> {
-    files.sort_by(|a, b| b.size.cmp(&a.size));
+    files.sort_by_key(|f| std::cmp::Reverse(f.size));
     let total: u64 = files.iter().map(|f| f.size).sum();
     let bar = if progress && std::io::stderr().is_terminal() && files.len() > 1 {
         let bar = ProgressBar::new(total);

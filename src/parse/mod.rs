@@ -80,11 +80,16 @@ pub fn parse_file(file: &SourceFile) -> Result<Session, Warning> {
         Agent::Codex => codex::parse(file),
         Agent::Gemini => gemini::parse(file),
     }?;
-    if session.updated_at.is_none() {
-        session.updated_at = file.mtime;
-    }
-    if session.started_at.is_none() {
-        session.started_at = session.updated_at;
+    // Recorded times beat the file's mtime, which copies and backups reset. Only a file with no
+    // usable timestamp at all falls back to its mtime.
+    match (session.started_at, session.updated_at) {
+        (Some(s), None) => session.updated_at = Some(s),
+        (None, Some(u)) => session.started_at = Some(u),
+        (None, None) => {
+            session.started_at = file.mtime;
+            session.updated_at = file.mtime;
+        }
+        (Some(_), Some(_)) => {}
     }
     Ok(session)
 }

@@ -1,9 +1,0 @@
-//! Codex parser (stub; being written).
-
-use crate::diag::Warning;
-use crate::model::{Agent, Session};
-use crate::parse::SourceFile;
-
-pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
-    Ok(Session::new(Agent::Codex, file.path.display().to_string(), file.path.clone()))
-}

@@ -1,0 +1,893 @@
+//! The JSONL event log engine: upserts, checkpoints, rewinds, compaction traces, and the
+//! final assembly of the session.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+
+use super::content::{
+    Ctx, build_parts, collect_response_ids, content_text, estimate_parts, has_function_response,
+    masked_keys,
+};
+use super::{ENV_CONTEXT_ID, Ident, JSON_SNAPSHOT_KEYS, SECTION_TAGS, SNAPSHOT_ACK, SNAPSHOT_TAG};
+use crate::diag::{Warning, WarningKind};
+use crate::model::{
+    Agent, Compaction, CompactionKind, Message, Part, Provenance, Request, Role, Session,
+    SessionKind, Trigger, Usage,
+};
+use crate::parse::{self, hash64, parse_time, str_field, u64_of};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mark {
+    None,
+    Summary,
+    Ack,
+}
+
+pub(super) struct Entry {
+    pub(super) id: String,
+    /// The id was made up by the parser (saved chats, records without `id`).
+    pub(super) synthetic_id: bool,
+    /// The record, with later upserts overlaid field by field.
+    pub(super) rec: Map<String, Value>,
+    /// The last non-null `tokens` object recorded for this id.
+    pub(super) tokens: Option<Map<String, Value>>,
+    /// First recorded timestamp (when it happened).
+    pub(super) timestamp: Option<DateTime<Utc>>,
+    pub(super) live: bool,
+    pub(super) superseded: bool,
+    /// First seen inside a `$set.messages` checkpoint: a re-recording of history.
+    pub(super) from_checkpoint: bool,
+    pub(super) mark: Mark,
+}
+
+impl Entry {
+    pub(super) fn typ(&self) -> &str {
+        str_field(&self.rec, "type").unwrap_or("")
+    }
+
+    pub(super) fn is_history(&self) -> bool {
+        matches!(self.typ(), "user" | "gemini")
+    }
+
+    pub(super) fn text(&self) -> String {
+        content_text(self.rec.get("content"))
+    }
+}
+
+enum Slot {
+    Msg(usize),
+    Marker(usize),
+}
+
+/// A compression trace found in an `info` message.
+pub(super) struct InfoTrace {
+    pub(super) trigger: Trigger,
+    pub(super) percent: Option<(u32, u32)>,
+    /// `(compressed from, to)`; `None` for `unknown`.
+    pub(super) tokens: Option<(Option<u64>, Option<u64>)>,
+}
+
+pub(super) struct Log {
+    pub(super) session: Session,
+    stem: String,
+    pub(super) ident: Ident,
+    pub(super) entries: Vec<Entry>,
+    by_id: HashMap<String, usize>,
+    /// Live message ids in insertion order (JS `Map` semantics).
+    live: Vec<usize>,
+    /// Output order: messages as first seen, with compaction markers between them.
+    slots: Vec<Slot>,
+    session_id: Option<String>,
+    project_hash: Option<String>,
+    kind: Option<String>,
+    events: Vec<Compaction>,
+    /// Snapshot event of the latest checkpoint, until the next user/model message.
+    recent_snapshot: Option<usize>,
+    /// A `/compress` command was the last user/model message.
+    compress_pending: bool,
+    /// Function responses already seen masked (by call id or content hash).
+    masked: HashSet<String>,
+    /// Hashes of summaries already turned into events (re-listed snapshots are not new).
+    summaries: HashSet<u64>,
+    /// Call ids answered by functionResponse parts in user messages (v0.44+).
+    fr_ids: HashSet<String>,
+    lines: u64,
+}
+
+impl Log {
+    pub(super) fn new(path: &Path, stem: &str, ident: Ident) -> Self {
+        Log {
+            session: Session::new(Agent::Gemini, stem, path),
+            stem: stem.to_string(),
+            ident,
+            entries: Vec::new(),
+            by_id: HashMap::new(),
+            live: Vec::new(),
+            slots: Vec::new(),
+            session_id: None,
+            project_hash: None,
+            kind: None,
+            events: Vec::new(),
+            recent_snapshot: None,
+            compress_pending: false,
+            masked: HashSet::new(),
+            summaries: HashSet::new(),
+            fr_ids: HashSet::new(),
+            lines: 0,
+        }
+    }
+
+    pub(super) fn has_metadata(&self) -> bool {
+        self.session_id.is_some() && self.project_hash.is_some()
+    }
+
+    pub(super) fn warn(&mut self, kind: WarningKind, line: Option<u64>, msg: String) {
+        let w = Warning::new(kind, &self.session.path, line.filter(|l| *l > 0), msg);
+        self.session.warnings.push(w);
+    }
+
+    /// Lines that were JSON objects.
+    pub(super) fn lines_seen(&self) -> u64 {
+        self.lines
+    }
+
+    pub(super) fn line(&mut self, line: u64, mut map: Map<String, Value>) {
+        self.lines += 1;
+        if let Some(target) = map.remove("$rewindTo") {
+            self.rewind(line, &target);
+            return;
+        }
+        if let Some(set) = map.remove("$set") {
+            match set {
+                Value::Object(o) => self.set(line, o),
+                other => self.warn(
+                    WarningKind::UnexpectedRecord,
+                    Some(line),
+                    format!(
+                        "`$set` holds a JSON {}, not an object",
+                        parse::json_kind(&other)
+                    ),
+                ),
+            }
+            return;
+        }
+        if str_field(&map, "sessionId").is_some() && str_field(&map, "projectHash").is_some() {
+            self.metadata(line, map);
+            return;
+        }
+        if let Some(id) = str_field(&map, "id").map(str::to_owned) {
+            self.message(line, id, map, false);
+            return;
+        }
+        let kind = str_field(&map, "type")
+            .map(str::to_owned)
+            .or_else(|| map.keys().next().cloned())
+            .unwrap_or_else(|| "empty".to_string());
+        self.session.note_other(&format!("gemini:{kind}"));
+    }
+
+    /// A metadata line or a whole `ConversationRecord`: merge it, load its `messages[]`.
+    pub(super) fn metadata(&mut self, line: u64, mut map: Map<String, Value>) {
+        let messages = map.remove("messages");
+        self.patch_metadata(&map);
+        match messages {
+            Some(Value::Array(items)) => {
+                for (k, item) in items.into_iter().enumerate() {
+                    match item {
+                        Value::Object(m) => {
+                            let (id, synth) = match str_field(&m, "id") {
+                                Some(id) => (id.to_string(), false),
+                                None => (format!("{}#{k}", self.stem), true),
+                            };
+                            let idx = self.message(line, id, m, false);
+                            if synth {
+                                self.entries[idx].synthetic_id = true;
+                            }
+                        }
+                        other => self.warn(
+                            WarningKind::UnexpectedRecord,
+                            Some(line),
+                            format!("messages[{k}] is a JSON {}", parse::json_kind(&other)),
+                        ),
+                    }
+                }
+            }
+            None | Some(Value::Null) => {}
+            Some(other) => self.warn(
+                WarningKind::UnexpectedRecord,
+                Some(line),
+                format!("`messages` is a JSON {}", parse::json_kind(&other)),
+            ),
+        }
+    }
+
+    fn patch_metadata(&mut self, map: &Map<String, Value>) {
+        if let Some(s) = str_field(map, "sessionId") {
+            self.session_id = Some(s.to_string());
+        }
+        if let Some(s) = str_field(map, "projectHash") {
+            self.project_hash = Some(s.to_string());
+        }
+        if let Some(s) = str_field(map, "kind") {
+            self.kind = Some(s.to_string());
+        }
+        if let Some(s) = str_field(map, "summary").filter(|s| !s.trim().is_empty()) {
+            self.session.title = Some(s.trim().to_string());
+            self.session.title_is_explicit = true;
+        }
+        for key in ["startTime", "lastUpdated"] {
+            if let Some(t) = map.get(key).and_then(parse_time) {
+                self.session.note_time(t);
+            }
+        }
+    }
+
+    fn set(&mut self, line: u64, mut o: Map<String, Value>) {
+        let messages = o.remove("messages");
+        self.patch_metadata(&o);
+        let ts = o.get("lastUpdated").and_then(parse_time);
+        match messages {
+            Some(Value::Array(items)) => self.checkpoint(line, items, ts),
+            None | Some(Value::Null) => {}
+            Some(other) => self.warn(
+                WarningKind::UnexpectedRecord,
+                Some(line),
+                format!(
+                    "`$set.messages` is a JSON {}, not an array",
+                    parse::json_kind(&other)
+                ),
+            ),
+        }
+    }
+
+    /// Upsert one message record. Returns its entry index.
+    pub(super) fn message(
+        &mut self,
+        line: u64,
+        id: String,
+        mut map: Map<String, Value>,
+        in_checkpoint: bool,
+    ) -> usize {
+        // UI renderings (file diffs with whole old/new contents) are never used: drop them
+        // instead of holding them for the whole parse. String renderings stay (error text).
+        if let Some(Value::Array(calls)) = map.get_mut("toolCalls") {
+            for c in calls.iter_mut().filter_map(Value::as_object_mut) {
+                if c.get("resultDisplay").is_some_and(|v| !v.is_string()) {
+                    c.remove("resultDisplay");
+                }
+            }
+        }
+        let ts = map.get("timestamp").and_then(parse_time);
+        if let Some(t) = ts {
+            self.session.note_time(t);
+        }
+        if let Some(m) = str_field(&map, "model") {
+            self.session.note_model(m);
+        }
+        if str_field(&map, "type") == Some("user") {
+            collect_response_ids(map.get("content"), &mut self.fr_ids);
+        }
+        let tokens = match map.get("tokens") {
+            Some(Value::Object(t)) => Some(t.clone()),
+            _ => None,
+        };
+        let (idx, is_new) = match self.by_id.get(&id) {
+            Some(&i) => {
+                let e = &mut self.entries[i];
+                for (k, v) in map {
+                    e.rec.insert(k, v);
+                }
+                if tokens.is_some() {
+                    e.tokens = tokens;
+                }
+                if e.timestamp.is_none() {
+                    e.timestamp = ts;
+                }
+                if !e.live {
+                    e.live = true;
+                    e.superseded = false;
+                    self.live.push(i);
+                }
+                (i, false)
+            }
+            None => {
+                let i = self.entries.len();
+                self.entries.push(Entry {
+                    id: id.clone(),
+                    synthetic_id: false,
+                    rec: map,
+                    tokens,
+                    timestamp: ts,
+                    live: true,
+                    superseded: false,
+                    from_checkpoint: in_checkpoint,
+                    mark: Mark::None,
+                });
+                self.by_id.insert(id, i);
+                self.slots.push(Slot::Msg(i));
+                self.live.push(i);
+                (i, true)
+            }
+        };
+        if is_new {
+            let typ = self.entries[idx].typ().to_string();
+            if !matches!(
+                typ.as_str(),
+                "user" | "gemini" | "info" | "error" | "warning"
+            ) {
+                let kind = if typ.is_empty() {
+                    "untyped"
+                } else {
+                    typ.as_str()
+                };
+                self.session.note_other(&format!("gemini:{kind}"));
+            }
+            if !in_checkpoint {
+                self.trace_line(line, idx, &typ);
+            }
+        }
+        idx
+    }
+
+    /// Compression traces carried by a newly recorded message line.
+    fn trace_line(&mut self, line: u64, idx: usize, typ: &str) {
+        match typ {
+            "info" => {
+                let text = self.entries[idx].text();
+                if let Some(trace) = parse_info(text.trim(), self.compress_pending) {
+                    if trace.trigger == Trigger::Manual {
+                        self.compress_pending = false;
+                    }
+                    self.info_trace(line, idx, text.trim(), trace);
+                }
+            }
+            "user" | "gemini" => {
+                self.recent_snapshot = None;
+                self.compress_pending = typ == "user" && is_compress_command(&self.entries[idx]);
+            }
+            _ => {}
+        }
+    }
+
+    fn info_trace(&mut self, line: u64, idx: usize, text: &str, trace: InfoTrace) {
+        let ci = match self.recent_snapshot.take() {
+            Some(ci) => ci,
+            None => {
+                let mut c = Compaction::new(CompactionKind::GeminiInfo);
+                c.timestamp = self.entries[idx].timestamp;
+                c.extra = Value::Object(Map::new());
+                self.events.push(c);
+                let ci = self.events.len() - 1;
+                // The notice follows the compression: the marker goes just before it.
+                let pos = self
+                    .slots
+                    .iter()
+                    .rposition(|s| matches!(s, Slot::Msg(i) if *i == idx))
+                    .unwrap_or(self.slots.len());
+                self.slots.insert(pos, Slot::Marker(ci));
+                ci
+            }
+        };
+        let c = &mut self.events[ci];
+        match trace.trigger {
+            Trigger::Manual => c.trigger = Trigger::Manual,
+            Trigger::Auto if c.trigger == Trigger::Unknown => c.trigger = Trigger::Auto,
+            _ => {}
+        }
+        if let Some((b, a)) = trace.percent {
+            c.percent_before = Some(b);
+            c.percent_after = Some(a);
+        }
+        if let Some((b, a)) = trace.tokens {
+            if b.is_some() || a.is_some() {
+                c.tokens_before = b;
+                c.tokens_after = a;
+                c.tokens_provenance = Provenance::Recorded;
+            }
+        }
+        if let Value::Object(extra) = &mut c.extra {
+            extra.insert("info".into(), Value::String(text.to_string()));
+            if line > 0 {
+                extra.insert("info_line".into(), Value::from(line));
+            }
+        }
+    }
+
+    fn rewind(&mut self, line: u64, target: &Value) {
+        let Some(t) = target.as_str() else {
+            self.warn(
+                WarningKind::UnexpectedRecord,
+                Some(line),
+                format!(
+                    "`$rewindTo` holds a JSON {}, not an id",
+                    parse::json_kind(target)
+                ),
+            );
+            return;
+        };
+        let from = match self.live.iter().position(|&i| self.entries[i].id == t) {
+            Some(p) => p,
+            None => {
+                self.warn(
+                    WarningKind::Inconsistent,
+                    Some(line),
+                    format!("`$rewindTo` names unknown message {t}: every message removed"),
+                );
+                0
+            }
+        };
+        for i in self.live.split_off(from) {
+            self.entries[i].live = false;
+            self.entries[i].superseded = true;
+        }
+        self.recent_snapshot = None;
+        self.compress_pending = false;
+    }
+
+    /// `$set.messages`: the live history is replaced by `items`.
+    fn checkpoint(&mut self, line: u64, items: Vec<Value>, ts: Option<DateTime<Utc>>) {
+        let old_live = self.live.clone();
+        let old_hist: Vec<usize> = old_live
+            .iter()
+            .copied()
+            .filter(|&i| self.entries[i].is_history())
+            .collect();
+        let tokens_before = self.estimate(&old_hist);
+        let marker_pos = self.slots.len();
+
+        let mut new_live: Vec<usize> = Vec::new();
+        let mut keep: HashSet<usize> = HashSet::new();
+        for (k, item) in items.into_iter().enumerate() {
+            let Value::Object(map) = item else {
+                self.warn(
+                    WarningKind::UnexpectedRecord,
+                    Some(line),
+                    format!("`$set.messages[{k}]` is a JSON {}", parse::json_kind(&item)),
+                );
+                continue;
+            };
+            let (id, synth) = match str_field(&map, "id") {
+                Some(id) => (id.to_string(), false),
+                None => (format!("{}:{line}:{k}", self.stem), true),
+            };
+            let idx = self.message(line, id, map, true);
+            if synth {
+                self.entries[idx].synthetic_id = true;
+            }
+            if keep.insert(idx) {
+                new_live.push(idx);
+            }
+        }
+        for &i in &old_live {
+            if !keep.contains(&i) {
+                self.entries[i].live = false;
+                self.entries[i].superseded = true;
+            }
+        }
+        for &i in &new_live {
+            self.entries[i].live = true;
+            self.entries[i].superseded = false;
+        }
+        self.live = new_live.clone();
+
+        let new_hist: Vec<usize> = new_live
+            .iter()
+            .copied()
+            .filter(|&i| self.entries[i].is_history())
+            .collect();
+        let tokens_after = self.estimate(&new_hist);
+        let mut markers = Vec::new();
+
+        for w in 0..new_live.len() {
+            let i = new_live[w];
+            if self.entries[i].typ() != "user" || self.entries[i].mark != Mark::None {
+                continue;
+            }
+            let text = self.entries[i].text();
+            let kind = if text.contains(SNAPSHOT_TAG) {
+                let acked = new_live
+                    .get(w + 1)
+                    .is_some_and(|&j| is_ack(&self.entries[j]));
+                if !acked {
+                    continue;
+                }
+                CompactionKind::GeminiSnapshot
+            } else if json_snapshot_sections(&text).is_some() {
+                CompactionKind::GeminiJsonSnapshot
+            } else {
+                continue;
+            };
+            if !self.summaries.insert(hash64(&text)) {
+                continue;
+            }
+            self.entries[i].mark = Mark::Summary;
+            if kind == CompactionKind::GeminiSnapshot {
+                let j = new_live[w + 1];
+                self.entries[j].mark = Mark::Ack;
+            }
+            let mut c = snapshot_event(kind, &text);
+            c.timestamp = ts.or(self.entries[i].timestamp);
+            if self.compress_pending {
+                c.trigger = Trigger::Manual;
+            }
+            c.messages_before = Some(old_hist.len());
+            c.messages_after = Some(new_hist.len());
+            c.tokens_before = Some(tokens_before);
+            c.tokens_after = Some(tokens_after);
+            c.tokens_provenance = Provenance::Estimated;
+            c.extra = serde_json::json!({ "checkpoint_line": line });
+            self.events.push(c);
+            let ci = self.events.len() - 1;
+            markers.push(ci);
+            self.recent_snapshot = Some(ci);
+        }
+
+        // Tool-output masking: function responses newly replaced by a masked preview.
+        let mut fresh: Vec<String> = Vec::new();
+        for &i in &new_live {
+            for key in masked_keys(&self.entries[i].rec) {
+                if !self.masked.contains(&key) && !fresh.contains(&key) {
+                    fresh.push(key);
+                }
+            }
+        }
+        if !fresh.is_empty() {
+            let mut c = Compaction::new(CompactionKind::GeminiMasking);
+            c.timestamp = ts;
+            c.trigger = Trigger::Auto;
+            c.messages_before = Some(old_hist.len());
+            c.messages_after = Some(new_hist.len());
+            c.tokens_before = Some(tokens_before);
+            c.tokens_after = Some(tokens_after);
+            c.tokens_provenance = Provenance::Estimated;
+            c.extra = serde_json::json!({
+                "checkpoint_line": line,
+                "masked_outputs": fresh.len(),
+                "masked_call_ids": fresh.clone(),
+            });
+            self.masked.extend(fresh);
+            self.events.push(c);
+            markers.push(self.events.len() - 1);
+        }
+        for (k, ci) in markers.into_iter().enumerate() {
+            self.slots.insert(marker_pos + k, Slot::Marker(ci));
+        }
+    }
+
+    /// Estimated tokens of some history entries, as they are now.
+    fn estimate(&self, idxs: &[usize]) -> u64 {
+        let status = HashMap::new();
+        let mut ctx = Ctx {
+            fr_ids: &self.fr_ids,
+            status: &status,
+            pending: Vec::new(),
+        };
+        idxs.iter()
+            .map(|&i| {
+                let b = build_parts(&self.entries[i], &mut ctx);
+                estimate_parts(&b.parts) + estimate_parts(&b.results)
+            })
+            .sum()
+    }
+
+    /// Snapshots outside checkpoints: legacy documents, resumed files, saved chats.
+    fn detect_loose_snapshots(&mut self) {
+        let order: Vec<usize> = self
+            .slots
+            .iter()
+            .filter_map(|s| match s {
+                Slot::Msg(i) => Some(*i),
+                Slot::Marker(_) => None,
+            })
+            .collect();
+        let live_hist: Vec<usize> = self
+            .live
+            .iter()
+            .copied()
+            .filter(|&i| self.entries[i].is_history())
+            .collect();
+        let mut inserts: Vec<(usize, usize)> = Vec::new();
+        for w in 0..order.len() {
+            let i = order[w];
+            if self.entries[i].typ() != "user" || self.entries[i].mark != Mark::None {
+                continue;
+            }
+            let text = self.entries[i].text();
+            let kind = if text.contains(SNAPSHOT_TAG) {
+                if !order.get(w + 1).is_some_and(|&j| is_ack(&self.entries[j])) {
+                    continue;
+                }
+                CompactionKind::GeminiSnapshot
+            } else if json_snapshot_sections(&text).is_some() {
+                CompactionKind::GeminiJsonSnapshot
+            } else {
+                continue;
+            };
+            if !self.summaries.insert(hash64(&text)) {
+                continue;
+            }
+            self.entries[i].mark = Mark::Summary;
+            if kind == CompactionKind::GeminiSnapshot {
+                self.entries[order[w + 1]].mark = Mark::Ack;
+            }
+            let mut c = snapshot_event(kind, &text);
+            c.timestamp = self.entries[i].timestamp;
+            c.messages_after = Some(live_hist.len());
+            c.tokens_after = Some(self.estimate(&live_hist));
+            c.tokens_provenance = Provenance::Estimated;
+            self.events.push(c);
+            inserts.push((i, self.events.len() - 1));
+        }
+        for (i, ci) in inserts {
+            let pos = self
+                .slots
+                .iter()
+                .position(|s| matches!(s, Slot::Msg(x) if *x == i))
+                .unwrap_or(self.slots.len());
+            self.slots.insert(pos, Slot::Marker(ci));
+        }
+    }
+
+    pub(super) fn finish(mut self) -> Session {
+        self.detect_loose_snapshots();
+        let mut s = std::mem::replace(&mut self.session, Session::new(Agent::Gemini, "", ""));
+        s.project_hash = self.project_hash.clone();
+        if self.kind.as_deref() == Some("subagent") {
+            s.kind = SessionKind::Subagent;
+        }
+        match &self.ident {
+            Ident::Main => {
+                s.id = self.session_id.clone().unwrap_or_else(|| self.stem.clone());
+            }
+            Ident::Subagent { parent } => {
+                s.id = self.stem.clone();
+                s.kind = SessionKind::Subagent;
+                s.parent_id = Some(parent.clone());
+            }
+            Ident::SavedChat { tag } => {
+                s.id = self.stem.clone();
+                s.title = Some(format!("saved chat {tag}"));
+                s.title_is_explicit = true;
+            }
+        }
+
+        let mut status: HashMap<String, String> = HashMap::new();
+        for e in &self.entries {
+            if let Some(Value::Array(calls)) = e.rec.get("toolCalls") {
+                for c in calls.iter().filter_map(Value::as_object) {
+                    if let (Some(id), Some(st)) = (str_field(c, "id"), str_field(c, "status")) {
+                        status.insert(id.to_string(), st.to_string());
+                    }
+                }
+            }
+        }
+        let mut ctx = Ctx {
+            fr_ids: &self.fr_ids,
+            status: &status,
+            pending: Vec::new(),
+        };
+        let mut events: Vec<Option<Compaction>> = self.events.drain(..).map(Some).collect();
+        for slot in &self.slots {
+            match *slot {
+                Slot::Marker(ci) => {
+                    let Some(mut c) = events.get_mut(ci).and_then(Option::take) else {
+                        continue;
+                    };
+                    let index = s.compactions.len();
+                    let mut m = Message::new(Role::System);
+                    m.subtype = Some("compaction".to_string());
+                    m.timestamp = c.timestamp;
+                    m.parts.push(Part::Compaction { index });
+                    s.messages.push(m);
+                    c.message_index = s.messages.len();
+                    c.request_index = s.requests.len();
+                    s.compactions.push(c);
+                }
+                Slot::Msg(i) => {
+                    let e = &self.entries[i];
+                    let built = build_parts(e, &mut ctx);
+                    let mut m = base_message(e);
+                    m.parts = built.parts;
+                    let index = s.messages.len();
+                    if m.role == Role::Assistant {
+                        if let Some(t) = &e.tokens {
+                            let (usage, prompt) = usage_of(t);
+                            if !usage.is_zero() {
+                                m.usage = Some(usage);
+                                s.requests.push(Request {
+                                    timestamp: e.timestamp,
+                                    model: m.model.clone(),
+                                    usage,
+                                    prompt_tokens: Some(prompt),
+                                    message_index: Some(index),
+                                    dedup_key: None,
+                                });
+                            }
+                        }
+                    }
+                    let superseded = m.superseded;
+                    let ts = m.timestamp;
+                    s.messages.push(m);
+                    if !built.results.is_empty() {
+                        let mut t = Message::new(Role::Tool);
+                        t.timestamp = built.results_ts.or(ts);
+                        t.superseded = superseded;
+                        t.parts = built.results;
+                        s.messages.push(t);
+                    }
+                }
+            }
+        }
+        s
+    }
+}
+
+/// The message for an entry, without parts: role, human flag, subtype.
+fn base_message(e: &Entry) -> Message {
+    let typ = e.typ();
+    let content = e.rec.get("content");
+    let text = e.text();
+    let (role, subtype, human) = match typ {
+        "user" => {
+            if has_function_response(content) {
+                (Role::Tool, None, false)
+            } else if e.mark == Mark::Summary {
+                (Role::User, Some("compact_summary"), false)
+            } else if e.id == ENV_CONTEXT_ID || text.trim_start().starts_with("<session_context>") {
+                (Role::User, Some("environment_context"), false)
+            } else if text.trim_start().starts_with("<hook_context>") {
+                (Role::User, Some("hook_context"), false)
+            } else if has_function_response(e.rec.get("displayContent")) {
+                // A harness continuation ("System: Please continue.") shown as a tool result.
+                (Role::User, Some("meta"), false)
+            } else if e.from_checkpoint {
+                (Role::User, Some("checkpoint_copy"), false)
+            } else {
+                (Role::User, None, !text.trim().is_empty())
+            }
+        }
+        "gemini" => {
+            let sub = match e.mark {
+                Mark::Ack => Some("compact_ack"),
+                _ if e.from_checkpoint => Some("checkpoint_copy"),
+                _ => None,
+            };
+            (Role::Assistant, sub, false)
+        }
+        "info" | "error" | "warning" => (Role::System, Some(typ), false),
+        "" => (Role::System, Some("unknown"), false),
+        other => (Role::System, Some(other), false),
+    };
+    let mut m = Message::new(role);
+    m.id = (!e.synthetic_id).then(|| e.id.clone());
+    m.timestamp = e.timestamp;
+    m.model = str_field(&e.rec, "model").map(str::to_owned);
+    m.is_human = human;
+    m.superseded = e.superseded;
+    m.subtype = subtype.map(str::to_owned);
+    m
+}
+
+fn is_ack(e: &Entry) -> bool {
+    e.typ() == "gemini" && e.text().trim().starts_with(SNAPSHOT_ACK)
+}
+
+fn is_compress_command(e: &Entry) -> bool {
+    let is_cmd = |t: String| {
+        let t = t.trim();
+        ["/compress", "/summarize"]
+            .iter()
+            .any(|c| t == *c || t.starts_with(&format!("{c} ")))
+    };
+    is_cmd(e.text()) || is_cmd(content_text(e.rec.get("displayContent")))
+}
+
+fn snapshot_event(kind: CompactionKind, text: &str) -> Compaction {
+    let mut c = Compaction::new(kind);
+    c.summary = Some(text.to_string());
+    c.sections = match kind {
+        CompactionKind::GeminiJsonSnapshot => json_snapshot_sections(text).unwrap_or_default(),
+        _ => SECTION_TAGS
+            .iter()
+            .filter(|t| text.contains(&format!("<{t}>")))
+            .map(|t| t.to_string())
+            .collect(),
+    };
+    c
+}
+
+/// The snapshot keys present when `text` is an experimental JSON-object snapshot.
+pub(super) fn json_snapshot_sections(text: &str) -> Option<Vec<String>> {
+    let t = text.trim();
+    let t = t
+        .strip_prefix("```json")
+        .or_else(|| t.strip_prefix("```"))
+        .map(|r| r.trim_end().trim_end_matches("```").trim())
+        .unwrap_or(t);
+    if !t.starts_with('{') {
+        return None;
+    }
+    let Ok(Value::Object(o)) = serde_json::from_str::<Value>(t) else {
+        return None;
+    };
+    let keys: Vec<String> = JSON_SNAPSHOT_KEYS
+        .iter()
+        .filter(|k| o.contains_key(**k))
+        .map(|k| k.to_string())
+        .collect();
+    (keys.len() >= 2).then_some(keys)
+}
+
+/// Compression notices (`formats.md` §3.7 rules b and c).
+pub(super) fn parse_info(text: &str, after_compress: bool) -> Option<InfoTrace> {
+    if text.is_empty() {
+        return after_compress.then_some(InfoTrace {
+            trigger: Trigger::Manual,
+            percent: None,
+            tokens: None,
+        });
+    }
+    if let Some(rest) = text.strip_prefix("Context compressed from ") {
+        let (a, rest) = rest.split_once("% to ")?;
+        let b = rest.strip_suffix("%.")?;
+        return Some(InfoTrace {
+            trigger: Trigger::Auto,
+            percent: Some((
+                u32::try_from(digits(a)?).ok()?,
+                u32::try_from(digits(b)?).ok()?,
+            )),
+            tokens: None,
+        });
+    }
+    let rest = text.strip_prefix("IMPORTANT: This conversation ")?;
+    let ok_head = rest.starts_with("exceeded the compress threshold. ")
+        || rest
+            .strip_prefix("approached the input token limit for ")
+            .and_then(|r| r.split_once(". "))
+            .is_some_and(|(model, _)| !model.is_empty() && !model.contains(char::is_whitespace));
+    if !ok_head {
+        return None;
+    }
+    let (_, tail) = rest
+        .split_once("A compressed context will be sent for future messages (compressed from: ")?;
+    let (a, b) = tail.strip_suffix(" tokens).")?.split_once(" to ")?;
+    let num = |s: &str| -> Option<Option<u64>> {
+        if s == "unknown" {
+            Some(None)
+        } else {
+            digits(s).map(Some)
+        }
+    };
+    Some(InfoTrace {
+        trigger: Trigger::Auto,
+        percent: None,
+        tokens: Some((num(a)?, num(b)?)),
+    })
+}
+
+fn digits(s: &str) -> Option<u64> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// Unified usage of a Gemini `tokens` object, and the prompt size (`tokens.input`).
+pub(super) fn usage_of(t: &Map<String, Value>) -> (Usage, u64) {
+    let input = u64_of(t.get("input"));
+    let output = u64_of(t.get("output"));
+    let cached = u64_of(t.get("cached"));
+    let thoughts = u64_of(t.get("thoughts"));
+    let tool = u64_of(t.get("tool"));
+    let usage = Usage {
+        input: input.saturating_sub(cached) + tool,
+        output: output + thoughts,
+        cache_read: cached,
+        cache_write: 0,
+        reasoning: thoughts,
+    };
+    (usage, input)
+}

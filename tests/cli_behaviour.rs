@@ -1,0 +1,309 @@
+//! End-to-end behaviour of the binary on small stores built in temporary folders: exit codes,
+//! warnings, `--strict`, symlink loops, discovery precedence and Gemini hash matching.
+
+use std::fs;
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn sessions() -> Command {
+    let mut c = Command::cargo_bin("sessions").unwrap();
+    // Isolate from the machine's real stores and environment.
+    for k in [
+        "CLAUDE_CONFIG_DIR",
+        "CLAUDE_PROJECTS_DIR",
+        "CODEX_HOME",
+        "CODEX_SESSIONS_DIR",
+        "GEMINI_CLI_HOME",
+        "GEMINI_SESSIONS_DIR",
+        "XDG_CONFIG_HOME",
+    ] {
+        c.env_remove(k);
+    }
+    c.env("TZ", "UTC").env("COLUMNS", "200");
+    c
+}
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+const CLAUDE_OK: &str = r#"{"type":"user","sessionId":"11111111-aaaa-4000-8000-000000000001","uuid":"u1","parentUuid":null,"cwd":"/home/dev/webapp","timestamp":"2026-05-01T10:00:00.000Z","message":{"role":"user","content":"hello there"}}
+{"type":"assistant","sessionId":"11111111-aaaa-4000-8000-000000000001","uuid":"u2","parentUuid":"u1","cwd":"/home/dev/webapp","timestamp":"2026-05-01T10:00:05.000Z","requestId":"req_1","message":{"id":"msg_1","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":10,"output_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":20}}}
+"#;
+
+fn claude_home(dir: &Path) {
+    write(
+        &dir.join(".claude/projects/-home-dev-webapp/11111111-aaaa-4000-8000-000000000001.jsonl"),
+        CLAUDE_OK,
+    );
+    let second = CLAUDE_OK
+        .replace("000000000001", "000000000002")
+        .replace("10:00", "11:00");
+    write(
+        &dir.join(".claude/projects/-home-dev-webapp/11111111-aaaa-4000-8000-000000000002.jsonl"),
+        &second,
+    );
+}
+
+fn json_list(cmd: &mut Command) -> Vec<Value> {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn no_store_exits_1_and_points_at_the_sample() {
+    let home = tempfile::tempdir().unwrap();
+    sessions()
+        .env("HOME", home.path())
+        .arg("list")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("--home testdata/home"));
+}
+
+#[test]
+fn home_flag_reads_a_copy_and_ignores_agent_environment() {
+    let home = tempfile::tempdir().unwrap();
+    claude_home(home.path());
+    let rows = json_list(
+        sessions()
+            .env("HOME", "/nonexistent")
+            .env("CLAUDE_CONFIG_DIR", "/also/nonexistent")
+            .args(["--home"])
+            .arg(home.path())
+            .args(["list", "--format", "json"]),
+    );
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["agent"], "claude");
+    assert_eq!(rows[0]["project"], "/home/dev/webapp");
+    assert_eq!(rows[0]["project_source"], "cwd");
+    assert_eq!(rows[0]["schema_version"], 1);
+    // Newest first.
+    assert_eq!(rows[0]["id"], "11111111-aaaa-4000-8000-000000000002");
+}
+
+#[test]
+fn claude_config_dir_env_and_flag_precedence() {
+    let home = tempfile::tempdir().unwrap();
+    claude_home(home.path());
+    let cfg = home.path().join(".claude");
+    let rows = json_list(
+        sessions()
+            .env("HOME", "/nonexistent")
+            .env("CLAUDE_CONFIG_DIR", &cfg)
+            .args(["list", "--format", "json"]),
+    );
+    assert_eq!(rows.len(), 2);
+    // The flag beats the environment.
+    let empty = tempfile::tempdir().unwrap();
+    let out = sessions()
+        .env("HOME", "/nonexistent")
+        .env("CLAUDE_CONFIG_DIR", &cfg)
+        .arg("--claude-dir")
+        .arg(empty.path())
+        .args(["list", "--format", "json", "--agent", "claude"])
+        .output()
+        .unwrap();
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn malformed_lines_are_reported_with_line_numbers_and_strict_fails() {
+    let home = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{}this is not json\n{}",
+        &CLAUDE_OK[..CLAUDE_OK.find('\n').unwrap() + 1],
+        &CLAUDE_OK[CLAUDE_OK.find('\n').unwrap() + 1..]
+    );
+    let file = home
+        .path()
+        .join(".claude/projects/p/11111111-aaaa-4000-8000-000000000003.jsonl");
+    write(&file, &text);
+    let expected = format!("{}:2:", file.display());
+    sessions()
+        .arg("--home")
+        .arg(home.path())
+        .arg("list")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(expected.clone()));
+    sessions()
+        .arg("--home")
+        .arg(home.path())
+        .args(["--strict", "list"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(expected));
+}
+
+#[test]
+fn truncated_last_line_is_not_a_strict_failure() {
+    let home = tempfile::tempdir().unwrap();
+    let text = format!("{CLAUDE_OK}{{\"type\":\"assistant\",\"mess");
+    write(
+        &home
+            .path()
+            .join(".claude/projects/p/11111111-aaaa-4000-8000-000000000004.jsonl"),
+        &text,
+    );
+    let rows = json_list(
+        sessions()
+            .arg("--home")
+            .arg(home.path())
+            .args(["--strict", "list", "--format", "json"]),
+    );
+    assert_eq!(rows[0]["warnings"][0]["kind"], "truncated_last_line");
+    assert_eq!(rows[0]["warnings"][0]["line"], 3);
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_and_dangling_links_are_reported_not_followed() {
+    let home = tempfile::tempdir().unwrap();
+    claude_home(home.path());
+    let proj = home.path().join(".claude/projects/-home-dev-webapp");
+    std::os::unix::fs::symlink(&proj, proj.join("loop")).unwrap();
+    std::os::unix::fs::symlink("/nonexistent/x.jsonl", proj.join("dangling.jsonl")).unwrap();
+    let out = sessions()
+        .arg("--home")
+        .arg(home.path())
+        .args(["list", "--format", "json"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("symlink loop"), "{err}");
+    assert!(err.contains("dangling.jsonl"), "{err}");
+    sessions()
+        .arg("--home")
+        .arg(home.path())
+        .args(["--strict", "list"])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(3);
+}
+
+#[test]
+fn show_resolves_prefixes_and_lists_ambiguous_candidates() {
+    let home = tempfile::tempdir().unwrap();
+    claude_home(home.path());
+    sessions()
+        .arg("--home")
+        .arg(home.path())
+        .args(["show", "11111111-aaaa"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("matches 2 sessions"))
+        .stderr(predicate::str::contains("000000000001"))
+        .stderr(predicate::str::contains("000000000002"));
+    sessions()
+        .arg("--home")
+        .arg(home.path())
+        .args(["show", "11111111-aaaa-4000-8000-000000000002"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "project      /home/dev/webapp (from cwd)",
+        ))
+        .stdout(predicate::str::contains("hello there"));
+    sessions()
+        .arg("--home")
+        .arg(home.path())
+        .args(["show", "nope"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no session matches"));
+}
+
+#[test]
+fn gemini_hash_is_matched_against_project_root_candidates() {
+    let home = tempfile::tempdir().unwrap();
+    let projects = tempfile::tempdir().unwrap();
+    let proj = projects.path().join("clients/acme");
+    fs::create_dir_all(&proj).unwrap();
+    let proj = fs::canonicalize(&proj).unwrap();
+    let hash = sessions::project::gemini_project_hash(proj.to_str().unwrap());
+    let text = format!(
+        "{{\"sessionId\":\"g-1\",\"projectHash\":\"{hash}\",\"startTime\":\"2026-05-01T10:00:00.000Z\",\"lastUpdated\":\"2026-05-01T10:00:00.000Z\",\"kind\":\"main\"}}\n\
+         {{\"id\":\"m1\",\"timestamp\":\"2026-05-01T10:00:01.000Z\",\"type\":\"user\",\"content\":[{{\"text\":\"hi\"}}]}}\n"
+    );
+    write(
+        &home.path().join(format!(
+            ".gemini/tmp/{hash}/chats/session-2026-05-01T10-00-g-1.jsonl"
+        )),
+        &text,
+    );
+    let rows = json_list(
+        sessions()
+            .arg("--home")
+            .arg(home.path())
+            .args(["list", "--format", "json"]),
+    );
+    assert_eq!(rows[0]["project_source"], "unresolved");
+    assert_eq!(rows[0]["project"], Value::Null);
+    assert_eq!(rows[0]["project_hash"], hash);
+    let rows = json_list(
+        sessions()
+            .arg("--home")
+            .arg(home.path())
+            .arg("--project-root")
+            .arg(projects.path())
+            .args(["list", "--format", "json"]),
+    );
+    assert_eq!(rows[0]["project_source"], "hash_match");
+    assert_eq!(rows[0]["project"], proj.to_str().unwrap());
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    sessions()
+        .args(["list", "--since", "someday"])
+        .assert()
+        .code(2);
+    sessions()
+        .args(["list", "--format", "xml"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn since_skips_old_files_without_reading_them() {
+    let home = tempfile::tempdir().unwrap();
+    claude_home(home.path());
+    // A file that would fail --strict if it were read, but is old by mtime.
+    let old = home
+        .path()
+        .join(".claude/projects/p/22222222-aaaa-4000-8000-000000000009.jsonl");
+    write(&old, "garbage\n");
+    let t = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
+    fs::File::options()
+        .write(true)
+        .open(&old)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+    sessions()
+        .arg("--home")
+        .arg(home.path())
+        .args(["--strict", "list", "--since", "2021-01-01"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("outside the time window not read"));
+}
