@@ -86,7 +86,8 @@ pub fn find_one(
                 "{target}: not a session file of any supported agent"
             )));
         };
-        return Ok((first, sessions, result.report));
+        let report = own_report(&first);
+        return Ok((first, sessions, report));
     }
     let exact: Vec<usize> = (0..sessions.len())
         .filter(|&i| sessions[i].id == target)
@@ -102,7 +103,8 @@ pub fn find_one(
         [] => Err(Failure::failed(format!("no session matches {target:?}"))),
         [i] => {
             let s = sessions[*i].clone();
-            Ok((s, sessions, result.report))
+            let report = own_report(&s);
+            Ok((s, sessions, report))
         }
         many => {
             let mut msg = format!(
@@ -203,10 +205,13 @@ fn write_header(
         let mut names: Vec<String> = children
             .iter()
             .map(|c| {
+                let kind = subagent_type(c)
+                    .map(|t| format!("{t}, "))
+                    .unwrap_or_default();
                 format!(
-                    "{} ({} turns, {} tokens)",
+                    "{} ({kind}{} assistant messages, {} tokens)",
                     c.id,
-                    c.counts.user_turns,
+                    c.counts.assistant_messages,
                     human_count(c.usage.total())
                 )
             })
@@ -387,4 +392,24 @@ fn call_summary(input: &Value) -> String {
         Value::String(s) => s.clone(),
         v => v.to_string(),
     }
+}
+
+/// The agent type a sub-agent was spawned as: Claude's `.meta.json` sidecar `agentType`.
+fn subagent_type(s: &SessionSummary) -> Option<String> {
+    let crate::parse::FileRole::ClaudeSubagent {
+        meta: Some(meta), ..
+    } = &s.source.role
+    else {
+        return None;
+    };
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(meta).ok()?).ok()?;
+    v.get("agentType")?.as_str().map(String::from)
+}
+
+/// `show` and `export` look a session up in a scan of every store, but only the chosen
+/// session's own warnings concern the user.
+fn own_report(s: &SessionSummary) -> Report {
+    let mut r = Report::default();
+    r.extend(s.warnings.iter().cloned());
+    r
 }
