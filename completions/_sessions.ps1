@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, newest first, one line each')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one session: a header and a turn-by-turn timeline')
             [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'List projects with their agents, sessions and tokens')
+            [CompletionResult]::new('compactions', 'compactions', [CompletionResultType]::ParameterValue, 'The compaction ledger: every context compression the agents performed')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -117,10 +118,37 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'sessions;compactions' {
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Only projects whose path contains this text (case-insensitive) or matches this glob')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only projects whose path contains this text (case-insensitive) or matches this glob')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions started at or before this time (a date means the end of that day)')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Main sessions, sub-agent sessions, or both')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format (json/ndjson: the documented contract, docs/json.md)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json/ndjson: the documented contract, docs/json.md)')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored')
+            [CompletionResult]::new('--claude-dir', '--claude-dir', [CompletionResultType]::ParameterName, 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]')
+            [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
+            [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
+            [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'Print the observed sizes per agent (counts, medians, every summary size) instead of the events: what `replay-compress --summary-tokens auto` calibrates from')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit with status 3 if any file or line could not be read')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'sessions;help' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, newest first, one line each')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one session: a header and a turn-by-turn timeline')
             [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'List projects with their agents, sessions and tokens')
+            [CompletionResult]::new('compactions', 'compactions', [CompletionResultType]::ParameterValue, 'The compaction ledger: every context compression the agents performed')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -131,6 +159,9 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             break
         }
         'sessions;help;projects' {
+            break
+        }
+        'sessions;help;compactions' {
             break
         }
         'sessions;help;help' {

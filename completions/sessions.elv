@@ -36,6 +36,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand list 'List sessions, newest first, one line each'
             cand show 'Show one session: a header and a turn-by-turn timeline'
             cand projects 'List projects with their agents, sessions and tokens'
+            cand compactions 'The compaction ledger: every context compression the agents performed'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sessions;list'= {
@@ -110,10 +111,36 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'sessions;compactions'= {
+            cand -a 'Only these agents (repeatable or comma-separated)'
+            cand --agent 'Only these agents (repeatable or comma-separated)'
+            cand -p 'Only projects whose path contains this text (case-insensitive) or matches this glob'
+            cand --project 'Only projects whose path contains this text (case-insensitive) or matches this glob'
+            cand --since 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339'
+            cand --until 'Only sessions started at or before this time (a date means the end of that day)'
+            cand --kind 'Main sessions, sub-agent sessions, or both'
+            cand -f 'Output format (json/ndjson: the documented contract, docs/json.md)'
+            cand --format 'Output format (json/ndjson: the documented contract, docs/json.md)'
+            cand --home 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored'
+            cand --claude-dir 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]'
+            cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
+            cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
+            cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand --stats 'Print the observed sizes per agent (counts, medians, every summary size) instead of the events: what `replay-compress --summary-tokens auto` calibrates from'
+            cand --strict 'Exit with status 3 if any file or line could not be read'
+            cand -v 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand --verbose 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand -q 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --quiet 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --no-progress 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'sessions;help'= {
             cand list 'List sessions, newest first, one line each'
             cand show 'Show one session: a header and a turn-by-turn timeline'
             cand projects 'List projects with their agents, sessions and tokens'
+            cand compactions 'The compaction ledger: every context compression the agents performed'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sessions;help;list'= {
@@ -121,6 +148,8 @@ set edit:completion:arg-completer[sessions] = {|@words|
         &'sessions;help;show'= {
         }
         &'sessions;help;projects'= {
+        }
+        &'sessions;help;compactions'= {
         }
         &'sessions;help;help'= {
         }

@@ -38,6 +38,7 @@ complete -c sessions -n "__fish_sessions_needs_command" -s V -l version -d 'Prin
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "list" -d 'List sessions, newest first, one line each'
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "show" -d 'Show one session: a header and a turn-by-turn timeline'
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "projects" -d 'List projects with their agents, sessions and tokens'
+complete -c sessions -n "__fish_sessions_needs_command" -f -a "compactions" -d 'The compaction ledger: every context compression the agents performed'
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c sessions -n "__fish_sessions_using_subcommand list" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
 codex\t''
@@ -109,7 +110,31 @@ complete -c sessions -n "__fish_sessions_using_subcommand projects" -s v -l verb
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -s h -l help -d 'Print help'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects help" -f -a "list" -d 'List sessions, newest first, one line each'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects help" -f -a "show" -d 'Show one session: a header and a turn-by-turn timeline'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects help" -f -a "projects" -d 'List projects with their agents, sessions and tokens'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
+codex\t''
+gemini\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s p -l project -d 'Only projects whose path contains this text (case-insensitive) or matches this glob' -r
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339' -r
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l until -d 'Only sessions started at or before this time (a date means the end of that day)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l kind -d 'Main sessions, sub-agent sessions, or both' -r -f -a "main\t''
+subagent\t''
+all\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s f -l format -d 'Output format (json/ndjson: the documented contract, docs/json.md)' -r -f -a "table\t''
+json\t''
+ndjson\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l stats -d 'Print the observed sizes per agent (counts, medians, every summary size) instead of the events: what `replay-compress --summary-tokens auto` calibrates from'
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l strict -d 'Exit with status 3 if any file or line could not be read'
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s h -l help -d 'Print help'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions help" -f -a "list" -d 'List sessions, newest first, one line each'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions help" -f -a "show" -d 'Show one session: a header and a turn-by-turn timeline'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions help" -f -a "projects" -d 'List projects with their agents, sessions and tokens'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions help" -f -a "compactions" -d 'The compaction ledger: every context compression the agents performed'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -71,6 +71,8 @@ pub enum Command {
     Show(ShowArgs),
     /// List projects with their agents, sessions and tokens.
     Projects(ProjectsArgs),
+    /// The compaction ledger: every context compression the agents performed.
+    Compactions(CompactionsArgs),
 }
 
 /// Which sessions to read: named paths and filters shared by several subcommands.
@@ -161,4 +163,24 @@ pub struct ProjectsArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = ListFormat::Table)]
     pub format: ListFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LedgerFormat {
+    Table,
+    Json,
+    Ndjson,
+}
+
+#[derive(Debug, Args)]
+pub struct CompactionsArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Print the observed sizes per agent (counts, medians, every summary size) instead of the
+    /// events: what `replay-compress --summary-tokens auto` calibrates from.
+    #[arg(long)]
+    pub stats: bool,
+    /// Output format (json/ndjson: the documented contract, docs/json.md).
+    #[arg(short, long, value_enum, default_value_t = LedgerFormat::Table)]
+    pub format: LedgerFormat,
 }

@@ -357,7 +357,13 @@ pub struct Compaction {
     pub request_index: usize,
     pub tokens_before: Option<u64>,
     pub tokens_after: Option<u64>,
+    /// Provenance of `tokens_before` (and of `tokens_after`, unless `after_provenance` says
+    /// otherwise).
     pub tokens_provenance: Provenance,
+    /// Set when `tokens_after` was obtained differently from `tokens_before` (e.g. Codex: the
+    /// prompt before was recorded, the size after estimated from the replacement history).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_provenance: Option<Provenance>,
     /// Percentages from Gemini's "Context compressed from X% to Y%." notice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub percent_before: Option<u32>,
@@ -377,6 +383,14 @@ pub struct Compaction {
 }
 
 impl Compaction {
+    pub fn before_provenance(&self) -> Provenance {
+        self.tokens_provenance
+    }
+
+    pub fn after_provenance(&self) -> Provenance {
+        self.after_provenance.unwrap_or(self.tokens_provenance)
+    }
+
     pub fn new(kind: CompactionKind) -> Self {
         Compaction {
             kind,
@@ -387,6 +401,7 @@ impl Compaction {
             tokens_before: None,
             tokens_after: None,
             tokens_provenance: Provenance::Unknown,
+            after_provenance: None,
             percent_before: None,
             percent_after: None,
             duration_ms: None,

@@ -15,7 +15,8 @@ use crate::diag::{Report, Warning, WarningKind};
 use crate::discover::{Discovery, Stores, start_from_name};
 use crate::filter::Filter;
 use crate::model::{
-    Agent, Counts, DedupKey, ProjectSource, Session, SessionKind, SubagentLink, Usage,
+    Agent, Compaction, CompactionKind, Counts, DedupKey, ProjectSource, Session, SessionKind,
+    SubagentLink, Usage,
 };
 use crate::parse::{self, SourceFile, preview};
 use crate::project::ProjectIndex;
@@ -57,6 +58,8 @@ pub struct SessionSummary {
     pub counts: Counts,
     pub usage: Usage,
     pub compactions: usize,
+    /// The compaction events themselves (few per session), for the ledger.
+    pub compaction_events: Vec<Compaction>,
     pub subagents: Vec<SubagentLink>,
     pub warnings: Vec<Warning>,
     /// Per-request usage with its cross-file identity, for de-duplicated aggregates.
@@ -106,6 +109,7 @@ impl SessionSummary {
             counts,
             usage,
             compactions: session.compactions.len(),
+            compaction_events: session.compactions,
             subagents: session.subagents,
             warnings: session.warnings,
             request_keys,
@@ -173,6 +177,7 @@ pub fn scan(opts: &ScanOptions) -> ScanResult {
     resolve_projects(&mut sessions, &opts.stores, &opts.project_roots);
     let dropped = drop_gemini_duplicates(&mut sessions);
     result.report.extend(dropped);
+    mark_gemini_continuations(&mut sessions);
 
     for s in &mut sessions {
         result.report.extend(s.warnings.iter().cloned());
@@ -343,6 +348,29 @@ fn drop_gemini_duplicates(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
         keep
     });
     warnings
+}
+
+/// Legacy Gemini (≤ v0.38) continued a compressed conversation in a new file with the same
+/// `sessionId`: each later part starts with a compression the file itself does not record.
+fn mark_gemini_continuations(sessions: &mut [SessionSummary]) {
+    let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, s) in sessions.iter().enumerate() {
+        if s.agent == Agent::Gemini && s.kind == SessionKind::Main {
+            groups.entry(s.id.as_str()).or_default().push(i);
+        }
+    }
+    let mut later: Vec<usize> = Vec::new();
+    for mut idxs in groups.into_values().filter(|v| v.len() > 1) {
+        idxs.sort_by_key(|&i| sessions[i].started_at);
+        later.extend(idxs.into_iter().skip(1));
+    }
+    for i in later {
+        let s = &mut sessions[i];
+        let mut c = Compaction::new(CompactionKind::GeminiNewFile);
+        c.timestamp = s.started_at;
+        s.compaction_events.insert(0, c);
+        s.compactions += 1;
+    }
 }
 
 fn dup_warning(s: &SessionSummary, kept: &Path) -> Warning {

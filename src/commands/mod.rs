@@ -1,6 +1,7 @@
 //! One module per subcommand. This module turns parsed arguments into a scan, runs the command,
 //! prints the warnings report and maps the outcome to an exit status.
 
+pub mod compactions;
 pub mod list;
 pub mod projects;
 pub mod show;
@@ -63,6 +64,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::List(a) => list::run(g, a),
         Command::Show(a) => show::run(g, a),
         Command::Projects(a) => projects::run(g, a),
+        Command::Compactions(a) => compactions::run(g, a),
     };
     match outcome {
         Ok(report) => {

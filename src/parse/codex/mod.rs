@@ -1186,12 +1186,20 @@ impl Builder {
             }
         }
         for (ci, c) in self.s.compactions.iter_mut().enumerate() {
+            // Before: the last recorded prompt. After: the next recorded prompt, or an
+            // estimate of the replacement history when no request followed.
+            let before_recorded = c.tokens_before.is_some();
             if c.tokens_after.is_none()
                 && let Some(est) = self.comp_estimate.get(ci).copied().flatten()
             {
                 c.tokens_after = Some(est);
-                c.tokens_provenance = Provenance::Estimated;
-            } else if c.tokens_before.is_some() || c.tokens_after.is_some() {
+                if before_recorded {
+                    c.tokens_provenance = Provenance::Recorded;
+                    c.after_provenance = Some(Provenance::Estimated);
+                } else {
+                    c.tokens_provenance = Provenance::Estimated;
+                }
+            } else if before_recorded || c.tokens_after.is_some() {
                 c.tokens_provenance = Provenance::Recorded;
             }
         }

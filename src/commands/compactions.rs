@@ -1,0 +1,343 @@
+//! `sessions compactions`: the compaction ledger. Every context compression the three agents
+//! performed, with trigger, size before and after, and the summary they kept; `--stats` gives
+//! the observed summary sizes that the replay calibrates from.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use chrono::Utc;
+use serde::Serialize;
+
+use crate::cli::{CompactionsArgs, GlobalArgs, LedgerFormat};
+use crate::commands::list::{project_label, short_id};
+use crate::commands::{CmdResult, Failure, scan_options, stdout, write_json};
+use crate::model::{Agent, Compaction, CompactionKind, Provenance, Trigger};
+use crate::render::json::SCHEMA_VERSION;
+use crate::render::table::{Align, Column, render, target_width};
+use crate::render::{human_count, local_time, rfc3339};
+use crate::scan::{SessionSummary, scan};
+use crate::tokens::estimate_text;
+
+/// One row of the ledger (`--format json|ndjson`).
+#[derive(Debug, Serialize)]
+pub struct EventRecord<'a> {
+    pub schema_version: u32,
+    pub agent: &'static str,
+    pub session_id: &'a str,
+    pub path: String,
+    pub project: Option<&'a str>,
+    pub kind: CompactionKind,
+    pub timestamp: Option<String>,
+    pub trigger: Trigger,
+    pub tokens_before: Option<u64>,
+    pub tokens_after: Option<u64>,
+    /// `recorded` (the agent wrote the number), `estimated` (computed here from the history)
+    /// or `unknown`, for each of the two figures.
+    pub tokens_before_provenance: Provenance,
+    pub tokens_after_provenance: Provenance,
+    pub percent_before: Option<u32>,
+    pub percent_after: Option<u32>,
+    pub duration_ms: Option<u64>,
+    pub messages_before: Option<usize>,
+    pub messages_after: Option<usize>,
+    /// Requests the session had made before the compaction.
+    pub request_index: usize,
+    pub summary_chars: Option<usize>,
+    pub summary_tokens_estimated: Option<u64>,
+    pub sections: &'a [String],
+    pub summary: Option<&'a str>,
+}
+
+impl<'a> EventRecord<'a> {
+    fn new(s: &'a SessionSummary, c: &'a Compaction) -> Self {
+        let summary = c.summary.as_deref().filter(|t| !t.is_empty());
+        EventRecord {
+            schema_version: SCHEMA_VERSION,
+            agent: s.agent.as_str(),
+            session_id: &s.id,
+            path: s.path().display().to_string(),
+            project: s.project.as_deref(),
+            kind: c.kind,
+            timestamp: c.timestamp.map(rfc3339),
+            trigger: c.trigger,
+            tokens_before: c.tokens_before,
+            tokens_after: c.tokens_after,
+            tokens_before_provenance: c.before_provenance(),
+            tokens_after_provenance: c.after_provenance(),
+            percent_before: c.percent_before,
+            percent_after: c.percent_after,
+            duration_ms: c.duration_ms,
+            messages_before: c.messages_before,
+            messages_after: c.messages_after,
+            request_index: c.request_index,
+            summary_chars: summary.map(|t| t.chars().count()),
+            summary_tokens_estimated: summary.map(estimate_text),
+            sections: &c.sections,
+            summary,
+        }
+    }
+}
+
+/// `--stats`: what the ledger observed per agent.
+#[derive(Debug, Serialize, Default)]
+pub struct AgentStats {
+    pub compactions: usize,
+    pub auto: usize,
+    pub manual: usize,
+    pub unknown_trigger: usize,
+    pub sessions_with_compactions: usize,
+    pub median_tokens_before: Option<u64>,
+    pub median_tokens_after: Option<u64>,
+    pub median_summary_chars: Option<u64>,
+    pub median_summary_tokens: Option<u64>,
+    /// Every observed summary size, in estimated tokens, sorted: the calibration sample.
+    pub summary_tokens: Vec<u64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Stats {
+    pub schema_version: u32,
+    pub generated_at: String,
+    pub agents: BTreeMap<&'static str, AgentStats>,
+    pub all: AgentStats,
+}
+
+pub fn run(g: &GlobalArgs, args: &CompactionsArgs) -> CmdResult {
+    let opts = scan_options(g, &args.select)?;
+    let result = scan(&opts);
+    let mut sessions: Vec<&SessionSummary> = result
+        .sessions
+        .iter()
+        .filter(|s| !s.compaction_events.is_empty())
+        .collect();
+    sessions.sort_by(|a, b| {
+        a.started_at
+            .cmp(&b.started_at)
+            .then_with(|| a.id.cmp(&b.id))
+    });
+    let events: Vec<(&SessionSummary, &Compaction)> = sessions
+        .iter()
+        .flat_map(|s| s.compaction_events.iter().map(move |c| (*s, c)))
+        .collect();
+
+    if args.stats {
+        let stats = stats(&events);
+        match args.format {
+            LedgerFormat::Json | LedgerFormat::Ndjson => {
+                let mut out = stdout();
+                let text = if args.format == LedgerFormat::Json {
+                    serde_json::to_string_pretty(&stats)
+                } else {
+                    serde_json::to_string(&stats)
+                }
+                .map_err(|e| Failure::failed(e.to_string()))?;
+                writeln!(out, "{text}")?;
+                out.flush()?;
+            }
+            LedgerFormat::Table => {
+                let mut out = stdout();
+                out.write_all(summary_table(&stats).as_bytes())?;
+                out.flush()?;
+            }
+        }
+        return Ok(result.report);
+    }
+
+    match args.format {
+        LedgerFormat::Json | LedgerFormat::Ndjson => {
+            let records: Vec<EventRecord> =
+                events.iter().map(|(s, c)| EventRecord::new(s, c)).collect();
+            write_json(&records, args.format == LedgerFormat::Ndjson)?;
+        }
+        LedgerFormat::Table => {
+            let mut out = stdout();
+            if events.is_empty() {
+                writeln!(out, "No compactions found.")?;
+            } else {
+                out.write_all(table(&events).as_bytes())?;
+                writeln!(out)?;
+                out.write_all(summary_table(&stats(&events)).as_bytes())?;
+            }
+            out.flush()?;
+        }
+    }
+    Ok(result.report)
+}
+
+fn median(mut v: Vec<u64>) -> Option<u64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_unstable();
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]).div_ceil(2)
+    })
+}
+
+fn agent_stats<'a>(
+    events: impl Iterator<Item = &'a (&'a SessionSummary, &'a Compaction)>,
+) -> AgentStats {
+    let mut st = AgentStats::default();
+    let (mut before, mut after, mut chars, mut toks) = (vec![], vec![], vec![], vec![]);
+    let mut sessions: Vec<&str> = Vec::new();
+    for (s, c) in events {
+        st.compactions += 1;
+        match c.trigger {
+            Trigger::Auto => st.auto += 1,
+            Trigger::Manual => st.manual += 1,
+            Trigger::Unknown => st.unknown_trigger += 1,
+        }
+        if !sessions.contains(&s.id.as_str()) {
+            sessions.push(&s.id);
+        }
+        before.extend(c.tokens_before);
+        after.extend(c.tokens_after);
+        // Masking and info-only traces carry no summary; they do not calibrate summary size.
+        if let Some(t) = c.summary.as_deref().filter(|t| !t.is_empty()) {
+            chars.push(t.chars().count() as u64);
+            toks.push(estimate_text(t));
+        }
+    }
+    st.sessions_with_compactions = sessions.len();
+    st.median_tokens_before = median(before);
+    st.median_tokens_after = median(after);
+    st.median_summary_chars = median(chars);
+    toks.sort_unstable();
+    st.median_summary_tokens = median(toks.clone());
+    st.summary_tokens = toks;
+    st
+}
+
+pub fn stats(events: &[(&SessionSummary, &Compaction)]) -> Stats {
+    let mut agents = BTreeMap::new();
+    for a in Agent::ALL {
+        let st = agent_stats(events.iter().filter(|(s, _)| s.agent == a));
+        if st.compactions > 0 {
+            agents.insert(a.as_str(), st);
+        }
+    }
+    Stats {
+        schema_version: SCHEMA_VERSION,
+        generated_at: rfc3339(Utc::now()),
+        agents,
+        all: agent_stats(events.iter()),
+    }
+}
+
+fn opt_count(v: Option<u64>) -> String {
+    v.map(human_count).unwrap_or_else(|| "-".into())
+}
+
+fn provenance_mark(p: Provenance) -> &'static str {
+    match p {
+        Provenance::Recorded => "",
+        Provenance::Estimated => "~",
+        Provenance::Unknown => "?",
+    }
+}
+
+fn enum_str<T: Serialize>(v: T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+fn table(events: &[(&SessionSummary, &Compaction)]) -> String {
+    let columns = [
+        Column::fixed("AGENT", Align::Left),
+        Column::fixed("SESSION", Align::Left),
+        Column::flexible("PROJECT", 0, 12),
+        Column::fixed("TIME", Align::Left),
+        Column::fixed("TRIGGER", Align::Left),
+        Column::fixed("KIND", Align::Left),
+        Column::fixed("BEFORE", Align::Right),
+        Column::fixed("AFTER", Align::Right),
+        Column::fixed("SUMMARY", Align::Right),
+        Column::flexible("SECTIONS", 1, 8),
+    ];
+    let rows = events
+        .iter()
+        .map(|(s, c)| {
+            let (bmark, amark) = (
+                provenance_mark(c.before_provenance()),
+                provenance_mark(c.after_provenance()),
+            );
+            let pct = |p: Option<u32>| p.map(|p| format!("{p}%"));
+            let before = c
+                .tokens_before
+                .map(|t| format!("{bmark}{}", human_count(t)))
+                .or_else(|| pct(c.percent_before))
+                .unwrap_or_else(|| "-".into());
+            let after = c
+                .tokens_after
+                .map(|t| format!("{amark}{}", human_count(t)))
+                .or_else(|| pct(c.percent_after))
+                .unwrap_or_else(|| "-".into());
+            let summary = c
+                .summary
+                .as_deref()
+                .filter(|t| !t.is_empty())
+                .map(|t| format!("~{} tok", human_count(estimate_text(t))))
+                .unwrap_or_else(|| "-".into());
+            vec![
+                s.agent.to_string(),
+                short_id(&s.id),
+                project_label(s),
+                c.timestamp.map(local_time).unwrap_or_else(|| "-".into()),
+                enum_str(c.trigger),
+                enum_str(c.kind),
+                before,
+                after,
+                summary,
+                c.sections.join(","),
+            ]
+        })
+        .collect();
+    render(&columns, rows, target_width())
+}
+
+fn summary_table(stats: &Stats) -> String {
+    let columns = [
+        Column::fixed("AGENT", Align::Left),
+        Column::fixed("COMPACTIONS", Align::Right),
+        Column::fixed("AUTO", Align::Right),
+        Column::fixed("MANUAL", Align::Right),
+        Column::fixed("SESSIONS", Align::Right),
+        Column::fixed("MEDIAN BEFORE", Align::Right),
+        Column::fixed("MEDIAN AFTER", Align::Right),
+        Column::fixed("MEDIAN SUMMARY", Align::Right),
+    ];
+    let row = |name: &str, st: &AgentStats| {
+        vec![
+            name.to_string(),
+            st.compactions.to_string(),
+            st.auto.to_string(),
+            st.manual.to_string(),
+            st.sessions_with_compactions.to_string(),
+            opt_count(st.median_tokens_before),
+            opt_count(st.median_tokens_after),
+            st.median_summary_tokens
+                .map(|t| format!("~{} tok", human_count(t)))
+                .unwrap_or_else(|| "-".into()),
+        ]
+    };
+    let mut rows: Vec<Vec<String>> = stats.agents.iter().map(|(a, st)| row(a, st)).collect();
+    rows.push(row("all", &stats.all));
+    render(&columns, rows, target_width())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::median;
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(vec![]), None);
+        assert_eq!(median(vec![5, 1, 3]), Some(3));
+        assert_eq!(median(vec![4, 1, 3, 2]), Some(3));
+    }
+}

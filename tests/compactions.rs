@@ -1,0 +1,252 @@
+//! `sessions compactions`: the ledger over the sample home (one fixture per detection form) and
+//! over the real corpus files that carry compactions.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn ledger(args: &[&str]) -> Vec<Value> {
+    let out = Command::cargo_bin("sessions")
+        .unwrap()
+        .env("TZ", "UTC")
+        .arg("--home")
+        .arg(root().join("testdata/home"))
+        .args(["compactions", "--kind", "all", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn find<'a>(events: &'a [Value], session: &str, kind: &str) -> Vec<&'a Value> {
+    events
+        .iter()
+        .filter(|e| e["session_id"].as_str().unwrap().starts_with(session) && e["kind"] == kind)
+        .collect()
+}
+
+#[test]
+fn every_detection_form_in_the_sample_home() {
+    let ev = ledger(&[]);
+    // Claude compact_boundary + isCompactSummary: manual, pre 11,250, post 2,100, 18.5 s.
+    let c = find(&ev, "6f0d3c52", "claude_boundary");
+    assert_eq!(c.len(), 1);
+    assert_eq!(
+        (
+            &c[0]["trigger"],
+            &c[0]["tokens_before"],
+            &c[0]["tokens_after"],
+            &c[0]["duration_ms"]
+        ),
+        (
+            &"manual".into(),
+            &11_250.into(),
+            &2_100.into(),
+            &18_500.into()
+        )
+    );
+    assert_eq!(c[0]["tokens_before_provenance"], "recorded");
+    assert!(
+        c[0]["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("This session is being continued")
+    );
+    // Codex compacted + context_compacted, one event each: auto 12,500 → 9,200 and manual
+    // (/compact) 9,300 → 6,100, all recorded.
+    let x = find(&ev, "019d4e99", "codex_compacted");
+    let figures: Vec<(String, u64, u64)> = x
+        .iter()
+        .map(|e| {
+            (
+                e["trigger"].as_str().unwrap().to_string(),
+                e["tokens_before"].as_u64().unwrap(),
+                e["tokens_after"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        figures,
+        [
+            ("auto".to_string(), 12_500, 9_200),
+            ("manual".to_string(), 9_300, 6_100)
+        ]
+    );
+    // Gemini: /compress checkpoint (manual), auto checkpoint enriched by its
+    // "Context compressed from 62% to 18%." info line, masking, both old info forms, the
+    // experimental JSON snapshot and a snapshot inside a saved chat.
+    let g = find(&ev, "e5f6a7b8", "gemini_snapshot");
+    assert_eq!(g.len(), 2);
+    assert_eq!(g[0]["trigger"], "manual");
+    assert_eq!(
+        (
+            g[0]["messages_before"].as_u64(),
+            g[0]["messages_after"].as_u64()
+        ),
+        (Some(8), Some(3))
+    );
+    assert_eq!(g[1]["trigger"], "auto");
+    assert_eq!(
+        (
+            g[1]["percent_before"].as_u64(),
+            g[1]["percent_after"].as_u64()
+        ),
+        (Some(62), Some(18))
+    );
+    assert_eq!(g[1]["tokens_before_provenance"], "estimated");
+    assert!(
+        g[1]["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == "current_plan")
+    );
+    assert!(
+        g[0]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("<state_snapshot>")
+    );
+    assert_eq!(find(&ev, "e5f6a7b8", "gemini_masking").len(), 1);
+    let info = find(&ev, "d4e5f6a7", "gemini_info");
+    assert_eq!(info.len(), 2);
+    assert_eq!(
+        (
+            info[0]["tokens_before"].as_u64(),
+            info[0]["tokens_after"].as_u64()
+        ),
+        (Some(1000), Some(200))
+    );
+    assert_eq!(
+        (
+            info[1]["tokens_before"].as_u64(),
+            info[1]["tokens_after"].as_u64()
+        ),
+        (None, Some(150))
+    );
+    assert_eq!(find(&ev, "f6a7b8c9", "gemini_json_snapshot").len(), 1);
+    assert_eq!(find(&ev, "checkpoint-mytag", "gemini_snapshot").len(), 1);
+    assert_eq!(ev.len(), 10);
+}
+
+#[test]
+fn list_counts_match_the_ledger() {
+    let ev = ledger(&[]);
+    let out = Command::cargo_bin("sessions")
+        .unwrap()
+        .arg("--home")
+        .arg(root().join("testdata/home"))
+        .args(["list", "--kind", "all", "--format", "json"])
+        .output()
+        .unwrap();
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed: u64 = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["compactions"].as_u64().unwrap())
+        .sum();
+    assert_eq!(listed as usize, ev.len());
+}
+
+#[test]
+fn stats_expose_observed_summary_sizes() {
+    let out = Command::cargo_bin("sessions")
+        .unwrap()
+        .arg("--home")
+        .arg(root().join("testdata/home"))
+        .args([
+            "compactions",
+            "--kind",
+            "all",
+            "--stats",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let st: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(st["schema_version"], 1);
+    assert_eq!(st["agents"]["claude"]["compactions"], 1);
+    assert_eq!(st["agents"]["codex"]["compactions"], 2);
+    assert_eq!(st["agents"]["gemini"]["compactions"], 7);
+    // Codex: recorded before 12,500 and 9,300 → median 10,900.
+    assert_eq!(st["agents"]["codex"]["median_tokens_before"], 10_900);
+    // Every observed summary is in the sample: 1 Claude, 2 Codex, and the Gemini snapshots
+    // (3 <state_snapshot> + 1 JSON snapshot; masking and info lines carry no summary).
+    let sizes = |a: &str| st["agents"][a]["summary_tokens"].as_array().unwrap().len();
+    assert_eq!(
+        (sizes("claude"), sizes("codex"), sizes("gemini")),
+        (1, 2, 4)
+    );
+    let claude_summary = st["agents"]["claude"]["summary_tokens"][0]
+        .as_u64()
+        .unwrap();
+    assert_eq!(
+        st["agents"]["claude"]["median_summary_tokens"]
+            .as_u64()
+            .unwrap(),
+        claude_summary
+    );
+}
+
+#[test]
+fn corpus_files_with_compactions() {
+    let corpus = root().join("../shared/corpus");
+    if !corpus.is_dir() {
+        eprintln!("note: ../shared/corpus not found; corpus ledger test skipped");
+        return;
+    }
+    let run = |file: &str| -> Vec<Value> {
+        let out = Command::cargo_bin("sessions")
+            .unwrap()
+            .args(["compactions", "--kind", "all", "--format", "json"])
+            .arg(corpus.join(file))
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&out.stdout)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    // grep -c '"subtype":"compact_boundary"' → 2; the first with preTokens 120000.
+    let s = run("claude/schema-v2.1.x-all-record-types.jsonl");
+    assert_eq!(s.len(), 2);
+    assert_eq!(s[0]["tokens_before"], 120_000);
+    // One boundary (auto, preTokens 150000) followed by its isCompactSummary record.
+    let d = run("claude/synthetic-dag-compact-after-rewind.jsonl");
+    assert_eq!(d.len(), 1);
+    assert_eq!(
+        (&d[0]["trigger"], &d[0]["tokens_before"]),
+        (&"auto".into(), &150_000.into())
+    );
+    assert!(d[0]["summary_chars"].as_u64().unwrap() > 0);
+    // grep -c '"type":"compacted"' → 6 compacted lines, plus one context_compacted event with no
+    // compacted line next to it: 7 events.
+    let x = run("codex/schema-0.14x-all-record-types.jsonl");
+    assert_eq!(x.len(), 7);
+    assert!(x.iter().all(|e| e["kind"] == "codex_compacted"));
+    // The real files without compactions have none.
+    for f in [
+        "claude/real-v1.0.95-thinking-tool-errors.jsonl",
+        "codex/real-0.39.0-shell-calls.jsonl",
+        "gemini/real-jsonl-2026-04-23-v0.39.jsonl",
+    ] {
+        assert!(run(f).is_empty(), "{f}");
+    }
+}
