@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# Benchmark `sessions` on a synthetic store: bash scripts/bench.sh [SIZE_GB]   (default 1)
+#
+# 1. cargo build --release
+# 2. generate bench-store/ (a synthetic HOME, see scripts/gen_store.py) unless a store of the
+#    same size, seed and end date is already there (marker: bench-store/.gen-store.json)
+# 3. time, with /usr/bin/time -v (peak RSS) and a nanosecond clock (wall):
+#      cat of every file (the I/O floor), `list --format json`, `list --since 7d --format json`,
+#      `projects --format json`; BENCH_RUNS runs each (default 3), median reported
+# 4. print a Markdown report on stdout (progress and tool output go to stderr)
+#
+# Environment: BENCH_RUNS (3), BENCH_SEED (1), BENCH_END_DATE (newest session date in the
+# store, YYYY-MM-DD; default today in UTC, so that `--since 7d` selects the last week of it).
+# Page caches are never dropped: the report says how much of the store was cached before the
+# run; one untimed read of the whole store precedes the timings, so all timed runs are warm.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SIZE_GB=${1:-1}
+RUNS=${BENCH_RUNS:-3}
+SEED=${BENCH_SEED:-1}
+END_DATE=${BENCH_END_DATE:-$(date -u +%F)}
+STORE=bench-store
+MARKER=$STORE/.gen-store.json
+BIN=target/release/sessions
+TIME=${BENCH_TIME_BIN:-/usr/bin/time}  # overridable only to test the fallback
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/sessions-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+log() { printf '%s\n' "$*" >&2; }
+
+command -v python3 >/dev/null || { log "bench: python3 is required (scripts/gen_store.py)"; exit 1; }
+case $SIZE_GB in '' | *[!0-9.]* | *.*.*) log "bench: SIZE_GB must be a number, got '$SIZE_GB'"; exit 2 ;; esac
+
+# ---- 1. build
+log "== cargo build --release"
+cargo build --release >&2
+
+# ---- 2. store
+if python3 - "$MARKER" "$SIZE_GB" "$SEED" "$END_DATE" <<'EOF'; then
+import json, sys
+try:
+    m = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    sys.exit(1)
+same = (float(m["size_gb"]) == float(sys.argv[2]) and int(m["seed"]) == int(sys.argv[3])
+        and m["end_date"] == sys.argv[4])
+sys.exit(0 if same else 1)
+EOF
+    log "== reusing $STORE/ (size ${SIZE_GB} GB, seed $SEED, end date $END_DATE)"
+    GENERATED=no
+else
+    log "== generating $STORE/ (size ${SIZE_GB} GB, seed $SEED, end date $END_DATE)"
+    python3 scripts/gen_store.py "$STORE" --size-gb "$SIZE_GB" --seed "$SEED" \
+        --end-date "$END_DATE" --force >&2
+    GENERATED=yes
+fi
+
+# store facts from the marker: bytes, files, largest file
+read -r STORE_BYTES STORE_FILES LARGEST_BYTES < <(python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+print(m["bytes"], m["files"], m["largest_bytes"])' "$MARKER")
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+STORE_MB=$(mb "$STORE_BYTES")
+LARGEST_MB=$(mb "$LARGEST_BYTES")
+
+# ---- cache state before any timed read (fincore is in util-linux; optional)
+CACHED="unknown (fincore not installed)"
+if command -v fincore >/dev/null; then
+    CACHED=$(find "$STORE" -type f -print0 | xargs -0 fincore -b -n -o RES,SIZE 2>/dev/null |
+        awk -v total="$STORE_BYTES" '{ r += $1 } END { p = total ? 100 * r / total : 0; if (p > 100) p = 100; printf "%.0f%%", p }')
+fi
+log "== page cache before the run: $CACHED of the store resident; warming it with one untimed read"
+find "$STORE" -type f -print0 | xargs -0 cat >/dev/null
+
+HAVE_TIME=yes
+if [ ! -x "$TIME" ]; then
+    HAVE_TIME=no
+    log "bench: $TIME not found (Debian/Ubuntu: apt-get install time). Falling back to the"
+    log "       shell clock: wall times only, peak RSS (VmHWM) cannot be measured."
+fi
+
+now_ns() { date +%s%N; }
+# busy CPU seconds of the whole machine so far (user+nice+system+irq+softirq+steal)
+busy_s() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.2f", ($2 + $3 + $4 + $7 + $8 + $9) / hz }' /proc/stat 2>/dev/null || echo 0; }
+OWN_CPU=0
+
+# measure NAME CMD: runs CMD (a bash snippet) $RUNS times; sets WALLS (space-separated s),
+# MEDIAN (s), RSS_MB (max over runs) and STATUS.
+measure() {
+    local name=$1 cmd=$2 i t0 t1 rss rc cpu walls=() cpus=() rss_max=0
+    STATUS=ok
+    for ((i = 1; i <= RUNS; i++)); do
+        t0=$(now_ns)
+        rc=0
+        if [ "$HAVE_TIME" = yes ]; then
+            "$TIME" -v -o "$WORK/time.txt" bash -c "$cmd" 2>>"$WORK/stderr.log" || rc=$?
+        else
+            bash -c "$cmd" 2>>"$WORK/stderr.log" || rc=$?
+        fi
+        t1=$(now_ns)
+        if [ "$rc" -ne 0 ]; then
+            STATUS="failed (exit $rc)"
+            log "   $name: run $i failed with exit $rc; last stderr lines:"
+            tail -n 5 "$WORK/stderr.log" >&2 || true
+        fi
+        walls+=("$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')")
+        if [ "$HAVE_TIME" = yes ]; then
+            rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$WORK/time.txt")
+            [ "${rss:-0}" -gt "$rss_max" ] && rss_max=$rss
+            cpu=$(awk -F': ' '/User time|System time/ { c += $2 } END { printf "%.2f", c }' "$WORK/time.txt")
+            cpus+=("$cpu")
+            OWN_CPU=$(awk -v o="$OWN_CPU" -v c="$cpu" 'BEGIN { print o + c }')
+        fi
+        log "   $name: run $i: ${walls[-1]} s${cpu:+, CPU $cpu s}${rss:+, peak RSS $((rss / 1024)) MB}"
+    done
+    WALLS=${walls[*]}
+    MEDIAN=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+    if [ "$HAVE_TIME" = yes ]; then
+        RSS_MB=$(awk -v k="$rss_max" 'BEGIN { printf "%.0f", k / 1024 }')
+        CPU_S=$(printf '%s\n' "${cpus[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+    else
+        RSS_MB="n/a"
+        CPU_S="n/a"
+    fi
+}
+
+ROWS=()
+row() { # label
+    local mbps
+    mbps=$(awk -v m="$STORE_MB" -v s="$MEDIAN" 'BEGIN { if (s > 0) printf "%.0f", m / s; else print "-" }')
+    [ "$STATUS" = ok ] || mbps="$mbps ($STATUS)"
+    ROWS+=("| \`${1//|/\\|}\` | $MEDIAN | ${WALLS// / · } | $CPU_S | $mbps | $RSS_MB | $LARGEST_MB |")
+}
+
+# count NAME CMD: one extra untimed run whose JSON output is counted (a sanity check that the
+# binary really read the store).
+count() {
+    bash -c "$1" >"$WORK/out.json" 2>>"$WORK/stderr.log" || true
+    python3 -c '
+import json, sys
+try:
+    print(len(json.load(open(sys.argv[1]))))
+except Exception:
+    print("?")' "$WORK/out.json"
+}
+
+BUSY0=$(busy_s)
+T0=$(now_ns)
+log "== timing ($RUNS runs each)"
+measure "cat (I/O floor)" "find $STORE -type f -print0 | xargs -0 cat > /dev/null"
+row "find $STORE -type f -print0 | xargs -0 cat > /dev/null"
+
+LIST="$BIN --home $STORE list --format json"
+measure "list" "$LIST > /dev/null"
+row "sessions --home $STORE list --format json"
+
+SINCE="$BIN --home $STORE list --since 7d --format json"
+measure "list --since 7d" "$SINCE > /dev/null"
+row "sessions --home $STORE list --since 7d --format json"
+
+PROJ="$BIN --home $STORE projects --format json"
+measure "projects" "$PROJ > /dev/null"
+row "sessions --home $STORE projects --format json"
+
+BUSY1=$(busy_s)
+T1=$(now_ns)
+if [ "$HAVE_TIME" = yes ]; then
+    OTHER=$(awk -v b0="$BUSY0" -v b1="$BUSY1" -v own="$OWN_CPU" -v ns=$((T1 - T0)) 'BEGIN {
+        o = b1 - b0 - own; if (o < 0) o = 0
+        printf "other processes used %.2f cores on average (%.1f CPU s outside the measured commands in %.1f s)", o / (ns / 1e9), o, ns / 1e9 }')
+else
+    OTHER=$(awk -v b0="$BUSY0" -v b1="$BUSY1" -v ns=$((T1 - T0)) 'BEGIN {
+        printf "the machine was busy %.2f cores on average, the measured commands included", (b1 - b0) / (ns / 1e9) }')
+fi
+N_LIST=$(count "$LIST")
+N_SINCE=$(count "$SINCE")
+N_PROJ=$(count "$PROJ")
+RECENT=$(find "$STORE" -type f -name '*.jsonl' -newermt "$(date -u -d '7 days ago' '+%F %T')" | wc -l)
+
+COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then COMMIT="$COMMIT (+ uncommitted changes)"; fi
+CPU=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || echo unknown)
+MEM=$(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo 2>/dev/null || echo unknown)
+
+cat <<EOF
+## sessions benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')
+
+* machine: $(nproc) cores ($CPU), $MEM RAM, $(uname -sr); $(rustc --version 2>/dev/null || echo rustc unknown)
+* sessions: commit $COMMIT, \`cargo build --release\`
+* store: \`$STORE/\`, ${SIZE_GB} GB requested, $STORE_MB MB in $STORE_FILES files (seed $SEED, sessions 2026-01-01..$END_DATE, generated this run: $GENERATED), largest file $LARGEST_MB MB
+* noise: during the timings $OTHER
+* cache: warm. $CACHED of the store was in the page cache before the run (caches are never dropped); one untimed read of every file preceded the timings
+* $RUNS runs per command; wall time from a nanosecond clock around each run, $([ "$HAVE_TIME" = yes ] && echo "peak RSS from \`/usr/bin/time -v\` (max over runs)" || echo "no peak RSS: $TIME is missing (Debian package \`time\`), VmHWM cannot be read with the shell's \`time\`")
+* CPU s = user + system CPU time (median over runs; above the wall time when several cores work); MB = 2^20 bytes; MB/s = store size / median wall time (for \`--since 7d\` most files are skipped by mtime, so it is a skip rate, not a parse rate)
+
+| command | median wall s | runs (s) | CPU s | MB/s over store | peak RSS MB | largest file MB |
+|---|---:|---|---:|---:|---:|---:|
+EOF
+printf '%s\n' "${ROWS[@]}"
+cat <<EOF
+
+Output check: \`list\` returned $N_LIST sessions, \`list --since 7d\` $N_SINCE ($RECENT session files modified in the last 7 days), \`projects\` $N_PROJ projects.
+EOF
+if [ -s "$WORK/stderr.log" ]; then
+    log "== stderr of the timed commands (first 10 lines):"
+    head -n 10 "$WORK/stderr.log" >&2
+fi
