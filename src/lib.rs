@@ -17,5 +17,6 @@ pub mod model;
 pub mod parse;
 pub mod project;
 pub mod render;
+pub mod replay;
 pub mod scan;
 pub mod tokens;

@@ -1,0 +1,143 @@
+//! Codex CLI auto-compaction (pruning-compaction.md §C.2).
+//!
+//! After each sampling request, when the response's total (prompt + output) reaches the limit —
+//! the configured `model_auto_compact_token_limit` capped at 90% of the window, else 90% — Codex
+//! compacts: the new history is the newest real user messages up to 20,000 tokens (the one that
+//! overflows is truncated), then the summary; assistant messages, reasoning, tool calls and
+//! outputs are dropped, and the initial context (environment, instructions) is re-injected. A
+//! pre-turn check compacts before sampling when the context is already over the limit.
+//! Sizes are Codex's own `ceil(UTF-8 bytes / 4)`.
+
+use std::collections::VecDeque;
+
+use crate::replay::settings::Spec;
+use crate::replay::{
+    Event, EventKind, HistoryItem, RequestInfo, Strategy, StrategyContext, bytes4_tokens,
+};
+
+/// `COMPACT_USER_MESSAGE_MAX_TOKENS`.
+pub const USER_MESSAGE_BUDGET: u64 = 20_000;
+
+pub const SPECS: &[Spec] = &[
+    Spec::integer(
+        "auto_compact_token_limit",
+        0.0,
+        0.0,
+        10_000_000.0,
+        "model_auto_compact_token_limit (0 = unset); capped at 90% of the window",
+    ),
+    Spec::integer(
+        "user_message_budget",
+        20_000.0,
+        0.0,
+        1_000_000.0,
+        "COMPACT_USER_MESSAGE_MAX_TOKENS",
+    ),
+];
+
+/// The auto-compact limit in context tokens.
+pub fn limit(ctx: &StrategyContext) -> u64 {
+    let ninety = ctx.limits.context_window * 9 / 10;
+    match ctx.settings.int("auto_compact_token_limit") {
+        0 => ninety,
+        n => n.min(ninety),
+    }
+}
+
+pub struct Codex {
+    limit: u64,
+    budget: u64,
+    summary: u64,
+    full: u64,
+    context: u64,
+    items: usize,
+    /// Sizes of the real user messages in context, oldest first (what a compaction carries).
+    user_messages: VecDeque<u64>,
+    /// Size of the harness context items (re-injected after a compaction).
+    initial_context: u64,
+    /// A human prompt arrived since the last request (a new turn: the pre-turn check applies).
+    new_turn: bool,
+}
+
+impl Codex {
+    pub fn new(ctx: &StrategyContext) -> Self {
+        Codex {
+            limit: limit(ctx),
+            budget: ctx.settings.int("user_message_budget"),
+            summary: ctx.summary_tokens,
+            full: 0,
+            context: 0,
+            items: 0,
+            user_messages: VecDeque::new(),
+            initial_context: 0,
+            new_turn: false,
+        }
+    }
+
+    fn compact(&mut self, before_with_overhead: u64) -> Event {
+        let mut e = Event::new(EventKind::Compress);
+        e.tokens_before = self.context;
+        e.summariser_input = before_with_overhead;
+        e.summariser_output = self.summary;
+        // Newest user messages first, up to the budget; the overflowing one is truncated.
+        let mut kept: VecDeque<u64> = VecDeque::new();
+        let mut used = 0u64;
+        for &t in self.user_messages.iter().rev() {
+            if used >= self.budget {
+                break;
+            }
+            let take = t.min(self.budget - used);
+            kept.push_front(take);
+            used += take;
+        }
+        e.summarised = self.items.saturating_sub(kept.len());
+        e.kept = kept.len();
+        self.user_messages = kept;
+        // The summary itself becomes a user message, but Codex never carries summaries into the
+        // next compaction's user-message selection, so it is not in `user_messages`.
+        self.context = self.initial_context + used + self.summary;
+        self.items = e.kept + 1;
+        e.tokens_after = self.context;
+        e
+    }
+}
+
+impl Strategy for Codex {
+    fn push(&mut self, item: &HistoryItem) {
+        let t = bytes4_tokens(item);
+        self.full += t;
+        self.context += t;
+        self.items += 1;
+        if item.is_context {
+            self.initial_context += t;
+        } else if item.is_human {
+            self.user_messages.push_back(t);
+            self.new_turn = true;
+        }
+    }
+
+    fn before_request(&mut self, req: &RequestInfo) -> Vec<Event> {
+        let turn_start = std::mem::take(&mut self.new_turn);
+        let now = req.overhead + self.context;
+        if turn_start && now >= self.limit && self.items > 0 {
+            return vec![self.compact(now)];
+        }
+        Vec::new()
+    }
+
+    fn after_request(&mut self, req: &RequestInfo, what_if_prompt: u64) -> Vec<Event> {
+        let total = what_if_prompt + req.output;
+        if total >= self.limit && self.items > 0 {
+            return vec![self.compact(total)];
+        }
+        Vec::new()
+    }
+
+    fn full_tokens(&self) -> u64 {
+        self.full
+    }
+
+    fn context_tokens(&self) -> u64 {
+        self.context
+    }
+}

@@ -1,0 +1,31 @@
+//! Gemini replay (stub: being ported; currently the no-management baseline).
+
+use crate::replay::settings::Spec;
+use crate::replay::{Event, HistoryItem, RequestInfo, Strategy, StrategyContext, bytes4_tokens};
+
+pub const SPECS: &[Spec] = &[Spec::number("threshold", 0.5, 0.0, 1.0, "stub")];
+
+pub struct Gemini {
+    full: u64,
+}
+
+impl Gemini {
+    pub fn new(_ctx: &StrategyContext) -> Self {
+        Gemini { full: 0 }
+    }
+}
+
+impl Strategy for Gemini {
+    fn push(&mut self, item: &HistoryItem) {
+        self.full += bytes4_tokens(item);
+    }
+    fn before_request(&mut self, _req: &RequestInfo) -> Vec<Event> {
+        Vec::new()
+    }
+    fn full_tokens(&self) -> u64 {
+        self.full
+    }
+    fn context_tokens(&self) -> u64 {
+        self.full
+    }
+}
