@@ -34,16 +34,23 @@ fn claude(model: &str) -> Option<(u64, u64)> {
     } else {
         200_000
     };
-    let max_out = if m.contains("opus-4-1")
-        || m.contains("opus-4-2")
+    // Claude 3.x models write at most 8k; Opus 4.0/4.1 32k; later models 64k.
+    let old = [
+        "haiku-3",
+        "3-haiku",
+        "3-5-haiku",
+        "3-5-sonnet",
+        "sonnet-3",
+        "3-7-sonnet",
+        "3-opus",
+    ];
+    let max_out = if old.iter().any(|o| m.contains(o)) {
+        8_192
+    } else if m.contains("opus-4-1")
         || m.contains("opus-4-0")
         || m.starts_with("claude-opus-4-2025")
     {
         32_000
-    } else if m.contains("haiku-3") || m.contains("3-haiku") || m.contains("3-5-haiku") {
-        8_192
-    } else if m.contains("3-5-sonnet") || m.contains("sonnet-3") {
-        8_192
     } else {
         64_000
     };
