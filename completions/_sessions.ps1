@@ -40,6 +40,7 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one session: a header and a turn-by-turn timeline')
             [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'List projects with their agents, sessions and tokens')
             [CompletionResult]::new('compactions', 'compactions', [CompletionResultType]::ParameterValue, 'The compaction ledger: every context compression the agents performed')
+            [CompletionResult]::new('replay-compress', 'replay-compress', [CompletionResultType]::ParameterValue, 'Replay a context-management algorithm over real history: what would it have saved?')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -144,11 +145,47 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'sessions;replay-compress' {
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'With --all: only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'With --all: only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'With --all: only projects whose path contains this text or matches this glob')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'With --all: only projects whose path contains this text or matches this glob')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'With --all: only sessions active at or after this time (7d, 2026-03-01, …)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'With --all: only sessions started at or before this time')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'With --all: main sessions, sub-agent sessions, or both')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'The algorithm to replay')
+            [CompletionResult]::new('--algorithm', '--algorithm', [CompletionResultType]::ParameterName, 'The algorithm to replay')
+            [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'Override a setting of the algorithm: KEY=VALUE (repeatable). Unknown keys and values out of range are errors that list what is allowed')
+            [CompletionResult]::new('--sweep', '--sweep', [CompletionResultType]::ParameterName, 'Replay a grid of settings: KEY=V1,V2,… (repeatable; every combination is one row)')
+            [CompletionResult]::new('--context-window', '--context-window', [CompletionResultType]::ParameterName, 'Context window in tokens, instead of the one of the model recorded in the session')
+            [CompletionResult]::new('--summary-tokens', '--summary-tokens', [CompletionResultType]::ParameterName, 'Size of each summary in tokens, or `auto`: the median of the real summaries of the algorithm''s agent found in the scanned data, else the algorithm''s documented default')
+            [CompletionResult]::new('--plot', '--plot', [CompletionResultType]::ParameterName, 'Draw full / recorded / what-if context over requests into an SVG file (one file per session, suffixed with its id, when several are replayed)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format (json/ndjson: the documented contract, docs/json.md)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (json/ndjson: the documented contract, docs/json.md)')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored')
+            [CompletionResult]::new('--claude-dir', '--claude-dir', [CompletionResultType]::ParameterName, 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]')
+            [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
+            [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
+            [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Replay every session the filters select')
+            [CompletionResult]::new('--timeline', '--timeline', [CompletionResultType]::ParameterName, 'Include the per-request series (full, recorded, what-if)')
+            [CompletionResult]::new('--validate', '--validate', [CompletionResultType]::ParameterName, 'Compare the replay with the compactions the agent really performed (when replaying the session''s own agent''s algorithm)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit with status 3 if any file or line could not be read')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'sessions;help' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, newest first, one line each')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one session: a header and a turn-by-turn timeline')
             [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'List projects with their agents, sessions and tokens')
             [CompletionResult]::new('compactions', 'compactions', [CompletionResultType]::ParameterValue, 'The compaction ledger: every context compression the agents performed')
+            [CompletionResult]::new('replay-compress', 'replay-compress', [CompletionResultType]::ParameterValue, 'Replay a context-management algorithm over real history: what would it have saved?')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -162,6 +199,9 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             break
         }
         'sessions;help;compactions' {
+            break
+        }
+        'sessions;help;replay-compress' {
             break
         }
         'sessions;help;help' {

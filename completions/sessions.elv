@@ -37,6 +37,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand show 'Show one session: a header and a turn-by-turn timeline'
             cand projects 'List projects with their agents, sessions and tokens'
             cand compactions 'The compaction ledger: every context compression the agents performed'
+            cand replay-compress 'Replay a context-management algorithm over real history: what would it have saved?'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sessions;list'= {
@@ -136,11 +137,46 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'sessions;replay-compress'= {
+            cand -a 'With --all: only these agents (repeatable or comma-separated)'
+            cand --agent 'With --all: only these agents (repeatable or comma-separated)'
+            cand -p 'With --all: only projects whose path contains this text or matches this glob'
+            cand --project 'With --all: only projects whose path contains this text or matches this glob'
+            cand --since 'With --all: only sessions active at or after this time (7d, 2026-03-01, …)'
+            cand --until 'With --all: only sessions started at or before this time'
+            cand --kind 'With --all: main sessions, sub-agent sessions, or both'
+            cand -A 'The algorithm to replay'
+            cand --algorithm 'The algorithm to replay'
+            cand --set 'Override a setting of the algorithm: KEY=VALUE (repeatable). Unknown keys and values out of range are errors that list what is allowed'
+            cand --sweep 'Replay a grid of settings: KEY=V1,V2,… (repeatable; every combination is one row)'
+            cand --context-window 'Context window in tokens, instead of the one of the model recorded in the session'
+            cand --summary-tokens 'Size of each summary in tokens, or `auto`: the median of the real summaries of the algorithm''s agent found in the scanned data, else the algorithm''s documented default'
+            cand --plot 'Draw full / recorded / what-if context over requests into an SVG file (one file per session, suffixed with its id, when several are replayed)'
+            cand -f 'Output format (json/ndjson: the documented contract, docs/json.md)'
+            cand --format 'Output format (json/ndjson: the documented contract, docs/json.md)'
+            cand --home 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored'
+            cand --claude-dir 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]'
+            cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
+            cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
+            cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand --all 'Replay every session the filters select'
+            cand --timeline 'Include the per-request series (full, recorded, what-if)'
+            cand --validate 'Compare the replay with the compactions the agent really performed (when replaying the session''s own agent''s algorithm)'
+            cand --strict 'Exit with status 3 if any file or line could not be read'
+            cand -v 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand --verbose 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand -q 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --quiet 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --no-progress 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'sessions;help'= {
             cand list 'List sessions, newest first, one line each'
             cand show 'Show one session: a header and a turn-by-turn timeline'
             cand projects 'List projects with their agents, sessions and tokens'
             cand compactions 'The compaction ledger: every context compression the agents performed'
+            cand replay-compress 'Replay a context-management algorithm over real history: what would it have saved?'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sessions;help;list'= {
@@ -150,6 +186,8 @@ set edit:completion:arg-completer[sessions] = {|@words|
         &'sessions;help;projects'= {
         }
         &'sessions;help;compactions'= {
+        }
+        &'sessions;help;replay-compress'= {
         }
         &'sessions;help;help'= {
         }

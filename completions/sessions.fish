@@ -39,6 +39,7 @@ complete -c sessions -n "__fish_sessions_needs_command" -f -a "list" -d 'List se
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "show" -d 'Show one session: a header and a turn-by-turn timeline'
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "projects" -d 'List projects with their agents, sessions and tokens'
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "compactions" -d 'The compaction ledger: every context compression the agents performed'
+complete -c sessions -n "__fish_sessions_needs_command" -f -a "replay-compress" -d 'Replay a context-management algorithm over real history: what would it have saved?'
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c sessions -n "__fish_sessions_using_subcommand list" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
 codex\t''
@@ -133,8 +134,44 @@ complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s v -l v
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s h -l help -d 'Print help'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions help" -f -a "list" -d 'List sessions, newest first, one line each'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions help" -f -a "show" -d 'Show one session: a header and a turn-by-turn timeline'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions help" -f -a "projects" -d 'List projects with their agents, sessions and tokens'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions help" -f -a "compactions" -d 'The compaction ledger: every context compression the agents performed'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s a -l agent -d 'With --all: only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
+codex\t''
+gemini\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s p -l project -d 'With --all: only projects whose path contains this text or matches this glob' -r
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l since -d 'With --all: only sessions active at or after this time (7d, 2026-03-01, …)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l until -d 'With --all: only sessions started at or before this time' -r
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l kind -d 'With --all: main sessions, sub-agent sessions, or both' -r -f -a "main\t''
+subagent\t''
+all\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s A -l algorithm -d 'The algorithm to replay' -r -f -a "gemini\t'Gemini CLI chat compression + tool-output masking'
+openclaw-prune\t'OpenClaw session pruning (soft-trim / hard-clear of old tool results)'
+pi\t'Pi coding agent compaction'
+claude\t'Claude Code auto-compact'
+codex\t'Codex CLI auto-compaction'"
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l set -d 'Override a setting of the algorithm: KEY=VALUE (repeatable). Unknown keys and values out of range are errors that list what is allowed' -r
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l sweep -d 'Replay a grid of settings: KEY=V1,V2,… (repeatable; every combination is one row)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l context-window -d 'Context window in tokens, instead of the one of the model recorded in the session' -r
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l summary-tokens -d 'Size of each summary in tokens, or `auto`: the median of the real summaries of the algorithm\'s agent found in the scanned data, else the algorithm\'s documented default' -r
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l plot -d 'Draw full / recorded / what-if context over requests into an SVG file (one file per session, suffixed with its id, when several are replayed)' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s f -l format -d 'Output format (json/ndjson: the documented contract, docs/json.md)' -r -f -a "table\t''
+json\t''
+ndjson\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l all -d 'Replay every session the filters select'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l timeline -d 'Include the per-request series (full, recorded, what-if)'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l validate -d 'Compare the replay with the compactions the agent really performed (when replaying the session\'s own agent\'s algorithm)'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l strict -d 'Exit with status 3 if any file or line could not be read'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress help" -f -a "list" -d 'List sessions, newest first, one line each'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress help" -f -a "show" -d 'Show one session: a header and a turn-by-turn timeline'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress help" -f -a "projects" -d 'List projects with their agents, sessions and tokens'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress help" -f -a "compactions" -d 'The compaction ledger: every context compression the agents performed'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress help" -f -a "replay-compress" -d 'Replay a context-management algorithm over real history: what would it have saved?'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::filter::KindFilter;
 use crate::model::Agent;
+use crate::replay::Algorithm;
 
 const AFTER_HELP: &str = "\
 Stores are found in $CLAUDE_CONFIG_DIR (or ~/.claude and ~/.config/claude), $CODEX_HOME (or \
@@ -73,6 +74,8 @@ pub enum Command {
     Projects(ProjectsArgs),
     /// The compaction ledger: every context compression the agents performed.
     Compactions(CompactionsArgs),
+    /// Replay a context-management algorithm over real history: what would it have saved?
+    ReplayCompress(ReplayArgs),
 }
 
 /// Which sessions to read: named paths and filters shared by several subcommands.
@@ -183,4 +186,87 @@ pub struct CompactionsArgs {
     /// Output format (json/ndjson: the documented contract, docs/json.md).
     #[arg(short, long, value_enum, default_value_t = LedgerFormat::Table)]
     pub format: LedgerFormat,
+}
+
+/// The list filters without positional paths, for commands whose positionals are session ids.
+#[derive(Debug, Args, Clone, Default)]
+pub struct FilterArgs {
+    /// With --all: only these agents (repeatable or comma-separated).
+    #[arg(short, long, value_enum, value_delimiter = ',')]
+    pub agent: Vec<Agent>,
+    /// With --all: only projects whose path contains this text or matches this glob.
+    #[arg(short, long, value_name = "PATTERN")]
+    pub project: Option<String>,
+    /// With --all: only sessions active at or after this time (7d, 2026-03-01, …).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// With --all: only sessions started at or before this time.
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+    /// With --all: main sessions, sub-agent sessions, or both.
+    #[arg(long, value_enum, default_value_t = KindFilter::Main)]
+    pub kind: KindFilter,
+}
+
+impl FilterArgs {
+    pub fn select(&self) -> SelectArgs {
+        SelectArgs {
+            paths: Vec::new(),
+            agent: self.agent.clone(),
+            project: self.project.clone(),
+            since: self.since.clone(),
+            until: self.until.clone(),
+            kind: self.kind,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReplayFormat {
+    Table,
+    Json,
+    Ndjson,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// Sessions to replay: ids, unique id prefixes or session file paths.
+    #[arg(value_name = "ID|PREFIX|PATH", required_unless_present = "all")]
+    pub targets: Vec<String>,
+    /// Replay every session the filters select.
+    #[arg(long, conflicts_with = "targets")]
+    pub all: bool,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// The algorithm to replay.
+    #[arg(short = 'A', long, value_enum)]
+    pub algorithm: Algorithm,
+    /// Override a setting of the algorithm: KEY=VALUE (repeatable). Unknown keys and values out
+    /// of range are errors that list what is allowed.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = crate::replay::settings::parse_pair)]
+    pub set: Vec<(String, String)>,
+    /// Replay a grid of settings: KEY=V1,V2,… (repeatable; every combination is one row).
+    #[arg(long, value_name = "KEY=V1,V2,…", value_parser = crate::replay::settings::parse_pair)]
+    pub sweep: Vec<(String, String)>,
+    /// Context window in tokens, instead of the one of the model recorded in the session.
+    #[arg(long, value_name = "N")]
+    pub context_window: Option<u64>,
+    /// Size of each summary in tokens, or `auto`: the median of the real summaries of the
+    /// algorithm's agent found in the scanned data, else the algorithm's documented default.
+    #[arg(long, value_name = "N|auto", default_value = "auto")]
+    pub summary_tokens: String,
+    /// Include the per-request series (full, recorded, what-if).
+    #[arg(long)]
+    pub timeline: bool,
+    /// Compare the replay with the compactions the agent really performed (when replaying the
+    /// session's own agent's algorithm).
+    #[arg(long)]
+    pub validate: bool,
+    /// Draw full / recorded / what-if context over requests into an SVG file (one file per
+    /// session, suffixed with its id, when several are replayed).
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Output format (json/ndjson: the documented contract, docs/json.md).
+    #[arg(short, long, value_enum, default_value_t = ReplayFormat::Table)]
+    pub format: ReplayFormat,
 }

@@ -4,6 +4,7 @@
 pub mod compactions;
 pub mod list;
 pub mod projects;
+pub mod replay;
 pub mod show;
 
 use std::io::{self, Write};
@@ -65,6 +66,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Show(a) => show::run(g, a),
         Command::Projects(a) => projects::run(g, a),
         Command::Compactions(a) => compactions::run(g, a),
+        Command::ReplayCompress(a) => replay::run(g, a),
     };
     match outcome {
         Ok(report) => {

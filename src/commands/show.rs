@@ -89,6 +89,15 @@ pub fn find_one(
         let report = own_report(&first);
         return Ok((first, sessions, report));
     }
+    let i = resolve(&sessions, target)?;
+    let s = sessions[i].clone();
+    let report = own_report(&s);
+    Ok((s, sessions, report))
+}
+
+/// Find the one session whose id is `target`, or starts with it. Ambiguity is an error that
+/// lists the candidates.
+pub fn resolve(sessions: &[SessionSummary], target: &str) -> Result<usize, Failure> {
     let exact: Vec<usize> = (0..sessions.len())
         .filter(|&i| sessions[i].id == target)
         .collect();
@@ -101,11 +110,7 @@ pub fn find_one(
     };
     match matches.as_slice() {
         [] => Err(Failure::failed(format!("no session matches {target:?}"))),
-        [i] => {
-            let s = sessions[*i].clone();
-            let report = own_report(&s);
-            Ok((s, sessions, report))
-        }
+        [i] => Ok(*i),
         many => {
             let mut msg = format!(
                 "{target:?} matches {} sessions; use a longer prefix or a path:",

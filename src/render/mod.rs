@@ -2,6 +2,7 @@
 //! the versioned JSON records of the output contract.
 
 pub mod json;
+pub mod plot;
 pub mod table;
 
 use chrono::{DateTime, Duration, Local, Utc};

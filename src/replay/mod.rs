@@ -199,13 +199,16 @@ impl ReplayInput {
                 }
             }
         }
+        // In a main session, sidechain records are a sub-agent's separate context; in a
+        // sub-agent's own file they are the context.
+        let own_sidechain = s.kind == crate::model::SessionKind::Subagent;
         // history position of each original message index
         let mut position: Vec<usize> = Vec::with_capacity(s.messages.len() + 1);
         let mut items = Vec::new();
         for m in s.messages {
             position.push(items.len());
             let keep = matches!(m.role, Role::User | Role::Assistant | Role::Tool)
-                && !m.sidechain
+                && (own_sidechain || !m.sidechain)
                 && !is_management_artifact(&m);
             if !keep {
                 continue;
@@ -235,7 +238,7 @@ impl ReplayInput {
 
         let mut requests: Vec<RequestPoint> = Vec::new();
         for r in &s.requests {
-            if r.dedup_key.as_ref().is_some_and(|k| k.sidechain) {
+            if !own_sidechain && r.dedup_key.as_ref().is_some_and(|k| k.sidechain) {
                 continue; // a sub-agent's request: another context
             }
             let upto = match r.message_index {
@@ -463,6 +466,9 @@ pub struct SessionReplay {
     pub events: Vec<Event>,
     pub peak: Series<u64>,
     pub over_window: Series<usize>,
+    /// `recorded / full` at the last request before the agent's first own compaction: how far
+    /// the algorithm's estimator drifts from the real tokenizer on this session (1.0 = exact).
+    pub estimator_drift: Option<f64>,
     pub notes: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeline: Option<Vec<Point>>,
@@ -594,6 +600,26 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
         .filter(|e| e.kind != EventKind::Failed)
         .count();
 
+    let first_real = input
+        .recorded_compactions
+        .iter()
+        .map(|c| c.request_index)
+        .min();
+    let estimator_drift = timeline
+        .iter()
+        .take_while(|p| first_real.is_none_or(|f| p.request < f))
+        .filter(|p| p.full > 0)
+        .filter_map(|p| p.recorded.map(|r| r as f64 / p.full as f64))
+        .last()
+        .map(|d| (d * 100.0).round() / 100.0);
+    if let Some(d) = estimator_drift.filter(|d| !(0.8..=1.25).contains(d)) {
+        notes.push(format!(
+            "the {} estimator is {:.0}% {} than the recorded prompt sizes on this session; absolute figures are anchored only by the overhead",
+            alg.as_str(),
+            (d - 1.0).abs() * 100.0,
+            if d > 1.0 { "lower" } else { "higher" }
+        ));
+    }
     let validation = (opts.validate && alg.native_agent() == Some(input.agent))
         .then(|| validate(&input.recorded_compactions, &events, &timeline));
     SessionReplay {
@@ -618,6 +644,7 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
         events,
         peak,
         over_window: over,
+        estimator_drift,
         notes,
         timeline: opts.timeline.then_some(timeline),
         validation,

@@ -1,0 +1,563 @@
+//! `sessions replay-compress`: replay a context-management algorithm over real sessions and
+//! report what it would have saved, per session and in aggregate, for one setting or a grid.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::cli::{GlobalArgs, ReplayArgs, ReplayFormat, SelectArgs};
+use crate::commands::show::{load, resolve};
+use crate::commands::{CmdResult, Failure, scan_options, stdout, write_json};
+use crate::diag::Report;
+use crate::filter::KindFilter;
+use crate::render::table::{Align, Column, render, target_width};
+use crate::render::{human_count, plot};
+use crate::replay::settings::Settings;
+use crate::replay::{Algorithm, ReplayInput, ReplayOptions, SessionReplay, Totals, replay};
+use crate::scan::{SessionSummary, scan};
+use crate::tokens::estimate_text;
+
+pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
+    let alg = args.algorithm;
+    let grid = grid(alg, &args.set, &args.sweep).map_err(Failure::usage)?;
+    let (sessions, all, report) = select(g, args)?;
+    if sessions.is_empty() {
+        return Err(Failure::failed("no session selected"));
+    }
+    let (summary_tokens, summary_source) = summary_size(alg, &args.summary_tokens, &all)?;
+    drop(all);
+
+    let want_timeline = args.timeline || args.plot.is_some();
+    let options: Vec<ReplayOptions> = grid
+        .into_iter()
+        .map(|settings| ReplayOptions {
+            algorithm: alg,
+            settings,
+            context_window: args.context_window,
+            summary_tokens,
+            summary_tokens_source: summary_source,
+            timeline: want_timeline,
+            validate: args.validate,
+        })
+        .collect();
+
+    // Sessions in parallel; each worker parses one session and runs every setting on it.
+    let results: Vec<Result<Vec<SessionReplay>, Failure>> = sessions
+        .par_iter()
+        .map(|s| {
+            let input = ReplayInput::from_session(load(s)?);
+            Ok(options.iter().map(|o| replay(&input, o)).collect())
+        })
+        .collect();
+    let mut per_session: Vec<Vec<SessionReplay>> = Vec::new();
+    let mut report = report;
+    for (r, s) in results.into_iter().zip(&sessions) {
+        match r {
+            Ok(v) => per_session.push(v),
+            Err(f) => report.warnings.push(crate::diag::Warning::new(
+                crate::diag::WarningKind::Unreadable,
+                s.path(),
+                None,
+                f.message,
+            )),
+        }
+    }
+
+    if let Some(path) = &args.plot {
+        let first: Vec<&SessionReplay> = per_session.iter().filter_map(|v| v.first()).collect();
+        let written = plot_all(&first, path).map_err(Failure::failed)?;
+        if !g.quiet {
+            for p in &written {
+                eprintln!("wrote {}", p.display());
+            }
+        }
+    }
+
+    let flat: Vec<&SessionReplay> = per_session.iter().flatten().collect();
+    match args.format {
+        ReplayFormat::Json | ReplayFormat::Ndjson => {
+            let records: Vec<Record> = flat.iter().map(|r| Record::new(r, args.timeline)).collect();
+            write_json(&records, args.format == ReplayFormat::Ndjson)?;
+        }
+        ReplayFormat::Table => {
+            let mut out = stdout();
+            if options.len() > 1 {
+                out.write_all(sweep_table(&per_session, &args.sweep).as_bytes())?;
+            } else {
+                out.write_all(session_table(&flat).as_bytes())?;
+                if args.validate {
+                    writeln!(out)?;
+                    out.write_all(validation_table(&flat).as_bytes())?;
+                }
+                if args.timeline {
+                    for r in &flat {
+                        writeln!(out)?;
+                        out.write_all(timeline_table(r).as_bytes())?;
+                    }
+                }
+            }
+            out.flush()?;
+            if !g.quiet {
+                let notes: Vec<&String> = flat.iter().flat_map(|r| &r.notes).collect();
+                let mut uniq: Vec<&String> = Vec::new();
+                for n in notes {
+                    if !uniq.contains(&n) {
+                        uniq.push(n);
+                    }
+                }
+                for n in uniq.iter().take(10) {
+                    eprintln!("note: {n}");
+                }
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// The JSON record: the session replay with `schema_version`; the timeline only if asked for
+/// (a plot needs it internally).
+#[derive(serde::Serialize)]
+struct Record<'a> {
+    schema_version: u32,
+    #[serde(flatten)]
+    replay: std::borrow::Cow<'a, SessionReplay>,
+}
+
+impl<'a> Record<'a> {
+    fn new(r: &'a SessionReplay, timeline: bool) -> Self {
+        let replay = if !timeline && r.timeline.is_some() {
+            let mut c = r.clone();
+            c.timeline = None;
+            std::borrow::Cow::Owned(c)
+        } else {
+            std::borrow::Cow::Borrowed(r)
+        };
+        Record {
+            schema_version: crate::render::json::SCHEMA_VERSION,
+            replay,
+        }
+    }
+}
+
+/// Resolve the selection: `--all` with filters, or each target id/prefix/path. Returns the
+/// selected sessions, every session scanned (for calibration), and the warnings that concern
+/// the selection.
+fn select(
+    g: &GlobalArgs,
+    args: &ReplayArgs,
+) -> Result<(Vec<SessionSummary>, Vec<SessionSummary>, Report), Failure> {
+    if args.all {
+        let opts = scan_options(g, &args.filter.select())?;
+        let result = scan(&opts);
+        let selected = result.sessions.clone();
+        return Ok((selected, result.sessions, result.report));
+    }
+    let (paths, ids): (Vec<&String>, Vec<&String>) = args
+        .targets
+        .iter()
+        .partition(|t| Path::new(t.as_str()).is_file());
+    let mut selected = Vec::new();
+    let mut all = Vec::new();
+    let mut report = Report::default();
+    if !paths.is_empty() {
+        let select = SelectArgs {
+            paths: paths.iter().map(PathBuf::from).collect(),
+            kind: KindFilter::All,
+            ..Default::default()
+        };
+        let result = scan(&scan_options(g, &select)?);
+        report.extend(result.report.warnings);
+        selected.extend(result.sessions.iter().cloned());
+        all.extend(result.sessions);
+    }
+    if !ids.is_empty() {
+        let select = SelectArgs {
+            kind: KindFilter::All,
+            ..Default::default()
+        };
+        let result = scan(&scan_options(g, &select)?);
+        for t in ids {
+            let i = resolve(&result.sessions, t)?;
+            report.extend(result.sessions[i].warnings.iter().cloned());
+            selected.push(result.sessions[i].clone());
+        }
+        all.extend(result.sessions);
+    }
+    Ok((selected, all, report))
+}
+
+/// `--summary-tokens N|auto`.
+fn summary_size(
+    alg: Algorithm,
+    arg: &str,
+    scanned: &[SessionSummary],
+) -> Result<(u64, &'static str), Failure> {
+    if arg != "auto" {
+        let n: u64 = arg.trim().parse().map_err(|_| {
+            Failure::usage(format!(
+                "--summary-tokens {arg}: expected a whole number of tokens or `auto`"
+            ))
+        })?;
+        return Ok((n, "--summary-tokens"));
+    }
+    if alg.default_summary_tokens() == 0 {
+        return Ok((0, "the algorithm writes no summary"));
+    }
+    // Pi and OpenClaw leave no summaries in these stores: any agent's real summaries calibrate.
+    let mut sizes: Vec<u64> = scanned
+        .iter()
+        .filter(|s| alg.native_agent().is_none_or(|a| a == s.agent))
+        .flat_map(|s| &s.compaction_events)
+        .filter_map(|c| c.summary.as_deref().filter(|t| !t.trim().is_empty()))
+        .map(estimate_text)
+        .collect();
+    if sizes.is_empty() {
+        return Ok((
+            alg.default_summary_tokens(),
+            "the algorithm's default: no real summaries found",
+        ));
+    }
+    sizes.sort_unstable();
+    let n = sizes.len();
+    let median = if n % 2 == 1 {
+        sizes[n / 2]
+    } else {
+        (sizes[n / 2 - 1] + sizes[n / 2]).div_ceil(2)
+    };
+    Ok((
+        median,
+        "median of the real summaries found in the scanned sessions",
+    ))
+}
+
+/// Every combination of the sweep values over the base settings, validated.
+fn grid(
+    alg: Algorithm,
+    base: &[(String, String)],
+    sweep: &[(String, String)],
+) -> Result<Vec<Settings>, String> {
+    let mut combos: Vec<Vec<(String, String)>> = vec![base.to_vec()];
+    for (key, values) in sweep {
+        let vals: Vec<&str> = values
+            .split(',')
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .collect();
+        if vals.is_empty() {
+            return Err(format!("--sweep {key}=: no values"));
+        }
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                vals.iter().map(move |v| {
+                    let mut c = c.clone();
+                    c.retain(|(k, _)| k != key);
+                    c.push((key.clone(), v.to_string()));
+                    c
+                })
+            })
+            .collect();
+    }
+    if combos.len() > 10_000 {
+        return Err(format!(
+            "--sweep makes {} combinations; at most 10000",
+            combos.len()
+        ));
+    }
+    combos
+        .iter()
+        .map(|c| Settings::resolve(alg.specs(), c))
+        .collect()
+}
+
+fn signed(n: i64) -> String {
+    if n < 0 {
+        format!("-{}", human_count(n.unsigned_abs()))
+    } else {
+        human_count(n as u64)
+    }
+}
+
+fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> (Totals, usize, u64, usize) {
+    let mut t = Totals::default();
+    let (mut comp, mut peak, mut n) = (0, 0, 0);
+    for r in rs {
+        t.full += r.totals.full;
+        t.recorded += r.totals.recorded;
+        t.what_if += r.totals.what_if;
+        t.saved += r.totals.saved;
+        t.saved_vs_recorded += r.totals.saved_vs_recorded;
+        t.summariser_tokens += r.totals.summariser_tokens;
+        t.net_saved += r.totals.net_saved;
+        comp += r.compressions;
+        peak = peak.max(r.peak.what_if);
+        n += 1;
+    }
+    let pct = |p: i64, w: u64| {
+        if w == 0 {
+            0.0
+        } else {
+            (p as f64 / w as f64 * 1000.0).round() / 10.0
+        }
+    };
+    t.saved_pct = pct(t.saved, t.full);
+    t.saved_vs_recorded_pct = pct(t.saved_vs_recorded, t.recorded);
+    (t, comp, peak, n)
+}
+
+fn session_table(rs: &[&SessionReplay]) -> String {
+    let columns = [
+        Column::fixed("AGENT", Align::Left),
+        Column::fixed("SESSION", Align::Left),
+        Column::fixed("REQS", Align::Right),
+        Column::fixed("FULL", Align::Right),
+        Column::fixed("RECORDED", Align::Right),
+        Column::fixed("WHAT-IF", Align::Right),
+        Column::fixed("SAVED", Align::Right),
+        Column::fixed("SAVED%", Align::Right),
+        Column::fixed("VS REC%", Align::Right),
+        Column::fixed("SUMMARISER", Align::Right),
+        Column::fixed("NET", Align::Right),
+        Column::fixed("COMP", Align::Right),
+        Column::fixed("PEAK", Align::Right),
+        Column::fixed("BASIS", Align::Left),
+    ];
+    let row = |agent: String,
+               id: String,
+               reqs: usize,
+               t: &Totals,
+               comp: usize,
+               peak: u64,
+               basis: &str| {
+        vec![
+            agent,
+            id,
+            reqs.to_string(),
+            human_count(t.full),
+            if t.recorded > 0 {
+                human_count(t.recorded)
+            } else {
+                "-".into()
+            },
+            human_count(t.what_if),
+            signed(t.saved),
+            format!("{:.1}", t.saved_pct),
+            if t.recorded > 0 {
+                format!("{:.1}", t.saved_vs_recorded_pct)
+            } else {
+                "-".into()
+            },
+            human_count(t.summariser_tokens),
+            signed(t.net_saved),
+            comp.to_string(),
+            human_count(peak),
+            basis.to_string(),
+        ]
+    };
+    let mut rows: Vec<Vec<String>> = rs
+        .iter()
+        .map(|r| {
+            row(
+                r.agent.to_string(),
+                r.id.chars().take(13).collect(),
+                r.requests,
+                &r.totals,
+                r.compressions,
+                r.peak.what_if,
+                r.basis,
+            )
+        })
+        .collect();
+    if rs.len() > 1 {
+        let (t, comp, peak, n) = aggregate(rs.iter().copied());
+        let reqs = rs.iter().map(|r| r.requests).sum();
+        rows.push(row(
+            "all".into(),
+            format!("{n} sessions"),
+            reqs,
+            &t,
+            comp,
+            peak,
+            "",
+        ));
+    }
+    let algo = rs.first().map(|r| r.algorithm.as_str()).unwrap_or("");
+    format!(
+        "algorithm: {algo}\n{}",
+        render(&columns, rows, target_width())
+    )
+}
+
+fn sweep_table(per_session: &[Vec<SessionReplay>], sweep: &[(String, String)]) -> String {
+    let keys: Vec<&str> = sweep.iter().map(|(k, _)| k.as_str()).collect();
+    let points = per_session.first().map_or(0, Vec::len);
+    let columns = [
+        Column::flexible("SETTING", 0, 12),
+        Column::fixed("FULL", Align::Right),
+        Column::fixed("RECORDED", Align::Right),
+        Column::fixed("WHAT-IF", Align::Right),
+        Column::fixed("SAVED%", Align::Right),
+        Column::fixed("VS REC%", Align::Right),
+        Column::fixed("SUMMARISER", Align::Right),
+        Column::fixed("NET", Align::Right),
+        Column::fixed("COMP", Align::Right),
+        Column::fixed("PEAK", Align::Right),
+    ];
+    let rows = (0..points)
+        .map(|i| {
+            let (t, comp, peak, _) = aggregate(per_session.iter().filter_map(|v| v.get(i)));
+            let setting = per_session[0][i]
+                .settings
+                .iter()
+                .filter(|(k, _)| keys.contains(k) || keys.contains(&k.replace('_', "-").as_str()))
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            vec![
+                setting,
+                human_count(t.full),
+                if t.recorded > 0 {
+                    human_count(t.recorded)
+                } else {
+                    "-".into()
+                },
+                human_count(t.what_if),
+                format!("{:.1}", t.saved_pct),
+                if t.recorded > 0 {
+                    format!("{:.1}", t.saved_vs_recorded_pct)
+                } else {
+                    "-".into()
+                },
+                human_count(t.summariser_tokens),
+                signed(t.net_saved),
+                comp.to_string(),
+                human_count(peak),
+            ]
+        })
+        .collect();
+    let algo = per_session
+        .first()
+        .and_then(|v| v.first())
+        .map(|r| r.algorithm.as_str())
+        .unwrap_or("");
+    format!(
+        "algorithm: {algo}, {} session(s), {points} settings\n{}",
+        per_session.len(),
+        render(&columns, rows, target_width())
+    )
+}
+
+fn validation_table(rs: &[&SessionReplay]) -> String {
+    let columns = [
+        Column::fixed("SESSION", Align::Left),
+        Column::fixed("RECORDED AT", Align::Right),
+        Column::fixed("REPLAY AT", Align::Right),
+        Column::fixed("ΔREQ", Align::Right),
+        Column::fixed("RECORDED BEFORE", Align::Right),
+        Column::fixed("REPLAY BEFORE", Align::Right),
+        Column::fixed("Δ%", Align::Right),
+    ];
+    let mut rows = Vec::new();
+    for r in rs {
+        for v in r.validation.iter().flatten() {
+            let opt = |x: Option<u64>| x.map(human_count).unwrap_or_else(|| "-".into());
+            rows.push(vec![
+                r.id.chars().take(13).collect(),
+                v.recorded_request.to_string(),
+                v.replay_request
+                    .map(|x| x.to_string())
+                    .unwrap_or_else(|| "none".into()),
+                v.request_delta
+                    .map(|x| format!("{x:+}"))
+                    .unwrap_or_else(|| "-".into()),
+                opt(v.recorded_tokens_before),
+                opt(v.replay_tokens_before),
+                v.tokens_delta_pct
+                    .map(|x| format!("{x:+.1}"))
+                    .unwrap_or_else(|| "-".into()),
+            ]);
+        }
+    }
+    if rows.is_empty() {
+        return "validation: no recorded compactions of this algorithm's agent in the selection\n"
+            .into();
+    }
+    format!(
+        "validation against recorded compactions\n{}",
+        render(&columns, rows, target_width())
+    )
+}
+
+fn timeline_table(r: &SessionReplay) -> String {
+    let columns = [
+        Column::fixed("REQUEST", Align::Right),
+        Column::fixed("FULL", Align::Right),
+        Column::fixed("RECORDED", Align::Right),
+        Column::fixed("WHAT-IF", Align::Right),
+        Column::flexible("EVENT", 0, 10),
+    ];
+    let rows = r
+        .timeline
+        .iter()
+        .flatten()
+        .map(|p| {
+            let ev: Vec<String> = r
+                .events
+                .iter()
+                .filter(|e| e.request == p.request)
+                .map(|e| {
+                    format!(
+                        "{} {}→{} ({} summarised, {} kept)",
+                        serde_json::to_value(e.kind)
+                            .ok()
+                            .and_then(|v| v.as_str().map(String::from))
+                            .unwrap_or_default(),
+                        human_count(e.tokens_before),
+                        human_count(e.tokens_after),
+                        e.summarised,
+                        e.kept
+                    )
+                })
+                .collect();
+            vec![
+                p.request.to_string(),
+                p.full.to_string(),
+                p.recorded
+                    .map(|x| x.to_string())
+                    .unwrap_or_else(|| "-".into()),
+                p.what_if.to_string(),
+                ev.join("; "),
+            ]
+        })
+        .collect();
+    format!(
+        "timeline: {} {}\n{}",
+        r.agent,
+        r.id,
+        render(&columns, rows, target_width())
+    )
+}
+
+fn plot_all(rs: &[&SessionReplay], path: &Path) -> Result<Vec<PathBuf>, String> {
+    if rs.len() == 1 {
+        plot::draw(rs[0], path)?;
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "replay".into());
+    let mut written = Vec::new();
+    for r in rs {
+        let short: String =
+            r.id.chars()
+                .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .take(13)
+                .collect();
+        let p = path.with_file_name(format!("{stem}-{}-{short}.svg", r.agent));
+        plot::draw(r, &p)?;
+        written.push(p);
+    }
+    Ok(written)
+}
