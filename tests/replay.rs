@@ -1,0 +1,291 @@
+//! `sessions replay-compress` through the binary: the JSON contract, a trigger point computed by
+//! hand, sweeps, settings errors, plots, and the estimated/unknown-model notes.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::{Value, json};
+
+fn home() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/home")
+}
+
+fn sessions() -> Command {
+    let mut c = Command::cargo_bin("sessions").unwrap();
+    c.env("TZ", "UTC").env("COLUMNS", "200");
+    c
+}
+
+fn json_out(c: &mut Command) -> Vec<Value> {
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// A Claude session of `turns` turns: each prompt is 40,000 ASCII characters (10,000 tokens at
+/// bytes/4), each reply "ok" (1 token); the recorded prompt of request k is
+/// 5,000 + 10,000 × (k + 1) + k, i.e. a 5,000-token overhead plus exactly the estimate.
+fn big_claude_session(dir: &Path, turns: usize) -> PathBuf {
+    let mut lines = Vec::new();
+    let mut parent = Value::Null;
+    for k in 0..turns {
+        let u = format!("u{k}");
+        lines.push(json!({
+            "type": "user", "sessionId": "big-1", "uuid": u, "parentUuid": parent,
+            "cwd": "/home/dev/big", "timestamp": format!("2026-05-01T10:{:02}:00.000Z", k % 60),
+            "message": {"role": "user", "content": "x".repeat(40_000)}
+        }));
+        let a = format!("a{k}");
+        let prompt = 5_000 + 10_000 * (k as u64 + 1) + k as u64;
+        lines.push(json!({
+            "type": "assistant", "sessionId": "big-1", "uuid": a, "parentUuid": u,
+            "cwd": "/home/dev/big", "timestamp": format!("2026-05-01T10:{:02}:30.000Z", k % 60),
+            "requestId": format!("req_{k}"),
+            "message": {"id": format!("msg_{k}"), "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "ok"}],
+                "usage": {"input_tokens": prompt, "output_tokens": 1,
+                          "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}}
+        }));
+        parent = Value::String(a);
+    }
+    let path = dir.join("big-1.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn claude_trigger_point_matches_hand_arithmetic() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = big_claude_session(dir.path(), 20);
+    let rows = json_out(
+        sessions()
+            .args([
+                "replay-compress",
+                "-A",
+                "claude",
+                "--timeline",
+                "--format",
+                "json",
+            ])
+            .arg(&path),
+    );
+    assert_eq!(rows.len(), 1);
+    let r = &rows[0];
+    assert_eq!(r["schema_version"], 1);
+    assert_eq!(r["basis"], "recorded");
+    assert_eq!(r["threshold"], 167_000);
+    // Before request k the context is 5,000 + 10,000 (k + 1) + k: first ≥ 167,000 at k = 16.
+    assert_eq!(r["compressions"], 1);
+    let e = &r["events"][0];
+    assert_eq!(e["request"], 16);
+    assert_eq!(e["kind"], "compress");
+    assert_eq!(e["tokens_before"], 175_016);
+    // No real summaries in the scan: the documented default of 3,000 tokens.
+    assert_eq!(r["summary_tokens"], 3_000);
+    assert_eq!(e["tokens_after"], 8_000);
+    assert_eq!(e["summarised"], 33);
+    assert_eq!(e["kept"], 0);
+    let t = r["timeline"].as_array().unwrap();
+    assert_eq!(t.len(), 20);
+    // Estimates equal the recorded sizes exactly by construction, until the compaction.
+    for p in &t[..16] {
+        assert_eq!(p["full"], p["recorded"]);
+        assert_eq!(p["what_if"], p["full"]);
+    }
+    assert_eq!(t[16]["what_if"], 8_000);
+    // Request 17 adds the reply (1) and the next prompt (10,000).
+    assert_eq!(t[17]["what_if"], 18_001);
+    let tot = &r["totals"];
+    let full: u64 = t.iter().map(|p| p["full"].as_u64().unwrap()).sum();
+    let what_if: u64 = t.iter().map(|p| p["what_if"].as_u64().unwrap()).sum();
+    assert_eq!(tot["full"], full);
+    assert_eq!(tot["what_if"], what_if);
+    assert_eq!(tot["saved"].as_i64().unwrap(), full as i64 - what_if as i64);
+    assert_eq!(tot["summariser_tokens"], 175_016 + 3_000);
+    assert_eq!(
+        tot["net_saved"].as_i64().unwrap(),
+        tot["saved"].as_i64().unwrap() - 178_016
+    );
+    // Only request 19 (5,000 + 200,019) exceeds the 200k window.
+    assert_eq!(r["over_window"]["full"], 1);
+    assert_eq!(r["peak"]["full"], 5_000 + 200_000 + 19);
+}
+
+#[test]
+fn sweep_gives_one_record_per_setting_and_a_table_row_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = big_claude_session(dir.path(), 20);
+    let rows = json_out(
+        sessions()
+            .args([
+                "replay-compress",
+                "-A",
+                "claude",
+                "--sweep",
+                "autocompact_pct=50,100",
+                "--format",
+                "json",
+            ])
+            .arg(&path),
+    );
+    let pcts: Vec<f64> = rows
+        .iter()
+        .map(|r| r["settings"]["autocompact_pct"].as_f64().unwrap())
+        .collect();
+    assert_eq!(pcts, [50.0, 100.0]);
+    // 50% of the 180,000 effective window = 90,000: reached before request 8 (5,000 + 90,007).
+    assert_eq!(rows[0]["events"][0]["request"], 8);
+    assert_eq!(rows[1]["events"][0]["request"], 16);
+    sessions()
+        .args([
+            "replay-compress",
+            "-A",
+            "claude",
+            "--sweep",
+            "autocompact_pct=50,100",
+        ])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("autocompact_pct=50"))
+        .stdout(predicate::str::contains("autocompact_pct=100"));
+}
+
+#[test]
+fn settings_errors_name_the_key_and_range() {
+    sessions()
+        .arg("--home")
+        .arg(home())
+        .args([
+            "replay-compress",
+            "--all",
+            "-A",
+            "claude",
+            "--set",
+            "autocompact_pct=500",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("autocompact_pct"))
+        .stderr(predicate::str::contains("from 1 to 100"));
+    sessions()
+        .arg("--home")
+        .arg(home())
+        .args(["replay-compress", "--all", "-A", "codex", "--set", "nope=1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("auto_compact_token_limit"));
+    sessions()
+        .args(["replay-compress", "-A", "codex"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn sample_home_replays_every_session_and_says_what_is_estimated() {
+    let rows = json_out(sessions().arg("--home").arg(home()).args([
+        "replay-compress",
+        "--all",
+        "--kind",
+        "all",
+        "-A",
+        "codex",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(rows.len(), 26);
+    for r in &rows {
+        let t = &r["totals"];
+        for k in [
+            "full",
+            "recorded",
+            "what_if",
+            "saved",
+            "saved_pct",
+            "summariser_tokens",
+            "net_saved",
+        ] {
+            assert!(!t[k].is_null(), "totals.{k} in {r}");
+        }
+        assert!(r["compressions"].is_u64());
+        assert!(r["events"].is_array());
+        assert!(r.get("timeline").is_none(), "timeline only with --timeline");
+    }
+    // The bare-era Codex rollout has no usage: replayed on estimates, and it says so.
+    let bare = rows
+        .iter()
+        .find(|r| r["id"] == "5f0c2d1e-8b3a-4c6d-9e7f-1a2b3c4d5e6f")
+        .unwrap();
+    assert_eq!(bare["basis"], "estimated");
+    assert!(
+        bare["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("estimate"))
+    );
+    // Its model is unknown (no turn_context in that era): the default window, said so.
+    assert_eq!(bare["limits"]["source"], "default");
+    assert_eq!(bare["limits"]["context_window"], 272_000);
+    // Calibrated from the two real Codex summaries in the sample home.
+    assert_ne!(rows[0]["summary_tokens"], 1_500);
+}
+
+#[test]
+fn plot_writes_an_svg_with_the_three_series() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = big_claude_session(dir.path(), 20);
+    let svg = dir.path().join("chart.svg");
+    sessions()
+        .args(["replay-compress", "-A", "claude", "--plot"])
+        .arg(&svg)
+        .arg(&path)
+        .assert()
+        .success();
+    let text = fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"), "{}", &text[..100.min(text.len())]);
+    for label in [
+        "full (no management)",
+        "recorded",
+        "what-if (claude)",
+        "threshold 167k",
+        "compression / prune",
+    ] {
+        assert!(text.contains(label), "missing {label}");
+    }
+}
+
+#[test]
+fn validate_pairs_the_recorded_compaction() {
+    let rows = json_out(sessions().arg("--home").arg(home()).args([
+        "replay-compress",
+        "019d4e99",
+        "-A",
+        "codex",
+        "--validate",
+        "--context-window",
+        "13334",
+        "--format",
+        "json",
+    ]));
+    let v = rows[0]["validation"].as_array().unwrap();
+    // The fixture compacted twice, recorded 12,500 and 9,300 tokens before.
+    assert_eq!(v.len(), 2);
+    assert_eq!(v[0]["recorded_tokens_before"], 12_500);
+    assert_eq!(v[1]["recorded_tokens_before"], 9_300);
+    assert!(
+        v[0]["replay_request"].is_u64(),
+        "a 13,334-token window (limit 12,000) makes the replay compact too: {v:?}"
+    );
+}
