@@ -167,6 +167,7 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
             [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
             [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('--list-settings', '--list-settings', [CompletionResultType]::ParameterName, 'Print the algorithm''s settings (keys, defaults, allowed ranges) and exit')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Replay every session the filters select')
             [CompletionResult]::new('--timeline', '--timeline', [CompletionResultType]::ParameterName, 'Include the per-request series (full, recorded, what-if)')
             [CompletionResult]::new('--validate', '--validate', [CompletionResultType]::ParameterName, 'Compare the replay with the compactions the agent really performed (when replaying the session''s own agent''s algorithm)')

@@ -159,6 +159,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
             cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
             cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand --list-settings 'Print the algorithm''s settings (keys, defaults, allowed ranges) and exit'
             cand --all 'Replay every session the filters select'
             cand --timeline 'Include the per-request series (full, recorded, what-if)'
             cand --validate 'Compare the replay with the compactions the agent really performed (when replaying the session''s own agent''s algorithm)'

@@ -161,6 +161,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l cl
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l list-settings -d 'Print the algorithm\'s settings (keys, defaults, allowed ranges) and exit'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l all -d 'Replay every session the filters select'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l timeline -d 'Include the per-request series (full, recorded, what-if)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l validate -d 'Compare the replay with the compactions the agent really performed (when replaying the session\'s own agent\'s algorithm)'

@@ -231,8 +231,11 @@ pub enum ReplayFormat {
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// Sessions to replay: ids, unique id prefixes or session file paths.
-    #[arg(value_name = "ID|PREFIX|PATH", required_unless_present = "all")]
+    #[arg(value_name = "ID|PREFIX|PATH", required_unless_present_any = ["all", "list_settings"])]
     pub targets: Vec<String>,
+    /// Print the algorithm's settings (keys, defaults, allowed ranges) and exit.
+    #[arg(long)]
+    pub list_settings: bool,
     /// Replay every session the filters select.
     #[arg(long, conflicts_with = "targets")]
     pub all: bool,

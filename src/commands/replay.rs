@@ -20,6 +20,12 @@ use crate::tokens::estimate_text;
 
 pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
     let alg = args.algorithm;
+    if args.list_settings {
+        let mut out = stdout();
+        out.write_all(settings_table(alg).as_bytes())?;
+        out.flush()?;
+        return Ok(Report::default());
+    }
     let grid = grid(alg, &args.set, &args.sweep).map_err(Failure::usage)?;
     let (sessions, all, report) = select(g, args)?;
     if sessions.is_empty() {
@@ -560,4 +566,30 @@ fn plot_all(rs: &[&SessionReplay], path: &Path) -> Result<Vec<PathBuf>, String> 
         written.push(p);
     }
     Ok(written)
+}
+
+fn settings_table(alg: Algorithm) -> String {
+    let columns = [
+        Column::fixed("KEY", Align::Left),
+        Column::fixed("DEFAULT", Align::Right),
+        Column::fixed("ALLOWED", Align::Left),
+        Column::flexible("MEANING", 0, 20),
+    ];
+    let rows = alg
+        .specs()
+        .iter()
+        .map(|s| {
+            vec![
+                s.key.to_string(),
+                s.default.to_string(),
+                s.range(),
+                s.help.to_string(),
+            ]
+        })
+        .collect();
+    format!(
+        "settings of --algorithm {} (override with --set KEY=VALUE, sweep with --sweep KEY=V1,V2)\n{}",
+        alg.as_str(),
+        render(&columns, rows, target_width())
+    )
 }
