@@ -295,17 +295,22 @@ impl Message {
 
     /// Concatenated text parts, for previews and titles.
     pub fn text(&self) -> String {
-        let mut out = String::new();
-        for p in &self.parts {
-            if let Part::Text { text } = p {
-                if !out.is_empty() {
-                    out.push('\n');
-                }
-                out.push_str(text);
-            }
-        }
-        out
+        text_of(&self.parts)
     }
+}
+
+/// The text parts of a message joined with newlines.
+pub fn text_of(parts: &[Part]) -> String {
+    let mut out = String::new();
+    for p in parts {
+        if let Part::Text { text } = p {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(text);
+        }
+    }
+    out
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]

@@ -164,7 +164,8 @@ pub fn run(g: &GlobalArgs, args: &CompactionsArgs) -> CmdResult {
     Ok(result.report)
 }
 
-fn median(mut v: Vec<u64>) -> Option<u64> {
+/// Median of a sample (the upper-rounded mean of the middle two for an even count).
+pub fn median(mut v: Vec<u64>) -> Option<u64> {
     if v.is_empty() {
         return None;
     }

@@ -211,25 +211,18 @@ fn summary_size(
         return Ok((0, "the algorithm writes no summary"));
     }
     // Pi and OpenClaw leave no summaries in these stores: any agent's real summaries calibrate.
-    let mut sizes: Vec<u64> = scanned
+    let sizes: Vec<u64> = scanned
         .iter()
         .filter(|s| alg.native_agent().is_none_or(|a| a == s.agent))
         .flat_map(|s| &s.compaction_events)
         .filter_map(|c| c.summary.as_deref().filter(|t| !t.trim().is_empty()))
         .map(estimate_text)
         .collect();
-    if sizes.is_empty() {
+    let Some(median) = crate::commands::compactions::median(sizes) else {
         return Ok((
             alg.default_summary_tokens(),
             "the algorithm's default: no real summaries found",
         ));
-    }
-    sizes.sort_unstable();
-    let n = sizes.len();
-    let median = if n % 2 == 1 {
-        sizes[n / 2]
-    } else {
-        (sizes[n / 2 - 1] + sizes[n / 2]).div_ceil(2)
     };
     Ok((
         median,

@@ -137,16 +137,7 @@ pub struct HistoryItem {
 
 impl HistoryItem {
     pub fn text(&self) -> String {
-        let mut out = String::new();
-        for p in &self.parts {
-            if let Part::Text { text } = p {
-                if !out.is_empty() {
-                    out.push('\n');
-                }
-                out.push_str(text);
-            }
-        }
-        out
+        crate::model::text_of(&self.parts)
     }
 }
 
