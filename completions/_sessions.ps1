@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'List projects with their agents, sessions and tokens')
             [CompletionResult]::new('compactions', 'compactions', [CompletionResultType]::ParameterValue, 'The compaction ledger: every context compression the agents performed')
             [CompletionResult]::new('replay-compress', 'replay-compress', [CompletionResultType]::ParameterValue, 'Replay a context-management algorithm over real history: what would it have saved?')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -181,12 +182,47 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'sessions;export' {
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'With --all: only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'With --all: only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'With --all: only projects whose path contains this text (case-insensitive) or matches this glob')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'With --all: only projects whose path contains this text (case-insensitive) or matches this glob')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'With --all: only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'With --all: only sessions started at or before this time')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'With --all: main sessions, sub-agent sessions, or both')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE (one session) or into DIR (one file per session, named <agent>-<YYYY-MM-DD>-<short id>.<ext>, plus an index). Default: stdout for one session')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE (one session) or into DIR (one file per session, named <agent>-<YYYY-MM-DD>-<short id>.<ext>, plus an index). Default: stdout for one session')
+            [CompletionResult]::new('--max-output-lines', '--max-output-lines', [CompletionResultType]::ParameterName, 'Lines of each tool output (and long tool argument) kept in md/html; 0 keeps all')
+            [CompletionResult]::new('--images', '--images', [CompletionResultType]::ParameterName, 'Images as a placeholder (media type, size), or extracted into <export>.files/ and linked (md/html with -o)')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored')
+            [CompletionResult]::new('--claude-dir', '--claude-dir', [CompletionResultType]::ParameterName, 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]')
+            [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
+            [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
+            [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Export every session the filters select (like `list`)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Overwrite existing files')
+            [CompletionResult]::new('--no-thinking', '--no-thinking', [CompletionResultType]::ParameterName, 'Leave out thinking')
+            [CompletionResult]::new('--no-tools', '--no-tools', [CompletionResultType]::ParameterName, 'Leave out tool calls and their results')
+            [CompletionResult]::new('--redact', '--redact', [CompletionResultType]::ParameterName, 'Replace secrets (API keys, tokens, private keys, passwords, …) with [REDACTED:<kind>] and report the counts on stderr')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit with status 3 if any file or line could not be read')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'sessions;help' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, newest first, one line each')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one session: a header and a turn-by-turn timeline')
             [CompletionResult]::new('projects', 'projects', [CompletionResultType]::ParameterValue, 'List projects with their agents, sessions and tokens')
             [CompletionResult]::new('compactions', 'compactions', [CompletionResultType]::ParameterValue, 'The compaction ledger: every context compression the agents performed')
             [CompletionResult]::new('replay-compress', 'replay-compress', [CompletionResultType]::ParameterValue, 'Replay a context-management algorithm over real history: what would it have saved?')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -203,6 +239,9 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             break
         }
         'sessions;help;replay-compress' {
+            break
+        }
+        'sessions;help;export' {
             break
         }
         'sessions;help;help' {

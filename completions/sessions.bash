@@ -19,6 +19,9 @@ _sessions() {
             sessions,compactions)
                 cmd="sessions__subcmd__compactions"
                 ;;
+            sessions,export)
+                cmd="sessions__subcmd__export"
+                ;;
             sessions,help)
                 cmd="sessions__subcmd__help"
                 ;;
@@ -36,6 +39,9 @@ _sessions() {
                 ;;
             sessions__subcmd__help,compactions)
                 cmd="sessions__subcmd__help__subcmd__compactions"
+                ;;
+            sessions__subcmd__help,export)
+                cmd="sessions__subcmd__help__subcmd__export"
                 ;;
             sessions__subcmd__help,help)
                 cmd="sessions__subcmd__help__subcmd__help"
@@ -59,7 +65,7 @@ _sessions() {
 
     case "${cmd}" in
         sessions)
-            opts="-v -q -h -V --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help --version list show projects compactions replay-compress help"
+            opts="-v -q -h -V --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help --version list show projects compactions replay-compress export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -162,8 +168,94 @@ _sessions() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sessions__subcmd__export)
+            opts="-a -p -f -o -v -q -h --all --agent --project --since --until --kind --format --output --force --max-output-lines --images --no-thinking --no-tools --redact --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
+                    return 0
+                    ;;
+                -a)
+                    COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -W "main subagent all" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "md html json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -W "md html json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-output-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --images)
+                    COMPREPLY=($(compgen -W "placeholder extract" -- "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --claude-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --codex-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gemini-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sessions__subcmd__help)
-            opts="list show projects compactions replay-compress help"
+            opts="list show projects compactions replay-compress export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -177,6 +269,20 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__help__subcmd__compactions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sessions__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -38,6 +38,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand projects 'List projects with their agents, sessions and tokens'
             cand compactions 'The compaction ledger: every context compression the agents performed'
             cand replay-compress 'Replay a context-management algorithm over real history: what would it have saved?'
+            cand export 'Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sessions;list'= {
@@ -172,12 +173,46 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'sessions;export'= {
+            cand -a 'With --all: only these agents (repeatable or comma-separated)'
+            cand --agent 'With --all: only these agents (repeatable or comma-separated)'
+            cand -p 'With --all: only projects whose path contains this text (case-insensitive) or matches this glob'
+            cand --project 'With --all: only projects whose path contains this text (case-insensitive) or matches this glob'
+            cand --since 'With --all: only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339'
+            cand --until 'With --all: only sessions started at or before this time'
+            cand --kind 'With --all: main sessions, sub-agent sessions, or both'
+            cand -f 'Output format'
+            cand --format 'Output format'
+            cand -o 'Write to FILE (one session) or into DIR (one file per session, named <agent>-<YYYY-MM-DD>-<short id>.<ext>, plus an index). Default: stdout for one session'
+            cand --output 'Write to FILE (one session) or into DIR (one file per session, named <agent>-<YYYY-MM-DD>-<short id>.<ext>, plus an index). Default: stdout for one session'
+            cand --max-output-lines 'Lines of each tool output (and long tool argument) kept in md/html; 0 keeps all'
+            cand --images 'Images as a placeholder (media type, size), or extracted into <export>.files/ and linked (md/html with -o)'
+            cand --home 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored'
+            cand --claude-dir 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]'
+            cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
+            cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
+            cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand --all 'Export every session the filters select (like `list`)'
+            cand --force 'Overwrite existing files'
+            cand --no-thinking 'Leave out thinking'
+            cand --no-tools 'Leave out tool calls and their results'
+            cand --redact 'Replace secrets (API keys, tokens, private keys, passwords, …) with [REDACTED:<kind>] and report the counts on stderr'
+            cand --strict 'Exit with status 3 if any file or line could not be read'
+            cand -v 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand --verbose 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand -q 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --quiet 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --no-progress 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'sessions;help'= {
             cand list 'List sessions, newest first, one line each'
             cand show 'Show one session: a header and a turn-by-turn timeline'
             cand projects 'List projects with their agents, sessions and tokens'
             cand compactions 'The compaction ledger: every context compression the agents performed'
             cand replay-compress 'Replay a context-management algorithm over real history: what would it have saved?'
+            cand export 'Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sessions;help;list'= {
@@ -189,6 +224,8 @@ set edit:completion:arg-completer[sessions] = {|@words|
         &'sessions;help;compactions'= {
         }
         &'sessions;help;replay-compress'= {
+        }
+        &'sessions;help;export'= {
         }
         &'sessions;help;help'= {
         }

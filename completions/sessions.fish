@@ -40,6 +40,7 @@ complete -c sessions -n "__fish_sessions_needs_command" -f -a "show" -d 'Show on
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "projects" -d 'List projects with their agents, sessions and tokens'
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "compactions" -d 'The compaction ledger: every context compression the agents performed'
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "replay-compress" -d 'Replay a context-management algorithm over real history: what would it have saved?'
+complete -c sessions -n "__fish_sessions_needs_command" -f -a "export" -d 'Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts'
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c sessions -n "__fish_sessions_using_subcommand list" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
 codex\t''
@@ -170,9 +171,42 @@ complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s v 
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress help" -f -a "list" -d 'List sessions, newest first, one line each'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress help" -f -a "show" -d 'Show one session: a header and a turn-by-turn timeline'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress help" -f -a "projects" -d 'List projects with their agents, sessions and tokens'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress help" -f -a "compactions" -d 'The compaction ledger: every context compression the agents performed'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress help" -f -a "replay-compress" -d 'Replay a context-management algorithm over real history: what would it have saved?'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -s a -l agent -d 'With --all: only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
+codex\t''
+gemini\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand export" -s p -l project -d 'With --all: only projects whose path contains this text (case-insensitive) or matches this glob' -r
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l since -d 'With --all: only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339' -r
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l until -d 'With --all: only sessions started at or before this time' -r
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l kind -d 'With --all: main sessions, sub-agent sessions, or both' -r -f -a "main\t''
+subagent\t''
+all\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand export" -s f -l format -d 'Output format' -r -f -a "md\t'Markdown transcript (CommonMark)'
+html\t'One self-contained HTML page per session'
+json\t'The unified session (as `show --format json`)'
+jsonl\t'One JSON record per message'"
+complete -c sessions -n "__fish_sessions_using_subcommand export" -s o -l output -d 'Write to FILE (one session) or into DIR (one file per session, named <agent>-<YYYY-MM-DD>-<short id>.<ext>, plus an index). Default: stdout for one session' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l max-output-lines -d 'Lines of each tool output (and long tool argument) kept in md/html; 0 keeps all' -r
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l images -d 'Images as a placeholder (media type, size), or extracted into <export>.files/ and linked (md/html with -o)' -r -f -a "placeholder\t'A placeholder with the media type and size'
+extract\t'Write each image into `<export>.files/` and link it'"
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l all -d 'Export every session the filters select (like `list`)'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l force -d 'Overwrite existing files'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l no-thinking -d 'Leave out thinking'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l no-tools -d 'Leave out tool calls and their results'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l redact -d 'Replace secrets (API keys, tokens, private keys, passwords, …) with [REDACTED:<kind>] and report the counts on stderr'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l strict -d 'Exit with status 3 if any file or line could not be read'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "list" -d 'List sessions, newest first, one line each'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "show" -d 'Show one session: a header and a turn-by-turn timeline'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "projects" -d 'List projects with their agents, sessions and tokens'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "compactions" -d 'The compaction ledger: every context compression the agents performed'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "replay-compress" -d 'Replay a context-management algorithm over real history: what would it have saved?'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "export" -d 'Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

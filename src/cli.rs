@@ -76,6 +76,8 @@ pub enum Command {
     Compactions(CompactionsArgs),
     /// Replay a context-management algorithm over real history: what would it have saved?
     ReplayCompress(ReplayArgs),
+    /// Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts.
+    Export(ExportArgs),
 }
 
 /// Which sessions to read: named paths and filters shared by several subcommands.
@@ -272,4 +274,88 @@ pub struct ReplayArgs {
     /// Output format (json/ndjson: the documented contract, docs/json.md).
     #[arg(short, long, value_enum, default_value_t = ReplayFormat::Table)]
     pub format: ReplayFormat,
+}
+
+/// The `list` filters, for `export --all` (the positionals of `export` are its own).
+#[derive(Debug, Args, Clone, Default)]
+pub struct ExportFilterArgs {
+    /// With --all: only these agents (repeatable or comma-separated).
+    #[arg(short, long, value_enum, value_delimiter = ',', requires = "all")]
+    pub agent: Vec<Agent>,
+    /// With --all: only projects whose path contains this text (case-insensitive) or matches
+    /// this glob.
+    #[arg(short, long, value_name = "PATTERN", requires = "all")]
+    pub project: Option<String>,
+    /// With --all: only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01,
+    /// RFC 3339.
+    #[arg(long, value_name = "WHEN", requires = "all")]
+    pub since: Option<String>,
+    /// With --all: only sessions started at or before this time.
+    #[arg(long, value_name = "WHEN", requires = "all")]
+    pub until: Option<String>,
+    /// With --all: main sessions, sub-agent sessions, or both.
+    #[arg(long, value_enum, default_value_t = KindFilter::Main, requires = "all")]
+    pub kind: KindFilter,
+}
+
+impl ExportFilterArgs {
+    /// The same selection as `list` with these filters and `paths`.
+    pub fn select(&self, paths: Vec<PathBuf>) -> SelectArgs {
+        SelectArgs {
+            paths,
+            agent: self.agent.clone(),
+            project: self.project.clone(),
+            since: self.since.clone(),
+            until: self.until.clone(),
+            kind: self.kind,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+#[command(after_long_help = "\
+Examples:
+  sessions export 6f0d3c52                      Markdown on stdout
+  sessions export 6f0d3c52 --format html -o s.html
+  sessions export --all --since 7d --format html -o out/
+  sessions export --all --redact --format jsonl | jq -c 'select(.role == \"user\")'
+
+Nothing is ever written inside an agent's store: an -o inside one is refused.")]
+pub struct ExportArgs {
+    /// Session ids, unique id prefixes or session files. With --all: files or folders to read
+    /// instead of the agents' stores.
+    #[arg(value_name = "ID|PREFIX|PATH", required_unless_present = "all")]
+    pub targets: Vec<String>,
+    /// Export every session the filters select (like `list`).
+    #[arg(long)]
+    pub all: bool,
+    #[command(flatten)]
+    pub filters: ExportFilterArgs,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = crate::export::ExportFormat::Md)]
+    pub format: crate::export::ExportFormat,
+    /// Write to FILE (one session) or into DIR (one file per session, named
+    /// <agent>-<YYYY-MM-DD>-<short id>.<ext>, plus an index). Default: stdout for one session.
+    #[arg(short, long, value_name = "FILE|DIR")]
+    pub output: Option<PathBuf>,
+    /// Overwrite existing files.
+    #[arg(long)]
+    pub force: bool,
+    /// Lines of each tool output (and long tool argument) kept in md/html; 0 keeps all.
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub max_output_lines: usize,
+    /// Images as a placeholder (media type, size), or extracted into <export>.files/ and
+    /// linked (md/html with -o).
+    #[arg(long, value_enum, default_value_t = crate::export::ImageMode::Placeholder)]
+    pub images: crate::export::ImageMode,
+    /// Leave out thinking.
+    #[arg(long)]
+    pub no_thinking: bool,
+    /// Leave out tool calls and their results.
+    #[arg(long)]
+    pub no_tools: bool,
+    /// Replace secrets (API keys, tokens, private keys, passwords, …) with [REDACTED:<kind>]
+    /// and report the counts on stderr.
+    #[arg(long)]
+    pub redact: bool,
 }

@@ -12,6 +12,7 @@ pub mod cli;
 pub mod commands;
 pub mod diag;
 pub mod discover;
+pub mod export;
 pub mod filter;
 pub mod model;
 pub mod parse;

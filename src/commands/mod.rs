@@ -2,6 +2,7 @@
 //! prints the warnings report and maps the outcome to an exit status.
 
 pub mod compactions;
+pub mod export;
 pub mod list;
 pub mod projects;
 pub mod replay;
@@ -67,6 +68,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Projects(a) => projects::run(g, a),
         Command::Compactions(a) => compactions::run(g, a),
         Command::ReplayCompress(a) => replay::run(g, a),
+        Command::Export(a) => export::run(g, a),
     };
     match outcome {
         Ok(report) => {

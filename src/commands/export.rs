@@ -1,0 +1,584 @@
+//! `sessions export`: transcripts of one or more sessions as Markdown, self-contained HTML,
+//! JSON or JSONL, optionally redacted.
+//!
+//! Sessions are chosen like `show` (ids, prefixes, files) or like `list` (`--all` + filters).
+//! One session goes to stdout or `-o FILE`; several go into `-o DIR`, one file each plus an
+//! index, exported in parallel, one session in memory per worker. Nothing is written inside
+//! an agent's store, and no existing file is replaced without `--force`.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::io::{self, IsTerminal, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use crate::cli::{ExportArgs, GlobalArgs};
+use crate::commands::list::no_stores_message;
+use crate::commands::show::{find_one, load};
+use crate::commands::{CmdResult, Failure, scan_options, stdout, stores};
+use crate::diag::Report;
+use crate::discover::Discovery;
+use crate::export::markdown::{Assets, Children, Env};
+use crate::export::redact::{Redactions, redact_session};
+use crate::export::{
+    ExportFormat, ExportOptions, ImageMode, IndexEntry, file_stem, trim, write_index, write_session,
+};
+use crate::filter::KindFilter;
+use crate::model::{Agent, Session, SessionKind};
+use crate::scan::{SessionSummary, scan};
+
+pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
+    let opts = ExportOptions {
+        format: a.format,
+        max_output_lines: a.max_output_lines,
+        images: a.images,
+        thinking: !a.no_thinking,
+        tools: !a.no_tools,
+        redact: a.redact,
+    };
+    if a.images == ImageMode::Extract {
+        if !matches!(a.format, ExportFormat::Md | ExportFormat::Html) {
+            return Err(Failure::usage(
+                "--images extract works with --format md or html",
+            ));
+        }
+        if a.output.is_none() {
+            return Err(Failure::usage(
+                "--images extract writes the images next to the export: give -o FILE or -o DIR",
+            ));
+        }
+    }
+
+    let sel = select(g, a)?;
+    if sel.chosen.is_empty() {
+        return Err(Failure::failed(
+            "no session matches the filters; nothing exported",
+        ));
+    }
+    let dest = destination(a, sel.chosen.len())?;
+    let redactions = Mutex::new(Redactions::default());
+    let notes = Mutex::new(Vec::new());
+    let pool = Pool::new(&sel.pool, &opts, &redactions);
+
+    let outcome = match &dest {
+        Dest::Stdout => {
+            let mut out = stdout();
+            for s in &sel.chosen {
+                export_one(s, &pool, &opts, None, &mut out, &notes)
+                    .map_err(|e| Failure::failed(e.to_string()))?;
+            }
+            out.flush()?;
+            Ok(())
+        }
+        Dest::File(path) => {
+            let assets = assets_dir(path, &opts);
+            check_targets(
+                g,
+                &sel.chosen,
+                std::slice::from_ref(path),
+                assets.as_slice(),
+                a.force,
+            )?;
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                fs::create_dir_all(parent).map_err(|e| {
+                    Failure::failed(format!("cannot create {}: {e}", parent.display()))
+                })?;
+            }
+            write_atomic(path, |w| {
+                export_one(&sel.chosen[0], &pool, &opts, Some(path), w, &notes)
+            })
+            .map_err(|e| Failure::failed(format!("{}: {e}", path.display())))?;
+            if !g.quiet {
+                eprintln!("exported 1 session to {}", path.display());
+            }
+            Ok(())
+        }
+        Dest::Dir(dir) => export_dir(g, a, &opts, &sel, &pool, dir, &notes),
+    };
+
+    if !g.quiet {
+        for n in notes.lock().map(|n| n.clone()).unwrap_or_default() {
+            eprintln!("warning: {n}");
+        }
+        if opts.redact {
+            let r = redactions.lock().map(|r| r.clone()).unwrap_or_default();
+            eprintln!("{}", r.describe());
+        }
+    }
+    outcome.map(|_| sel.report)
+}
+
+/// The sessions to export, and the wider scan their sub-agents are looked up in.
+struct Selection {
+    chosen: Vec<SessionSummary>,
+    pool: Vec<SessionSummary>,
+    report: Report,
+}
+
+fn select(g: &GlobalArgs, a: &ExportArgs) -> Result<Selection, Failure> {
+    let mut sel = if a.all {
+        let paths: Vec<PathBuf> = a.targets.iter().map(PathBuf::from).collect();
+        if let Some(p) = paths.iter().find(|p| !p.exists()) {
+            return Err(Failure::usage(format!(
+                "{}: no such file or folder (with --all, arguments are files or folders to read)",
+                p.display()
+            )));
+        }
+        let mut select = a.filters.select(paths);
+        let kind = select.kind;
+        // Sub-agents are needed to nest them into their parents, whatever --kind says.
+        select.kind = KindFilter::All;
+        let opts = scan_options(g, &select)?;
+        let result = scan(&opts);
+        if !result.stores_found {
+            return Err(Failure::failed(no_stores_message(&opts.stores)));
+        }
+        let chosen = result
+            .sessions
+            .iter()
+            .filter(|s| match kind {
+                KindFilter::All => true,
+                KindFilter::Main => s.kind == SessionKind::Main,
+                KindFilter::Subagent => s.kind == SessionKind::Subagent,
+            })
+            .cloned()
+            .collect();
+        Selection {
+            chosen,
+            pool: result.sessions,
+            report: result.report,
+        }
+    } else {
+        let mut chosen: Vec<SessionSummary> = Vec::new();
+        let mut pool: Vec<SessionSummary> = Vec::new();
+        let mut have_store_scan = false;
+        let mut report = Report::default();
+        for t in &a.targets {
+            let path = Path::new(t);
+            if path.is_dir() {
+                return Err(Failure::usage(format!(
+                    "{t} is a folder: `sessions export --all {t}` exports every session in it"
+                )));
+            }
+            let (s, siblings, r) = find_one(g, t)?;
+            report.extend(r.warnings);
+            if path.is_file() {
+                pool.extend(siblings);
+                // A file inside a store: find its sub-agents with a scan of the stores.
+                if !have_store_scan && store_of(g, path).is_some() {
+                    let select = crate::cli::SelectArgs {
+                        kind: KindFilter::All,
+                        ..Default::default()
+                    };
+                    let mut opts = scan_options(g, &select)?;
+                    opts.progress = false;
+                    pool.extend(scan(&opts).sessions);
+                    have_store_scan = true;
+                }
+            } else if !have_store_scan {
+                // Every id lookup scans all stores: keep one copy of that scan.
+                pool.extend(siblings);
+                have_store_scan = true;
+            }
+            if !chosen.iter().any(|c| c.path() == s.path() && c.id == s.id) {
+                chosen.push(s);
+            }
+        }
+        Selection {
+            chosen,
+            pool,
+            report,
+        }
+    };
+    // Newest first, like `list`.
+    sel.chosen.sort_by(|x, y| {
+        y.started_at
+            .cmp(&x.started_at)
+            .then_with(|| x.id.cmp(&y.id))
+    });
+    Ok(sel)
+}
+
+/// Sub-agent sessions of the scan, by parent and by id, loaded on demand and prepared like
+/// the session they are embedded in.
+struct Pool<'a> {
+    by_parent: HashMap<&'a str, Vec<&'a SessionSummary>>,
+    by_id: HashMap<&'a str, &'a SessionSummary>,
+    opts: &'a ExportOptions,
+    redactions: &'a Mutex<Redactions>,
+}
+
+impl<'a> Pool<'a> {
+    fn new(
+        pool: &'a [SessionSummary],
+        opts: &'a ExportOptions,
+        redactions: &'a Mutex<Redactions>,
+    ) -> Self {
+        let mut by_parent: HashMap<&str, Vec<&SessionSummary>> = HashMap::new();
+        let mut by_id: HashMap<&str, &SessionSummary> = HashMap::new();
+        for s in pool.iter().filter(|s| s.kind == SessionKind::Subagent) {
+            if let Some(p) = s.parent_id.as_deref() {
+                let v = by_parent.entry(p).or_default();
+                if !v.iter().any(|x| x.id == s.id) {
+                    v.push(s);
+                }
+            }
+            by_id.entry(s.id.as_str()).or_insert(s);
+        }
+        for v in by_parent.values_mut() {
+            v.sort_by_key(|s| s.started_at);
+        }
+        Pool {
+            by_parent,
+            by_id,
+            opts,
+            redactions,
+        }
+    }
+}
+
+impl Children for Pool<'_> {
+    fn of(&self, parent_id: &str) -> Vec<String> {
+        self.by_parent
+            .get(parent_id)
+            .map(|v| v.iter().map(|s| s.id.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    fn load(&self, id: &str, path: Option<&Path>) -> Option<Session> {
+        let mut s = match (self.by_id.get(id), path) {
+            (Some(summary), _) => load(summary).ok()?,
+            (None, Some(p)) => {
+                let d = Discovery::walk_paths(&[p.to_path_buf()], &Agent::ALL);
+                crate::parse::parse_file(d.files.first()?).ok()?
+            }
+            (None, None) => return None,
+        };
+        prepare(&mut s, self.opts, self.redactions);
+        Some(s)
+    }
+}
+
+/// `--no-thinking`/`--no-tools`, then `--redact`, counting what was replaced.
+fn prepare(s: &mut Session, opts: &ExportOptions, redactions: &Mutex<Redactions>) {
+    trim(s, opts);
+    if opts.redact {
+        let r = redact_session(s);
+        if let Ok(mut total) = redactions.lock() {
+            total.merge(&r);
+        }
+    }
+}
+
+/// Load, prepare and render one session; returns its index entry.
+fn export_one(
+    summary: &SessionSummary,
+    pool: &Pool,
+    opts: &ExportOptions,
+    file: Option<&Path>,
+    out: &mut dyn Write,
+    notes: &Mutex<Vec<String>>,
+) -> io::Result<IndexEntry> {
+    let mut s = load(summary).map_err(|f| io::Error::other(f.message))?;
+    prepare(&mut s, opts, pool.redactions);
+    let assets = file.and_then(|f| assets_dir(f, opts)).map(Assets::new);
+    let env = Env::new(opts, pool, assets);
+    write_session(out, &s, &env)?;
+    if let Ok(mut n) = notes.lock() {
+        n.extend(env.notes.borrow().iter().map(|m| format!("{}: {m}", s.id)));
+    }
+    let name = file
+        .and_then(|f| f.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(IndexEntry::new(name, &s))
+}
+
+enum Dest {
+    Stdout,
+    File(PathBuf),
+    Dir(PathBuf),
+}
+
+fn destination(a: &ExportArgs, n: usize) -> Result<Dest, Failure> {
+    match &a.output {
+        None if n == 1 => Ok(Dest::Stdout),
+        // JSONL records name their session: several sessions stream fine.
+        None if a.format == ExportFormat::Jsonl => Ok(Dest::Stdout),
+        None => Err(Failure::usage(format!(
+            "{n} sessions selected: give -o DIR to write one file per session (or --format jsonl to stream them)"
+        ))),
+        Some(p) => {
+            let dir_like = p.is_dir()
+                || p.as_os_str()
+                    .to_string_lossy()
+                    .ends_with(std::path::MAIN_SEPARATOR)
+                || p.as_os_str().to_string_lossy().ends_with('/');
+            if !a.all && n == 1 && !dir_like {
+                Ok(Dest::File(p.clone()))
+            } else if p.exists() && !p.is_dir() {
+                Err(Failure::usage(format!(
+                    "-o {}: not a folder ({} sessions need one, one file each)",
+                    p.display(),
+                    n
+                )))
+            } else {
+                Ok(Dest::Dir(p.clone()))
+            }
+        }
+    }
+}
+
+/// `<file stem>.files`, where `--images extract` puts the images of an export.
+fn assets_dir(file: &Path, opts: &ExportOptions) -> Option<PathBuf> {
+    if opts.images != ImageMode::Extract {
+        return None;
+    }
+    let stem = file.file_stem()?.to_string_lossy().into_owned();
+    Some(file.with_file_name(format!("{stem}.files")))
+}
+
+fn export_dir(
+    g: &GlobalArgs,
+    a: &ExportArgs,
+    opts: &ExportOptions,
+    sel: &Selection,
+    pool: &Pool,
+    dir: &Path,
+    notes: &Mutex<Vec<String>>,
+) -> Result<(), Failure> {
+    // Names first (deterministic, collisions numbered), so every target can be checked before
+    // anything is written.
+    let mut used: HashSet<String> = HashSet::new();
+    let mut jobs: Vec<(&SessionSummary, PathBuf)> = Vec::new();
+    for s in &sel.chosen {
+        let stem = file_stem(s.agent.as_str(), s.started_at, &s.id);
+        let mut name = format!("{stem}.{}", opts.format.ext());
+        let mut n = 1;
+        while !used.insert(name.clone()) {
+            n += 1;
+            name = format!("{stem}-{n}.{}", opts.format.ext());
+        }
+        jobs.push((s, dir.join(name)));
+    }
+    let with_index = a.all || jobs.len() > 1;
+    let index = dir.join(opts.format.index_name());
+    let mut targets: Vec<PathBuf> = jobs.iter().map(|(_, p)| p.clone()).collect();
+    if with_index {
+        targets.push(index.clone());
+    }
+    let assets: Vec<PathBuf> = jobs
+        .iter()
+        .filter_map(|(_, p)| assets_dir(p, opts))
+        .collect();
+    check_targets(g, &sel.chosen, &targets, &assets, a.force)?;
+    fs::create_dir_all(dir)
+        .map_err(|e| Failure::failed(format!("cannot create {}: {e}", dir.display())))?;
+
+    let bar = if !g.no_progress && !g.quiet && io::stderr().is_terminal() && jobs.len() > 1 {
+        let bar = ProgressBar::new(jobs.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} exporting {bar:30} {pos}/{len} ({eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        Some(bar)
+    } else {
+        None
+    };
+    let results: Vec<(String, io::Result<IndexEntry>)> = jobs
+        .par_iter()
+        .map(|(s, path)| {
+            let r = write_atomic(path, |w| export_one(s, pool, opts, Some(path), w, notes));
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+            (s.id.clone(), r)
+        })
+        .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let mut entries = Vec::new();
+    let mut failed = Vec::new();
+    for (id, r) in results {
+        match r {
+            Ok(e) => entries.push(e),
+            Err(e) => failed.push(format!("{id}: {e}")),
+        }
+    }
+    entries.sort_by_key(IndexEntry::sort_key);
+    if with_index {
+        write_atomic(&index, |w| write_index(w, opts.format, &entries))
+            .map_err(|e| Failure::failed(format!("{}: {e}", index.display())))?;
+    }
+    if !g.quiet {
+        eprintln!(
+            "exported {} session{} to {}{}",
+            entries.len(),
+            if entries.len() == 1 { "" } else { "s" },
+            dir.display(),
+            if with_index {
+                format!(" (index: {})", index.display())
+            } else {
+                String::new()
+            }
+        );
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::failed(format!(
+            "{} session(s) could not be exported:\n  {}",
+            failed.len(),
+            failed.join("\n  ")
+        )))
+    }
+}
+
+/// Write through a temporary file in the same folder, renamed into place when complete: a
+/// failed export never leaves half a file, and never truncates the previous one.
+fn write_atomic<T>(path: &Path, f: impl FnOnce(&mut dyn Write) -> io::Result<T>) -> io::Result<T> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "export".into());
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    let file = fs::File::create(&tmp)?;
+    let mut w = io::BufWriter::with_capacity(256 * 1024, file);
+    let r = f(&mut w).and_then(|v| w.flush().map(|_| v));
+    drop(w);
+    match r {
+        Ok(v) => {
+            fs::rename(&tmp, path)?;
+            Ok(v)
+        }
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+/// Refuse targets inside an agent's store or equal to a session file being read, and existing
+/// files unless `--force`.
+fn check_targets(
+    g: &GlobalArgs,
+    chosen: &[SessionSummary],
+    files: &[PathBuf],
+    asset_dirs: &[PathBuf],
+    force: bool,
+) -> Result<(), Failure> {
+    let inputs: HashSet<PathBuf> = chosen.iter().map(|s| absolute(s.path())).collect();
+    for t in files.iter().chain(asset_dirs) {
+        if let Some((agent, root)) = store_of(g, t) {
+            return Err(Failure::failed(format!(
+                "refusing to write {}: it is inside the {agent} store {}; sessions never writes \
+                 into an agent's store (choose another -o)",
+                t.display(),
+                root.display()
+            )));
+        }
+        if inputs.contains(&absolute(t)) {
+            return Err(Failure::failed(format!(
+                "refusing to write {}: it is a session file being exported",
+                t.display()
+            )));
+        }
+    }
+    if !force {
+        let existing: Vec<String> = files
+            .iter()
+            .chain(asset_dirs)
+            .filter(|p| p.exists())
+            .map(|p| p.display().to_string())
+            .collect();
+        if !existing.is_empty() {
+            let more = if existing.len() > 5 {
+                format!(" (and {} more)", existing.len() - 5)
+            } else {
+                String::new()
+            };
+            return Err(Failure::failed(format!(
+                "{} already exist{}{more}; use --force to overwrite",
+                existing[..existing.len().min(5)].join(", "),
+                if existing.len() == 1 { "s" } else { "" }
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The store (agent, root) a path lies in, if any. Roots are the configured store folders plus
+/// the agents' own folders around them (`.claude`, `.codex`).
+fn store_of(g: &GlobalArgs, path: &Path) -> Option<(Agent, PathBuf)> {
+    let target = absolute(path);
+    let st = stores(g);
+    for agent in Agent::ALL {
+        for root in st.roots(agent) {
+            let mut roots = vec![root.clone()];
+            let name = root.file_name().map(|n| n.to_string_lossy().into_owned());
+            let parent = root.parent().filter(|p| {
+                let pn = p
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                match agent {
+                    Agent::Claude => {
+                        name.as_deref() == Some("projects") && (pn == ".claude" || pn == "claude")
+                    }
+                    Agent::Codex => {
+                        matches!(name.as_deref(), Some("sessions" | "archived_sessions"))
+                            && (pn == ".codex" || pn == "codex")
+                    }
+                    Agent::Gemini => false,
+                }
+            });
+            roots.extend(parent.map(Path::to_path_buf));
+            for r in roots {
+                if target.starts_with(absolute(&r)) {
+                    return Some((agent, r));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// An absolute path with `.`/`..` resolved and symlinks of its existing part followed, for
+/// comparing paths that may not exist yet.
+fn absolute(p: &Path) -> PathBuf {
+    let joined = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    };
+    let mut lexical = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                lexical.pop();
+            }
+            c => lexical.push(c),
+        }
+    }
+    let mut existing = lexical.clone();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match existing.file_name() {
+            Some(n) => {
+                rest.push(n.to_os_string());
+                existing.pop();
+            }
+            None => break,
+        }
+    }
+    let mut out = fs::canonicalize(&existing).unwrap_or(existing);
+    for n in rest.iter().rev() {
+        out.push(n);
+    }
+    out
+}

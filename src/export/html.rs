@@ -1,0 +1,201 @@
+//! Self-contained HTML: the Markdown sections rendered with pulldown-cmark (plain CommonMark)
+//! into one page with inline CSS, light and dark themes (`prefers-color-scheme`), a table of
+//! contents of the turns and collapsible tool outputs and thinking (`<details>`). Nothing is
+//! loaded from anywhere: no scripts, no external styles or fonts, and a Content-Security-Policy
+//! that forbids every fetch except the images written next to the page.
+
+use std::io::{self, Write};
+
+use pulldown_cmark::{Options, Parser, html};
+
+use super::IndexEntry;
+use super::markdown::{Document, Section, SectionKind, html_escape};
+
+/// The page's style: system fonts, light by default, dark when the reader's system is.
+const CSS: &str = r#"
+:root { color-scheme: light dark; --bg: #ffffff; --fg: #1f2328; --muted: #59636e;
+  --border: #d1d9e0; --code: #f6f8fa; --user: #0969da; --assistant: #1a7f37; --system: #8250df;
+  --context: #9a6700; --tool: #59636e; --error: #cf222e; --divider: #bc4c00; }
+@media (prefers-color-scheme: dark) {
+  :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --border: #3d444d; --code: #151b23;
+    --user: #4493f8; --assistant: #3fb950; --system: #ab7df8; --context: #d29922;
+    --tool: #9198a1; --error: #f85149; --divider: #db6d28; }
+}
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg);
+  font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+.layout { display: grid; grid-template-columns: 18rem minmax(0, 1fr); gap: 2rem;
+  max-width: 84rem; margin: 0 auto; padding: 1.5rem; }
+@media (max-width: 60rem) { .layout { grid-template-columns: minmax(0, 1fr); } }
+nav.toc { position: sticky; top: 1rem; align-self: start; max-height: calc(100vh - 2rem);
+  overflow: auto; font-size: 0.85rem; border-right: 1px solid var(--border); padding-right: 1rem; }
+nav.toc ol { list-style: none; padding: 0; margin: 0; }
+nav.toc li { margin: 0.15rem 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+nav.toc a { color: var(--fg); text-decoration: none; }
+nav.toc a:hover { text-decoration: underline; }
+nav.toc li.compaction a { color: var(--divider); font-weight: 600; }
+nav.toc li.role-user a { color: var(--user); }
+nav.toc .title { font-weight: 600; margin: 0 0 0.5rem; }
+main { min-width: 0; }
+a { color: var(--user); }
+h1 { font-size: 1.6rem; margin: 0 0 0.75rem; }
+section.turn { border-left: 3px solid var(--border); padding: 0 0 0 1rem; margin: 1.25rem 0; }
+section.turn h2 { font-size: 1rem; margin: 0 0 0.5rem; color: var(--muted); }
+section.role-user { border-left-color: var(--user); }
+section.role-user h2 { color: var(--user); }
+section.role-assistant { border-left-color: var(--assistant); }
+section.role-assistant h2 { color: var(--assistant); }
+section.role-system, section.role-summary { border-left-color: var(--system); }
+section.role-context { border-left-color: var(--context); }
+section.role-tool { border-left-color: var(--tool); }
+section.compaction { border: 2px dashed var(--divider); border-radius: 6px; padding: 0.25rem 1rem;
+  margin: 2rem 0; }
+section.compaction hr { display: none; }
+section.compaction > p:first-of-type strong { color: var(--divider); }
+blockquote { margin: 0.75rem 0; padding: 0 0 0 1rem; border-left: 3px solid var(--border);
+  color: var(--fg); }
+blockquote h4, blockquote h5, blockquote h6 { font-size: 0.95rem; color: var(--muted); margin: 0.75rem 0 0.25rem; }
+pre { background: var(--code); border: 1px solid var(--border); border-radius: 6px; padding: 0.6rem 0.8rem;
+  overflow-x: auto; font-size: 0.85rem; line-height: 1.45; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+details { margin: 0.5rem 0; }
+details > summary { cursor: pointer; color: var(--muted); font-size: 0.9rem; }
+details[open] > summary { margin-bottom: 0.25rem; }
+details > summary:first-letter { }
+p { margin: 0.5rem 0; overflow-wrap: anywhere; }
+ul { padding-left: 1.25rem; }
+img { max-width: 100%; border: 1px solid var(--border); border-radius: 4px; }
+table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
+th, td { border-bottom: 1px solid var(--border); padding: 0.35rem 0.5rem; text-align: left; vertical-align: top; }
+td.num, th.num { text-align: right; white-space: nowrap; }
+.muted { color: var(--muted); }
+"#;
+
+/// Nothing may be fetched: styles are inline, images only from next to the page or data URLs.
+const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data: file:";
+
+fn head(out: &mut dyn Write, title: &str) -> io::Result<()> {
+    write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"color-scheme\" content=\"light dark\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n\
+         <meta name=\"generator\" content=\"sessions {}\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n",
+        env!("CARGO_PKG_VERSION"),
+        html_escape(title)
+    )
+}
+
+/// Markdown → HTML, plain CommonMark (the same rules the Markdown export is written for).
+pub fn markdown_to_html(md: &str) -> String {
+    let mut s = String::with_capacity(md.len() + md.len() / 4);
+    html::push_html(&mut s, Parser::new_ext(md, Options::empty()));
+    s
+}
+
+/// One session page. Sections are converted and written one at a time.
+pub fn write_page(out: &mut dyn Write, doc: &Document) -> io::Result<()> {
+    let outline = doc.outline();
+    let mut title = String::new();
+    let mut started = false;
+    doc.render(&mut |sec: Section| -> io::Result<()> {
+        if sec.entry.kind == SectionKind::Header {
+            title = sec.entry.label.clone();
+            head(out, &title)?;
+            out.write_all(
+                b"<body>\n<div class=\"layout\">\n<nav class=\"toc\" aria-label=\"Turns\">\n",
+            )?;
+            writeln!(
+                out,
+                "<p class=\"title\"><a href=\"#top\">{}</a></p>\n<ol>",
+                html_escape(&title)
+            )?;
+            for e in &outline {
+                let class = match e.kind {
+                    SectionKind::Turn => format!("turn role-{}", e.role),
+                    k => k.as_str().to_string(),
+                };
+                writeln!(
+                    out,
+                    "<li class=\"{class}\"><a href=\"#{}\">{}</a></li>",
+                    e.anchor,
+                    html_escape(&e.label)
+                )?;
+            }
+            out.write_all(b"</ol>\n</nav>\n<main>\n")?;
+            started = true;
+            writeln!(out, "<section class=\"header\" id=\"top\">")?;
+        } else {
+            let class = match sec.entry.kind {
+                SectionKind::Turn => format!("turn role-{}", sec.entry.role),
+                k => k.as_str().to_string(),
+            };
+            writeln!(
+                out,
+                "<section class=\"{class}\" id=\"{}\">",
+                sec.entry.anchor
+            )?;
+        }
+        out.write_all(markdown_to_html(&sec.markdown).as_bytes())?;
+        out.write_all(b"</section>\n")?;
+        Ok(())
+    })?;
+    if !started {
+        head(out, "session")?;
+        out.write_all(b"<body>\n<div class=\"layout\">\n<main>\n")?;
+    }
+    out.write_all(b"</main>\n</div>\n</body>\n</html>\n")?;
+    Ok(())
+}
+
+/// `index.html`: every exported session with its metadata, linked.
+pub fn write_index(out: &mut dyn Write, entries: &[IndexEntry]) -> io::Result<()> {
+    head(out, "Exported sessions")?;
+    out.write_all(
+        b"<body>\n<div class=\"layout\" style=\"grid-template-columns: minmax(0, 1fr)\">\n<main>\n",
+    )?;
+    writeln!(
+        out,
+        "<h1>Exported sessions</h1>\n<p class=\"muted\">{} sessions, exported by sessions {}.</p>",
+        entries.len(),
+        env!("CARGO_PKG_VERSION")
+    )?;
+    out.write_all(
+        b"<table>\n<thead><tr><th>Started</th><th>Agent</th><th>Project</th><th>Title</th>\
+          <th class=\"num\">User turns</th><th class=\"num\">Tool calls</th><th class=\"num\">Tokens</th>\
+          <th class=\"num\">Compactions</th></tr></thead>\n<tbody>\n",
+    )?;
+    for e in entries {
+        writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td><a href=\"{}\">{}</a><br><span class=\"muted\">{}</span></td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            html_escape(&e.started()),
+            html_escape(&e.agent_label()),
+            html_escape(e.project.as_deref().unwrap_or("-")),
+            html_escape(&href(&e.file)),
+            html_escape(&e.title_or_id()),
+            html_escape(&e.id),
+            e.counts.user_turns,
+            e.counts.tool_calls,
+            crate::render::human_count(e.tokens.total),
+            e.compactions
+        )?;
+    }
+    out.write_all(b"</tbody>\n</table>\n</main>\n</div>\n</body>\n</html>\n")?;
+    Ok(())
+}
+
+/// A relative link to a file name (percent-encoding what a URL cannot hold as is).
+fn href(file: &str) -> String {
+    let mut out = String::new();
+    for b in file.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
