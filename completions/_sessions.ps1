@@ -147,13 +147,13 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             break
         }
         'sessions;replay-compress' {
-            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'With --all: only these agents (repeatable or comma-separated)')
-            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'With --all: only these agents (repeatable or comma-separated)')
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'With --all: only projects whose path contains this text or matches this glob')
-            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'With --all: only projects whose path contains this text or matches this glob')
-            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'With --all: only sessions active at or after this time (7d, 2026-03-01, …)')
-            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'With --all: only sessions started at or before this time')
-            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'With --all: main sessions, sub-agent sessions, or both')
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Only projects whose path contains this text (case-insensitive) or matches this glob')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only projects whose path contains this text (case-insensitive) or matches this glob')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions started at or before this time (a date means the end of that day)')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Main sessions, sub-agent sessions, or both')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'The algorithm to replay')
             [CompletionResult]::new('--algorithm', '--algorithm', [CompletionResultType]::ParameterName, 'The algorithm to replay')
             [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'Override a setting of the algorithm: KEY=VALUE (repeatable). Unknown keys and values out of range are errors that list what is allowed')
@@ -183,13 +183,13 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             break
         }
         'sessions;export' {
-            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'With --all: only these agents (repeatable or comma-separated)')
-            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'With --all: only these agents (repeatable or comma-separated)')
-            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'With --all: only projects whose path contains this text (case-insensitive) or matches this glob')
-            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'With --all: only projects whose path contains this text (case-insensitive) or matches this glob')
-            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'With --all: only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339')
-            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'With --all: only sessions started at or before this time')
-            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'With --all: main sessions, sub-agent sessions, or both')
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Only projects whose path contains this text (case-insensitive) or matches this glob')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only projects whose path contains this text (case-insensitive) or matches this glob')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions started at or before this time (a date means the end of that day)')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Main sessions, sub-agent sessions, or both')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE (one session) or into DIR (one file per session, named <agent>-<YYYY-MM-DD>-<short id>.<ext>, plus an index). Default: stdout for one session')

@@ -135,13 +135,13 @@ complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s v -l v
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s h -l help -d 'Print help'
-complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s a -l agent -d 'With --all: only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
 codex\t''
 gemini\t''"
-complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s p -l project -d 'With --all: only projects whose path contains this text or matches this glob' -r
-complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l since -d 'With --all: only sessions active at or after this time (7d, 2026-03-01, …)' -r
-complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l until -d 'With --all: only sessions started at or before this time' -r
-complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l kind -d 'With --all: main sessions, sub-agent sessions, or both' -r -f -a "main\t''
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s p -l project -d 'Only projects whose path contains this text (case-insensitive) or matches this glob' -r
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339' -r
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l until -d 'Only sessions started at or before this time (a date means the end of that day)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l kind -d 'Main sessions, sub-agent sessions, or both' -r -f -a "main\t''
 subagent\t''
 all\t''"
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s A -l algorithm -d 'The algorithm to replay' -r -f -a "gemini\t'Gemini CLI chat compression + tool-output masking'
@@ -171,13 +171,13 @@ complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s v 
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sessions -n "__fish_sessions_using_subcommand export" -s a -l agent -d 'With --all: only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
+complete -c sessions -n "__fish_sessions_using_subcommand export" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
 codex\t''
 gemini\t''"
-complete -c sessions -n "__fish_sessions_using_subcommand export" -s p -l project -d 'With --all: only projects whose path contains this text (case-insensitive) or matches this glob' -r
-complete -c sessions -n "__fish_sessions_using_subcommand export" -l since -d 'With --all: only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339' -r
-complete -c sessions -n "__fish_sessions_using_subcommand export" -l until -d 'With --all: only sessions started at or before this time' -r
-complete -c sessions -n "__fish_sessions_using_subcommand export" -l kind -d 'With --all: main sessions, sub-agent sessions, or both' -r -f -a "main\t''
+complete -c sessions -n "__fish_sessions_using_subcommand export" -s p -l project -d 'Only projects whose path contains this text (case-insensitive) or matches this glob' -r
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339' -r
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l until -d 'Only sessions started at or before this time (a date means the end of that day)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l kind -d 'Main sessions, sub-agent sessions, or both' -r -f -a "main\t''
 subagent\t''
 all\t''"
 complete -c sessions -n "__fish_sessions_using_subcommand export" -s f -l format -d 'Output format' -r -f -a "md\t'Markdown transcript (CommonMark)'

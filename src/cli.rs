@@ -86,6 +86,26 @@ pub struct SelectArgs {
     /// Session files or folders to read instead of the agents' stores (format detected).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+impl SelectArgs {
+    /// Every session of every kind in the stores: what id look-ups search.
+    pub fn every_kind() -> SelectArgs {
+        SelectArgs {
+            paths: Vec::new(),
+            filter: FilterArgs {
+                kind: KindFilter::All,
+                ..Default::default()
+            },
+        }
+    }
+}
+
+/// The session filters of `list` (and of `--all` in `export` and `replay-compress`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct FilterArgs {
     /// Only these agents (repeatable or comma-separated).
     #[arg(short, long, value_enum, value_delimiter = ',')]
     pub agent: Vec<Agent>,
@@ -101,6 +121,37 @@ pub struct SelectArgs {
     /// Main sessions, sub-agent sessions, or both.
     #[arg(long, value_enum, default_value_t = KindFilter::Main)]
     pub kind: KindFilter,
+}
+
+impl FilterArgs {
+    /// Whether any filter differs from its default.
+    pub fn is_set(&self) -> bool {
+        !self.agent.is_empty()
+            || self.project.is_some()
+            || self.since.is_some()
+            || self.until.is_some()
+            || self.kind != KindFilter::Main
+    }
+
+    /// Commands that take session ids apply the filters only with `--all`.
+    pub fn require_all(&self, all: bool) -> Result<(), String> {
+        if self.is_set() && !all {
+            Err(
+                "--agent, --project, --since, --until and --kind select sessions with --all; \
+                 they cannot narrow sessions named by id"
+                    .into(),
+            )
+        } else {
+            Ok(())
+        }
+    }
+
+    pub fn select(&self, paths: Vec<PathBuf>) -> SelectArgs {
+        SelectArgs {
+            paths,
+            filter: self.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -190,39 +241,6 @@ pub struct CompactionsArgs {
     pub format: LedgerFormat,
 }
 
-/// The list filters without positional paths, for commands whose positionals are session ids.
-#[derive(Debug, Args, Clone, Default)]
-pub struct FilterArgs {
-    /// With --all: only these agents (repeatable or comma-separated).
-    #[arg(short, long, value_enum, value_delimiter = ',')]
-    pub agent: Vec<Agent>,
-    /// With --all: only projects whose path contains this text or matches this glob.
-    #[arg(short, long, value_name = "PATTERN")]
-    pub project: Option<String>,
-    /// With --all: only sessions active at or after this time (7d, 2026-03-01, …).
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
-    /// With --all: only sessions started at or before this time.
-    #[arg(long, value_name = "WHEN")]
-    pub until: Option<String>,
-    /// With --all: main sessions, sub-agent sessions, or both.
-    #[arg(long, value_enum, default_value_t = KindFilter::Main)]
-    pub kind: KindFilter,
-}
-
-impl FilterArgs {
-    pub fn select(&self) -> SelectArgs {
-        SelectArgs {
-            paths: Vec::new(),
-            agent: self.agent.clone(),
-            project: self.project.clone(),
-            since: self.since.clone(),
-            until: self.until.clone(),
-            kind: self.kind,
-        }
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReplayFormat {
     Table,
@@ -276,42 +294,6 @@ pub struct ReplayArgs {
     pub format: ReplayFormat,
 }
 
-/// The `list` filters, for `export --all` (the positionals of `export` are its own).
-#[derive(Debug, Args, Clone, Default)]
-pub struct ExportFilterArgs {
-    /// With --all: only these agents (repeatable or comma-separated).
-    #[arg(short, long, value_enum, value_delimiter = ',', requires = "all")]
-    pub agent: Vec<Agent>,
-    /// With --all: only projects whose path contains this text (case-insensitive) or matches
-    /// this glob.
-    #[arg(short, long, value_name = "PATTERN", requires = "all")]
-    pub project: Option<String>,
-    /// With --all: only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01,
-    /// RFC 3339.
-    #[arg(long, value_name = "WHEN", requires = "all")]
-    pub since: Option<String>,
-    /// With --all: only sessions started at or before this time.
-    #[arg(long, value_name = "WHEN", requires = "all")]
-    pub until: Option<String>,
-    /// With --all: main sessions, sub-agent sessions, or both.
-    #[arg(long, value_enum, default_value_t = KindFilter::Main, requires = "all")]
-    pub kind: KindFilter,
-}
-
-impl ExportFilterArgs {
-    /// The same selection as `list` with these filters and `paths`.
-    pub fn select(&self, paths: Vec<PathBuf>) -> SelectArgs {
-        SelectArgs {
-            paths,
-            agent: self.agent.clone(),
-            project: self.project.clone(),
-            since: self.since.clone(),
-            until: self.until.clone(),
-            kind: self.kind,
-        }
-    }
-}
-
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
 Examples:
@@ -330,7 +312,7 @@ pub struct ExportArgs {
     #[arg(long)]
     pub all: bool,
     #[command(flatten)]
-    pub filters: ExportFilterArgs,
+    pub filters: FilterArgs,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = crate::export::ExportFormat::Md)]
     pub format: crate::export::ExportFormat,

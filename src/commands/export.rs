@@ -119,6 +119,7 @@ struct Selection {
 }
 
 fn select(g: &GlobalArgs, a: &ExportArgs) -> Result<Selection, Failure> {
+    a.filters.require_all(a.all).map_err(Failure::usage)?;
     let mut sel = if a.all {
         let paths: Vec<PathBuf> = a.targets.iter().map(PathBuf::from).collect();
         if let Some(p) = paths.iter().find(|p| !p.exists()) {
@@ -128,9 +129,9 @@ fn select(g: &GlobalArgs, a: &ExportArgs) -> Result<Selection, Failure> {
             )));
         }
         let mut select = a.filters.select(paths);
-        let kind = select.kind;
+        let kind = select.filter.kind;
         // Sub-agents are needed to nest them into their parents, whatever --kind says.
-        select.kind = KindFilter::All;
+        select.filter.kind = KindFilter::All;
         let opts = scan_options(g, &select)?;
         let result = scan(&opts);
         if !result.stores_found {
@@ -169,10 +170,7 @@ fn select(g: &GlobalArgs, a: &ExportArgs) -> Result<Selection, Failure> {
                 pool.extend(siblings);
                 // A file inside a store: find its sub-agents with a scan of the stores.
                 if !have_store_scan && store_of(g, path).is_some() {
-                    let select = crate::cli::SelectArgs {
-                        kind: KindFilter::All,
-                        ..Default::default()
-                    };
+                    let select = crate::cli::SelectArgs::every_kind();
                     let mut opts = scan_options(g, &select)?;
                     opts.progress = false;
                     pool.extend(scan(&opts).sessions);

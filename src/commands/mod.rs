@@ -113,16 +113,17 @@ pub fn filter(sel: &SelectArgs) -> Result<Filter, Failure> {
             .map_err(Failure::usage)
     };
     Ok(Filter {
-        agents: sel.agent.clone(),
+        agents: sel.filter.agent.clone(),
         project: sel
+            .filter
             .project
             .as_deref()
             .map(ProjectMatcher::new)
             .transpose()
             .map_err(Failure::usage)?,
-        since: when(&sel.since, false)?,
-        until: when(&sel.until, true)?,
-        kind: sel.kind,
+        since: when(&sel.filter.since, false)?,
+        until: when(&sel.filter.until, true)?,
+        kind: sel.filter.kind,
     })
 }
 

@@ -10,7 +10,6 @@ use crate::cli::{GlobalArgs, ReplayArgs, ReplayFormat, SelectArgs};
 use crate::commands::show::{load, resolve};
 use crate::commands::{CmdResult, Failure, scan_options, stdout, write_json};
 use crate::diag::Report;
-use crate::filter::KindFilter;
 use crate::render::table::{Align, Column, render, target_width};
 use crate::render::{human_count, plot};
 use crate::replay::settings::Settings;
@@ -153,8 +152,9 @@ fn select(
     g: &GlobalArgs,
     args: &ReplayArgs,
 ) -> Result<(Vec<SessionSummary>, Vec<SessionSummary>, Report), Failure> {
+    args.filter.require_all(args.all).map_err(Failure::usage)?;
     if args.all {
-        let opts = scan_options(g, &args.filter.select())?;
+        let opts = scan_options(g, &args.filter.select(Vec::new()))?;
         let result = scan(&opts);
         let selected = result.sessions.clone();
         return Ok((selected, result.sessions, result.report));
@@ -169,8 +169,7 @@ fn select(
     if !paths.is_empty() {
         let select = SelectArgs {
             paths: paths.iter().map(PathBuf::from).collect(),
-            kind: KindFilter::All,
-            ..Default::default()
+            ..SelectArgs::every_kind()
         };
         let result = scan(&scan_options(g, &select)?);
         report.extend(result.report.warnings);
@@ -178,10 +177,7 @@ fn select(
         all.extend(result.sessions);
     }
     if !ids.is_empty() {
-        let select = SelectArgs {
-            kind: KindFilter::All,
-            ..Default::default()
-        };
+        let select = SelectArgs::every_kind();
         let result = scan(&scan_options(g, &select)?);
         for t in ids {
             let i = resolve(&result.sessions, t)?;

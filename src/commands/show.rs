@@ -11,7 +11,6 @@ use serde_json::Value;
 use crate::cli::{GlobalArgs, SelectArgs, ShowArgs, ShowFormat};
 use crate::commands::{CmdResult, Failure, scan_options, stdout};
 use crate::diag::Report;
-use crate::filter::KindFilter;
 use crate::model::{Counts, Part, Role, Session, TokenTotals};
 use crate::parse::{self, preview};
 use crate::render::json::SCHEMA_VERSION;
@@ -73,8 +72,7 @@ pub fn find_one(
         } else {
             Vec::new()
         },
-        kind: KindFilter::All,
-        ..Default::default()
+        ..SelectArgs::every_kind()
     };
     let mut opts = scan_options(g, &select)?;
     opts.progress = false;
