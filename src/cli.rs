@@ -30,6 +30,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Treat DIR as the home directory of all three agents (a backup, another machine's copy,
     /// or the sample home in testdata/home). The agents' environment variables are ignored.
