@@ -1,0 +1,155 @@
+//! JavaScript string semantics the Pi and OpenClaw estimators depend on: `String.length` (UTF-16
+//! code units) and the length of `JSON.stringify(value)`, including JavaScript's number
+//! formatting (`1e+21`, `1.5e-7`, shortest round-trip digits).
+
+use serde_json::{Number, Value};
+
+/// `s.length` in JavaScript: UTF-16 code units.
+pub fn len16(s: &str) -> usize {
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.chars().map(char::len_utf16).sum()
+    }
+}
+
+/// `JSON.stringify(s).length` for a string: quotes plus escapes (`\"`, `\\`, `\b`, `\f`, `\n`,
+/// `\r`, `\t` take 2, other control characters `\u00XX` take 6; everything else, U+2028/U+2029
+/// included, is written as is).
+pub fn json_str_len(s: &str) -> usize {
+    let mut n = 2;
+    for c in s.chars() {
+        n += match c {
+            '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf16(),
+        };
+    }
+    n
+}
+
+/// `JSON.stringify(value).length` in UTF-16 code units (no indentation).
+pub fn json_len(v: &Value) -> usize {
+    match v {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => js_number(n).len(),
+        Value::String(s) => json_str_len(s),
+        Value::Array(a) => 2 + a.iter().map(json_len).sum::<usize>() + a.len().saturating_sub(1),
+        Value::Object(o) => {
+            2 + o
+                .iter()
+                .map(|(k, v)| json_str_len(k) + 1 + json_len(v))
+                .sum::<usize>()
+                + o.len().saturating_sub(1)
+        }
+    }
+}
+
+const MAX_SAFE: u64 = 1 << 53;
+
+/// How JavaScript prints a JSON number (integers beyond 2^53 become doubles, as when JS parses
+/// them).
+pub fn js_number(n: &Number) -> String {
+    if let Some(i) = n.as_i64() {
+        if i.unsigned_abs() <= MAX_SAFE {
+            return i.to_string();
+        }
+        return js_f64(i as f64);
+    }
+    if let Some(u) = n.as_u64() {
+        if u <= MAX_SAFE {
+            return u.to_string();
+        }
+        return js_f64(u as f64);
+    }
+    js_f64(n.as_f64().unwrap_or(f64::NAN))
+}
+
+/// `Number.prototype.toString()` (as `JSON.stringify` writes it; non-finite numbers are `null`).
+pub fn js_f64(x: f64) -> String {
+    if !x.is_finite() {
+        return "null".into();
+    }
+    if x == 0.0 {
+        return "0".into();
+    }
+    // Rust's `{:e}` prints the shortest digits that round-trip, like ECMAScript's algorithm.
+    let e = format!("{:e}", x.abs());
+    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let k = digits.len() as i32;
+    let n = exp + 1;
+    let mut out = String::new();
+    if x < 0.0 {
+        out.push('-');
+    }
+    if k <= n && n <= 21 {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', (n - k) as usize));
+    } else if 0 < n && n <= 21 {
+        out.push_str(&digits[..n as usize]);
+        out.push('.');
+        out.push_str(&digits[n as usize..]);
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-n) as usize));
+        out.push_str(&digits);
+    } else {
+        out.push_str(&digits[..1]);
+        if k > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if n - 1 < 0 { '-' } else { '+' });
+        out.push_str(&(n - 1).abs().to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_print_like_javascript() {
+        for (x, s) in [
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (1.5e-7, "1.5e-7"),
+            (0.000001, "0.000001"),
+            (0.1, "0.1"),
+            (-0.5, "-0.5"),
+            (123.456, "123.456"),
+            (2.5e-300, "2.5e-300"),
+            (1e300, "1e+300"),
+            (-0.0, "0"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+        ] {
+            assert_eq!(js_f64(x), s, "{x}");
+        }
+        assert_eq!(
+            js_number(&Number::from(9_007_199_254_740_993u64)),
+            "9007199254740992"
+        );
+        assert_eq!(js_number(&Number::from(-42i64)), "-42");
+    }
+
+    #[test]
+    fn stringify_lengths() {
+        assert_eq!(json_len(&json!({})), 2);
+        assert_eq!(
+            json_len(&json!({"a": [1, "x", null, true]})),
+            r#"{"a":[1,"x",null,true]}"#.len()
+        );
+        // "日本😀" is 3 + 2 UTF-16 units; \n and \u0001 are escaped.
+        assert_eq!(json_len(&json!("日本😀")), 2 + 4);
+        assert_eq!(json_len(&json!("a\n\u{1}")), 2 + 1 + 2 + 6);
+        assert_eq!(len16("a😀"), 3);
+    }
+}

@@ -1,0 +1,625 @@
+//! Pi's in-memory `AgentMessage`s (the shape both Pi and OpenClaw estimate), the conversion from
+//! the engine's [`HistoryItem`]s, and Pi 0.73.1's per-message functions: `estimateTokens`, the
+//! length of `serializeConversation`, file operations and `estimateContextTokens`.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::js::{json_len, json_str_len, len16};
+use crate::model::{Part, Role};
+use crate::replay::HistoryItem;
+
+/// Pi's chars-per-token heuristic (`Math.ceil(chars / 4)` per message).
+pub const CHARS_PER_TOKEN: u64 = 4;
+/// `estimateTokens`: an image block in a `toolResult` or `custom` message (user images count 0
+/// in 0.73.1).
+pub const IMAGE_CHARS: u64 = 4_800;
+/// `TOOL_RESULT_MAX_CHARS` of `serializeConversation` (compaction/utils.ts).
+pub const TOOL_RESULT_MAX_CHARS: usize = 2_000;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block<'a> {
+    Text(Cow<'a, str>),
+    Thinking(Cow<'a, str>),
+    Image,
+    ToolCall {
+        name: Cow<'a, str>,
+        arguments: Cow<'a, Value>,
+    },
+}
+
+/// `content: string | Block[]`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Content<'a> {
+    Str(Cow<'a, str>),
+    Blocks(Vec<Block<'a>>),
+}
+
+impl Content<'_> {
+    fn blocks(&self) -> &[Block<'_>] {
+        match self {
+            Content::Str(_) => &[],
+            Content::Blocks(b) => b,
+        }
+    }
+}
+
+/// An assistant message's `usage`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub total_tokens: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentMessage<'a> {
+    User {
+        content: Content<'a>,
+    },
+    Assistant {
+        content: Vec<Block<'a>>,
+        usage: Option<Usage>,
+        stop_reason: Option<String>,
+    },
+    ToolResult {
+        tool_name: Option<Cow<'a, str>>,
+        content: Content<'a>,
+        is_error: bool,
+    },
+    Custom {
+        content: Content<'a>,
+    },
+    BashExecution {
+        command: Cow<'a, str>,
+        output: Cow<'a, str>,
+    },
+    BranchSummary {
+        summary: Cow<'a, str>,
+    },
+    CompactionSummary {
+        summary: Cow<'a, str>,
+    },
+    /// A role 0.73.1 does not know (`developer`, …): estimated as 0.
+    Other,
+}
+
+impl AgentMessage<'_> {
+    pub fn role(&self) -> &'static str {
+        match self {
+            AgentMessage::User { .. } => "user",
+            AgentMessage::Assistant { .. } => "assistant",
+            AgentMessage::ToolResult { .. } => "toolResult",
+            AgentMessage::Custom { .. } => "custom",
+            AgentMessage::BashExecution { .. } => "bashExecution",
+            AgentMessage::BranchSummary { .. } => "branchSummary",
+            AgentMessage::CompactionSummary { .. } => "compactionSummary",
+            AgentMessage::Other => "other",
+        }
+    }
+}
+
+fn attachment_blocks<'a>(attachments: &'a [Part], out: &mut Vec<Block<'a>>) {
+    for a in attachments {
+        match a {
+            Part::Image { .. } => out.push(Block::Image),
+            Part::Text { text } => out.push(Block::Text(Cow::Borrowed(text))),
+            _ => {}
+        }
+    }
+}
+
+fn tool_result<'a>(
+    name: Option<&'a String>,
+    output: &'a str,
+    attachments: &'a [Part],
+    is_error: bool,
+) -> AgentMessage<'a> {
+    let mut blocks = vec![Block::Text(Cow::Borrowed(output))];
+    attachment_blocks(attachments, &mut blocks);
+    AgentMessage::ToolResult {
+        tool_name: name.map(|n| Cow::Borrowed(n.as_str())),
+        content: Content::Blocks(blocks),
+        is_error,
+    }
+}
+
+/// The messages Pi (and OpenClaw) would hold for one history item:
+///
+/// - a user item is one `user` message (text and image blocks, in order); any tool results it
+///   carries become `toolResult` messages at their position;
+/// - an assistant item is one `assistant` message (text, thinking, `toolCall{name, arguments}`;
+///   images dropped: Pi assistants have none);
+/// - a tool item is one `toolResult` per result part (text = the output, then its image/text
+///   attachments; `toolName` from the call); stray text or images of a tool item form one
+///   more `toolResult` without a name.
+///
+/// Every item yields at least one message, so items and messages stay aligned.
+pub fn from_item(item: &HistoryItem) -> Vec<AgentMessage<'_>> {
+    let mut out = Vec::new();
+    let name = |k: usize| item.tool_names.get(k).and_then(|n| n.as_ref());
+    match item.role {
+        Role::Assistant => {
+            let mut content = Vec::new();
+            let mut results = Vec::new();
+            for (k, p) in item.parts.iter().enumerate() {
+                match p {
+                    Part::Text { text } => content.push(Block::Text(Cow::Borrowed(text))),
+                    Part::Thinking { text } => content.push(Block::Thinking(Cow::Borrowed(text))),
+                    Part::ToolCall { name, input, .. } => content.push(Block::ToolCall {
+                        name: Cow::Borrowed(name),
+                        arguments: Cow::Borrowed(input),
+                    }),
+                    Part::ToolResult {
+                        output,
+                        attachments,
+                        is_error,
+                        ..
+                    } => results.push(tool_result(name(k), output, attachments, *is_error)),
+                    _ => {}
+                }
+            }
+            out.push(AgentMessage::Assistant {
+                content,
+                usage: None,
+                stop_reason: None,
+            });
+            out.extend(results);
+        }
+        Role::User | Role::Tool | Role::System => {
+            let user = item.role != Role::Tool;
+            let mut blocks: Vec<Block> = Vec::new();
+            for (k, p) in item.parts.iter().enumerate() {
+                match p {
+                    Part::Text { text } => blocks.push(Block::Text(Cow::Borrowed(text))),
+                    Part::Image { .. } => blocks.push(Block::Image),
+                    Part::ToolResult {
+                        output,
+                        attachments,
+                        is_error,
+                        ..
+                    } => {
+                        if !blocks.is_empty() {
+                            out.push(loose(user, std::mem::take(&mut blocks)));
+                        }
+                        out.push(tool_result(name(k), output, attachments, *is_error));
+                    }
+                    _ => {}
+                }
+            }
+            if !blocks.is_empty() || out.is_empty() {
+                out.push(loose(user, blocks));
+            }
+        }
+    }
+    out
+}
+
+fn loose(user: bool, blocks: Vec<Block<'_>>) -> AgentMessage<'_> {
+    if user {
+        AgentMessage::User {
+            content: Content::Blocks(blocks),
+        }
+    } else {
+        AgentMessage::ToolResult {
+            tool_name: None,
+            content: Content::Blocks(blocks),
+            is_error: false,
+        }
+    }
+}
+
+fn text_chars(content: &Content<'_>, image_chars: u64) -> u64 {
+    match content {
+        Content::Str(s) => len16(s) as u64,
+        Content::Blocks(blocks) => blocks
+            .iter()
+            .map(|b| match b {
+                Block::Text(t) => len16(t) as u64,
+                Block::Image => image_chars,
+                _ => 0,
+            })
+            .sum(),
+    }
+}
+
+/// The character count behind `estimateTokens` (before `ceil(chars / 4)`).
+pub fn estimate_chars(m: &AgentMessage<'_>) -> u64 {
+    match m {
+        AgentMessage::User { content } => text_chars(content, 0),
+        AgentMessage::Assistant { content, .. } => content
+            .iter()
+            .map(|b| match b {
+                Block::Text(t) | Block::Thinking(t) => len16(t) as u64,
+                Block::ToolCall { name, arguments } => (len16(name) + json_len(arguments)) as u64,
+                Block::Image => 0,
+            })
+            .sum(),
+        AgentMessage::ToolResult { content, .. } | AgentMessage::Custom { content } => {
+            text_chars(content, IMAGE_CHARS)
+        }
+        AgentMessage::BashExecution { command, output } => (len16(command) + len16(output)) as u64,
+        AgentMessage::BranchSummary { summary } | AgentMessage::CompactionSummary { summary } => {
+            len16(summary) as u64
+        }
+        AgentMessage::Other => 0,
+    }
+}
+
+/// Pi 0.73.1 `estimateTokens(message)`: `ceil(chars / 4)` with the per-role rules above.
+pub fn estimate_tokens(m: &AgentMessage<'_>) -> u64 {
+    estimate_chars(m).div_ceil(CHARS_PER_TOKEN)
+}
+
+/// What one message adds to `serializeConversation(convertToLlm(messages))`: the characters of
+/// its parts (`[User]: …`, `[Assistant thinking]: …`, `[Assistant]: …`,
+/// `[Assistant tool calls]: …`, `[Tool result]: …` truncated to `tool_result_max` chars) and
+/// how many parts; parts are joined with `"\n\n"` (see [`serialized_len`]). Only the roles the
+/// replay produces (user, assistant, toolResult, custom) are serialised; others give nothing.
+pub fn serialized(m: &AgentMessage<'_>, tool_result_max: usize) -> (u64, u64) {
+    let joined = |content: &Content<'_>| -> usize {
+        match content {
+            Content::Str(s) => len16(s),
+            Content::Blocks(b) => b
+                .iter()
+                .map(|b| match b {
+                    Block::Text(t) => len16(t),
+                    _ => 0,
+                })
+                .sum(),
+        }
+    };
+    match m {
+        AgentMessage::User { content } | AgentMessage::Custom { content } => {
+            let n = joined(content);
+            if n == 0 {
+                (0, 0)
+            } else {
+                ("[User]: ".len() as u64 + n as u64, 1)
+            }
+        }
+        AgentMessage::Assistant { content, .. } => {
+            let (mut text, mut texts, mut think, mut thinks, mut calls, mut ncalls) =
+                (0, 0, 0, 0, 0, 0);
+            for b in content {
+                match b {
+                    Block::Text(t) => {
+                        text += len16(t);
+                        texts += 1;
+                    }
+                    Block::Thinking(t) => {
+                        think += len16(t);
+                        thinks += 1;
+                    }
+                    Block::ToolCall { name, arguments } => {
+                        calls += len16(name) + 2 + args_len(arguments);
+                        ncalls += 1;
+                    }
+                    Block::Image => {}
+                }
+            }
+            let (mut chars, mut parts) = (0usize, 0u64);
+            if thinks > 0 {
+                chars += "[Assistant thinking]: ".len() + think + (thinks - 1);
+                parts += 1;
+            }
+            if texts > 0 {
+                chars += "[Assistant]: ".len() + text + (texts - 1);
+                parts += 1;
+            }
+            if ncalls > 0 {
+                chars += "[Assistant tool calls]: ".len() + calls + 2 * (ncalls - 1);
+                parts += 1;
+            }
+            (chars as u64, parts)
+        }
+        AgentMessage::ToolResult { content, .. } => {
+            let n = joined(content);
+            if n == 0 {
+                return (0, 0);
+            }
+            let kept = if n <= tool_result_max {
+                n
+            } else {
+                tool_result_max
+                    + format!(
+                        "\n\n[... {} more characters truncated]",
+                        n - tool_result_max
+                    )
+                    .len()
+            };
+            (("[Tool result]: ".len() + kept) as u64, 1)
+        }
+        _ => (0, 0),
+    }
+}
+
+/// `Object.entries(args).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")`.length.
+fn args_len(v: &Value) -> usize {
+    let entries: Vec<usize> = match v {
+        Value::Object(o) => o.iter().map(|(k, v)| len16(k) + 1 + json_len(v)).collect(),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| i.to_string().len() + 1 + json_len(v))
+            .collect(),
+        // Object.entries of a string: one entry per UTF-16 code unit.
+        Value::String(s) => {
+            let mut out = Vec::new();
+            let mut i = 0usize;
+            for c in s.chars() {
+                if c.len_utf16() == 2 {
+                    // each half is a lone surrogate, written as \udXXX
+                    for _ in 0..2 {
+                        out.push(i.to_string().len() + 1 + 8);
+                        i += 1;
+                    }
+                } else {
+                    let mut buf = [0u8; 4];
+                    out.push(i.to_string().len() + 1 + json_str_len(c.encode_utf8(&mut buf)));
+                    i += 1;
+                }
+            }
+            out
+        }
+        _ => Vec::new(),
+    };
+    entries.iter().sum::<usize>() + 2 * entries.len().saturating_sub(1)
+}
+
+/// `serializeConversation(messages).length` from the per-message `(chars, parts)` sums.
+pub fn serialized_len(chars: u64, parts: u64) -> u64 {
+    if parts == 0 {
+        0
+    } else {
+        chars + 2 * (parts - 1)
+    }
+}
+
+/// Which file operation a tool call is (`extractFileOpsFromMessage`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileOp {
+    Read,
+    Write,
+    Edit,
+}
+
+/// File operations of an assistant message: tool calls named exactly `read`, `write` or `edit`
+/// with a non-empty string `arguments.path`.
+pub fn file_ops<'m>(m: &'m AgentMessage<'_>) -> Vec<(FileOp, &'m str)> {
+    let AgentMessage::Assistant { content, .. } = m else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for b in content {
+        if let Block::ToolCall { name, arguments } = b {
+            let op = match name.as_ref() {
+                "read" => FileOp::Read,
+                "write" => FileOp::Write,
+                "edit" => FileOp::Edit,
+                _ => continue,
+            };
+            if let Some(Value::String(p)) = arguments.get("path") {
+                if !p.is_empty() {
+                    out.push((op, p.as_str()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `formatFileOperations(readFiles, modifiedFiles).length` from the list sizes: the number of
+/// paths and their total UTF-16 length, for the read-only and the modified list.
+pub fn file_lists_len(read: (u64, u64), modified: (u64, u64)) -> u64 {
+    let section = |(n, chars): (u64, u64), open: &str, close: &str| {
+        (n > 0).then(|| (open.len() + close.len()) as u64 + chars + (n - 1))
+    };
+    let sections: Vec<u64> = [
+        section(read, "<read-files>\n", "\n</read-files>"),
+        section(modified, "<modified-files>\n", "\n</modified-files>"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if sections.is_empty() {
+        0
+    } else {
+        2 + sections.iter().sum::<u64>() + 2 * (sections.len() as u64 - 1)
+    }
+}
+
+/// `calculateContextTokens(usage)`: `totalTokens`, or the sum of the parts when it is 0.
+pub fn context_tokens_of(u: &Usage) -> u64 {
+    if u.total_tokens != 0 {
+        u.total_tokens
+    } else {
+        u.input + u.output + u.cache_read + u.cache_write
+    }
+}
+
+/// `estimateContextTokens(messages).tokens`: the usage of the last assistant with valid usage
+/// (not `aborted` or `error`) plus the estimates of the messages after it; without one, the sum
+/// of all estimates.
+pub fn estimate_context_tokens(messages: &[AgentMessage<'_>]) -> u64 {
+    let last = messages
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, m)| match m {
+            AgentMessage::Assistant {
+                usage: Some(u),
+                stop_reason,
+                ..
+            } if !matches!(stop_reason.as_deref(), Some("aborted" | "error")) => Some((i, u)),
+            _ => None,
+        });
+    match last {
+        Some((i, u)) => {
+            context_tokens_of(u) + messages[i + 1..].iter().map(estimate_tokens).sum::<u64>()
+        }
+        None => messages.iter().map(estimate_tokens).sum(),
+    }
+}
+
+/// Parse a Pi `AgentMessage` as JSON (golden vectors, Pi transcripts).
+pub fn from_json(v: &Value) -> AgentMessage<'static> {
+    let s = |v: Option<&Value>| Cow::Owned(v.and_then(Value::as_str).unwrap_or("").to_string());
+    let blocks = |v: &Value| -> Vec<Block<'static>> {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|b| match b.get("type").and_then(Value::as_str) {
+                        Some("text") => Some(Block::Text(s(b.get("text")))),
+                        Some("thinking") => Some(Block::Thinking(s(b.get("thinking")))),
+                        Some("image") => Some(Block::Image),
+                        Some("toolCall") => Some(Block::ToolCall {
+                            name: s(b.get("name")),
+                            arguments: Cow::Owned(
+                                b.get("arguments").cloned().unwrap_or(Value::Null),
+                            ),
+                        }),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let content = |v: Option<&Value>| match v {
+        Some(Value::String(t)) => Content::Str(Cow::Owned(t.clone())),
+        Some(v) => Content::Blocks(blocks(v)),
+        None => Content::Blocks(Vec::new()),
+    };
+    let num = |u: &Value, k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+    match v.get("role").and_then(Value::as_str) {
+        Some("user") => AgentMessage::User {
+            content: content(v.get("content")),
+        },
+        Some("assistant") => AgentMessage::Assistant {
+            content: v.get("content").map(blocks).unwrap_or_default(),
+            usage: v.get("usage").map(|u| Usage {
+                input: num(u, "input"),
+                output: num(u, "output"),
+                cache_read: num(u, "cacheRead"),
+                cache_write: num(u, "cacheWrite"),
+                total_tokens: num(u, "totalTokens"),
+            }),
+            stop_reason: v
+                .get("stopReason")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        },
+        Some("toolResult") => AgentMessage::ToolResult {
+            tool_name: v
+                .get("toolName")
+                .and_then(Value::as_str)
+                .map(|n| Cow::Owned(n.to_string())),
+            content: content(v.get("content")),
+            is_error: v.get("isError").and_then(Value::as_bool).unwrap_or(false),
+        },
+        Some("custom") => AgentMessage::Custom {
+            content: content(v.get("content")),
+        },
+        Some("bashExecution") => AgentMessage::BashExecution {
+            command: s(v.get("command")),
+            output: s(v.get("output")),
+        },
+        Some("branchSummary") => AgentMessage::BranchSummary {
+            summary: s(v.get("summary")),
+        },
+        Some("compactionSummary") => AgentMessage::CompactionSummary {
+            summary: s(v.get("summary")),
+        },
+        _ => AgentMessage::Other,
+    }
+}
+
+impl<'a> Content<'a> {
+    /// The text blocks (a string content is one block).
+    pub fn texts(&self) -> Vec<&str> {
+        match self {
+            Content::Str(s) => vec![s.as_ref()],
+            Content::Blocks(b) => b
+                .iter()
+                .filter_map(|b| match b {
+                    Block::Text(t) => Some(t.as_ref()),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
+    pub fn has_image(&self) -> bool {
+        self.blocks().iter().any(|b| matches!(b, Block::Image))
+    }
+}
+
+impl Block<'_> {
+    pub fn into_owned(self) -> Block<'static> {
+        match self {
+            Block::Text(t) => Block::Text(Cow::Owned(t.into_owned())),
+            Block::Thinking(t) => Block::Thinking(Cow::Owned(t.into_owned())),
+            Block::Image => Block::Image,
+            Block::ToolCall { name, arguments } => Block::ToolCall {
+                name: Cow::Owned(name.into_owned()),
+                arguments: Cow::Owned(arguments.into_owned()),
+            },
+        }
+    }
+}
+
+impl Content<'_> {
+    pub fn into_owned(self) -> Content<'static> {
+        match self {
+            Content::Str(s) => Content::Str(Cow::Owned(s.into_owned())),
+            Content::Blocks(b) => Content::Blocks(b.into_iter().map(Block::into_owned).collect()),
+        }
+    }
+}
+
+impl AgentMessage<'_> {
+    /// The same message, owning its text.
+    pub fn into_owned(self) -> AgentMessage<'static> {
+        let own = |s: Cow<'_, str>| -> Cow<'static, str> { Cow::Owned(s.into_owned()) };
+        match self {
+            AgentMessage::User { content } => AgentMessage::User {
+                content: content.into_owned(),
+            },
+            AgentMessage::Assistant {
+                content,
+                usage,
+                stop_reason,
+            } => AgentMessage::Assistant {
+                content: content.into_iter().map(Block::into_owned).collect(),
+                usage,
+                stop_reason,
+            },
+            AgentMessage::ToolResult {
+                tool_name,
+                content,
+                is_error,
+            } => AgentMessage::ToolResult {
+                tool_name: tool_name.map(own),
+                content: content.into_owned(),
+                is_error,
+            },
+            AgentMessage::Custom { content } => AgentMessage::Custom {
+                content: content.into_owned(),
+            },
+            AgentMessage::BashExecution { command, output } => AgentMessage::BashExecution {
+                command: own(command),
+                output: own(output),
+            },
+            AgentMessage::BranchSummary { summary } => AgentMessage::BranchSummary {
+                summary: own(summary),
+            },
+            AgentMessage::CompactionSummary { summary } => AgentMessage::CompactionSummary {
+                summary: own(summary),
+            },
+            AgentMessage::Other => AgentMessage::Other,
+        }
+    }
+}
