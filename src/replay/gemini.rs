@@ -1,31 +1,182 @@
-//! Gemini replay (stub: being ported; currently the no-management baseline).
+//! Gemini CLI chat compression and tool-output masking (`--algorithm gemini`), ported from
+//! `@google/gemini-cli-core` 0.61.0 (spec: `gemini-compression.md` §1–§2).
+//!
+//! # Per request (`GeminiClient.processTurn`, default path)
+//!
+//! 1. **Trigger** (§1.4): `P` = the previous request's prompt size as the API reported it
+//!    ([`RequestInfo::prev_prompt`](crate::replay::RequestInfo), overhead included; before the
+//!    first response, the local estimate). Nothing happens while `P < threshold × tokenLimit`
+//!    (`threshold` 0.5; `tokenLimit` = the context window, 1,048,576 for Gemini models).
+//! 2. **Reverse-budget truncation** of the whole history ([`truncate`]): newest first, function
+//!    responses past 50,000 estimated tokens become `{output: head 20% … tail 80%}` of
+//!    `maxChars = min(40,000, 4 × (limit − P))`, with the header and omitted-count marker.
+//! 3. **After an inflated failure** (truncation-only mode, since v0.31): the truncated history
+//!    replaces the old one when its estimate is below `P` (CONTENT_TRUNCATED), else NOOP.
+//! 4. **Split** ([`split`]) at `1 − preserve_fraction` (0.7) of the UTF-16 length of the
+//!    compact JSON of each content, on the truncated history; 0 → NOOP; `n` = compress all.
+//! 5. **Summary**: `--summary-tokens` tokens of synthetic text (`<state_snapshot>`), two
+//!    summariser calls: the summary (input: the slice, original if its estimate is below the
+//!    limit, else truncated, + the instruction + the compression prompt of
+//!    [`COMPRESSION_PROMPT_TOKENS`]) and the verification probe (the same + the summary + the
+//!    probe text); each outputs the summary.
+//! 6. **New history** = [environment turn (the session's first item when it is context),
+//!    snapshot, `Got it. Thanks for the additional context!`, …kept truncated tail]. Its
+//!    estimate above `P` → COMPRESSION_FAILED_INFLATED_TOKEN_COUNT: nothing changes and the
+//!    replay stays in truncation-only mode (the flag is only reset by a re-created chat).
+//! 7. **Tool-output masking** ([`masking`], every request, after the compression check): past
+//!    the newest 50,000 tokens of function responses (the newest content protected), when at
+//!    least 30,000 prunable tokens have accumulated, each output is replaced by a short preview
+//!    if that is smaller.
+//!
+//! Sizes use Gemini's own estimator ([`estimate`]): 0.25 per ASCII UTF-16 unit, 1.5 per other
+//! unit, `length / 4` over 100,000 units, JSON length / 4 for function responses and calls,
+//! 3,000 per image, 25,800 per PDF, floored once per call. History items become Gemini
+//! contents as described in [`content`] (thought parts stripped and same-role turns merged, as
+//! since v0.54; `coalesce_turns=false` for earlier versions).
+//!
+//! # Complexity
+//!
+//! The replay keeps the managed history as contents in slots with running sums: the estimate
+//! total, a Fenwick tree of content JSON lengths, and, per function response, Fenwick trees of
+//! its reverse-budget tokens, of what truncating it would change, and of its masking tokens;
+//! ordered sets of valid split points, of responses a truncation would change and of masking
+//! candidates. Each push is O(size of the item + log n).
+//! - The trigger check is O(1). A NOOP for lack of a split point is decided in O(log n) from
+//!   the set of valid split points, without a truncation pass.
+//! - A truncation pass finds where the 50,000-token budget is crossed by Fenwick search,
+//!   O(log n) per crossing (one or a few); its estimate is a Fenwick prefix sum. Only responses
+//!   whose truncation changes them are rewritten. A truncated output is kept structured
+//!   ([`truncate::Truncated`]: original head and tail, header, round count), so its sizes are
+//!   O(1) and truncating it again (which nests another header in front of its head) is O(1);
+//!   after `⌈0.2 × maxChars / (header + 1)⌉ + 2` rounds at most (≈ 57 at 40,000) the head is all
+//!   headers and the marker stable, truncation returns the identical text and the output is
+//!   never visited again. The first truncation of an output is O(its length).
+//! - The split point is a Fenwick lower-bound search plus a set lookup: O(log n). A
+//!   compression then walks only the summarised prefix, which leaves the history.
+//! - Masking finds its protection boundary by Fenwick search and visits only candidates that
+//!   are masked (each once, O(length) for the preview) or found not worth masking (once per
+//!   state of the output).
+//!
+//! A whole session is therefore O(n log n) in messages plus linear in the size of the text.
+//! Cached truncation outcomes depend on `maxChars`; below its cap (a previous prompt within
+//! cap / 4 tokens of the window) it is rounded down to a power of two ([`max_chars`]), so those
+//! of outputs longer than the new value are recomputed at most log₂ 40,000 + 1 times.
+//! Measured (release, `bench_100k_messages`): 100,000 messages replay in 2.7–7.3 s depending on
+//! the shape (periodic prompts; one endless turn; an inflated summary then truncation-only
+//! mode on every request).
+
+//! # Approximations (documented, deliberate)
+//!
+//! - Files: outputs are "saved" under a placeholder project temp dir of realistic length; the
+//!   truncation id in the file name is a fixed two-digit placeholder (upstream counts
+//!   truncations per process, so its digits vary), the masking suffix a fixed six characters
+//!   (upstream: `Math.random().toString(36).substring(7)`, usually six).
+//! - `maxChars` below its cap is rounded down to a power of two, at least 1 (see above). There
+//!   Gemini aborts the turn anyway; JavaScript slicing with `maxChars ≤ 0` would lengthen
+//!   outputs instead of cutting them (the pure [`truncate`] functions keep that behaviour).
+//! - Function calls carry `{name, args}` without the ids `ensureStableToolIds` adds; argument
+//!   keys come sorted from the session model (lengths are unaffected).
+//! - `--summary-tokens 0` is treated as "no summary": no attempt is replayed (upstream would
+//!   fail with COMPRESSION_FAILED_EMPTY_SUMMARY and change nothing).
 
 use crate::replay::settings::Spec;
-use crate::replay::{Event, HistoryItem, RequestInfo, Strategy, StrategyContext, bytes4_tokens};
 
-pub const SPECS: &[Spec] = &[Spec::number("threshold", 0.5, 0.0, 1.0, "stub")];
+pub mod compress;
+pub mod content;
+pub mod estimate;
+mod fenwick;
+pub mod json;
+pub mod masking;
+pub mod split;
+mod state;
+pub mod truncate;
 
-pub struct Gemini {
-    full: u64,
-}
+#[cfg(test)]
+mod tests;
 
-impl Gemini {
-    pub fn new(_ctx: &StrategyContext) -> Self {
-        Gemini { full: 0 }
-    }
-}
+pub use state::{Gemini, Params, max_chars};
 
-impl Strategy for Gemini {
-    fn push(&mut self, item: &HistoryItem) {
-        self.full += bytes4_tokens(item);
-    }
-    fn before_request(&mut self, _req: &RequestInfo) -> Vec<Event> {
-        Vec::new()
-    }
-    fn full_tokens(&self) -> u64 {
-        self.full
-    }
-    fn context_tokens(&self) -> u64 {
-        self.full
-    }
-}
+/// `estimateTokenCountSync` of the compression system prompt (`getCompressionPrompt`, modern
+/// and legacy variants estimate the same), from `testdata/golden/gemini/constants.json`.
+pub const COMPRESSION_PROMPT_TOKENS: u64 = 847;
+/// `DEFAULT_TOKEN_LIMIT`.
+pub const DEFAULT_TOKEN_LIMIT: u64 = 1_048_576;
+
+/// A project temp dir of realistic length (`~/.gemini/tmp/<sha256 of the project root>`).
+pub const PLACEHOLDER_PROJECT_TEMP_DIR: &str =
+    "/home/user/.gemini/tmp/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+/// The truncation id in saved-output file names (upstream: a per-process counter).
+pub const PLACEHOLDER_TRUNCATION_ID: &str = "42";
+/// A session id (a UUID) in masked-output paths.
+pub const PLACEHOLDER_SESSION_ID: &str = "4f6c2a1e-8d3b-4c9a-b7e2-5a0d9c3f1e6b";
+/// `Math.random().toString(36).substring(7)`: usually six characters.
+pub const PLACEHOLDER_RANDOM_SUFFIX: &str = "k3x9qa";
+/// `Date.now()` for responses without an id.
+pub const PLACEHOLDER_NOW_MS: &str = "1767225600000";
+
+pub const SPECS: &[Spec] = &[
+    Spec::number(
+        "threshold",
+        compress::DEFAULT_COMPRESSION_TOKEN_THRESHOLD,
+        0.01,
+        1.0,
+        "model.compressionThreshold: compress when the previous prompt reaches this share of the token limit",
+    ),
+    Spec::number(
+        "preserve_fraction",
+        compress::COMPRESSION_PRESERVE_THRESHOLD,
+        0.01,
+        0.99,
+        "COMPRESSION_PRESERVE_THRESHOLD: share of the history (JSON characters) kept verbatim",
+    ),
+    Spec::integer(
+        "function_response_budget",
+        truncate::FUNCTION_RESPONSE_TOKEN_BUDGET as f64,
+        0.0,
+        100_000_000.0,
+        "COMPRESSION_FUNCTION_RESPONSE_TOKEN_BUDGET: newest function-response tokens kept whole",
+    ),
+    Spec::integer(
+        "truncate_tool_output_threshold",
+        truncate::DEFAULT_TRUNCATE_TOOL_OUTPUT_THRESHOLD as f64,
+        0.0,
+        100_000_000.0,
+        "tools.truncateToolOutputThreshold: characters kept of a truncated output (capped by 4 × remaining tokens)",
+    ),
+    Spec::boolean(
+        "masking",
+        true,
+        "tool-output masking on every turn (v0.30+)",
+    ),
+    Spec::integer(
+        "masking_protection_threshold",
+        masking::DEFAULT_TOOL_PROTECTION_THRESHOLD as f64,
+        0.0,
+        100_000_000.0,
+        "outputMasking.toolProtectionThreshold: newest function-response tokens never masked",
+    ),
+    Spec::integer(
+        "masking_min_prunable",
+        masking::DEFAULT_MIN_PRUNABLE_TOKENS_THRESHOLD as f64,
+        0.0,
+        100_000_000.0,
+        "outputMasking.minPrunableTokensThreshold: prunable tokens needed before masking",
+    ),
+    Spec::boolean(
+        "masking_protect_latest_turn",
+        masking::DEFAULT_PROTECT_LATEST_TURN,
+        "outputMasking.protectLatestTurn: never mask the newest content",
+    ),
+    Spec::number(
+        "non_ascii_weight",
+        estimate::NON_ASCII_TOKENS_PER_CHAR,
+        0.0,
+        10.0,
+        "NON_ASCII_TOKENS_PER_CHAR of the estimator (1.3 before v0.43)",
+    ),
+    Spec::boolean(
+        "coalesce_turns",
+        true,
+        "v0.54+: strip thought parts and merge consecutive same-role turns",
+    ),
+];

@@ -1,0 +1,154 @@
+//! History items as Gemini `Content` parts, and the v0.54 read-time curation.
+//!
+//! - user text → `{text}`; images → `{inlineData: {mimeType, data}}` (the base64 data as
+//!   [`JsStr::Filler`] of its length: only its size matters);
+//! - assistant → role `model`: thinking → `{text, thought: true}`, text → `{text}`, tool calls →
+//!   `{functionCall: {name, args}}`;
+//! - tool results → a `user` content of `{functionResponse: {id, name, response: {output}}}`
+//!   (`{error}` for failed calls), images returned with a result following it as `inlineData`;
+//! - unknown blocks that are objects are kept raw (e.g. `fileData`).
+//!
+//! Since v0.54 (`stripThoughts` then `coalesceConsecutiveRoles` in `getHistoryTurns`), thought
+//! parts are dropped, the first `functionCall` of a model turn that had thoughts gets the
+//! synthetic `thoughtSignature` when it has none, turns left empty disappear, and consecutive
+//! turns of one role merge. Before v0.54 thoughts stay and turns are not merged.
+
+use crate::model::{Part, Role};
+use crate::replay::HistoryItem;
+
+use super::json::{J, JsStr};
+
+/// `SYNTHETIC_THOUGHT_SIGNATURE` (`geminiChat.ts`).
+pub const SYNTHETIC_THOUGHT_SIGNATURE: &str = "skip_thought_signature_validator";
+
+/// Gemini's two roles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GRole {
+    User,
+    Model,
+}
+
+impl GRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GRole::User => "user",
+            GRole::Model => "model",
+        }
+    }
+}
+
+fn image(media_type: &Option<String>, bytes: Option<u64>, data: &Option<String>) -> J {
+    let len = match (data, bytes) {
+        (Some(d), _) => d.len(),
+        (None, Some(b)) => (b.div_ceil(3) * 4) as usize,
+        (None, None) => 0,
+    };
+    let mime = media_type.clone().unwrap_or_else(|| "image/png".into());
+    J::obj(vec![(
+        "inlineData",
+        J::obj(vec![
+            ("mimeType", J::str(mime)),
+            ("data", J::Str(JsStr::Filler(len))),
+        ]),
+    )])
+}
+
+fn raw(v: &serde_json::Value) -> Option<J> {
+    v.is_object().then(|| J::from_value(v))
+}
+
+/// The parts of one history item, in order; `None` for items Gemini never sends.
+pub fn convert(item: &HistoryItem, strip_thoughts: bool) -> Option<(GRole, Vec<J>)> {
+    let role = match item.role {
+        Role::Assistant => GRole::Model,
+        Role::User | Role::Tool => GRole::User,
+        Role::System => return None,
+    };
+    let mut parts = Vec::new();
+    let mut had_thought = false;
+    for (i, p) in item.parts.iter().enumerate() {
+        match p {
+            Part::Text { text } => parts.push(J::obj(vec![("text", J::str(text.as_str()))])),
+            Part::Thinking { text } => {
+                had_thought = true;
+                if !strip_thoughts {
+                    parts.push(J::obj(vec![
+                        ("text", J::str(text.as_str())),
+                        ("thought", J::Bool(true)),
+                    ]));
+                }
+            }
+            Part::ToolCall { name, input, .. } => {
+                let args = match input {
+                    serde_json::Value::Null => J::Obj(Vec::new()),
+                    v => J::from_value(v),
+                };
+                parts.push(J::obj(vec![(
+                    "functionCall",
+                    J::obj(vec![("name", J::str(name.as_str())), ("args", args)]),
+                )]));
+            }
+            Part::ToolResult {
+                call_id,
+                output,
+                is_error,
+                attachments,
+            } => {
+                let name = item
+                    .tool_names
+                    .get(i)
+                    .cloned()
+                    .flatten()
+                    .unwrap_or_else(|| "unknown".to_string());
+                let key = if *is_error { "error" } else { "output" };
+                parts.push(J::obj(vec![(
+                    "functionResponse",
+                    J::obj(vec![
+                        ("id", J::str(call_id.as_str())),
+                        ("name", J::str(name)),
+                        ("response", J::obj(vec![(key, J::str(output.as_str()))])),
+                    ]),
+                )]));
+                for a in attachments {
+                    match a {
+                        Part::Image {
+                            media_type,
+                            bytes,
+                            data,
+                        } => parts.push(image(media_type, *bytes, data)),
+                        Part::Unknown { raw: v, .. } => parts.extend(raw(v)),
+                        _ => {}
+                    }
+                }
+            }
+            Part::Image {
+                media_type,
+                bytes,
+                data,
+            } => parts.push(image(media_type, *bytes, data)),
+            Part::Compaction { .. } => {}
+            Part::Unknown { raw: v, .. } => parts.extend(raw(v)),
+        }
+    }
+    if strip_thoughts && had_thought && role == GRole::Model {
+        if let Some(call) = parts
+            .iter_mut()
+            .find(|p| p.get("functionCall").is_some_and(J::truthy))
+        {
+            if !call.get("thoughtSignature").is_some_and(J::truthy) {
+                call.set("thoughtSignature", J::str(SYNTHETIC_THOUGHT_SIGNATURE));
+            }
+        }
+    }
+    // An empty model response never enters Gemini's history (the stream is retried), and
+    // `stripThoughts` drops turns left without parts.
+    (!parts.is_empty()).then_some((role, parts))
+}
+
+/// UTF-16 length of `{"role":"…","parts":[…]}` without the parts and their commas.
+pub fn content_overhead(role: GRole) -> u64 {
+    match role {
+        GRole::User => 26,
+        GRole::Model => 27,
+    }
+}

@@ -1,0 +1,241 @@
+//! `estimateTokenCountSync` (`packages/core/src/utils/tokenCalculation.ts`, spec §2.1).
+//!
+//! Per part, in this order: a `text` string → the text heuristic (0.25 per UTF-16 unit ≤ 127,
+//! [`NON_ASCII_TOKENS_PER_CHAR`] per other unit, or `length / 4` above 100,000 units); else a
+//! truthy `functionResponse` → `name.length / 4` + `JSON.stringify(response).length / 4` (or
+//! `response.length / 4` for a string) + the floored estimate of its nested `parts` one level
+//! deeper (0 beyond depth 3); else an `inlineData`/`fileData` MIME type `image/*` → 3,000 or
+//! `application/pdf*` → 25,800; else `JSON.stringify(part).length / 4`. The float sum is floored
+//! once per call.
+//!
+//! [`estimate_token_count_sync`] is the literal port (float sum in JavaScript's order).
+//! [`Est`] is the same sum kept additive: quarter-tokens plus a count of non-ASCII units, so a
+//! replay can keep running totals and floor at the end. With the default weight 1.5 every term
+//! is an exact multiple of 0.25, so both give identical results (asserted on the golden vectors).
+
+use super::json::{J, JsStr, json_len};
+
+/// Tokens per non-ASCII UTF-16 unit (1.3 before v0.43).
+pub const NON_ASCII_TOKENS_PER_CHAR: f64 = 1.5;
+/// Exported by the module but unused on this path (experimental context calculators only).
+pub const ASCII_TOKENS_PER_CHAR: f64 = 0.33;
+/// Exported by the module but unused on this path.
+pub const MSG_OVERHEAD_TOKENS: u64 = 5;
+pub const IMAGE_TOKEN_ESTIMATE: u64 = 3_000;
+pub const PDF_TOKEN_ESTIMATE: u64 = 25_800;
+pub const MAX_CHARS_FOR_FULL_HEURISTIC: usize = 100_000;
+pub const MAX_RECURSION_DEPTH: usize = 3;
+pub const DEFAULT_CHARS_PER_TOKEN: f64 = 4.0;
+
+/// `estimateTextTokens(text, 4)`.
+pub fn text_tokens(text: &JsStr, non_ascii_weight: f64) -> f64 {
+    let len = text.len16();
+    if len > MAX_CHARS_FOR_FULL_HEURISTIC {
+        return len as f64 / DEFAULT_CHARS_PER_TOKEN;
+    }
+    let ascii = 1.0 / DEFAULT_CHARS_PER_TOKEN;
+    let mut tokens = 0.0;
+    match text {
+        JsStr::Text(s) => {
+            for c in s.chars() {
+                if (c as u32) <= 127 {
+                    tokens += ascii;
+                } else {
+                    for _ in 0..c.len_utf16() {
+                        tokens += non_ascii_weight;
+                    }
+                }
+            }
+        }
+        _ => {
+            for u in text.to_units() {
+                tokens += if u <= 127 { ascii } else { non_ascii_weight };
+            }
+        }
+    }
+    tokens
+}
+
+/// `estimateMediaTokens`: `Some` for images and PDFs.
+fn media_tokens(part: &J) -> Option<u64> {
+    let inline = if part.has("inlineData") {
+        part.get("inlineData")
+    } else {
+        None
+    };
+    let file = if part.has("fileData") {
+        part.get("fileData")
+    } else {
+        None
+    };
+    fn mime(x: Option<&J>) -> Option<&J> {
+        x.and_then(|d| d.get("mimeType")).filter(|m| m.truthy())
+    }
+    let mime = mime(inline).or_else(|| mime(file))?;
+    let m = mime.as_str()?.to_string_lossy();
+    if m.starts_with("image/") {
+        Some(IMAGE_TOKEN_ESTIMATE)
+    } else if m.starts_with("application/pdf") {
+        Some(PDF_TOKEN_ESTIMATE)
+    } else {
+        None
+    }
+}
+
+/// `fr.name?.length ?? 0`.
+fn name_len(fr: &J) -> u64 {
+    match fr.get("name") {
+        Some(J::Str(s)) => s.len16() as u64,
+        Some(J::Arr(a)) => a.len() as u64,
+        _ => 0,
+    }
+}
+
+/// `JSON.stringify(response).length`, or the string's length (0 when absent or null).
+fn response_len(fr: &J) -> u64 {
+    match fr.get("response") {
+        Some(J::Str(s)) => s.len16() as u64,
+        None | Some(J::Null) => 0,
+        Some(r) => json_len(r),
+    }
+}
+
+fn nested_parts(fr: &J) -> Option<&[J]> {
+    match fr.get("parts") {
+        Some(J::Arr(p)) if !p.is_empty() => Some(p),
+        _ => None,
+    }
+}
+
+/// `estimateTokenCountSync(parts)` with the given non-ASCII weight (1.5 upstream).
+pub fn estimate_token_count_sync(parts: &[J], non_ascii_weight: f64) -> u64 {
+    estimate_at_depth(parts, 0, non_ascii_weight)
+}
+
+fn estimate_at_depth(parts: &[J], depth: usize, w: f64) -> u64 {
+    if depth > MAX_RECURSION_DEPTH {
+        return 0;
+    }
+    let mut total = 0.0f64;
+    for part in parts {
+        if let Some(J::Str(t)) = part.get("text") {
+            total += text_tokens(t, w);
+        } else if let Some(fr) = part.get("functionResponse").filter(|f| f.truthy()) {
+            let mut t = name_len(fr) as f64 / DEFAULT_CHARS_PER_TOKEN;
+            t += response_len(fr) as f64 / DEFAULT_CHARS_PER_TOKEN;
+            if let Some(nested) = nested_parts(fr) {
+                t += estimate_at_depth(nested, depth + 1, w) as f64;
+            }
+            total += t;
+        } else if let Some(m) = media_tokens(part) {
+            total += m as f64;
+        } else {
+            total += json_len(part) as f64 / DEFAULT_CHARS_PER_TOKEN;
+        }
+    }
+    total.floor() as u64
+}
+
+/// An estimate kept additive: `quarters / 4 + non_ascii × weight` tokens, floored by
+/// [`Est::tokens`]. Signed so differences (before/after a truncation) are values too.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Est {
+    /// Quarter-tokens: ASCII units of text, JSON characters, media × 4, nested estimates × 4.
+    pub quarters: i64,
+    /// Non-ASCII UTF-16 units of text heuristically counted (below the 100k fast path).
+    pub non_ascii: i64,
+}
+
+impl Est {
+    pub const ZERO: Est = Est {
+        quarters: 0,
+        non_ascii: 0,
+    };
+
+    pub fn tokens(self, non_ascii_weight: f64) -> u64 {
+        let t = self.quarters as f64 * 0.25 + self.non_ascii as f64 * non_ascii_weight;
+        t.floor().max(0.0) as u64
+    }
+
+    pub fn quarters(q: u64) -> Est {
+        Est {
+            quarters: q as i64,
+            non_ascii: 0,
+        }
+    }
+}
+
+impl std::ops::Add for Est {
+    type Output = Est;
+    fn add(self, o: Est) -> Est {
+        Est {
+            quarters: self.quarters + o.quarters,
+            non_ascii: self.non_ascii + o.non_ascii,
+        }
+    }
+}
+
+impl std::ops::Sub for Est {
+    type Output = Est;
+    fn sub(self, o: Est) -> Est {
+        Est {
+            quarters: self.quarters - o.quarters,
+            non_ascii: self.non_ascii - o.non_ascii,
+        }
+    }
+}
+
+impl std::ops::AddAssign for Est {
+    fn add_assign(&mut self, o: Est) {
+        *self = *self + o;
+    }
+}
+
+impl std::ops::SubAssign for Est {
+    fn sub_assign(&mut self, o: Est) {
+        *self = *self - o;
+    }
+}
+
+impl std::iter::Sum for Est {
+    fn sum<I: Iterator<Item = Est>>(it: I) -> Est {
+        it.fold(Est::ZERO, |a, b| a + b)
+    }
+}
+
+/// The text heuristic of one string as an [`Est`].
+pub fn text_est(text: &JsStr) -> Est {
+    text_est_of(text.stats())
+}
+
+/// [`text_est`] from the string's stats.
+pub fn text_est_of(st: super::json::StrStats) -> Est {
+    if st.units as usize > MAX_CHARS_FOR_FULL_HEURISTIC {
+        Est::quarters(st.units)
+    } else {
+        Est {
+            quarters: (st.units - st.non_ascii) as i64,
+            non_ascii: st.non_ascii as i64,
+        }
+    }
+}
+
+/// One part's contribution to `estimateTokenCountSync` (nested responses are floored at their
+/// own call, as upstream, so the weight is needed here).
+pub fn part_est(part: &J, non_ascii_weight: f64) -> Est {
+    if let Some(J::Str(t)) = part.get("text") {
+        text_est(t)
+    } else if let Some(fr) = part.get("functionResponse").filter(|f| f.truthy()) {
+        let nested = nested_parts(fr).map_or(0, |p| estimate_at_depth(p, 1, non_ascii_weight) * 4);
+        Est::quarters(name_len(fr) + response_len(fr) + nested)
+    } else if let Some(m) = media_tokens(part) {
+        Est::quarters(m * 4)
+    } else {
+        Est::quarters(json_len(part))
+    }
+}
+
+/// `estimateTokenCountSync([{text}])`: what the reverse budget counts per function response.
+pub fn text_token_count(text: &JsStr, non_ascii_weight: f64) -> u64 {
+    text_est(text).tokens(non_ascii_weight)
+}

@@ -1,0 +1,770 @@
+//! JSON values with JavaScript semantics, for Gemini's `Content`/`Part` objects.
+//!
+//! Gemini's decisions measure `JSON.stringify(x).length`: compact JSON, keys in insertion order,
+//! non-ASCII unescaped, length in UTF-16 code units. `serde_json` here sorts keys and formats
+//! numbers the Rust way, so this module has its own value type [`J`] (objects keep key order),
+//! strings that can hold what JavaScript strings hold ([`JsStr`]: lone surrogates after a slice
+//! cuts a pair, and sized filler for payloads whose bytes do not matter), and `JSON.stringify`
+//! in compact and pretty (`null, 2`) forms, byte-for-byte.
+
+use std::fmt::Write as _;
+use std::rc::Rc;
+
+use super::truncate::Truncated;
+
+/// A JavaScript string.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsStr {
+    /// Well-formed text.
+    Text(String),
+    /// UTF-16 that is not well-formed (a lone surrogate, left by slicing through a pair).
+    Wide(Vec<u16>),
+    /// `n` ASCII letters standing for content whose bytes do not matter: base64 image data, a
+    /// synthetic summary of a given size. Serialises as `n` times `A`.
+    Filler(usize),
+    /// The output of `formatTruncatedToolOutput`, possibly truncated again several times, kept
+    /// as its pieces so sizes are O(1) and nesting another truncation is O(1); materialised
+    /// only when its characters are needed.
+    Trunc(Rc<Truncated>),
+}
+
+impl Default for JsStr {
+    fn default() -> Self {
+        JsStr::Text(String::new())
+    }
+}
+
+impl From<&str> for JsStr {
+    fn from(s: &str) -> Self {
+        JsStr::Text(s.to_string())
+    }
+}
+
+impl From<String> for JsStr {
+    fn from(s: String) -> Self {
+        JsStr::Text(s)
+    }
+}
+
+/// Sizes of a string that the estimators and JSON lengths need.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StrStats {
+    /// `.length`: UTF-16 code units.
+    pub units: u64,
+    /// Code units above 127 (a surrogate pair counts twice).
+    pub non_ascii: u64,
+    /// Length of the JSON string literal without its quotes.
+    pub escaped: u64,
+}
+
+fn escaped_len_unit(u: u16) -> u64 {
+    match u {
+        0x22 | 0x5c | 0x08 | 0x0c | 0x0a | 0x0d | 0x09 => 2,
+        0..=0x1f => 6,
+        _ => 1,
+    }
+}
+
+impl JsStr {
+    pub fn from_units(units: Vec<u16>) -> JsStr {
+        match String::from_utf16(&units) {
+            Ok(s) => JsStr::Text(s),
+            Err(_) => JsStr::Wide(units),
+        }
+    }
+
+    /// `.length`.
+    pub fn len16(&self) -> usize {
+        match self {
+            JsStr::Text(s) => s
+                .as_bytes()
+                .iter()
+                .map(|&b| usize::from(!(0x80..0xc0).contains(&b)) + usize::from(b >= 0xf0))
+                .sum(),
+            JsStr::Wide(w) => w.len(),
+            JsStr::Filler(n) => *n,
+            JsStr::Trunc(t) => t.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        match self {
+            JsStr::Text(s) => s.is_empty(),
+            JsStr::Wide(w) => w.is_empty(),
+            JsStr::Filler(n) => *n == 0,
+            JsStr::Trunc(t) => t.len() == 0,
+        }
+    }
+
+    pub fn to_units(&self) -> Vec<u16> {
+        match self {
+            JsStr::Text(s) => s.encode_utf16().collect(),
+            JsStr::Wide(w) => w.clone(),
+            JsStr::Filler(n) => vec![b'A' as u16; *n],
+            JsStr::Trunc(t) => t.materialize(),
+        }
+    }
+
+    /// Lossy text (lone surrogates become U+FFFD).
+    pub fn to_string_lossy(&self) -> String {
+        match self {
+            JsStr::Text(s) => s.clone(),
+            JsStr::Wide(w) => String::from_utf16_lossy(w),
+            JsStr::Filler(n) => "A".repeat(*n),
+            JsStr::Trunc(t) => String::from_utf16_lossy(&t.materialize()),
+        }
+    }
+
+    pub fn stats(&self) -> StrStats {
+        match self {
+            JsStr::Text(s) => text_stats(s),
+            JsStr::Wide(w) => units_stats(w),
+            JsStr::Filler(n) => StrStats {
+                units: *n as u64,
+                non_ascii: 0,
+                escaped: *n as u64,
+            },
+            JsStr::Trunc(t) => t.stats(),
+        }
+    }
+
+    /// `String.prototype.slice(start, end)`.
+    pub fn slice(&self, start: i64, end: Option<i64>) -> JsStr {
+        let len = self.len16() as i64;
+        let clamp = |x: i64| {
+            if x < 0 { (len + x).max(0) } else { x.min(len) }
+        };
+        let from = clamp(start);
+        let to = end.map_or(len, clamp);
+        if from >= to {
+            return JsStr::Text(String::new());
+        }
+        match self {
+            JsStr::Filler(_) => JsStr::Filler((to - from) as usize),
+            JsStr::Text(s) => match text_byte_range(s, from as usize, to as usize) {
+                Some((a, b)) => JsStr::Text(s[a..b].to_string()),
+                None => JsStr::from_units(self.to_units()[from as usize..to as usize].to_vec()),
+            },
+            _ => JsStr::from_units(self.to_units()[from as usize..to as usize].to_vec()),
+        }
+    }
+
+    /// `String.prototype.includes(needle)` for an ASCII-or-text needle.
+    pub fn contains(&self, needle: &str) -> bool {
+        match self {
+            JsStr::Text(s) => s.contains(needle),
+            JsStr::Wide(w) => {
+                let n: Vec<u16> = needle.encode_utf16().collect();
+                n.is_empty() || w.windows(n.len()).any(|x| x == n.as_slice())
+            }
+            JsStr::Filler(k) => needle.bytes().all(|b| b == b'A') && needle.len() <= *k,
+            JsStr::Trunc(t) => t.contains(needle),
+        }
+    }
+}
+
+/// Byte offsets of UTF-16 positions `from..to` in `s`, unless one falls inside a pair.
+fn text_byte_range(s: &str, from: usize, to: usize) -> Option<(usize, usize)> {
+    let (mut a, mut b) = (None, None);
+    let mut unit = 0;
+    for (i, c) in s.char_indices() {
+        if unit == from {
+            a = Some(i);
+        }
+        if unit == to {
+            b = Some(i);
+            break;
+        }
+        let w = c.len_utf16();
+        if w == 2 && (from == unit + 1 || to == unit + 1) {
+            return None;
+        }
+        unit += w;
+    }
+    if unit == from && a.is_none() {
+        a = Some(s.len());
+    }
+    if unit == to && b.is_none() {
+        b = Some(s.len());
+    }
+    Some((a?, b?))
+}
+
+/// `JSON.stringify` length of each ASCII character inside a string literal.
+const ESCAPED_ASCII: [u8; 128] = {
+    let mut t = [1u8; 128];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = 6;
+        i += 1;
+    }
+    t[0x08] = 2;
+    t[0x09] = 2;
+    t[0x0a] = 2;
+    t[0x0c] = 2;
+    t[0x0d] = 2;
+    t[0x22] = 2;
+    t[0x5c] = 2;
+    t
+};
+
+/// Stats of well-formed text, from its UTF-8 bytes: an ASCII byte is one unit, a lead byte
+/// one non-ASCII unit (two for a 4-byte sequence, a surrogate pair), continuation bytes none.
+fn text_stats(s: &str) -> StrStats {
+    let (mut units, mut non_ascii, mut escaped) = (0u64, 0u64, 0u64);
+    for &b in s.as_bytes() {
+        if b < 0x80 {
+            units += 1;
+            escaped += ESCAPED_ASCII[b as usize] as u64;
+        } else if b >= 0xc0 {
+            let n = 1 + u64::from(b >= 0xf0);
+            units += n;
+            non_ascii += n;
+        }
+    }
+    StrStats {
+        units,
+        non_ascii,
+        escaped: escaped + non_ascii,
+    }
+}
+
+/// Stats of raw UTF-16 (lone surrogates are escaped as `\udXXX` by `JSON.stringify`).
+pub fn units_stats(w: &[u16]) -> StrStats {
+    let mut st = StrStats::default();
+    let mut i = 0;
+    while i < w.len() {
+        let u = w[i];
+        if (0xd800..0xdc00).contains(&u) && i + 1 < w.len() && (0xdc00..0xe000).contains(&w[i + 1])
+        {
+            st.units += 2;
+            st.non_ascii += 2;
+            st.escaped += 2;
+            i += 2;
+            continue;
+        }
+        st.units += 1;
+        if (0xd800..0xe000).contains(&u) {
+            st.non_ascii += 1;
+            st.escaped += 6;
+        } else if u > 127 {
+            st.non_ascii += 1;
+            st.escaped += 1;
+        } else {
+            st.escaped += escaped_len_unit(u);
+        }
+        i += 1;
+    }
+    st
+}
+
+/// A JSON value as a JavaScript object graph: objects keep their key order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum J {
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(JsStr),
+    Arr(Vec<J>),
+    Obj(Vec<(String, J)>),
+}
+
+impl J {
+    pub fn str(s: impl Into<JsStr>) -> J {
+        J::Str(s.into())
+    }
+
+    pub fn obj(entries: Vec<(&str, J)>) -> J {
+        J::Obj(
+            entries
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+        )
+    }
+
+    /// `obj[key]` (`None` for a missing key or a non-object).
+    pub fn get(&self, key: &str) -> Option<&J> {
+        match self {
+            J::Obj(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut J> {
+        match self {
+            J::Obj(entries) => entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// `key in obj`.
+    pub fn has(&self, key: &str) -> bool {
+        matches!(self, J::Obj(entries) if entries.iter().any(|(k, _)| k == key))
+    }
+
+    /// `{...obj, key: value}`: replaces in place, or appends a new key.
+    pub fn set(&mut self, key: &str, value: J) {
+        if let J::Obj(entries) = self {
+            match entries.iter_mut().find(|(k, _)| k == key) {
+                Some(e) => e.1 = value,
+                None => entries.push((key.to_string(), value)),
+            }
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&JsStr> {
+        match self {
+            J::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&Vec<J>> {
+        match self {
+            J::Arr(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// JavaScript truthiness.
+    pub fn truthy(&self) -> bool {
+        match self {
+            J::Null => false,
+            J::Bool(b) => *b,
+            J::Num(x) => *x != 0.0 && !x.is_nan(),
+            J::Str(s) => !s.is_empty(),
+            J::Arr(_) | J::Obj(_) => true,
+        }
+    }
+
+    /// `String(value)` / template-literal conversion.
+    pub fn to_js_string(&self) -> JsStr {
+        match self {
+            J::Null => "null".into(),
+            J::Bool(b) => b.to_string().into(),
+            J::Num(x) => js_number(*x).into(),
+            J::Str(s) => s.clone(),
+            J::Arr(items) => {
+                let mut out: Vec<u16> = Vec::new();
+                for (i, x) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',' as u16);
+                    }
+                    if !matches!(x, J::Null) {
+                        out.extend(x.to_js_string().to_units());
+                    }
+                }
+                JsStr::from_units(out)
+            }
+            J::Obj(_) => "[object Object]".into(),
+        }
+    }
+
+    /// From a `serde_json::Value` (whose objects are sorted), putting integer-like keys first in
+    /// numeric order as JavaScript objects do.
+    pub fn from_value(v: &serde_json::Value) -> J {
+        use serde_json::Value;
+        match v {
+            Value::Null => J::Null,
+            Value::Bool(b) => J::Bool(*b),
+            Value::Number(n) => J::Num(n.as_f64().unwrap_or(0.0)),
+            Value::String(s) => J::Str(JsStr::Text(s.clone())),
+            Value::Array(a) => J::Arr(a.iter().map(J::from_value).collect()),
+            Value::Object(o) => J::Obj(js_key_order(
+                o.iter()
+                    .map(|(k, v)| (k.clone(), J::from_value(v)))
+                    .collect(),
+            )),
+        }
+    }
+}
+
+/// JavaScript's own-property order: array-index keys ascending, then the rest in insertion order.
+pub fn js_key_order(entries: Vec<(String, J)>) -> Vec<(String, J)> {
+    let index = |k: &str| -> Option<u32> {
+        if k == "0"
+            || (!k.is_empty() && !k.starts_with('0') && k.bytes().all(|b| b.is_ascii_digit()))
+        {
+            k.parse::<u32>().ok().filter(|&n| n != u32::MAX)
+        } else {
+            None
+        }
+    };
+    let (mut ints, rest): (Vec<_>, Vec<_>) =
+        entries.into_iter().partition(|(k, _)| index(k).is_some());
+    ints.sort_by_key(|(k, _)| index(k));
+    ints.extend(rest);
+    ints
+}
+
+/// `Number.prototype.toString()` (and `JSON.stringify` of a finite number).
+pub fn js_number(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if x == 0.0 {
+        return "0".into();
+    }
+    let neg = x < 0.0;
+    // Shortest round-trip digits from Rust's formatter: "d.ddde±x".
+    let sci = format!("{:e}", x.abs());
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    let digits = digits.trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    let k = digits.len() as i64;
+    let n = exp.parse::<i64>().unwrap_or(0) + 1; // value = 0.d1d2… × 10^n
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    if k <= n && n <= 21 {
+        out.push_str(digits);
+        out.extend(std::iter::repeat_n('0', (n - k) as usize));
+    } else if 0 < n && n <= 21 {
+        out.push_str(&digits[..n as usize]);
+        out.push('.');
+        out.push_str(&digits[n as usize..]);
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-n) as usize));
+        out.push_str(digits);
+    } else {
+        let e = n - 1;
+        out.push_str(&digits[..1]);
+        if k > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if e >= 0 { '+' } else { '-' });
+        let _ = write!(out, "{}", e.abs());
+    }
+    out
+}
+
+fn json_number(x: f64) -> String {
+    if x.is_finite() {
+        js_number(x)
+    } else {
+        "null".into()
+    }
+}
+
+/// UTF-16 length of a JSON string literal (with quotes).
+pub fn json_str_len(s: &JsStr) -> u64 {
+    s.stats().escaped + 2
+}
+
+/// `JSON.stringify(v).length`.
+pub fn json_len(v: &J) -> u64 {
+    match v {
+        J::Null => 4,
+        J::Bool(true) => 4,
+        J::Bool(false) => 5,
+        J::Num(x) => json_number(*x).len() as u64,
+        J::Str(s) => json_str_len(s),
+        J::Arr(items) => {
+            2 + items.iter().map(json_len).sum::<u64>() + items.len().saturating_sub(1) as u64
+        }
+        J::Obj(entries) => {
+            2 + entries
+                .iter()
+                .map(|(k, v)| json_str_len(&JsStr::Text(k.clone())) + 1 + json_len(v))
+                .sum::<u64>()
+                + entries.len().saturating_sub(1) as u64
+        }
+    }
+}
+
+fn write_escaped(out: &mut String, s: &JsStr) {
+    out.push('"');
+    let unit = |out: &mut String, u: u16| match u {
+        0x22 => out.push_str("\\\""),
+        0x5c => out.push_str("\\\\"),
+        0x08 => out.push_str("\\b"),
+        0x0c => out.push_str("\\f"),
+        0x0a => out.push_str("\\n"),
+        0x0d => out.push_str("\\r"),
+        0x09 => out.push_str("\\t"),
+        0..=0x1f => {
+            let _ = write!(out, "\\u{u:04x}");
+        }
+        _ => out.push(char::from_u32(u as u32).unwrap_or('\u{fffd}')),
+    };
+    match s {
+        JsStr::Text(t) => {
+            for c in t.chars() {
+                if (c as u32) < 0x80 {
+                    unit(out, c as u16);
+                } else {
+                    out.push(c);
+                }
+            }
+        }
+        JsStr::Filler(n) => out.extend(std::iter::repeat_n('A', *n)),
+        JsStr::Wide(_) | JsStr::Trunc(_) => {
+            let w = s.to_units();
+            let mut i = 0;
+            while i < w.len() {
+                let u = w[i];
+                if (0xd800..0xdc00).contains(&u)
+                    && i + 1 < w.len()
+                    && (0xdc00..0xe000).contains(&w[i + 1])
+                {
+                    let c = 0x10000 + (((u as u32) - 0xd800) << 10) + (w[i + 1] as u32 - 0xdc00);
+                    out.push(char::from_u32(c).unwrap_or('\u{fffd}'));
+                    i += 2;
+                    continue;
+                }
+                if (0xd800..0xe000).contains(&u) {
+                    let _ = write!(out, "\\u{u:04x}");
+                } else {
+                    unit(out, u);
+                }
+                i += 1;
+            }
+        }
+    }
+    out.push('"');
+}
+
+/// `JSON.stringify(v)`.
+pub fn to_json(v: &J) -> String {
+    let mut out = String::new();
+    write_json(&mut out, v, None, 0);
+    out
+}
+
+/// `JSON.stringify(v, null, 2)`.
+pub fn to_json_pretty(v: &J) -> String {
+    let mut out = String::new();
+    write_json(&mut out, v, Some(2), 0);
+    out
+}
+
+fn newline(out: &mut String, indent: Option<usize>, level: usize) {
+    if let Some(n) = indent {
+        out.push('\n');
+        out.extend(std::iter::repeat_n(' ', n * level));
+    }
+}
+
+fn write_json(out: &mut String, v: &J, indent: Option<usize>, level: usize) {
+    match v {
+        J::Null => out.push_str("null"),
+        J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        J::Num(x) => out.push_str(&json_number(*x)),
+        J::Str(s) => write_escaped(out, s),
+        J::Arr(items) => {
+            if items.is_empty() {
+                out.push_str("[]");
+                return;
+            }
+            out.push('[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, indent, level + 1);
+                write_json(out, x, indent, level + 1);
+            }
+            newline(out, indent, level);
+            out.push(']');
+        }
+        J::Obj(entries) => {
+            if entries.is_empty() {
+                out.push_str("{}");
+                return;
+            }
+            out.push('{');
+            for (i, (k, x)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, indent, level + 1);
+                write_escaped(out, &JsStr::Text(k.clone()));
+                out.push(':');
+                if indent.is_some() {
+                    out.push(' ');
+                }
+                write_json(out, x, indent, level + 1);
+            }
+            newline(out, indent, level);
+            out.push('}');
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for J {
+    /// Keeps object keys in document order (serde_json's streaming deserializer visits them so).
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<J, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = J;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<J, E> {
+                Ok(J::Null)
+            }
+            fn visit_none<E>(self) -> Result<J, E> {
+                Ok(J::Null)
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<J, E> {
+                Ok(J::Bool(b))
+            }
+            fn visit_i64<E>(self, x: i64) -> Result<J, E> {
+                Ok(J::Num(x as f64))
+            }
+            fn visit_u64<E>(self, x: u64) -> Result<J, E> {
+                Ok(J::Num(x as f64))
+            }
+            fn visit_f64<E>(self, x: f64) -> Result<J, E> {
+                Ok(J::Num(x))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<J, E> {
+                Ok(J::Str(JsStr::Text(s.to_string())))
+            }
+            fn visit_string<E>(self, s: String) -> Result<J, E> {
+                Ok(J::Str(JsStr::Text(s)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<J, A::Error> {
+                let mut v = Vec::new();
+                while let Some(x) = a.next_element()? {
+                    v.push(x);
+                }
+                Ok(J::Arr(v))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<J, A::Error> {
+                let mut v: Vec<(String, J)> = Vec::new();
+                while let Some((k, x)) = a.next_entry::<String, J>()? {
+                    v.push((k, x));
+                }
+                Ok(J::Obj(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// JavaScript `String.prototype.trim` whitespace (WhiteSpace + LineTerminator).
+pub fn js_is_space(u: u16) -> bool {
+    matches!(
+        u,
+        0x09 | 0x0a | 0x0b | 0x0c | 0x0d | 0x20 | 0xa0 | 0x1680 | 0x2000
+            ..=0x200a | 0x2028 | 0x2029 | 0x202f | 0x205f | 0x3000 | 0xfeff
+    )
+}
+
+/// `String.prototype.trim` on UTF-16.
+pub fn js_trim(units: &[u16]) -> &[u16] {
+    let start = units
+        .iter()
+        .position(|&u| !js_is_space(u))
+        .unwrap_or(units.len());
+    let end = units
+        .iter()
+        .rposition(|&u| !js_is_space(u))
+        .map_or(start, |e| e + 1);
+    &units[start..end.max(start)]
+}
+
+/// `Number.prototype.toLocaleString()` of an integer in the `en-US` locale.
+pub fn js_locale_int(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    if n < 0 {
+        out.push('-');
+    }
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_like_javascript() {
+        let cases = [
+            (0.1, "0.1"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (1.5e-7, "1.5e-7"),
+            (0.000001, "0.000001"),
+            (-2.5, "-2.5"),
+            (123456789.0, "123456789"),
+            (9007199254740992.0, "9007199254740992"),
+            (1e300, "1e+300"),
+            (5e-324, "5e-324"),
+            (-0.0, "0"),
+            (100.0, "100"),
+            (1.25e22, "1.25e+22"),
+            (0.5, "0.5"),
+        ];
+        for (x, s) in cases {
+            assert_eq!(js_number(x), s, "{x:e}");
+        }
+    }
+
+    #[test]
+    fn strings_escape_and_measure_like_javascript() {
+        let s = JsStr::from("a\"b\\c\n\u{1}é😀\u{2028}");
+        let j = to_json(&J::Str(s.clone()));
+        assert_eq!(j, "\"a\\\"b\\\\c\\n\\u0001é😀\u{2028}\"");
+        assert_eq!(
+            json_len(&J::Str(s.clone())),
+            j.encode_utf16().count() as u64
+        );
+        let st = s.stats();
+        assert_eq!((st.units, st.non_ascii), (11, 4));
+        // Slicing through the pair leaves a lone surrogate, escaped as six characters.
+        let cut = s.slice(0, Some(9));
+        assert!(matches!(cut, JsStr::Wide(_)));
+        assert_eq!(
+            to_json(&J::Str(cut.clone())),
+            "\"a\\\"b\\\\c\\n\\u0001é\\ud83d\""
+        );
+        assert_eq!(json_len(&J::Str(cut)), 24);
+        assert_eq!(s.slice(-2, None), JsStr::from("😀\u{2028}").slice(1, None));
+    }
+
+    #[test]
+    fn pretty_and_compact_objects() {
+        let v = J::obj(vec![
+            ("b", J::Arr(vec![J::Num(1.0), J::Null, J::obj(vec![])])),
+            ("a", J::Arr(vec![])),
+        ]);
+        assert_eq!(to_json(&v), r#"{"b":[1,null,{}],"a":[]}"#);
+        assert_eq!(
+            to_json_pretty(&v),
+            "{\n  \"b\": [\n    1,\n    null,\n    {}\n  ],\n  \"a\": []\n}"
+        );
+        assert_eq!(json_len(&v), to_json(&v).len() as u64);
+        let parsed: J = serde_json::from_str(r#"{"z":1,"a":{"y":2,"b":3}}"#).unwrap();
+        assert_eq!(to_json(&parsed), r#"{"z":1,"a":{"y":2,"b":3}}"#);
+        let sorted = J::from_value(&serde_json::json!({"b": 1, "10": 2, "2": 3, "01": 4}));
+        assert_eq!(to_json(&sorted), r#"{"2":3,"10":2,"01":4,"b":1}"#);
+    }
+
+    #[test]
+    fn locale_and_trim() {
+        assert_eq!(js_locale_int(0), "0");
+        assert_eq!(js_locale_int(8000), "8,000");
+        assert_eq!(js_locale_int(1234567), "1,234,567");
+        assert_eq!(js_locale_int(-1234), "-1,234");
+        let u: Vec<u16> = "\u{feff} \u{85}x \u{3000}".encode_utf16().collect();
+        // U+0085 is not JavaScript whitespace; U+FEFF is.
+        assert_eq!(String::from_utf16(js_trim(&u)).unwrap(), "\u{85}x");
+    }
+}

@@ -1,0 +1,497 @@
+//! `truncateHistoryToBudget` (`chatCompressionService.ts`, spec §1.6) and the helpers it uses
+//! from `fileUtils.ts`: `formatTruncatedToolOutput`, `saveTruncatedToolOutput`'s file naming,
+//! `sanitizeFilenamePart`.
+//!
+//! Newest content first, last part first, every truthy `functionResponse` gets a string: the
+//! `response` if it is one, else its `output` string, else its `content` string, else
+//! `JSON.stringify(response, null, 2)`. Its text-heuristic estimate (`estimateTokenCountSync([{text}])`)
+//! is added to a counter; a response that would take the counter over the budget (50,000) is
+//! saved to a file and replaced by `{output: formatTruncatedToolOutput(s, file, maxChars)}` (all
+//! other `functionResponse` fields kept, sibling keys of the part dropped), and the counter grows
+//! by the estimate of that replacement instead. Outputs of at most `maxChars` keep their text but
+//! are still re-wrapped. `maxChars = min(40,000, 4 × (tokenLimit − lastPromptTokenCount))`.
+//! Above it: a header line, the first `floor(0.2 × maxChars)` units, an omitted-count marker
+//! (en-US thousands separators) and the last `maxChars − head` units, sliced in UTF-16 units as
+//! JavaScript does (a pair cut in two leaves lone surrogates).
+
+use std::rc::Rc;
+
+use super::estimate::text_token_count;
+use super::json::{J, JsStr, StrStats, js_locale_int, to_json_pretty, units_stats};
+use super::masking::MASKING_INDICATOR_TAG;
+
+/// `COMPRESSION_FUNCTION_RESPONSE_TOKEN_BUDGET`.
+pub const FUNCTION_RESPONSE_TOKEN_BUDGET: u64 = 50_000;
+/// `DEFAULT_TRUNCATE_TOOL_OUTPUT_THRESHOLD` (setting `tools.truncateToolOutputThreshold`).
+pub const DEFAULT_TRUNCATE_TOOL_OUTPUT_THRESHOLD: u64 = 40_000;
+/// Share of `maxChars` kept from the start of a truncated output.
+pub const HEAD_FRACTION: f64 = 0.2;
+/// `TOOL_OUTPUTS_DIR`.
+pub const TOOL_OUTPUTS_DIR: &str = "tool-outputs";
+/// Tool name used for a response without one.
+pub const UNKNOWN_TOOL: &str = "unknown_tool";
+
+/// `part.replace(/[^a-zA-Z0-9_-]/g, '_')`: per UTF-16 unit, so an astral character becomes `__`.
+pub fn sanitize_filename_part(s: &str) -> String {
+    s.encode_utf16()
+        .map(|u| match u {
+            0x30..=0x39 | 0x41..=0x5a | 0x61..=0x7a | 0x5f | 0x2d => u as u8 as char,
+            _ => '_',
+        })
+        .collect()
+}
+
+/// The path `saveTruncatedToolOutput(content, tool, id, projectTempDir, sessionId?)` writes.
+pub fn saved_output_path(
+    project_temp_dir: &str,
+    tool: &str,
+    id: &str,
+    session: Option<&str>,
+) -> String {
+    let tool = sanitize_filename_part(tool).to_lowercase();
+    let id = sanitize_filename_part(id).to_lowercase();
+    let file = if id.starts_with(&tool) {
+        format!("{id}.txt")
+    } else {
+        format!("{tool}_{id}.txt")
+    };
+    let mut dir = format!(
+        "{}/{TOOL_OUTPUTS_DIR}",
+        project_temp_dir.trim_end_matches('/')
+    );
+    if let Some(s) = session {
+        dir = format!("{dir}/session-{}", sanitize_filename_part(s));
+    }
+    format!("{dir}/{file}")
+}
+
+/// Concatenate JavaScript strings.
+pub fn concat(pieces: &[&JsStr]) -> JsStr {
+    if pieces.iter().all(|p| matches!(p, JsStr::Text(_))) {
+        let mut s = String::new();
+        for p in pieces {
+            if let JsStr::Text(t) = p {
+                s.push_str(t);
+            }
+        }
+        return JsStr::Text(s);
+    }
+    let mut u = Vec::new();
+    for p in pieces {
+        u.extend(p.to_units());
+    }
+    JsStr::from_units(u)
+}
+
+fn header_line(head: i64, tail: i64, output_file: &str) -> String {
+    format!(
+        "Output too large. Showing first {} and last {} characters. For full output see: {output_file}\n",
+        js_locale_int(head),
+        js_locale_int(tail)
+    )
+}
+
+fn marker(omitted: i64) -> String {
+    format!(
+        "\n\n... [{} characters omitted] ...\n\n",
+        js_locale_int(omitted)
+    )
+}
+
+/// `formatTruncatedToolOutput(contentStr, outputFile, maxChars)`.
+pub fn format_truncated_tool_output(content: &JsStr, output_file: &str, max_chars: i64) -> JsStr {
+    let len = content.len16() as i64;
+    if len <= max_chars {
+        return content.clone();
+    }
+    let head = (max_chars as f64 * HEAD_FRACTION).floor() as i64;
+    let tail = max_chars - head;
+    let header = header_line(head, tail, output_file);
+    if head >= 0 && tail >= 1 {
+        // The usual case, kept structured: `header + s[0:head] + marker + s[len−tail:]`.
+        if let JsStr::Trunc(t) = content {
+            if t.same_cut(&header, head as usize, tail as usize) {
+                return JsStr::Trunc(Rc::new(t.again()));
+            }
+        }
+        return JsStr::Trunc(Rc::new(Truncated::first(
+            content,
+            header,
+            head as usize,
+            tail as usize,
+        )));
+    }
+    // maxChars ≤ 1 or negative: JavaScript's slice semantics, materialised.
+    let head_s = content.slice(0, Some(head));
+    let tail_s = content.slice(-tail, None);
+    let omitted = len - head - tail;
+    concat(&[
+        &JsStr::Text(header),
+        &head_s,
+        &JsStr::Text(marker(omitted)),
+        &tail_s,
+    ])
+}
+
+/// What every nesting level of one truncated output shares.
+#[derive(Debug)]
+struct TruncBase {
+    /// The header line with its newline (`U` units).
+    hdr: Vec<u16>,
+    hdr_stats: StrStats,
+    /// `s[0:h]` and `s[len−t:]` of the original.
+    head: Vec<u16>,
+    tail: Vec<u16>,
+    tail_stats: StrStats,
+    /// Stats of `head[0 : h − (k−1)·U]` for k = 1, 2, … while that is positive.
+    cuts: Vec<StrStats>,
+    /// Stats of the first `U + h` units of headers repeated (once the head is all headers).
+    saturated: StrStats,
+    /// End of the first masking tag in the head, and whether the tail has one.
+    tag_end_in_head: Option<usize>,
+    tag_in_tail: bool,
+    tag_in_hdr: bool,
+}
+
+/// `formatTruncatedToolOutput` applied `k` times with the same `maxChars` and file: the
+/// header `k` times, then the original head, cut to `U + h` units in all; the omitted-count
+/// marker of the last round; the original tail. Each round prepends a header and pushes the
+/// head `U` units further out, so from `k_sat = ⌈h / U⌉ + 1` on the head is all headers and,
+/// once the marker's count stops changing, another round returns the identical string.
+#[derive(Debug)]
+pub struct Truncated {
+    base: Rc<TruncBase>,
+    /// Rounds, capped at `k_sat` (later rounds give the same head).
+    k: usize,
+    marker: String,
+    len: usize,
+    stats: StrStats,
+}
+
+impl PartialEq for Truncated {
+    fn eq(&self, o: &Truncated) -> bool {
+        Rc::ptr_eq(&self.base, &o.base) && self.k == o.k && self.marker == o.marker
+    }
+}
+
+fn find(hay: &[u16], needle: &[u16]) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(0);
+    }
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+impl TruncBase {
+    fn u(&self) -> usize {
+        self.hdr.len()
+    }
+
+    fn h(&self) -> usize {
+        self.head.len()
+    }
+
+    fn k_sat(&self) -> usize {
+        self.cuts.len() + 1
+    }
+
+    fn prefix_stats(&self, k: usize) -> StrStats {
+        if k < self.k_sat() {
+            let c = self.cuts[k - 1];
+            StrStats {
+                units: k as u64 * self.hdr_stats.units + c.units,
+                non_ascii: k as u64 * self.hdr_stats.non_ascii + c.non_ascii,
+                escaped: k as u64 * self.hdr_stats.escaped + c.escaped,
+            }
+        } else {
+            self.saturated
+        }
+    }
+}
+
+impl Truncated {
+    fn first(content: &JsStr, header: String, h: usize, t: usize) -> Truncated {
+        let (len, head, tail) = match content {
+            JsStr::Text(s) => {
+                let len = s.encode_utf16().count();
+                let head: Vec<u16> = s.encode_utf16().take(h).collect();
+                let tail: Vec<u16> = s.encode_utf16().skip(len - t).collect();
+                (len, head, tail)
+            }
+            _ => {
+                let units = content.to_units();
+                (
+                    units.len(),
+                    units[..h].to_vec(),
+                    units[units.len() - t..].to_vec(),
+                )
+            }
+        };
+        let hdr: Vec<u16> = header.encode_utf16().collect();
+        let u = hdr.len();
+        // Prefix stats of the head at h, h − U, h − 2U, … (a cut through a pair leaves a lone
+        // surrogate, escaped as six characters).
+        let mut wanted: Vec<usize> = (0..)
+            .map(|j| h as i64 - (j * u) as i64)
+            .take_while(|&x| x > 0)
+            .map(|x| x as usize)
+            .collect();
+        wanted.reverse();
+        let mut cuts_asc = Vec::with_capacity(wanted.len());
+        let mut st = StrStats::default();
+        let mut prev_high = false;
+        let mut w = wanted.iter().peekable();
+        for (i, &c) in head.iter().enumerate() {
+            while w.peek().is_some_and(|&&x| x == i) {
+                cuts_asc.push(st);
+                w.next();
+            }
+            st.units += 1;
+            let high = (0xd800..0xdc00).contains(&c);
+            let low = (0xdc00..0xe000).contains(&c);
+            if low && prev_high {
+                st.non_ascii += 1;
+                st.escaped = st.escaped - 6 + 2;
+                prev_high = false;
+            } else if high || low {
+                st.non_ascii += 1;
+                st.escaped += 6;
+                prev_high = high;
+            } else {
+                let one = units_stats(&[c]);
+                st.non_ascii += one.non_ascii;
+                st.escaped += one.escaped;
+                prev_high = false;
+            }
+        }
+        while w.next().is_some() {
+            cuts_asc.push(st);
+        }
+        cuts_asc.reverse();
+        let big_h = u + h;
+        let mut sat_units: Vec<u16> = Vec::with_capacity(big_h + u);
+        while sat_units.len() < big_h && u > 0 {
+            sat_units.extend_from_slice(&hdr);
+        }
+        sat_units.truncate(big_h);
+        let tag: Vec<u16> = format!("<{MASKING_INDICATOR_TAG}").encode_utf16().collect();
+        let base = TruncBase {
+            hdr_stats: units_stats(&hdr),
+            saturated: units_stats(&sat_units),
+            tail_stats: units_stats(&tail),
+            tag_end_in_head: find(&head, &tag).map(|p| p + tag.len()),
+            tag_in_tail: find(&tail, &tag).is_some(),
+            tag_in_hdr: find(&hdr, &tag).is_some(),
+            hdr,
+            head,
+            tail,
+            cuts: cuts_asc,
+        };
+        Truncated::layer(Rc::new(base), 1, len as i64 - h as i64 - t as i64)
+    }
+
+    fn layer(base: Rc<TruncBase>, k: usize, omitted: i64) -> Truncated {
+        let k = k.min(base.k_sat());
+        let marker = marker(omitted);
+        let ms = JsStr::Text(marker.clone()).stats();
+        let p = base.prefix_stats(k);
+        let stats = StrStats {
+            units: p.units + ms.units + base.tail_stats.units,
+            non_ascii: p.non_ascii + ms.non_ascii + base.tail_stats.non_ascii,
+            escaped: p.escaped + ms.escaped + base.tail_stats.escaped,
+        };
+        Truncated {
+            len: stats.units as usize,
+            base,
+            k,
+            marker,
+            stats,
+        }
+    }
+
+    /// Whether truncating this again with `header`, `h`, `t` is another round of the same cut.
+    fn same_cut(&self, header: &str, h: usize, t: usize) -> bool {
+        self.base.h() == h
+            && self.base.tail.len() == t
+            && header.encode_utf16().eq(self.base.hdr.iter().copied())
+    }
+
+    /// One more round (the caller checked the length exceeds `maxChars`).
+    fn again(&self) -> Truncated {
+        let omitted = self.len as i64 - self.base.h() as i64 - self.base.tail.len() as i64;
+        Truncated::layer(self.base.clone(), self.k + 1, omitted)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn stats(&self) -> StrStats {
+        self.stats
+    }
+
+    pub fn materialize(&self) -> Vec<u16> {
+        let b = &self.base;
+        let big_h = b.u() + b.h();
+        let mut out: Vec<u16> = Vec::with_capacity(self.len);
+        let mut copies = 0;
+        while out.len() < big_h && copies < self.k {
+            out.extend_from_slice(&b.hdr);
+            copies += 1;
+        }
+        if out.len() < big_h {
+            let need = big_h - out.len();
+            out.extend_from_slice(&b.head[..need.min(b.h())]);
+        }
+        out.truncate(big_h);
+        out.extend(self.marker.encode_utf16());
+        out.extend_from_slice(&b.tail);
+        out
+    }
+
+    /// `includes(needle)`; the masking tag without materialising (it has no newline, so it
+    /// cannot span the newline-delimited pieces).
+    pub fn contains(&self, needle: &str) -> bool {
+        if needle == format!("<{MASKING_INDICATOR_TAG}") {
+            let b = &self.base;
+            let kept_head = (b.h() + b.u()).saturating_sub(self.k * b.u());
+            return b.tag_in_hdr
+                || b.tag_in_tail
+                || b.tag_end_in_head.is_some_and(|e| e <= kept_head);
+        }
+        let n: Vec<u16> = needle.encode_utf16().collect();
+        find(&self.materialize(), &n).is_some()
+    }
+}
+
+/// The string the reverse budget measures for a `functionResponse.response` (`None` when the
+/// response is absent: `JSON.stringify(undefined)`).
+pub fn response_text(response: Option<&J>) -> Option<JsStr> {
+    match response {
+        None => None,
+        Some(J::Str(s)) => Some(s.clone()),
+        Some(r @ J::Obj(_)) => match (r.get("output"), r.get("content")) {
+            (Some(J::Str(s)), _) => Some(s.clone()),
+            (_, Some(J::Str(s))) => Some(s.clone()),
+            _ => Some(JsStr::Text(to_json_pretty(r))),
+        },
+        Some(r) => Some(JsStr::Text(to_json_pretty(r))),
+    }
+}
+
+/// [`response_text`] borrowing the string when the response holds one.
+pub fn measured(response: Option<&J>) -> Option<std::borrow::Cow<'_, JsStr>> {
+    use std::borrow::Cow;
+    match response {
+        Some(J::Str(s)) => Some(Cow::Borrowed(s)),
+        Some(r @ J::Obj(_)) => match (r.get("output"), r.get("content")) {
+            (Some(J::Str(s)), _) | (_, Some(J::Str(s))) => Some(Cow::Borrowed(s)),
+            _ => response_text(response).map(Cow::Owned),
+        },
+        _ => response_text(response).map(Cow::Owned),
+    }
+}
+
+/// The tool name a saved output is named after (`name ?? 'unknown_tool'`); `None` when the
+/// name is not a string (upstream throws while sanitising it and keeps the part).
+pub fn tool_name(fr: &J) -> Option<String> {
+    match fr.get("name") {
+        None | Some(J::Null) => Some(UNKNOWN_TOOL.to_string()),
+        Some(J::Str(s)) => Some(s.to_string_lossy()),
+        Some(_) => None,
+    }
+}
+
+/// `{functionResponse: {...fr, response: {output}}}`.
+pub fn rewrap(fr: &J, output: JsStr) -> J {
+    let response = J::obj(vec![("output", J::Str(output))]);
+    let fr = match fr {
+        // Rebuilt without cloning the old response.
+        J::Obj(entries) => {
+            let mut e: Vec<(String, J)> = entries
+                .iter()
+                .map(|(k, v)| (k.clone(), if k == "response" { J::Null } else { v.clone() }))
+                .collect();
+            match e.iter_mut().find(|(k, _)| k == "response") {
+                Some(slot) => slot.1 = response,
+                None => e.push(("response".into(), response)),
+            }
+            J::Obj(e)
+        }
+        other => other.clone(),
+    };
+    J::obj(vec![("functionResponse", fr)])
+}
+
+/// What happens to one function response once the budget is exceeded: the new part and the
+/// estimate the counter grows by, or `None` when saving fails (the part is kept).
+pub fn truncate_part(
+    fr: &J,
+    max_chars: i64,
+    non_ascii_weight: f64,
+    save: &mut dyn FnMut(Option<&str>) -> Option<String>,
+) -> Option<(J, u64)> {
+    let name = tool_name(fr);
+    let file = save(name.as_deref());
+    let s = response_text(fr.get("response"))?;
+    let file = file?;
+    let m = format_truncated_tool_output(&s, &file, max_chars);
+    let tokens = text_token_count(&m, non_ascii_weight);
+    Some((rewrap(fr, m), tokens))
+}
+
+/// `truncateHistoryToBudget(history)`. `save(tool)` stands for `saveTruncatedToolOutput`: it is
+/// called once per response over budget (upstream draws a truncation id each time, even when
+/// saving then fails) and returns the file path, or `None` when saving fails.
+pub fn truncate_history_to_budget(
+    history: &[J],
+    budget: u64,
+    max_chars: i64,
+    non_ascii_weight: f64,
+    save: &mut dyn FnMut(Option<&str>) -> Option<String>,
+) -> Vec<J> {
+    let mut counter = 0u64;
+    let mut out = vec![J::Null; history.len()];
+    for i in (0..history.len()).rev() {
+        let content = &history[i];
+        let mut new_parts: Vec<J> = Vec::new();
+        if let Some(J::Arr(parts)) = content.get("parts") {
+            for part in parts.iter().rev() {
+                let Some(fr) = part.get("functionResponse").filter(|f| f.truthy()) else {
+                    new_parts.push(part.clone());
+                    continue;
+                };
+                let s = response_text(fr.get("response"));
+                let tokens = s
+                    .as_ref()
+                    .map_or(0, |s| text_token_count(s, non_ascii_weight));
+                if counter + tokens > budget {
+                    match truncate_part(fr, max_chars, non_ascii_weight, save) {
+                        Some((p, t)) => {
+                            new_parts.push(p);
+                            counter += t;
+                        }
+                        None => {
+                            new_parts.push(part.clone());
+                            counter += tokens;
+                        }
+                    }
+                } else {
+                    counter += tokens;
+                    new_parts.push(part.clone());
+                }
+            }
+        }
+        new_parts.reverse();
+        let mut c = content.clone();
+        if !matches!(c, J::Obj(_)) {
+            c = J::Obj(Vec::new());
+        }
+        c.set("parts", J::Arr(new_parts));
+        out[i] = c;
+    }
+    out
+}
