@@ -40,6 +40,10 @@ pub struct Claude {
     full: u64,
     context: u64,
     items: usize,
+    /// `full` at the previous request: what was added since, estimated.
+    full_at_prev: u64,
+    /// A simulated compaction happened: recorded figures no longer describe this context.
+    diverged: bool,
 }
 
 impl Claude {
@@ -50,6 +54,8 @@ impl Claude {
             full: 0,
             context: 0,
             items: 0,
+            full_at_prev: 0,
+            diverged: false,
         }
     }
 }
@@ -64,9 +70,18 @@ impl Strategy for Claude {
 
     fn before_request(&mut self, req: &RequestInfo) -> Vec<Event> {
         let before = req.overhead + self.context;
-        if before < self.threshold || self.items == 0 {
+        // Claude Code measures the last response's usage plus what was added since. While the
+        // replay has not intervened, the recorded usage is that measure, exactly.
+        let added = self.full - self.full_at_prev;
+        self.full_at_prev = self.full;
+        let measure = match (self.diverged, req.prev_recorded) {
+            (false, Some(prev)) => prev + added,
+            _ => before,
+        };
+        if measure < self.threshold || self.items == 0 {
             return Vec::new();
         }
+        self.diverged = true;
         let mut e = Event::new(EventKind::Compress);
         e.summarised = self.items;
         e.kept = 0;

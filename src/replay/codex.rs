@@ -57,6 +57,8 @@ pub struct Codex {
     initial_context: u64,
     /// A human prompt arrived since the last request (a new turn: the pre-turn check applies).
     new_turn: bool,
+    /// A simulated compaction happened: recorded figures no longer describe this context.
+    diverged: bool,
 }
 
 impl Codex {
@@ -71,10 +73,12 @@ impl Codex {
             user_messages: VecDeque::new(),
             initial_context: 0,
             new_turn: false,
+            diverged: false,
         }
     }
 
     fn compact(&mut self, before_with_overhead: u64) -> Event {
+        self.diverged = true;
         let mut e = Event::new(EventKind::Compress);
         e.tokens_before = self.context;
         e.summariser_input = before_with_overhead;
@@ -126,7 +130,13 @@ impl Strategy for Codex {
     }
 
     fn after_request(&mut self, req: &RequestInfo, what_if_prompt: u64) -> Vec<Event> {
-        let total = what_if_prompt + req.output;
+        // Codex compares the response's recorded total; while the replay has not intervened,
+        // the recorded prompt is this context's size.
+        let prompt = match (self.diverged, req.recorded_unmanaged, req.recorded_prompt) {
+            (false, true, Some(p)) => p,
+            _ => what_if_prompt,
+        };
+        let total = prompt + req.output;
         if total >= self.limit && self.items > 0 {
             return vec![self.compact(total)];
         }

@@ -314,6 +314,12 @@ pub struct RequestInfo {
     pub prev_output: u64,
     /// Fixed overhead (system prompt + tools) added to the strategy's history estimate.
     pub overhead: u64,
+    /// Whether `recorded_prompt` still describes the unmanaged history: the agent has not
+    /// compacted anything yet. Until a replay first intervenes, that recorded figure *is* the
+    /// what-if context, and it is what the real agent's trigger compared.
+    pub recorded_unmanaged: bool,
+    /// The previous request's recorded prompt, when it too described the unmanaged history.
+    pub prev_recorded: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -334,7 +340,8 @@ pub enum EventKind {
 /// Something the algorithm did before or after one request.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Event {
-    /// Index of the request it happened before (or after, for post-request triggers).
+    /// Index of the first request that sees its effect (the request it happened before; for a
+    /// trigger after sampling, the next one).
     pub request: usize,
     pub kind: EventKind,
     /// History messages replaced by the summary (or touched, for prunes/masks).
@@ -513,6 +520,12 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
     }
 
     let mut overhead: Option<u64> = None;
+    let first_real = input
+        .recorded_compactions
+        .iter()
+        .map(|c| c.request_index)
+        .min();
+    let mut prev_recorded = None;
     let mut pushed = 0;
     let mut prev_prompt = None;
     let mut prev_output = 0;
@@ -537,6 +550,8 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
             prev_prompt,
             prev_output,
             overhead: oh,
+            recorded_unmanaged: first_real.is_none_or(|f| k < f),
+            prev_recorded,
         };
         for mut e in strategy.before_request(&info) {
             e.request = k;
@@ -551,13 +566,15 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
             what_if: oh + strategy.context_tokens(),
         };
         for mut e in strategy.after_request(&info, point.what_if) {
-            e.request = k;
+            // It takes effect from the next request on, like a recorded compaction's index.
+            e.request = k + 1;
             e.tokens_before += oh;
             e.tokens_after += oh;
             events.push(e);
         }
         timeline.push(point);
         prev_prompt = Some(point.what_if);
+        prev_recorded = r.recorded_prompt.filter(|_| info.recorded_unmanaged);
         prev_output = r.output;
     }
 
@@ -591,11 +608,6 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
         .filter(|e| e.kind != EventKind::Failed)
         .count();
 
-    let first_real = input
-        .recorded_compactions
-        .iter()
-        .map(|c| c.request_index)
-        .min();
     let estimator_drift = timeline
         .iter()
         .take_while(|p| first_real.is_none_or(|f| p.request < f))

@@ -149,8 +149,9 @@ fn codex_keeps_recent_user_messages_within_budget() {
     inp.agent = Agent::Codex;
     let r = replay(&inp, &opts(Algorithm::Codex, 1_500, &[]));
     let e = &r.events[0];
-    // After request k the prompt is 8,000 × (2k + 1) and the total adds 8,000 of output:
-    // 16,000 × (k + 1) ≥ 244,800 first at k = 15.
+    // After request k the total is 8,000 × (2k + 1) + 8,000 of output = 16,000 × (k + 1):
+    // 240,000 after request 14, below the limit. The new prompt then brings the context to
+    // 248,000 before request 15, and the pre-turn check compacts there.
     assert_eq!(e.request, 15);
     assert_eq!(e.tokens_before, 248_000);
     // Kept: the newest user messages up to 20,000 tokens = two whole ones and half of a third.

@@ -447,6 +447,8 @@ fn request(index: usize, prev: Option<u64>) -> RequestInfo {
         prev_prompt: prev,
         prev_output: 0,
         overhead: 0,
+        recorded_unmanaged: true,
+        prev_recorded: None,
     }
 }
 

@@ -167,6 +167,8 @@ fn request(index: usize, timestamp: Option<DateTime<Utc>>) -> RequestInfo {
         prev_prompt: None,
         prev_output: 0,
         overhead: 0,
+        recorded_unmanaged: true,
+        prev_recorded: None,
     }
 }
 
