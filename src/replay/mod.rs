@@ -20,6 +20,7 @@
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod js;
 pub mod openclaw;
 pub mod pi;
 pub mod settings;

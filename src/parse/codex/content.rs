@@ -103,19 +103,6 @@ pub(super) fn looks_base64(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
 }
 
-pub(super) fn joined_text(parts: &[Part]) -> String {
-    let mut out = String::new();
-    for p in parts {
-        if let Part::Text { text } = p {
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            out.push_str(text);
-        }
-    }
-    out
-}
-
 /// A tool-call argument: parsed JSON when the string is JSON, else the raw string.
 pub(super) fn json_or_raw(v: Option<&Value>) -> Value {
     match v {

@@ -108,7 +108,7 @@ mod content;
 
 use content::{
     collect_text, content_parts, flatten_output, harness_kind, id_from_path, image_from_url,
-    joined_text, json_or_raw, looks_base64, prompt_key, tag_value,
+    json_or_raw, looks_base64, prompt_key, tag_value,
 };
 
 pub(super) type Obj = Map<String, Value>;
@@ -757,7 +757,7 @@ impl Builder {
     /// A model-visible `role:user` message.
     fn user_copy(&mut self, p: &Obj, ts: Option<DateTime<Utc>>) {
         let parts = content_parts(p.get("content"));
-        let text = joined_text(&parts);
+        let text = crate::model::text_of(&parts);
         let mut m = Message::new(Role::User);
         m.timestamp = ts;
         m.id = str_field(p, "id").map(str::to_string);
@@ -862,7 +862,7 @@ impl Builder {
                 match item {
                     Some(it) if str_field(it, "type") == Some("UserMessage") => {
                         let parts = content_parts(it.get("content"));
-                        let text = joined_text(&parts);
+                        let text = crate::model::text_of(&parts);
                         let images: Vec<Part> = parts
                             .into_iter()
                             .filter(|p| !matches!(p, Part::Text { .. }))

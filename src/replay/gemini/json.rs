@@ -400,51 +400,7 @@ pub fn js_key_order(entries: Vec<(String, J)>) -> Vec<(String, J)> {
 
 /// `Number.prototype.toString()` (and `JSON.stringify` of a finite number).
 pub fn js_number(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    if x == 0.0 {
-        return "0".into();
-    }
-    let neg = x < 0.0;
-    // Shortest round-trip digits from Rust's formatter: "d.ddde±x".
-    let sci = format!("{:e}", x.abs());
-    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    let digits = digits.trim_end_matches('0');
-    let digits = if digits.is_empty() { "0" } else { digits };
-    let k = digits.len() as i64;
-    let n = exp.parse::<i64>().unwrap_or(0) + 1; // value = 0.d1d2… × 10^n
-    let mut out = String::new();
-    if neg {
-        out.push('-');
-    }
-    if k <= n && n <= 21 {
-        out.push_str(digits);
-        out.extend(std::iter::repeat_n('0', (n - k) as usize));
-    } else if 0 < n && n <= 21 {
-        out.push_str(&digits[..n as usize]);
-        out.push('.');
-        out.push_str(&digits[n as usize..]);
-    } else if -6 < n && n <= 0 {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', (-n) as usize));
-        out.push_str(digits);
-    } else {
-        let e = n - 1;
-        out.push_str(&digits[..1]);
-        if k > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push('e');
-        out.push(if e >= 0 { '+' } else { '-' });
-        let _ = write!(out, "{}", e.abs());
-    }
-    out
+    crate::replay::js::number_to_string(x)
 }
 
 fn json_number(x: f64) -> String {

@@ -67,47 +67,13 @@ pub fn js_number(n: &Number) -> String {
     js_f64(n.as_f64().unwrap_or(f64::NAN))
 }
 
-/// `Number.prototype.toString()` (as `JSON.stringify` writes it; non-finite numbers are `null`).
+/// `Number.prototype.toString()` as `JSON.stringify` writes it: non-finite numbers are `null`.
 pub fn js_f64(x: f64) -> String {
-    if !x.is_finite() {
-        return "null".into();
-    }
-    if x == 0.0 {
-        return "0".into();
-    }
-    // Rust's `{:e}` prints the shortest digits that round-trip, like ECMAScript's algorithm.
-    let e = format!("{:e}", x.abs());
-    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let k = digits.len() as i32;
-    let n = exp + 1;
-    let mut out = String::new();
-    if x < 0.0 {
-        out.push('-');
-    }
-    if k <= n && n <= 21 {
-        out.push_str(&digits);
-        out.extend(std::iter::repeat_n('0', (n - k) as usize));
-    } else if 0 < n && n <= 21 {
-        out.push_str(&digits[..n as usize]);
-        out.push('.');
-        out.push_str(&digits[n as usize..]);
-    } else if -6 < n && n <= 0 {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', (-n) as usize));
-        out.push_str(&digits);
+    if x.is_finite() {
+        crate::replay::js::number_to_string(x)
     } else {
-        out.push_str(&digits[..1]);
-        if k > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push('e');
-        out.push(if n - 1 < 0 { '-' } else { '+' });
-        out.push_str(&(n - 1).abs().to_string());
+        "null".into()
     }
-    out
 }
 
 #[cfg(test)]
