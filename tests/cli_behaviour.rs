@@ -1,30 +1,15 @@
 //! End-to-end behaviour of the binary on small stores built in temporary folders: exit codes,
 //! warnings, `--strict`, symlink loops, discovery precedence and Gemini hash matching.
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 
 use assert_cmd::Command;
+use common::sessions;
 use predicates::prelude::*;
 use serde_json::Value;
-
-fn sessions() -> Command {
-    let mut c = Command::cargo_bin("sessions").unwrap();
-    // Isolate from the machine's real stores and environment.
-    for k in [
-        "CLAUDE_CONFIG_DIR",
-        "CLAUDE_PROJECTS_DIR",
-        "CODEX_HOME",
-        "CODEX_SESSIONS_DIR",
-        "GEMINI_CLI_HOME",
-        "GEMINI_SESSIONS_DIR",
-        "XDG_CONFIG_HOME",
-    ] {
-        c.env_remove(k);
-    }
-    c.env("TZ", "UTC").env("COLUMNS", "200");
-    c
-}
 
 fn write(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();

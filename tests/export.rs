@@ -2,32 +2,18 @@
 //! and the public corpus, hostile content, HTML in headless Chromium, JSON/JSONL, redaction,
 //! output safety (`--force`, stores), sub-agents and compactions.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
 use assert_cmd::Command;
+use common::sessions;
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Parser, Tag, TagEnd};
 use serde_json::Value;
 
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/home");
-
-fn sessions() -> Command {
-    let mut c = Command::cargo_bin("sessions").unwrap();
-    for k in [
-        "CLAUDE_CONFIG_DIR",
-        "CLAUDE_PROJECTS_DIR",
-        "CODEX_HOME",
-        "CODEX_SESSIONS_DIR",
-        "GEMINI_CLI_HOME",
-        "GEMINI_SESSIONS_DIR",
-        "XDG_CONFIG_HOME",
-    ] {
-        c.env_remove(k);
-    }
-    c.env("TZ", "UTC").env("COLUMNS", "200");
-    c
-}
 
 fn sample() -> Command {
     let mut c = sessions();
