@@ -454,6 +454,9 @@ pub struct Session {
     pub models: Vec<String>,
     /// Agent version(s) that wrote the file, first seen.
     pub agent_version: Option<String>,
+    /// The context window the agent itself recorded (Codex `model_context_window`), last seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
     pub git_branch: Option<String>,
     pub messages: Vec<Message>,
     pub requests: Vec<Request>,
@@ -493,6 +496,7 @@ impl Session {
             updated_at: None,
             models: Vec::new(),
             agent_version: None,
+            context_window: None,
             git_branch: None,
             messages: Vec::new(),
             requests: Vec::new(),

@@ -238,6 +238,13 @@ fn sample_home_replays_every_session_and_says_what_is_estimated() {
     // Its model is unknown (no turn_context in that era): the default window, said so.
     assert_eq!(bare["limits"]["source"], "default");
     assert_eq!(bare["limits"]["context_window"], 272_000);
+    // Codex records its own window (`model_context_window`), which wins over the model table.
+    let rec = rows
+        .iter()
+        .find(|r| r["id"] == "019d4e99-de40-7b52-9d63-6e2f3a4b5c02")
+        .unwrap();
+    assert_eq!(rec["limits"]["source"], "recorded");
+    assert_eq!(rec["limits"]["context_window"], 272_000);
     // Calibrated from the two real Codex summaries in the sample home.
     assert_ne!(rows[0]["summary_tokens"], 1_500);
 }

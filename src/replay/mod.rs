@@ -166,6 +166,8 @@ pub struct ReplayInput {
     pub requests: Vec<RequestPoint>,
     /// The model used most often.
     pub model: Option<String>,
+    /// The context window the agent recorded, if it did (Codex).
+    pub recorded_window: Option<u64>,
     /// Whether requests carry recorded prompt sizes (else everything is estimated).
     pub recorded_usage: bool,
     /// The compactions the agent itself performed, with `request_index` into `requests`.
@@ -278,6 +280,7 @@ impl ReplayInput {
             .filter(|c| !matches!(c.kind, CompactionKind::GeminiMasking))
             .collect();
         ReplayInput {
+            recorded_window: s.context_window,
             agent: s.agent,
             id: s.id,
             path: s.path,
@@ -492,7 +495,7 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
     let alg = opts.algorithm;
     let limits = window::resolve(
         input.model.as_deref(),
-        None,
+        input.recorded_window,
         opts.context_window,
         alg.default_limits(),
     );

@@ -937,6 +937,15 @@ impl Builder {
             self.other("rate_limits");
             return;
         };
+        if let Some(w) = info
+            .get("model_context_window")
+            .and_then(Value::as_u64)
+            .filter(|w| *w > 0)
+        {
+            if !replayed {
+                self.s.context_window = Some(w);
+            }
+        }
         let total = info.get("total_token_usage").and_then(Raw::of);
         let last = info.get("last_token_usage").and_then(Raw::of);
         let delta = match (total, self.prev_total) {

@@ -1230,6 +1230,7 @@ fn bench_session(shape: &str, messages: usize) -> crate::replay::ReplayInput {
         model: Some("gemini-2.5-pro".into()),
         recorded_usage: false,
         recorded_compactions: Vec::new(),
+        recorded_window: None,
     }
 }
 
