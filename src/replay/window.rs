@@ -34,7 +34,7 @@ fn claude(model: &str) -> Option<(u64, u64)> {
     } else {
         200_000
     };
-    // Claude 3.x models write at most 8k; Opus 4.0/4.1 32k; later models 64k.
+    // Claude 3.x models write at most 8k (3.7 Sonnet: 64k); Opus 4.0/4.1 32k; later models 64k.
     let old = [
         "haiku-3",
         "3-haiku",
