@@ -41,7 +41,6 @@ fn claude(model: &str) -> Option<(u64, u64)> {
         "3-5-haiku",
         "3-5-sonnet",
         "sonnet-3",
-        "3-7-sonnet",
         "3-opus",
     ];
     let max_out = if old.iter().any(|o| m.contains(o)) {
@@ -138,6 +137,18 @@ mod tests {
 
     #[test]
     fn tables() {
+        assert_eq!(
+            lookup(Some("claude-3-7-sonnet-20250219")),
+            Some((200_000, 64_000))
+        );
+        assert_eq!(
+            lookup(Some("claude-3-5-sonnet-20241022")),
+            Some((200_000, 8_192))
+        );
+        assert_eq!(
+            lookup(Some("claude-opus-4-1-20250805")),
+            Some((200_000, 32_000))
+        );
         assert_eq!(
             lookup(Some("claude-sonnet-4-5-20250929")),
             Some((200_000, 64_000))
