@@ -482,32 +482,9 @@ impl Log {
         let mut markers = Vec::new();
 
         for w in 0..new_live.len() {
-            let i = new_live[w];
-            if self.entries[i].typ() != "user" || self.entries[i].mark != Mark::None {
-                continue;
-            }
-            let text = self.entries[i].text();
-            let kind = if text.contains(SNAPSHOT_TAG) {
-                let acked = new_live
-                    .get(w + 1)
-                    .is_some_and(|&j| is_ack(&self.entries[j]));
-                if !acked {
-                    continue;
-                }
-                CompactionKind::GeminiSnapshot
-            } else if json_snapshot_sections(&text).is_some() {
-                CompactionKind::GeminiJsonSnapshot
-            } else {
+            let Some((i, kind, text)) = self.claim_snapshot(&new_live, w) else {
                 continue;
             };
-            if !self.summaries.insert(hash64(&text)) {
-                continue;
-            }
-            self.entries[i].mark = Mark::Summary;
-            if kind == CompactionKind::GeminiSnapshot {
-                let j = new_live[w + 1];
-                self.entries[j].mark = Mark::Ack;
-            }
             let mut c = snapshot_event(kind, &text);
             c.timestamp = ts.or(self.entries[i].timestamp);
             if self.compress_pending {
@@ -573,6 +550,42 @@ impl Log {
             .sum()
     }
 
+    /// If `order[w]` is a compression summary not seen before — a `<state_snapshot>` user text
+    /// followed by the acknowledgement, or an experimental JSON-object snapshot — mark it (and
+    /// its ack) and return `(entry, kind, text)`. A summary a later checkpoint re-lists is the
+    /// same compression, so each text is claimed once.
+    fn claim_snapshot(
+        &mut self,
+        order: &[usize],
+        w: usize,
+    ) -> Option<(usize, CompactionKind, String)> {
+        let i = order[w];
+        if self.entries[i].typ() != "user" || self.entries[i].mark != Mark::None {
+            return None;
+        }
+        let text = self.entries[i].text();
+        let ack = order
+            .get(w + 1)
+            .copied()
+            .filter(|&j| is_ack(&self.entries[j]));
+        let kind = if text.contains(SNAPSHOT_TAG) {
+            ack?;
+            CompactionKind::GeminiSnapshot
+        } else if json_snapshot_sections(&text).is_some() {
+            CompactionKind::GeminiJsonSnapshot
+        } else {
+            return None;
+        };
+        if !self.summaries.insert(hash64(&text)) {
+            return None;
+        }
+        self.entries[i].mark = Mark::Summary;
+        if let (CompactionKind::GeminiSnapshot, Some(j)) = (kind, ack) {
+            self.entries[j].mark = Mark::Ack;
+        }
+        Some((i, kind, text))
+    }
+
     /// Snapshots outside checkpoints: legacy documents, resumed files, saved chats.
     fn detect_loose_snapshots(&mut self) {
         let order: Vec<usize> = self
@@ -591,28 +604,9 @@ impl Log {
             .collect();
         let mut inserts: Vec<(usize, usize)> = Vec::new();
         for w in 0..order.len() {
-            let i = order[w];
-            if self.entries[i].typ() != "user" || self.entries[i].mark != Mark::None {
-                continue;
-            }
-            let text = self.entries[i].text();
-            let kind = if text.contains(SNAPSHOT_TAG) {
-                if !order.get(w + 1).is_some_and(|&j| is_ack(&self.entries[j])) {
-                    continue;
-                }
-                CompactionKind::GeminiSnapshot
-            } else if json_snapshot_sections(&text).is_some() {
-                CompactionKind::GeminiJsonSnapshot
-            } else {
+            let Some((i, kind, text)) = self.claim_snapshot(&order, w) else {
                 continue;
             };
-            if !self.summaries.insert(hash64(&text)) {
-                continue;
-            }
-            self.entries[i].mark = Mark::Summary;
-            if kind == CompactionKind::GeminiSnapshot {
-                self.entries[order[w + 1]].mark = Mark::Ack;
-            }
             let mut c = snapshot_event(kind, &text);
             c.timestamp = self.entries[i].timestamp;
             c.messages_after = Some(live_hist.len());
