@@ -289,35 +289,57 @@ fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> (Totals, usize,
         peak = peak.max(r.peak.what_if);
         n += 1;
     }
-    let pct = |p: i64, w: u64| {
-        if w == 0 {
-            0.0
-        } else {
-            (p as f64 / w as f64 * 1000.0).round() / 10.0
-        }
-    };
-    t.saved_pct = pct(t.saved, t.full);
-    t.saved_vs_recorded_pct = pct(t.saved_vs_recorded, t.recorded);
+    t.saved_pct = crate::replay::pct(t.saved, t.full);
+    t.saved_vs_recorded_pct = crate::replay::pct(t.saved_vs_recorded, t.recorded);
     (t, comp, peak, n)
 }
 
+/// The totals columns both tables share, and their cells.
+const TOTAL_COLUMNS: [Column; 10] = [
+    Column::fixed("FULL", Align::Right),
+    Column::fixed("RECORDED", Align::Right),
+    Column::fixed("WHAT-IF", Align::Right),
+    Column::fixed("SAVED", Align::Right),
+    Column::fixed("SAVED%", Align::Right),
+    Column::fixed("VS REC%", Align::Right),
+    Column::fixed("SUMMARISER", Align::Right),
+    Column::fixed("NET", Align::Right),
+    Column::fixed("COMP", Align::Right),
+    Column::fixed("PEAK", Align::Right),
+];
+
+fn totals_cells(t: &Totals, comp: usize, peak: u64) -> Vec<String> {
+    let recorded = t.recorded > 0;
+    vec![
+        human_count(t.full),
+        if recorded {
+            human_count(t.recorded)
+        } else {
+            "-".into()
+        },
+        human_count(t.what_if),
+        signed(t.saved),
+        format!("{:.1}", t.saved_pct),
+        if recorded {
+            format!("{:.1}", t.saved_vs_recorded_pct)
+        } else {
+            "-".into()
+        },
+        human_count(t.summariser_tokens),
+        signed(t.net_saved),
+        comp.to_string(),
+        human_count(peak),
+    ]
+}
+
 fn session_table(rs: &[&SessionReplay]) -> String {
-    let columns = [
+    let mut columns = vec![
         Column::fixed("AGENT", Align::Left),
         Column::fixed("SESSION", Align::Left),
         Column::fixed("REQS", Align::Right),
-        Column::fixed("FULL", Align::Right),
-        Column::fixed("RECORDED", Align::Right),
-        Column::fixed("WHAT-IF", Align::Right),
-        Column::fixed("SAVED", Align::Right),
-        Column::fixed("SAVED%", Align::Right),
-        Column::fixed("VS REC%", Align::Right),
-        Column::fixed("SUMMARISER", Align::Right),
-        Column::fixed("NET", Align::Right),
-        Column::fixed("COMP", Align::Right),
-        Column::fixed("PEAK", Align::Right),
-        Column::fixed("BASIS", Align::Left),
     ];
+    columns.extend(TOTAL_COLUMNS);
+    columns.push(Column::fixed("BASIS", Align::Left));
     let row = |agent: String,
                id: String,
                reqs: usize,
@@ -325,30 +347,10 @@ fn session_table(rs: &[&SessionReplay]) -> String {
                comp: usize,
                peak: u64,
                basis: &str| {
-        vec![
-            agent,
-            id,
-            reqs.to_string(),
-            human_count(t.full),
-            if t.recorded > 0 {
-                human_count(t.recorded)
-            } else {
-                "-".into()
-            },
-            human_count(t.what_if),
-            signed(t.saved),
-            format!("{:.1}", t.saved_pct),
-            if t.recorded > 0 {
-                format!("{:.1}", t.saved_vs_recorded_pct)
-            } else {
-                "-".into()
-            },
-            human_count(t.summariser_tokens),
-            signed(t.net_saved),
-            comp.to_string(),
-            human_count(peak),
-            basis.to_string(),
-        ]
+        let mut cells = vec![agent, id, reqs.to_string()];
+        cells.extend(totals_cells(t, comp, peak));
+        cells.push(basis.to_string());
+        cells
     };
     let mut rows: Vec<Vec<String>> = rs
         .iter()
@@ -387,18 +389,8 @@ fn session_table(rs: &[&SessionReplay]) -> String {
 fn sweep_table(per_session: &[Vec<SessionReplay>], sweep: &[(String, String)]) -> String {
     let keys: Vec<&str> = sweep.iter().map(|(k, _)| k.as_str()).collect();
     let points = per_session.first().map_or(0, Vec::len);
-    let columns = [
-        Column::flexible("SETTING", 0, 12),
-        Column::fixed("FULL", Align::Right),
-        Column::fixed("RECORDED", Align::Right),
-        Column::fixed("WHAT-IF", Align::Right),
-        Column::fixed("SAVED%", Align::Right),
-        Column::fixed("VS REC%", Align::Right),
-        Column::fixed("SUMMARISER", Align::Right),
-        Column::fixed("NET", Align::Right),
-        Column::fixed("COMP", Align::Right),
-        Column::fixed("PEAK", Align::Right),
-    ];
+    let mut columns = vec![Column::flexible("SETTING", 0, 12)];
+    columns.extend(TOTAL_COLUMNS);
     let rows = (0..points)
         .map(|i| {
             let (t, comp, peak, _) = aggregate(per_session.iter().filter_map(|v| v.get(i)));
@@ -409,26 +401,9 @@ fn sweep_table(per_session: &[Vec<SessionReplay>], sweep: &[(String, String)]) -
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(" ");
-            vec![
-                setting,
-                human_count(t.full),
-                if t.recorded > 0 {
-                    human_count(t.recorded)
-                } else {
-                    "-".into()
-                },
-                human_count(t.what_if),
-                format!("{:.1}", t.saved_pct),
-                if t.recorded > 0 {
-                    format!("{:.1}", t.saved_vs_recorded_pct)
-                } else {
-                    "-".into()
-                },
-                human_count(t.summariser_tokens),
-                signed(t.net_saved),
-                comp.to_string(),
-                human_count(peak),
-            ]
+            let mut cells = vec![setting];
+            cells.extend(totals_cells(&t, comp, peak));
+            cells
         })
         .collect();
     let algo = per_session

@@ -658,7 +658,8 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
     }
 }
 
-fn pct(part: i64, whole: u64) -> f64 {
+/// `part / whole` in percent, one decimal; 0 when `whole` is 0.
+pub fn pct(part: i64, whole: u64) -> f64 {
     if whole == 0 {
         0.0
     } else {
