@@ -201,12 +201,8 @@ impl Discovery {
         let mut d = Discovery::default();
         for p in paths {
             if p.is_dir() {
-                for entry in walker(p) {
-                    match entry {
-                        Ok(e) if e.file_type().is_file() => d.add_sniffed(e.path(), agents, false),
-                        Ok(_) => {}
-                        Err(e) => d.warnings.push(walk_warning(p, e)),
-                    }
+                for e in d.files_under(p) {
+                    d.add_sniffed(e.path(), agents, false);
                 }
             } else if p.exists() {
                 d.add_sniffed(p, agents, true);
@@ -252,17 +248,7 @@ impl Discovery {
     }
 
     fn walk_claude(&mut self, root: &Path) {
-        for entry in walker(root) {
-            let e = match entry {
-                Ok(e) => e,
-                Err(err) => {
-                    self.warnings.push(walk_warning(root, err));
-                    continue;
-                }
-            };
-            if !e.file_type().is_file() {
-                continue;
-            }
+        for e in self.files_under(root) {
             let path = e.path();
             let name = e.file_name().to_string_lossy();
             if !name.ends_with(".jsonl") {
@@ -303,17 +289,7 @@ impl Discovery {
     }
 
     fn walk_codex(&mut self, root: &Path) {
-        for entry in walker(root) {
-            let e = match entry {
-                Ok(e) => e,
-                Err(err) => {
-                    self.warnings.push(walk_warning(root, err));
-                    continue;
-                }
-            };
-            if !e.file_type().is_file() {
-                continue;
-            }
+        for e in self.files_under(root) {
             let name = e.file_name().to_string_lossy();
             if !name.starts_with("rollout-") {
                 continue;
@@ -337,17 +313,7 @@ impl Discovery {
         } else {
             data_dir.to_path_buf()
         };
-        for entry in walker(&root) {
-            let e = match entry {
-                Ok(e) => e,
-                Err(err) => {
-                    self.warnings.push(walk_warning(&root, err));
-                    continue;
-                }
-            };
-            if !e.file_type().is_file() {
-                continue;
-            }
+        for e in self.files_under(&root) {
             let path = e.path();
             let name = e.file_name().to_string_lossy();
             if is_temp_artifact(&name) || !(name.ends_with(".json") || name.ends_with(".jsonl")) {
@@ -380,6 +346,21 @@ impl Discovery {
         }
     }
 
+    /// Every file below `root`, recursively. Symlinks are followed (stores are often
+    /// symlinked); a loop or an unreadable entry becomes a warning instead of hanging or
+    /// stopping the walk (walkdir detects cycles and yields an error for them).
+    fn files_under(&mut self, root: &Path) -> Vec<walkdir::DirEntry> {
+        let mut files = Vec::new();
+        for entry in WalkDir::new(root).follow_links(true) {
+            match entry {
+                Ok(e) if e.file_type().is_file() => files.push(e),
+                Ok(_) => {}
+                Err(err) => self.warnings.push(walk_warning(root, err)),
+            }
+        }
+        files
+    }
+
     /// `X.jsonl.zst` next to `X.jsonl` is the same rollout; the plain file wins.
     fn drop_shadowed_zst(&mut self) {
         let plain: HashSet<PathBuf> = self
@@ -398,12 +379,6 @@ impl Discovery {
             seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone()))
         });
     }
-}
-
-/// Recursive walk that follows symlinks (stores are often symlinked) but reports loops instead
-/// of hanging: walkdir detects a cycle and yields an error for it.
-fn walker(root: &Path) -> walkdir::IntoIter {
-    WalkDir::new(root).follow_links(true).into_iter()
 }
 
 fn walk_warning(root: &Path, err: walkdir::Error) -> Warning {
