@@ -108,9 +108,9 @@ impl Algorithm {
         }
     }
 
-    fn build(self, ctx: &StrategyContext) -> Box<dyn Strategy> {
+    fn build(self, ctx: &StrategyContext, input: &ReplayInput) -> Box<dyn Strategy> {
         match self {
-            Algorithm::Gemini => Box::new(gemini::Gemini::new(ctx)),
+            Algorithm::Gemini => Box::new(gemini::Gemini::for_input(ctx, input)),
             Algorithm::OpenclawPrune => Box::new(openclaw::OpenClaw::new(ctx)),
             Algorithm::Pi => Box::new(pi::Pi::new(ctx)),
             Algorithm::Claude => Box::new(claude::Claude::new(ctx)),
@@ -172,6 +172,10 @@ pub struct ReplayInput {
     pub recorded_usage: bool,
     /// The compactions the agent itself performed, with `request_index` into `requests`.
     pub recorded_compactions: Vec<Compaction>,
+    /// A Gemini session as Gemini CLI resumes it (`gemini::resume`), when its file could be
+    /// read that way: `items` are its turns, `requests` its `gemini` records, and the Gemini
+    /// replay works on these exact contents.
+    pub gemini: Option<std::sync::Arc<gemini::resume::Resumed>>,
 }
 
 /// Messages that are artifacts of the agent's own context management, not conversation.
@@ -184,6 +188,10 @@ fn is_management_artifact(m: &Message) -> bool {
 
 impl ReplayInput {
     pub fn from_session(s: Session) -> ReplayInput {
+        // Gemini: the history Gemini CLI itself rebuilds from the file.
+        if let Some(input) = gemini::resume::replay_input(&s) {
+            return input;
+        }
         // Tool names by call id, for results (allow/deny lists and Gemini functionResponse names).
         let mut names: HashMap<String, String> = HashMap::new();
         for m in &s.messages {
@@ -290,6 +298,7 @@ impl ReplayInput {
             model,
             recorded_usage,
             recorded_compactions,
+            gemini: None,
         }
     }
 }
@@ -504,7 +513,7 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
         limits,
         summary_tokens: opts.summary_tokens,
     };
-    let mut strategy = alg.build(&ctx);
+    let mut strategy = alg.build(&ctx, input);
     let mut notes = Vec::new();
     if limits.source == window::WindowSource::Default {
         notes.push(format!(

@@ -638,6 +638,7 @@ fn engine_replay_reports_prune_events() {
         model: Some("claude-sonnet-4-5".into()),
         recorded_usage: false,
         recorded_compactions: Vec::new(),
+        gemini: None,
         recorded_window: None,
     };
     let opts = crate::replay::ReplayOptions {
