@@ -107,10 +107,11 @@ impl Report {
     }
 
     /// Write the warnings to stderr: each serious one with `path:line` (up to a cap), then one
-    /// count per kind. Benign ones (a live session's partial last line, dropped duplicates)
-    /// only show up in the counts unless `verbose`.
+    /// count per kind. Benign ones (a live session's partial last line, dropped duplicate
+    /// copies) are normal in a real store: alone they print nothing unless `verbose`, and
+    /// otherwise they only show up in the counts.
     pub fn print(&self, verbose: bool, quiet: bool) {
-        if quiet || self.warnings.is_empty() {
+        if quiet || self.warnings.is_empty() || (!verbose && self.serious() == 0) {
             return;
         }
         let mut shown = 0usize;
@@ -148,10 +149,4 @@ impl Report {
     }
 }
 
-pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
+pub use crate::render::plural;

@@ -10,6 +10,8 @@
 //!
 //! The output of those commands is quoted above each assertion block.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use sessions::model::*;
@@ -885,9 +887,9 @@ fn fixture_webapp_root_agent_file_replays_parent() {
 
 #[test]
 fn fixture_api_server_rewind_and_bad_lines() {
-    let s = main_file(&fixture(&format!(
-        ".claude/projects/-home-dev-api-server/{D}.jsonl"
-    )));
+    let rel = format!(".claude/projects/-home-dev-api-server/{D}.jsonl");
+    let s = main_file(&common::damaged(&rel));
+    common::assert_same_but_clean(&s, &main_file(&fixture(&rel)));
     // python3 verify.py d1e2f3a4-….jsonl
     // {"id": "d1e2f3a4-…", "cwd": "/home/dev/api-server", "messages": 8, "user_turns": 3,
     //  "assistant_messages": 4, "tool_calls": 1, "tool_errors": 0, "requests": 4,

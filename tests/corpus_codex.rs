@@ -84,6 +84,8 @@
 //! It knows nothing of replayed parent prefixes: for the sub-agent and fork fixtures the numbers
 //! were worked out by hand from the lines after the replay (see `testdata/home/.codex/README.md`).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use sessions::model::*;
@@ -393,7 +395,8 @@ const DUAL: &str =
 
 #[test]
 fn fixture_webapp_duplicates_and_bad_line() {
-    let s = load(&home().join(S1));
+    let s = load(&common::damaged(&format!(".codex/{S1}")));
+    common::assert_same_but_clean(&s, &load(&home().join(S1)));
     // python3 ref.py S1 → 12 messages, 1 user turn, 5 assistant, 4 calls, 1 error (npm test exit 1)
     // jq -c 'select(.payload.type=="token_count" and .payload.info!=null)
     //        .payload.info.total_token_usage' S1 | uniq → 5 distinct, increasing; last =
@@ -442,7 +445,8 @@ fn fixture_webapp_duplicates_and_bad_line() {
 
 #[test]
 fn fixture_api_server_compactions_reset_and_truncation() {
-    let s = load(&home().join(S2));
+    let s = load(&common::damaged(&format!(".codex/{S2}")));
+    common::assert_same_but_clean(&s, &load(&home().join(S2)));
     // python3 ref.py S2 → 19 messages, 3 user turns ("/compact" included), 6 assistant, 4 calls,
     //   1 error ("Exit code: 1"), 2 compactions (compacted+context_compacted, then
     //   context_compacted+compacted)

@@ -20,6 +20,8 @@
 //!   → unique records by type, distinct toolCalls ids, gemini messages with results (each gets
 //!     one Tool message after it unless v0.44 functionResponse user messages carry them).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use sessions::diag::WarningKind;
@@ -430,8 +432,12 @@ fn fixture_legacy_json_beside_migrated_jsonl() {
 
 #[test]
 fn fixture_v044_compress_mask_rewind() {
-    let p = home("api-server/chats/session-2026-06-10T08-30-e5f6a7b8.jsonl");
-    let s = parse(&p, FileRole::GeminiSession);
+    let rel = "api-server/chats/session-2026-06-10T08-30-e5f6a7b8.jsonl";
+    let s = parse(
+        &common::damaged(&format!(".gemini/tmp/{rel}")),
+        FileRole::GeminiSession,
+    );
+    common::assert_same_but_clean(&s, &parse(&home(rel), FileRole::GeminiSession));
     // TOK F → 10 35000 58800 1045 300 94845 (f5-g10 was rewound away but was paid for)
     // IDS F, also counting the ids inside `$set.messages` (README check script) → 34 unique
     //   records {user: 18, gemini: 14, info: 2} + 3 markers = 37 messages; functionResponse

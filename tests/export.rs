@@ -854,12 +854,17 @@ fn all_into_a_directory_writes_one_file_per_session_and_an_index() {
                 .find(|n| n.starts_with(&format!("{agent}-")) && n.contains(&id))
                 .unwrap_or_else(|| panic!("{fmt}: no file for {agent} {id}"));
             assert!(name.ends_with(&format!(".{fmt}")));
-            // `<agent>-<YYYY-MM-DD>-<short id>`
-            let date = &name[agent.len() + 1..agent.len() + 11];
-            assert!(
-                chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d").is_ok(),
-                "{name}"
-            );
+            // `<agent>-<YYYY-MM-DD>-<short id>`, or `undated` for a session that recorded no time
+            // (the saved chat).
+            if rec["started_at"].is_null() {
+                assert!(name.starts_with(&format!("{agent}-undated-")), "{name}");
+            } else {
+                let date = &name[agent.len() + 1..agent.len() + 11];
+                assert!(
+                    chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d").is_ok(),
+                    "{name}"
+                );
+            }
             assert!(idx.contains(name.as_str()), "{fmt}: index lacks {name}");
         }
         if fmt == "json" {
