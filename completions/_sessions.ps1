@@ -32,6 +32,8 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
+            [CompletionResult]::new('--wide', '--wide', [CompletionResultType]::ParameterName, 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)')
+            [CompletionResult]::new('--utc', '--utc', [CompletionResultType]::ParameterName, 'Show times in UTC instead of local time (human output; JSON is always UTC)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -59,6 +61,7 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Sort key: times and numbers sort largest/newest first, names A to Z')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)')
+            [CompletionResult]::new('--fallback-home', '--fallback-home', [CompletionResultType]::ParameterName, 'When the stores hold no session at all (a fresh machine), list the sessions of DIR, read as --home, instead, and say so on stderr')
             [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored')
             [CompletionResult]::new('--claude-dir', '--claude-dir', [CompletionResultType]::ParameterName, 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]')
             [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
@@ -72,14 +75,16 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--wide', '--wide', [CompletionResultType]::ParameterName, 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)')
+            [CompletionResult]::new('--utc', '--utc', [CompletionResultType]::ParameterName, 'Show times in UTC instead of local time (human output; JSON is always UTC)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'sessions;show' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, '`text` (header and timeline) or `json` (the whole unified session)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, '`text` (header and timeline) or `json` (the whole unified session)')
-            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Characters of each message shown in the timeline')
+            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Columns of each timeline line [default: the terminal''s width; 160 characters of each message when piped]')
             [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored')
             [CompletionResult]::new('--claude-dir', '--claude-dir', [CompletionResultType]::ParameterName, 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]')
             [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
@@ -91,8 +96,10 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--wide', '--wide', [CompletionResultType]::ParameterName, 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)')
+            [CompletionResult]::new('--utc', '--utc', [CompletionResultType]::ParameterName, 'Show times in UTC instead of local time (human output; JSON is always UTC)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'sessions;projects' {
@@ -116,8 +123,10 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--wide', '--wide', [CompletionResultType]::ParameterName, 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)')
+            [CompletionResult]::new('--utc', '--utc', [CompletionResultType]::ParameterName, 'Show times in UTC instead of local time (human output; JSON is always UTC)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'sessions;compactions' {
@@ -142,8 +151,10 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--wide', '--wide', [CompletionResultType]::ParameterName, 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)')
+            [CompletionResult]::new('--utc', '--utc', [CompletionResultType]::ParameterName, 'Show times in UTC instead of local time (human output; JSON is always UTC)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'sessions;replay-compress' {
@@ -178,6 +189,8 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
+            [CompletionResult]::new('--wide', '--wide', [CompletionResultType]::ParameterName, 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)')
+            [CompletionResult]::new('--utc', '--utc', [CompletionResultType]::ParameterName, 'Show times in UTC instead of local time (human output; JSON is always UTC)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -203,6 +216,7 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Export every session the filters select (like `list`)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Overwrite existing files')
+            [CompletionResult]::new('--literal', '--literal', [CompletionResultType]::ParameterName, 'Show message text exactly as typed (every Markdown character escaped) instead of rendering it as Markdown')
             [CompletionResult]::new('--no-thinking', '--no-thinking', [CompletionResultType]::ParameterName, 'Leave out thinking')
             [CompletionResult]::new('--no-tools', '--no-tools', [CompletionResultType]::ParameterName, 'Leave out tool calls and their results')
             [CompletionResult]::new('--redact', '--redact', [CompletionResultType]::ParameterName, 'Replace secrets (API keys, tokens, private keys, passwords, …) with [REDACTED:<kind>] and report the counts on stderr')
@@ -212,6 +226,8 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
+            [CompletionResult]::new('--wide', '--wide', [CompletionResultType]::ParameterName, 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)')
+            [CompletionResult]::new('--utc', '--utc', [CompletionResultType]::ParameterName, 'Show times in UTC instead of local time (human output; JSON is always UTC)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

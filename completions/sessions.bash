@@ -65,7 +65,7 @@ _sessions() {
 
     case "${cmd}" in
         sessions)
-            opts="-v -q -h -V --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help --version list show projects compactions replay-compress export help"
+            opts="-v -q -h -V --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --help --version list show projects compactions replay-compress export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -99,7 +99,7 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__compactions)
-            opts="-a -p -f -v -q -h --agent --project --since --until --kind --stats --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help"
+            opts="-a -p -f -v -q -h --agent --project --since --until --kind --stats --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -169,7 +169,7 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__export)
-            opts="-a -p -f -o -v -q -h --all --agent --project --since --until --kind --format --output --force --max-output-lines --images --no-thinking --no-tools --redact --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help"
+            opts="-a -p -f -o -v -q -h --all --agent --project --since --until --kind --format --output --force --max-output-lines --images --literal --no-thinking --no-tools --redact --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -367,7 +367,7 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__list)
-            opts="-a -p -n -s -r -f -v -q -h --agent --project --since --until --kind --limit --sort --reverse --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help"
+            opts="-a -p -n -s -r -f -v -q -h --agent --project --since --until --kind --limit --sort --reverse --format --fallback-home --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -425,6 +425,10 @@ _sessions() {
                     COMPREPLY=($(compgen -W "table json ndjson csv" -- "${cur}"))
                     return 0
                     ;;
+                --fallback-home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -453,7 +457,7 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__projects)
-            opts="-a -p -f -v -q -h --agent --project --since --until --kind --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help"
+            opts="-a -p -f -v -q -h --agent --project --since --until --kind --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -523,7 +527,7 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__replay__subcmd__compress)
-            opts="-a -p -A -f -v -q -h --list-settings --all --agent --project --since --until --kind --algorithm --set --sweep --context-window --summary-tokens --timeline --validate --plot --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help"
+            opts="-a -p -A -f -v -q -h --list-settings --all --agent --project --since --until --kind --algorithm --set --sweep --context-window --summary-tokens --timeline --validate --plot --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -621,7 +625,7 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__show)
-            opts="-f -v -q -h --format --width --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help"
+            opts="-f -v -q -h --format --width --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_sessions_global_optspecs
-    string join \n home= claude-dir= codex-dir= gemini-dir= project-root= strict v/verbose q/quiet no-progress h/help V/version
+    string join \n home= claude-dir= codex-dir= gemini-dir= project-root= strict v/verbose q/quiet no-progress wide utc h/help V/version
 end
 
 function __fish_sessions_needs_command
@@ -33,6 +33,8 @@ complete -c sessions -n "__fish_sessions_needs_command" -l strict -d 'Exit with 
 complete -c sessions -n "__fish_sessions_needs_command" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_needs_command" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_needs_command" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+complete -c sessions -n "__fish_sessions_needs_command" -l wide -d 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+complete -c sessions -n "__fish_sessions_needs_command" -l utc -d 'Show times in UTC instead of local time (human output; JSON is always UTC)'
 complete -c sessions -n "__fish_sessions_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sessions -n "__fish_sessions_needs_command" -s V -l version -d 'Print version'
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "list" -d 'List sessions, newest first, one line each'
@@ -65,6 +67,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand list" -s f -l format -
 json\t''
 ndjson\t''
 csv\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l fallback-home -d 'When the stores hold no session at all (a fresh machine), list the sessions of DIR, read as --home, instead, and say so on stderr' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
@@ -75,10 +78,12 @@ complete -c sessions -n "__fish_sessions_using_subcommand list" -l strict -d 'Ex
 complete -c sessions -n "__fish_sessions_using_subcommand list" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand list" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
-complete -c sessions -n "__fish_sessions_using_subcommand list" -s h -l help -d 'Print help'
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l wide -d 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l utc -d 'Show times in UTC instead of local time (human output; JSON is always UTC)'
+complete -c sessions -n "__fish_sessions_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sessions -n "__fish_sessions_using_subcommand show" -s f -l format -d '`text` (header and timeline) or `json` (the whole unified session)' -r -f -a "text\t''
 json\t''"
-complete -c sessions -n "__fish_sessions_using_subcommand show" -l width -d 'Characters of each message shown in the timeline' -r
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l width -d 'Columns of each timeline line [default: the terminal\'s width; 160 characters of each message when piped]' -r
 complete -c sessions -n "__fish_sessions_using_subcommand show" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand show" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand show" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
@@ -88,7 +93,9 @@ complete -c sessions -n "__fish_sessions_using_subcommand show" -l strict -d 'Ex
 complete -c sessions -n "__fish_sessions_using_subcommand show" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand show" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand show" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
-complete -c sessions -n "__fish_sessions_using_subcommand show" -s h -l help -d 'Print help'
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l wide -d 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l utc -d 'Show times in UTC instead of local time (human output; JSON is always UTC)'
+complete -c sessions -n "__fish_sessions_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
 codex\t''
 gemini\t''"
@@ -111,7 +118,9 @@ complete -c sessions -n "__fish_sessions_using_subcommand projects" -l strict -d
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
-complete -c sessions -n "__fish_sessions_using_subcommand projects" -s h -l help -d 'Print help'
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l wide -d 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l utc -d 'Show times in UTC instead of local time (human output; JSON is always UTC)'
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
 codex\t''
 gemini\t''"
@@ -134,7 +143,9 @@ complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l strict
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
-complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s h -l help -d 'Print help'
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l wide -d 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l utc -d 'Show times in UTC instead of local time (human output; JSON is always UTC)'
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
 codex\t''
 gemini\t''"
@@ -170,6 +181,8 @@ complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l st
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l wide -d 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l utc -d 'Show times in UTC instead of local time (human output; JSON is always UTC)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
 codex\t''
@@ -195,6 +208,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand export" -l gemini-dir 
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l all -d 'Export every session the filters select (like `list`)'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l force -d 'Overwrite existing files'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l literal -d 'Show message text exactly as typed (every Markdown character escaped) instead of rendering it as Markdown'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l no-thinking -d 'Leave out thinking'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l no-tools -d 'Leave out tool calls and their results'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l redact -d 'Replace secrets (API keys, tokens, private keys, passwords, …) with [REDACTED:<kind>] and report the counts on stderr'
@@ -202,6 +216,8 @@ complete -c sessions -n "__fish_sessions_using_subcommand export" -l strict -d '
 complete -c sessions -n "__fish_sessions_using_subcommand export" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l wide -d 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l utc -d 'Show times in UTC instead of local time (human output; JSON is always UTC)'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "list" -d 'List sessions, newest first, one line each'
 complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "show" -d 'Show one session: a header and a turn-by-turn timeline'

@@ -10,11 +10,59 @@ use crate::model::Agent;
 use crate::replay::Algorithm;
 
 const AFTER_HELP: &str = "\
-Stores are found in $CLAUDE_CONFIG_DIR (or ~/.claude and ~/.config/claude), $CODEX_HOME (or \
-~/.codex) and $GEMINI_CLI_HOME/.gemini (or ~/.gemini). Nothing is ever written into them.
+Examples:
+  sessions list                                  every session, newest first
+  sessions --home testdata/home list             the sample home shipped with the source
+  sessions list --project webapp --since 7d      one project, the last week
+  sessions show 6f0d3c52                         one session: header and timeline
+  sessions export 6f0d3c52 -f html -o s.html     a transcript to read in a browser
+  sessions compactions --agent claude            every context compression Claude made
+  sessions replay-compress --all -A gemini       what Gemini's compression would save
 
-Exit status: 0 success; 1 nothing matched, an ambiguous id, or an output error; 2 usage error; \
-3 --strict and something could not be read.";
+Environment:
+  Stores are found in $CLAUDE_CONFIG_DIR (or ~/.claude and ~/.config/claude), $CODEX_HOME (or
+  ~/.codex) and $GEMINI_CLI_HOME/.gemini (or ~/.gemini). Nothing is ever written into them.
+  COLUMNS, when set, is the width tables fit (else the terminal's; piped output is not cut).
+  TZ chooses the local time zone of human output (--utc shows UTC instead).
+
+Exit status:
+  0  success
+  1  nothing matched, an ambiguous id, no store found, or an output error
+  2  usage error
+  3  --strict and something could not be read";
+
+/// Parse the command line, exiting on errors (with a hint where one helps).
+pub fn parse() -> Cli {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(mut e) => {
+            let usage = e
+                .get(ContextKind::Usage)
+                .map(|u| u.to_string())
+                .unwrap_or_default();
+            let missing_targets = e.kind() == ErrorKind::MissingRequiredArgument
+                && matches!(e.get(ContextKind::InvalidArg), Some(ContextValue::Strings(v))
+                    if v.iter().any(|a| a.contains("ID|PREFIX|PATH")));
+            let tip = if !missing_targets {
+                None
+            } else if usage.contains("sessions replay-compress") {
+                Some("name sessions (ids, prefixes or files), or replay every session the filters select with --all, e.g. `sessions replay-compress --all -A gemini`")
+            } else if usage.contains("sessions export") {
+                Some("name sessions (ids, prefixes or files), or export every session the filters select with --all, e.g. `sessions export --all -o out/`")
+            } else {
+                None
+            };
+            if let Some(tip) = tip {
+                e.insert(
+                    ContextKind::Suggested,
+                    ContextValue::StyledStrs(vec![tip.into()]),
+                );
+            }
+            e.exit()
+        }
+    }
+}
 
 /// Coding-agent session forensics for Gemini CLI, Claude Code and Codex CLI.
 ///
@@ -63,6 +111,13 @@ pub struct GlobalArgs {
     /// Never show a progress bar (it is only shown when stderr is a terminal anyway).
     #[arg(long, global = true)]
     pub no_progress: bool,
+    /// Tables keep every column at full width instead of fitting the terminal (piped output is
+    /// never cut).
+    #[arg(long, global = true)]
+    pub wide: bool,
+    /// Show times in UTC instead of local time (human output; JSON is always UTC).
+    #[arg(long, global = true)]
+    pub utc: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -177,6 +232,18 @@ pub enum SortKey {
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Examples:
+  sessions list                                   every main session, newest first
+  sessions list --agent codex --since 7d          Codex sessions active in the last week
+  sessions list --project webapp --sort tokens -n 10
+  sessions list --kind all ~/backup/.claude       a backup folder, sub-agents included
+  sessions list --wide | less -S                  every column, scroll sideways
+  sessions list --format ndjson | jq -r 'select(.tokens.total > 1e6) | .path'
+  sessions list --fallback-home testdata/home     the sample home when your stores are empty
+
+Tables fit the terminal: columns are dropped or shortened as it narrows (--wide keeps them all);
+piped output is never cut. The footer on stderr counts the sessions and their tokens.")]
 pub struct ListArgs {
     #[command(flatten)]
     pub select: SelectArgs,
@@ -192,6 +259,10 @@ pub struct ListArgs {
     /// Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md).
     #[arg(short, long, value_enum, default_value_t = ListFormat::Table)]
     pub format: ListFormat,
+    /// When the stores hold no session at all (a fresh machine), list the sessions of DIR, read
+    /// as --home, instead, and say so on stderr.
+    #[arg(long, value_name = "DIR")]
+    pub fallback_home: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -201,6 +272,16 @@ pub enum ShowFormat {
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Examples:
+  sessions show 6f0d3c52                  any unique prefix of an id that `list` shows
+  sessions show ~/.codex/sessions/2026/03/14/rollout-2026-03-14T09-15-02-019ceba0.jsonl
+  sessions show 6f0d3c52 --utc            times in UTC
+  sessions show 6f0d3c52 --format json | jq '.messages | length'
+
+The timeline has one line per message (user, assistant, context, tool, system), each tool call
+with ✓ (succeeded), ✗ (failed) or … (no result recorded), per-request tokens, and a divider at
+each compaction.")]
 pub struct ShowArgs {
     /// A session id, a unique id prefix, or a session file path.
     #[arg(value_name = "ID|PREFIX|PATH")]
@@ -208,12 +289,22 @@ pub struct ShowArgs {
     /// `text` (header and timeline) or `json` (the whole unified session).
     #[arg(short, long, value_enum, default_value_t = ShowFormat::Text)]
     pub format: ShowFormat,
-    /// Characters of each message shown in the timeline.
-    #[arg(long, value_name = "N", default_value_t = 160)]
-    pub width: usize,
+    /// Columns of each timeline line [default: the terminal's width; 160 characters of each
+    /// message when piped].
+    #[arg(long, value_name = "N")]
+    pub width: Option<usize>,
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Examples:
+  sessions projects                           every project, most recently active first
+  sessions projects --agent gemini --project-root ~/code
+                                              resolve Gemini project hashes under ~/code
+  sessions projects --since 30d --format csv > projects.csv
+
+Gemini records only a hash of the project path: RESOLVED BY says how the path was found
+(cwd, project_root, projects_json, hash_match), and `unresolved <hash>` marks the rest.")]
 pub struct ProjectsArgs {
     #[command(flatten)]
     pub select: SelectArgs,
@@ -230,6 +321,15 @@ pub enum LedgerFormat {
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Examples:
+  sessions compactions                          every compaction, oldest first
+  sessions compactions --agent claude --since 30d
+  sessions compactions --stats                  counts and median sizes per agent
+  sessions compactions --format ndjson | jq -r .summary
+
+BEFORE and AFTER are the context sizes in tokens: a bare number was recorded by the agent, ~
+marks an estimate, and a percentage is what Gemini's notice said.")]
 pub struct CompactionsArgs {
     #[command(flatten)]
     pub select: SelectArgs,
@@ -250,6 +350,14 @@ pub enum ReplayFormat {
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Examples:
+  sessions replay-compress --all -A gemini                  every session, Gemini's defaults
+  sessions replay-compress 6f0d3c52 -A claude --timeline --plot replay.svg
+  sessions replay-compress --all -A gemini --sweep threshold=0.2,0.3,0.5,0.7
+  sessions replay-compress --all --agent claude --since 30d -A openclaw-prune
+  sessions replay-compress --all -A codex --validate        against Codex's real compactions
+  sessions replay-compress -A pi --list-settings            every key, default and range")]
 pub struct ReplayArgs {
     /// Sessions to replay: ids, unique id prefixes or session file paths.
     #[arg(value_name = "ID|PREFIX|PATH", required_unless_present_any = ["all", "list_settings"])]
@@ -302,8 +410,12 @@ Examples:
   sessions export 6f0d3c52 --format html -o s.html
   sessions export --all --since 7d --format html -o out/
   sessions export --all --redact --format jsonl | jq -c 'select(.role == \"user\")'
+  sessions export 6f0d3c52 --literal            message text exactly as typed, not rendered
 
-Nothing is ever written inside an agent's store: an -o inside one is refused.")]
+Replies and prompts are Markdown and are rendered as such (headings, lists, tables, links,
+code); raw HTML is shown as text, links keep only http(s) and mailto targets and show them, and
+images are never fetched. Nothing is ever written inside an agent's store: an -o inside one is
+refused.")]
 pub struct ExportArgs {
     /// Session ids, unique id prefixes or session files. With --all: files or folders to read
     /// instead of the agents' stores.
@@ -331,6 +443,10 @@ pub struct ExportArgs {
     /// linked (md/html with -o).
     #[arg(long, value_enum, default_value_t = crate::export::ImageMode::Placeholder)]
     pub images: crate::export::ImageMode,
+    /// Show message text exactly as typed (every Markdown character escaped) instead of
+    /// rendering it as Markdown.
+    #[arg(long)]
+    pub literal: bool,
     /// Leave out thinking.
     #[arg(long)]
     pub no_thinking: bool,

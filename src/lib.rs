@@ -14,6 +14,7 @@ pub mod diag;
 pub mod discover;
 pub mod export;
 pub mod filter;
+pub mod manpage;
 pub mod model;
 pub mod parse;
 pub mod project;

@@ -11,7 +11,7 @@ use clap_complete::Shell;
 
 fn generate(man_dir: &Path, comp_dir: &Path) {
     let cmd = sessions::cli::Cli::command();
-    clap_mangen::generate_to(cmd.clone(), man_dir).expect("man pages");
+    sessions::manpage::generate_to(cmd.clone(), man_dir).expect("man pages");
     for shell in [
         Shell::Bash,
         Shell::Zsh,
