@@ -62,6 +62,10 @@ pub type CmdResult = Result<Report, Failure>;
 
 pub fn run(cli: Cli) -> ExitCode {
     let g = &cli.global;
+    crate::render::configure(crate::render::Settings {
+        utc: g.utc,
+        wide: g.wide,
+    });
     let outcome = match &cli.command {
         Command::List(a) => list::run(g, a),
         Command::Show(a) => show::run(g, a),

@@ -12,8 +12,8 @@ use crate::commands::{CmdResult, scan_options, stdout, write_csv, write_json};
 use crate::filter::KindFilter;
 use crate::model::{Agent, SessionKind, TokenTotals};
 use crate::render::json::SCHEMA_VERSION;
-use crate::render::table::{Align, Column, render, target_width};
-use crate::render::{human_count, local_time, rfc3339};
+use crate::render::table::{Align, Column, Cut, render, target_width};
+use crate::render::{human_count, project_cell, rfc3339, thousands, time};
 use crate::scan::{SessionSummary, aggregate_usage, scan};
 
 #[derive(Debug, Serialize)]
@@ -167,34 +167,38 @@ pub fn build(sessions: &[SessionSummary]) -> Vec<ProjectRecord> {
 }
 
 fn table(records: &[ProjectRecord]) -> String {
+    let lasts: Vec<Option<DateTime<Utc>>> = records
+        .iter()
+        .map(|r| {
+            r.last_at
+                .as_deref()
+                .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+                .map(|t| t.with_timezone(&Utc))
+        })
+        .collect();
+    let (last, last_cells) = time::column("LAST ACTIVE", &lasts);
     let columns = [
-        Column::flexible("PROJECT", 0, 16),
-        Column::fixed("AGENTS", Align::Left),
+        Column::flexible("PROJECT", 0, 16).cut(Cut::Start),
+        Column::fixed("AGENTS", Align::Left).optional(2),
         Column::fixed("SESSIONS", Align::Right),
-        Column::fixed("SUB", Align::Right),
+        Column::fixed("SUB", Align::Right).optional(1),
         Column::fixed("TOKENS", Align::Right),
-        Column::fixed("LAST ACTIVE", Align::Left),
-        Column::fixed("RESOLVED BY", Align::Left),
+        Column::named(last, Align::Left).optional(3),
+        Column::fixed("RESOLVED BY", Align::Left)
+            .shrink(1, 11)
+            .optional(0),
     ];
     let rows = records
         .iter()
-        .map(|r| {
-            let label = match (&r.project, &r.project_hash) {
-                (Some(p), _) => p.clone(),
-                (None, Some(h)) => format!("unresolved ({}…)", &h[..h.len().min(12)]),
-                (None, None) => "unknown".into(),
-            };
+        .zip(last_cells)
+        .map(|(r, last)| {
             vec![
-                label,
+                project_cell(r.project.as_deref(), r.project_hash.as_deref()),
                 r.agents.join(","),
-                r.sessions.to_string(),
-                r.subagent_sessions.to_string(),
+                thousands(r.sessions),
+                thousands(r.subagent_sessions),
                 human_count(r.tokens.total),
-                r.last_at
-                    .as_deref()
-                    .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-                    .map(|t| local_time(t.with_timezone(&Utc)))
-                    .unwrap_or_else(|| "-".into()),
+                last,
                 r.sources.join(","),
             ]
         })
