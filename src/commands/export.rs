@@ -38,6 +38,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
         thinking: !a.no_thinking,
         tools: !a.no_tools,
         redact: a.redact,
+        literal: a.literal,
     };
     if a.images == ImageMode::Extract {
         if !matches!(a.format, ExportFormat::Md | ExportFormat::Html) {
