@@ -17,16 +17,20 @@ use std::path::{Path, PathBuf};
 use sessions::model::*;
 use sessions::parse::{FileRole, SourceFile, hash64, parse_file};
 
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/claude"
-    ));
-    if dir.is_dir() {
-        Some(dir.to_path_buf())
-    } else {
-        eprintln!("note: {} is missing; corpus checks skipped", dir.display());
-        None
+/// The corpus's Claude folder (the tests using it are ignored when it is absent; build.rs).
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("SESSIONS_CORPUS_DIR")).join("claude")
+}
+
+/// CI runs the corpus tests: there, a missing corpus is a failure, not a quiet skip.
+#[test]
+fn corpus_is_present_in_ci() {
+    if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
+        assert!(
+            cfg!(has_corpus),
+            "CI=true but the corpus is missing at {} (set SESSIONS_CORPUS)",
+            env!("SESSIONS_CORPUS_DIR")
+        );
     }
 }
 
@@ -172,8 +176,12 @@ fn superseded_ids(s: &Session) -> Vec<&str> {
 // ------------------------------------------------------------------------------------------
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_real_v1_0_95_thinking_tool_errors() {
-    let Some(dir) = corpus_dir() else { return };
+    let dir = corpus_dir();
     let s = main_file(&dir.join("real-v1.0.95-thinking-tool-errors.jsonl"));
     // python3 verify.py real-v1.0.95-thinking-tool-errors.jsonl
     // {"id": "e9f146fa-3b20-48d0-9be4-d99ca901cae4", "cwd": "/home/wei/repo/claude-code",
@@ -239,8 +247,12 @@ fn corpus_real_v1_0_95_thinking_tool_errors() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_real_v2_0_14_split_usage_records() {
-    let Some(dir) = corpus_dir() else { return };
+    let dir = corpus_dir();
     let s = main_file(&dir.join("real-v2.0.14-split-usage-records.jsonl"));
     // python3 verify.py real-v2.0.14-split-usage-records.jsonl
     // {"id": "cfa1e878-62b5-4e40-b281-bbf9b250d766",
@@ -288,8 +300,12 @@ fn corpus_real_v2_0_14_split_usage_records() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_sanitized_tool_result_image() {
-    let Some(dir) = corpus_dir() else { return };
+    let dir = corpus_dir();
     let s = main_file(&dir.join("sanitized-v2.0.55-tool-result-image.jsonl"));
     // python3 verify.py sanitized-v2.0.55-tool-result-image.jsonl
     // {"id": "bb32e6fc-9893-4839-b1de-646fdb1437d1", "cwd": "/Users/test/project", "messages": 3,
@@ -348,8 +364,12 @@ fn corpus_sanitized_tool_result_image() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_schema_all_record_types() {
-    let Some(dir) = corpus_dir() else { return };
+    let dir = corpus_dir();
     let s = main_file(&dir.join("schema-v2.1.x-all-record-types.jsonl"));
     // python3 verify.py schema-v2.1.x-all-record-types.jsonl
     // {"id": "ses_stage0_small", "cwd": "/tmp", "messages": 18, "user_turns": 3,
@@ -447,8 +467,12 @@ fn corpus_schema_all_record_types() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_subagent_layout() {
-    let Some(dir) = corpus_dir() else { return };
+    let dir = corpus_dir();
     let parent_id = "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f";
     let root = dir.join("subagent-layout");
     let parent = main_file(&root.join(format!("{parent_id}.jsonl")));
@@ -515,8 +539,12 @@ fn corpus_subagent_layout() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_synthetic_dag_compact_after_rewind() {
-    let Some(dir) = corpus_dir() else { return };
+    let dir = corpus_dir();
     let s = main_file(&dir.join("synthetic-dag-compact-after-rewind.jsonl"));
     // python3 verify.py synthetic-dag-compact-after-rewind.jsonl
     // {"id": "s1", "cwd": "/tmp", "messages": 12, "user_turns": 5, "assistant_messages": 5,
@@ -560,8 +588,12 @@ fn corpus_synthetic_dag_compact_after_rewind() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_synthetic_edge_cases_malformed() {
-    let Some(dir) = corpus_dir() else { return };
+    let dir = corpus_dir();
     let s = main_file(&dir.join("synthetic-edge-cases-malformed.jsonl"));
     // python3 verify.py synthetic-edge-cases-malformed.jsonl
     // {"id": "edge_cases", "cwd": "/tmp", "messages": 12, "user_turns": 4,

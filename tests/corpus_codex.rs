@@ -91,17 +91,9 @@ use std::path::{Path, PathBuf};
 use sessions::model::*;
 use sessions::parse::{FileRole, SourceFile, parse_file};
 
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/codex"
-    ));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("note: {} is missing; corpus checks skipped", dir.display());
-        None
-    }
+/// The corpus's Codex folder (the tests using it are ignored when it is absent; build.rs).
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("SESSIONS_CORPUS_DIR")).join("codex")
 }
 
 fn home() -> PathBuf {
@@ -205,8 +197,12 @@ fn check(s: &Session, e: &Expect) {
 // ------------------------------------------------------------------------------- corpus
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_real_0_39_shell_calls() {
-    let Some(dir) = corpus_dir() else { return };
+    let dir = corpus_dir();
     let s = load(&dir.join("real-0.39.0-shell-calls.jsonl"));
     // jq -c 'select(.type=="session_meta").payload|[.id,.cwd,.cli_version,.git.branch]' F
     //   → ["01996135-afde-7911-97f0-d863511eca56","/proj/ds906659/gai/claude-code","0.39.0","main"]
@@ -262,8 +258,12 @@ fn corpus_real_0_39_shell_calls() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_real_bare_era() {
-    let Some(dir) = corpus_dir() else { return };
+    let dir = corpus_dir();
     let s = load(&dir.join("real-bare-era-2025-09-10-no-envelope.jsonl"));
     // head -1 F | jq -c '[.id,.timestamp,.git.branch]'
     //   → ["cf4def41-21e0-4b91-adb4-5397c1492084","2025-09-10T18:58:38.331Z","main"]
@@ -310,8 +310,12 @@ fn corpus_real_bare_era() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_schema_all_record_types() {
-    let Some(dir) = corpus_dir() else { return };
+    let dir = corpus_dir();
     let s = load(&dir.join("schema-0.14x-all-record-types.jsonl"));
     // head -1 F | jq -c '.payload|[.id,.cwd,.cli_version,.git.branch]'
     //   → ["019fc8be-3658-7ca3-9e29-000000000000","/tmp/repo","0.146.0","main"]

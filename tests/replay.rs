@@ -386,13 +386,13 @@ fn small_windows_make_every_algorithm_act() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn openclaw_prunes_real_tool_output_when_ungated() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus/claude/real-v1.0.95-thinking-tool-errors.jsonl");
-    if !file.is_file() {
-        eprintln!("note: ../shared/corpus not found; skipped");
-        return;
-    }
+    let file = Path::new(env!("SESSIONS_CORPUS_DIR"))
+        .join("claude/real-v1.0.95-thinking-tool-errors.jsonl");
     let rows = json_out(
         sessions()
             .args([
