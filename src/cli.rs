@@ -47,9 +47,13 @@ pub fn parse() -> Cli {
             let tip = if !missing_targets {
                 None
             } else if usage.contains("sessions replay-compress") {
-                Some("name sessions (ids, prefixes or files), or replay every session the filters select with --all, e.g. `sessions replay-compress --all -A gemini`")
+                Some(
+                    "name sessions (ids, prefixes or files), or replay every session the filters select with --all, e.g. `sessions replay-compress --all -A gemini`",
+                )
             } else if usage.contains("sessions export") {
-                Some("name sessions (ids, prefixes or files), or export every session the filters select with --all, e.g. `sessions export --all -o out/`")
+                Some(
+                    "name sessions (ids, prefixes or files), or export every session the filters select with --all, e.g. `sessions export --all -o out/`",
+                )
             } else {
                 None
             };

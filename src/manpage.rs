@@ -75,7 +75,10 @@ fn synopsis(cmd: &Command) -> String {
     let sub = cmd.get_bin_name().is_some_and(|b| b.contains(' '));
     let mut words = vec![format!("\\fB{}\\fR", esc(name))];
     let mut globals = false;
-    for arg in cmd.get_arguments().filter(|a| !a.is_hide_set() && !a.is_positional()) {
+    for arg in cmd
+        .get_arguments()
+        .filter(|a| !a.is_hide_set() && !a.is_positional())
+    {
         if sub && arg.is_global_set() {
             globals = true;
             continue;
@@ -187,7 +190,10 @@ mod tests {
             assert!(page.contains("[\\fIGLOBAL OPTIONS\\fR]"), "{name}");
         }
         let list = page(cmd.find_subcommand("list").unwrap());
-        assert!(list.contains("[\\fB\\-\\-since\\fR \\fIWHEN\\fR]"), "{list}");
+        assert!(
+            list.contains("[\\fB\\-\\-since\\fR \\fIWHEN\\fR]"),
+            "{list}"
+        );
         assert!(list.contains("[\\fIPATH\\fR]..."), "{list}");
         let top = page(&cmd);
         assert!(top.contains(".SH EXIT STATUS\n"), "{top}");

@@ -110,9 +110,10 @@ pub fn run(g: &GlobalArgs, args: &CompactionsArgs) -> CmdResult {
         .iter()
         .filter(|s| !s.compaction_events.is_empty())
         .collect();
+    // Oldest first; sessions that recorded no time last.
     sessions.sort_by(|a, b| {
-        a.started_at
-            .cmp(&b.started_at)
+        (a.started_at.is_none(), a.started_at)
+            .cmp(&(b.started_at.is_none(), b.started_at))
             .then_with(|| a.id.cmp(&b.id))
     });
     let events: Vec<(&SessionSummary, &Compaction)> = sessions
@@ -258,7 +259,7 @@ fn table(events: &[(&SessionSummary, &Compaction)]) -> String {
         Column::flexible("PROJECT", 1, 12).cut(Cut::Start),
         Column::named(time_header, Align::Left).optional(2),
         Column::fixed("TRIGGER", Align::Left),
-        Column::fixed("KIND", Align::Left).shrink(1, 8).optional(1),
+        Column::fixed("KIND", Align::Left).optional(1),
         Column::fixed("BEFORE", Align::Right),
         Column::fixed("AFTER", Align::Right),
         Column::fixed("SUMMARY", Align::Right).optional(1),

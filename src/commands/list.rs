@@ -74,7 +74,11 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
                 }
                 let usage = aggregate_usage(sessions.iter());
                 let shown = if total_found > sessions.len() {
-                    format!("{} of {}", thousands(sessions.len() as u64), plural(total_found, "session"))
+                    format!(
+                        "{} of {}",
+                        thousands(sessions.len() as u64),
+                        plural(total_found, "session")
+                    )
                 } else {
                     plural(total_found, "session")
                 };
@@ -154,15 +158,17 @@ fn table(sessions: &[SessionSummary]) -> String {
     let (started, start_cells) = time::column("STARTED", &starts);
     let columns = [
         Column::fixed("AGENT", Align::Left).optional(5),
-        Column::fixed("ID", Align::Left).shrink(0, 8).cut(Cut::Prefix),
-        Column::flexible("PROJECT", 1, 14).cut(Cut::Start),
+        Column::fixed("ID", Align::Left)
+            .shrink(0, 8)
+            .cut(Cut::Prefix),
+        Column::flexible("PROJECT", 1, 16).cut(Cut::Start),
         Column::named(started, Align::Left).optional(4),
         Column::fixed("DUR", Align::Right).optional(2),
         Column::fixed("TURNS", Align::Right).optional(3),
         Column::fixed("TOOLS", Align::Right).optional(1),
         Column::fixed("TOKENS", Align::Right).optional(4),
         Column::fixed("CMP", Align::Right).optional(0),
-        Column::flexible("TITLE", 2, 20),
+        Column::flexible("TITLE", 2, 18),
     ];
     let rows = sessions
         .iter()

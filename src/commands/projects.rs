@@ -178,14 +178,14 @@ fn table(records: &[ProjectRecord]) -> String {
         .collect();
     let (last, last_cells) = time::column("LAST ACTIVE", &lasts);
     let columns = [
-        Column::flexible("PROJECT", 0, 16).cut(Cut::Start),
+        Column::flexible("PROJECT", 1, 16).cut(Cut::Start),
         Column::fixed("AGENTS", Align::Left).optional(2),
         Column::fixed("SESSIONS", Align::Right),
         Column::fixed("SUB", Align::Right).optional(1),
         Column::fixed("TOKENS", Align::Right),
         Column::named(last, Align::Left).optional(3),
         Column::fixed("RESOLVED BY", Align::Left)
-            .shrink(1, 11)
+            .shrink(0, 11)
             .optional(0),
     ];
     let rows = records

@@ -184,7 +184,26 @@ fn write_header(
     let counts = s.counts();
     let u = s.usage();
     let field = |out: &mut dyn Write, k: &str, v: &str| {
-        writeln!(out, "{}", fit_line(&format!("{k:<12} "), v, "", width, Cut::End))
+        writeln!(
+            out,
+            "{}",
+            fit_line(&format!("{k:<12} "), v, "", width, Cut::End)
+        )
+    };
+    // Lists of figures wrap after a comma instead of losing their end.
+    let wrapped = |out: &mut dyn Write, k: &str, v: &str| -> std::io::Result<()> {
+        let room = width.map(|w| w.saturating_sub(13)).unwrap_or(usize::MAX);
+        let mut line = String::new();
+        let mut first = true;
+        for piece in v.split_inclusive(", ") {
+            if !line.is_empty() && text_width(&line) + text_width(piece.trim_end()) > room {
+                field(out, if first { k } else { "" }, line.trim_end())?;
+                first = false;
+                line.clear();
+            }
+            line.push_str(piece);
+        }
+        field(out, if first { k } else { "" }, line.trim_end())
     };
     field(out, "agent", &format!("{} ({})", s.agent, s.kind.as_str()))?;
     field(out, "id", &s.id)?;
@@ -215,7 +234,7 @@ fn write_header(
         )
     )?;
     if !s.models.is_empty() {
-        field(out, "models", &s.models.join(", "))?;
+        wrapped(out, "models", &s.models.join(", "))?;
     }
     if let Some(v) = &s.agent_version {
         field(out, "version", v)?;
@@ -243,18 +262,18 @@ fn write_header(
             thousands(counts.tool_errors)
         ),
     )?;
-    field(
+    wrapped(
         out,
         "tokens",
         &format!(
-            "{} total: {} input, {} cache read, {} cache write, {} output ({} reasoning) over {}",
+            "{} total over {}, {} input, {} cache read, {} cache write, {} output ({} reasoning)",
             thousands(u.total()),
+            plural(s.requests.len(), "request"),
             thousands(u.input),
             thousands(u.cache_read),
             thousands(u.cache_write),
             thousands(u.output),
             thousands(u.reasoning),
-            plural(s.requests.len(), "request")
         ),
     )?;
     field(out, "compactions", &thousands(s.compactions.len() as u64))?;
@@ -372,7 +391,11 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
         let only_results = m.role == Role::Tool;
         if !only_results || !body.is_empty() {
             let prefix = format!("{time}  {role:<9}{flags} ");
-            writeln!(out, "{}", fit_line(&prefix, &body, &tokens, width, Cut::End))?;
+            writeln!(
+                out,
+                "{}",
+                fit_line(&prefix, &body, &tokens, width, Cut::End)
+            )?;
         }
         for p in &m.parts {
             match p {

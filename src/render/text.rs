@@ -43,10 +43,7 @@ fn push_escape(out: &mut String, c: char) {
 /// Multi-line text for a terminal: newlines and tabs are kept, a CR LF pair becomes a newline,
 /// every other control character is shown as a visible escape.
 pub fn terminal_safe(s: &str) -> Cow<'_, str> {
-    if !s
-        .chars()
-        .any(|c| needs_escape(c) && c != '\n' && c != '\t')
-    {
+    if !s.chars().any(|c| needs_escape(c) && c != '\n' && c != '\t') {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
