@@ -117,7 +117,11 @@ impl Report {
         let mut shown = 0usize;
         for w in &self.warnings {
             if verbose || (!w.kind.is_benign() && shown < MAX_DETAILED) {
-                eprintln!("warning: {w}");
+                // File names are session data too: no raw control characters on the terminal.
+                eprintln!(
+                    "warning: {}",
+                    crate::render::text::safe_line(&w.to_string())
+                );
                 shown += 1;
             }
         }

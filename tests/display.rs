@@ -105,6 +105,13 @@ fn narrow_tables_keep_what_matters_and_wide_keeps_everything() {
     assert!(wide.lines().any(|l| display_width(l) > 100));
 }
 
+#[test]
+fn replay_tables_fit_80_columns() {
+    let text = stdout(sample(80).args(["replay-compress", "--all", "-A", "gemini"]));
+    assert_fits("replay-compress", &text, 80);
+    assert!(text.contains("SAVED%"), "{text}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Hostile and wide text.
 

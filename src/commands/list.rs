@@ -207,7 +207,7 @@ pub fn no_stores_message(stores: &Stores) -> String {
         .chain(&stores.codex)
         .chain(&stores.gemini)
     {
-        looked.push(format!("  {}", p.display()));
+        looked.push(format!("  {}", safe_line(&p.display().to_string())));
     }
     format!(
         "no Claude Code, Codex CLI or Gemini CLI session store found; looked in:\n{}\n\

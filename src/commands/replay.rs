@@ -294,18 +294,19 @@ fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> (Totals, usize,
     (t, comp, peak, n)
 }
 
-/// The totals columns both tables share, and their cells.
+/// The totals columns both tables share, and their cells. On a narrow terminal the optional
+/// ones go, lowest priority first (`render::table`).
 const TOTAL_COLUMNS: [Column; 10] = [
     Column::fixed("FULL", Align::Right),
-    Column::fixed("RECORDED", Align::Right),
+    Column::fixed("RECORDED", Align::Right).optional(4),
     Column::fixed("WHAT-IF", Align::Right),
     Column::fixed("SAVED", Align::Right),
     Column::fixed("SAVED%", Align::Right),
-    Column::fixed("VS REC%", Align::Right),
-    Column::fixed("SUMMARISER", Align::Right),
-    Column::fixed("NET", Align::Right),
-    Column::fixed("COMP", Align::Right),
-    Column::fixed("PEAK", Align::Right),
+    Column::fixed("VS REC%", Align::Right).optional(1),
+    Column::fixed("SUMMARISER", Align::Right).optional(0),
+    Column::fixed("NET", Align::Right).optional(3),
+    Column::fixed("COMP", Align::Right).optional(2),
+    Column::fixed("PEAK", Align::Right).optional(2),
 ];
 
 fn totals_cells(t: &Totals, comp: usize, peak: u64) -> Vec<String> {
@@ -334,12 +335,12 @@ fn totals_cells(t: &Totals, comp: usize, peak: u64) -> Vec<String> {
 
 fn session_table(rs: &[&SessionReplay]) -> String {
     let mut columns = vec![
-        Column::fixed("AGENT", Align::Left),
+        Column::fixed("AGENT", Align::Left).optional(5),
         Column::fixed("SESSION", Align::Left),
-        Column::fixed("REQS", Align::Right),
+        Column::fixed("REQS", Align::Right).optional(3),
     ];
     columns.extend(TOTAL_COLUMNS);
-    columns.push(Column::fixed("BASIS", Align::Left));
+    columns.push(Column::fixed("BASIS", Align::Left).optional(0));
     let row = |agent: String,
                id: String,
                reqs: usize,
