@@ -290,6 +290,9 @@ pub struct ReplayArgs {
     /// session, suffixed with its id, when several are replayed).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Overwrite existing plot files.
+    #[arg(long, requires = "plot")]
+    pub force: bool,
     /// Output format (json/ndjson: the documented contract, docs/json.md).
     #[arg(short, long, value_enum, default_value_t = ReplayFormat::Table)]
     pub format: ReplayFormat,

@@ -9,6 +9,7 @@ pub mod replay;
 pub mod show;
 
 use std::io::{self, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
 use chrono::Utc;
@@ -17,6 +18,7 @@ use crate::cli::{Cli, Command, GlobalArgs, SelectArgs};
 use crate::diag::Report;
 use crate::discover::{StoreOptions, Stores};
 use crate::filter::{Filter, ProjectMatcher, parse_when};
+use crate::output::{Guard, OutputError};
 use crate::scan::ScanOptions;
 
 /// Exit statuses (documented in the README and `--help`).
@@ -102,6 +104,37 @@ pub fn stores(g: &GlobalArgs) -> Stores {
         gemini_dir: g.gemini_dir.clone(),
     };
     Stores::resolve(&opts, &|k| std::env::var(k).ok())
+}
+
+/// The output guard of a command that writes files: it protects the stores this run reads, the
+/// machine's own stores (whatever `--home` or the flags point at), and every file or folder
+/// being read.
+pub fn guard<'p>(
+    g: &GlobalArgs,
+    force: bool,
+    reading: impl IntoIterator<Item = &'p Path>,
+) -> Guard {
+    let mut guard = Guard::new(force);
+    guard.protect_stores(&stores(g));
+    guard.protect_stores(&Stores::resolve(&StoreOptions::default(), &|k| {
+        std::env::var(k).ok()
+    }));
+    // A `--home` copy: the agents' whole folders in it, not only their session folders.
+    if let Some(h) = &g.home {
+        for d in [".claude", ".codex", ".gemini", ".config/claude"] {
+            guard.protect_dir(&h.join(d), "the agent folder");
+        }
+    }
+    for p in reading {
+        guard.protect_read(p);
+    }
+    guard
+}
+
+impl From<OutputError> for Failure {
+    fn from(e: OutputError) -> Self {
+        Failure::failed(e.to_string())
+    }
 }
 
 pub fn filter(sel: &SelectArgs) -> Result<Filter, Failure> {

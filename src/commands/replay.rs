@@ -8,8 +8,9 @@ use rayon::prelude::*;
 
 use crate::cli::{GlobalArgs, ReplayArgs, ReplayFormat, SelectArgs};
 use crate::commands::show::{load, resolve};
-use crate::commands::{CmdResult, Failure, scan_options, stdout, write_json};
+use crate::commands::{CmdResult, Failure, guard, scan_options, stdout, write_json};
 use crate::diag::Report;
+use crate::output::Guard;
 use crate::render::table::{Align, Column, render, target_width};
 use crate::render::{human_count, plot};
 use crate::replay::settings::Settings;
@@ -31,6 +32,15 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
         return Err(Failure::failed("no session selected"));
     }
     let (summary_tokens, summary_source) = summary_size(alg, &args.summary_tokens, &all)?;
+    // The plot goes through the output guard, which knows every file this run read.
+    let guard = args.plot.as_ref().map(|_| {
+        let reading = sessions
+            .iter()
+            .chain(&all)
+            .map(SessionSummary::path)
+            .chain(args.targets.iter().map(Path::new).filter(|p| p.exists()));
+        guard(g, args.force, reading)
+    });
     drop(all);
 
     let want_timeline = args.timeline || args.plot.is_some();
@@ -69,9 +79,9 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
         }
     }
 
-    if let Some(path) = &args.plot {
+    if let (Some(path), Some(guard)) = (&args.plot, &guard) {
         let first: Vec<&SessionReplay> = per_session.iter().filter_map(|v| v.first()).collect();
-        let written = plot_all(&first, path).map_err(Failure::failed)?;
+        let written = plot_all(&first, path, guard)?;
         if !g.quiet {
             for p in &written {
                 eprintln!("wrote {}", p.display());
@@ -509,27 +519,35 @@ fn timeline_table(r: &SessionReplay) -> String {
     )
 }
 
-fn plot_all(rs: &[&SessionReplay], path: &Path) -> Result<Vec<PathBuf>, String> {
-    if rs.len() == 1 {
-        plot::draw(rs[0], path)?;
-        return Ok(vec![path.to_path_buf()]);
-    }
+/// One SVG per session (suffixed with its id when there are several), every target checked
+/// before any is written.
+fn plot_all(rs: &[&SessionReplay], path: &Path, guard: &Guard) -> Result<Vec<PathBuf>, Failure> {
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "replay".into());
-    let mut written = Vec::new();
-    for r in rs {
-        let short: String =
-            r.id.chars()
-                .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-                .take(13)
-                .collect();
-        let p = path.with_file_name(format!("{stem}-{}-{short}.svg", r.agent));
-        plot::draw(r, &p)?;
-        written.push(p);
+    let targets: Vec<PathBuf> = if rs.len() == 1 {
+        vec![path.to_path_buf()]
+    } else {
+        rs.iter()
+            .map(|r| {
+                let short: String =
+                    r.id.chars()
+                        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+                        .take(13)
+                        .collect();
+                path.with_file_name(format!("{stem}-{}-{short}.svg", r.agent))
+            })
+            .collect()
+    };
+    for t in &targets {
+        guard.check(t)?;
     }
-    Ok(written)
+    for (r, t) in rs.iter().zip(&targets) {
+        let svg = plot::svg(r).map_err(|e| Failure::failed(format!("{}: {e}", t.display())))?;
+        guard.write_bytes(t, svg.as_bytes())?;
+    }
+    Ok(targets)
 }
 
 fn settings_table(alg: Algorithm) -> String {
