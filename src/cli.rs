@@ -114,10 +114,10 @@ pub struct FilterArgs {
     #[arg(short, long, value_name = "PATTERN")]
     pub project: Option<String>,
     /// Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339.
-    #[arg(long, value_name = "WHEN")]
+    #[arg(long, value_name = "WHEN", allow_hyphen_values = true)]
     pub since: Option<String>,
     /// Only sessions started at or before this time (a date means the end of that day).
-    #[arg(long, value_name = "WHEN")]
+    #[arg(long, value_name = "WHEN", allow_hyphen_values = true)]
     pub until: Option<String>,
     /// Main sessions, sub-agent sessions, or both.
     #[arg(long, value_enum, default_value_t = KindFilter::Main)]

@@ -122,13 +122,17 @@ pub struct Usage {
 }
 
 impl Usage {
+    // Token arithmetic saturates: a hostile or corrupt file can record counts near u64::MAX,
+    // and a saturated figure is visibly absurd where a wrapped one would look plausible.
     pub fn total(&self) -> u64 {
-        self.input + self.cache_read + self.cache_write + self.output
+        self.prompt().saturating_add(self.output)
     }
 
     /// The prompt size this usage represents (uncached + cache read + cache write).
     pub fn prompt(&self) -> u64 {
-        self.input + self.cache_read + self.cache_write
+        self.input
+            .saturating_add(self.cache_read)
+            .saturating_add(self.cache_write)
     }
 
     pub fn is_zero(&self) -> bool {
@@ -136,11 +140,11 @@ impl Usage {
     }
 
     pub fn add(&mut self, other: &Usage) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cache_read += other.cache_read;
-        self.cache_write += other.cache_write;
-        self.reasoning += other.reasoning;
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
+        self.reasoning = self.reasoning.saturating_add(other.reasoning);
     }
 
     /// Per-field maximum: how streamed snapshots of one response are merged.

@@ -16,7 +16,7 @@ use crate::render::{human_count, plot};
 use crate::replay::settings::Settings;
 use crate::replay::{Algorithm, ReplayInput, ReplayOptions, SessionReplay, Totals, replay};
 use crate::scan::{SessionSummary, scan};
-use crate::tokens::estimate_text;
+use crate::tokens::{MAX_TOKENS, estimate_text};
 
 pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
     let alg = args.algorithm;
@@ -25,6 +25,13 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
         out.write_all(settings_table(alg).as_bytes())?;
         out.flush()?;
         return Ok(Report::default());
+    }
+    if let Some(w) = args.context_window {
+        if !(1..=MAX_TOKENS).contains(&w) {
+            return Err(Failure::usage(format!(
+                "--context-window {w}: expected a window of 1 to {MAX_TOKENS} tokens"
+            )));
+        }
     }
     let grid = grid(alg, &args.set, &args.sweep).map_err(Failure::usage)?;
     let (sessions, all, report) = select(g, args)?;
@@ -206,11 +213,17 @@ fn summary_size(
     scanned: &[SessionSummary],
 ) -> Result<(u64, &'static str), Failure> {
     if arg != "auto" {
-        let n: u64 = arg.trim().parse().map_err(|_| {
-            Failure::usage(format!(
-                "--summary-tokens {arg}: expected a whole number of tokens or `auto`"
-            ))
-        })?;
+        let n: u64 = arg
+            .trim()
+            .parse()
+            .ok()
+            .filter(|n| *n <= MAX_TOKENS)
+            .ok_or_else(|| {
+                Failure::usage(format!(
+                    "--summary-tokens {arg}: expected a whole number of tokens from 0 to \
+                     {MAX_TOKENS}, or `auto`"
+                ))
+            })?;
         return Ok((n, "--summary-tokens"));
     }
     if alg.default_summary_tokens() == 0 {
@@ -288,13 +301,18 @@ fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> (Totals, usize,
     let mut t = Totals::default();
     let (mut comp, mut peak, mut n) = (0, 0, 0);
     for r in rs {
-        t.full += r.totals.full;
-        t.recorded += r.totals.recorded;
-        t.what_if += r.totals.what_if;
-        t.saved += r.totals.saved;
-        t.saved_vs_recorded += r.totals.saved_vs_recorded;
-        t.summariser_tokens += r.totals.summariser_tokens;
-        t.net_saved += r.totals.net_saved;
+        // Saturating: a session's totals can be as large as a hostile file makes them.
+        t.full = t.full.saturating_add(r.totals.full);
+        t.recorded = t.recorded.saturating_add(r.totals.recorded);
+        t.what_if = t.what_if.saturating_add(r.totals.what_if);
+        t.saved = t.saved.saturating_add(r.totals.saved);
+        t.saved_vs_recorded = t
+            .saved_vs_recorded
+            .saturating_add(r.totals.saved_vs_recorded);
+        t.summariser_tokens = t
+            .summariser_tokens
+            .saturating_add(r.totals.summariser_tokens);
+        t.net_saved = t.net_saved.saturating_add(r.totals.net_saved);
         comp += r.compressions;
         peak = peak.max(r.peak.what_if);
         n += 1;

@@ -239,10 +239,11 @@ impl ReplayInput {
                 Some(i) => position[i.min(position.len() - 1)],
                 None => requests.last().map_or(0, |p: &RequestPoint| p.upto),
             };
+            // Recorded counts are held to MAX_TOKENS: the replay's arithmetic cannot overflow.
             requests.push(RequestPoint {
                 upto,
-                recorded_prompt: r.prompt_tokens,
-                output: r.usage.output,
+                recorded_prompt: r.prompt_tokens.map(crate::tokens::cap),
+                output: crate::tokens::cap(r.usage.output),
                 timestamp: r.timestamp,
                 model: r.model.clone(),
             });
@@ -280,7 +281,7 @@ impl ReplayInput {
             .filter(|c| !matches!(c.kind, CompactionKind::GeminiMasking))
             .collect();
         ReplayInput {
-            recorded_window: s.context_window,
+            recorded_window: s.context_window.map(crate::tokens::cap),
             agent: s.agent,
             id: s.id,
             path: s.path,
@@ -375,7 +376,7 @@ impl Event {
     }
 
     pub fn summariser_tokens(&self) -> u64 {
-        self.summariser_input + self.summariser_output
+        self.summariser_input.saturating_add(self.summariser_output)
     }
 }
 
@@ -496,13 +497,13 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
     let limits = window::resolve(
         input.model.as_deref(),
         input.recorded_window,
-        opts.context_window,
+        opts.context_window.map(crate::tokens::cap),
         alg.default_limits(),
     );
     let ctx = StrategyContext {
         settings: opts.settings.clone(),
         limits,
-        summary_tokens: opts.summary_tokens,
+        summary_tokens: crate::tokens::cap(opts.summary_tokens),
     };
     let mut strategy = alg.build(&ctx);
     let mut notes = Vec::new();
@@ -587,26 +588,33 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
     let mut peak = Series::<u64>::default();
     let mut over = Series::<usize>::default();
     let mut recorded_only_what_if = 0u64;
+    // Sums over requests saturate (each figure is held to MAX_TOKENS, but a hostile file can
+    // hold millions of requests).
     for p in &timeline {
-        totals.full += p.full;
-        totals.what_if += p.what_if;
+        totals.full = totals.full.saturating_add(p.full);
+        totals.what_if = totals.what_if.saturating_add(p.what_if);
         peak.full = peak.full.max(p.full);
         peak.what_if = peak.what_if.max(p.what_if);
         over.full += usize::from(p.full > w);
         over.what_if += usize::from(p.what_if > w);
         if let Some(r) = p.recorded {
-            totals.recorded += r;
-            recorded_only_what_if += p.what_if;
+            totals.recorded = totals.recorded.saturating_add(r);
+            recorded_only_what_if = recorded_only_what_if.saturating_add(p.what_if);
             peak.recorded = peak.recorded.max(r);
             over.recorded += usize::from(r > w);
         }
     }
-    totals.saved = totals.full as i64 - totals.what_if as i64;
+    totals.saved = difference(totals.full, totals.what_if);
     totals.saved_pct = pct(totals.saved, totals.full);
-    totals.saved_vs_recorded = totals.recorded as i64 - recorded_only_what_if as i64;
+    totals.saved_vs_recorded = difference(totals.recorded, recorded_only_what_if);
     totals.saved_vs_recorded_pct = pct(totals.saved_vs_recorded, totals.recorded);
-    totals.summariser_tokens = events.iter().map(Event::summariser_tokens).sum();
-    totals.net_saved = totals.saved - totals.summariser_tokens as i64;
+    totals.summariser_tokens = events
+        .iter()
+        .map(Event::summariser_tokens)
+        .fold(0, u64::saturating_add);
+    totals.net_saved = totals
+        .saved
+        .saturating_sub(i64::try_from(totals.summariser_tokens).unwrap_or(i64::MAX));
     let compressions = events
         .iter()
         .filter(|e| e.kind != EventKind::Failed)
@@ -656,6 +664,11 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
         timeline: opts.timeline.then_some(timeline),
         validation,
     }
+}
+
+/// `a − b` as a signed figure, held to the range of i64.
+pub fn difference(a: u64, b: u64) -> i64 {
+    (i128::from(a) - i128::from(b)).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
 /// `part / whole` in percent, one decimal; 0 when `whole` is 0.
