@@ -1,6 +1,7 @@
 //! The command-line interface: one clap definition that drives parsing, `--help`, the man pages
 //! in `man/` and the shell completions in `completions/` (see `tests/generated.rs`).
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -204,7 +205,7 @@ pub enum ShowFormat {
 pub struct ShowArgs {
     /// A session id, a unique id prefix, or a session file path.
     #[arg(value_name = "ID|PREFIX|PATH")]
-    pub target: String,
+    pub target: OsString,
     /// `text` (header and timeline) or `json` (the whole unified session).
     #[arg(short, long, value_enum, default_value_t = ShowFormat::Text)]
     pub format: ShowFormat,
@@ -253,7 +254,7 @@ pub enum ReplayFormat {
 pub struct ReplayArgs {
     /// Sessions to replay: ids, unique id prefixes or session file paths.
     #[arg(value_name = "ID|PREFIX|PATH", required_unless_present_any = ["all", "list_settings"])]
-    pub targets: Vec<String>,
+    pub targets: Vec<OsString>,
     /// Print the algorithm's settings (keys, defaults, allowed ranges) and exit.
     #[arg(long)]
     pub list_settings: bool,
@@ -311,7 +312,7 @@ pub struct ExportArgs {
     /// Session ids, unique id prefixes or session files. With --all: files or folders to read
     /// instead of the agents' stores.
     #[arg(value_name = "ID|PREFIX|PATH", required_unless_present = "all")]
-    pub targets: Vec<String>,
+    pub targets: Vec<OsString>,
     /// Export every session the filters select (like `list`).
     #[arg(long)]
     pub all: bool,

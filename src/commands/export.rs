@@ -114,12 +114,6 @@ fn select(g: &GlobalArgs, a: &ExportArgs) -> Result<Selection, Failure> {
     a.filters.require_all(a.all).map_err(Failure::usage)?;
     let mut sel = if a.all {
         let paths: Vec<PathBuf> = a.targets.iter().map(PathBuf::from).collect();
-        if let Some(p) = paths.iter().find(|p| !p.exists()) {
-            return Err(Failure::usage(format!(
-                "{}: no such file or folder (with --all, arguments are files or folders to read)",
-                p.display()
-            )));
-        }
         let mut select = a.filters.select(paths);
         let kind = select.filter.kind;
         // Sub-agents are needed to nest them into their parents, whatever --kind says.
@@ -152,6 +146,7 @@ fn select(g: &GlobalArgs, a: &ExportArgs) -> Result<Selection, Failure> {
         for t in &a.targets {
             let path = Path::new(t);
             if path.is_dir() {
+                let t = path.display();
                 return Err(Failure::usage(format!(
                     "{t} is a folder: `sessions export --all {t}` exports every session in it"
                 )));

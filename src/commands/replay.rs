@@ -8,7 +8,9 @@ use rayon::prelude::*;
 
 use crate::cli::{GlobalArgs, ReplayArgs, ReplayFormat, SelectArgs};
 use crate::commands::show::{load, resolve};
-use crate::commands::{CmdResult, Failure, guard, scan_options, stdout, write_json};
+use crate::commands::{
+    CmdResult, Failure, Target, guard, scan_options, stdout, target, write_json,
+};
 use crate::diag::Report;
 use crate::output::Guard;
 use crate::render::table::{Align, Column, render, target_width};
@@ -176,19 +178,41 @@ fn select(
         let selected = result.sessions.clone();
         return Ok((selected, result.sessions, result.report));
     }
-    let (paths, ids): (Vec<&String>, Vec<&String>) = args
-        .targets
-        .iter()
-        .partition(|t| Path::new(t.as_str()).is_file());
+    let mut paths: Vec<PathBuf> = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
+    for t in &args.targets {
+        let hint = format!(
+            "`--all` replays every session the filters select; `sessions list {}` lists the \
+             sessions in it",
+            Path::new(t).display()
+        );
+        match target(t, &hint)? {
+            Target::File(p) => paths.push(p),
+            Target::Id(id) => ids.push(id),
+        }
+    }
     let mut selected = Vec::new();
     let mut all = Vec::new();
     let mut report = Report::default();
     if !paths.is_empty() {
         let select = SelectArgs {
-            paths: paths.iter().map(PathBuf::from).collect(),
+            paths: paths.clone(),
             ..SelectArgs::every_kind()
         };
         let result = scan(&scan_options(g, &select)?);
+        // A named file that gave no session is an error, not a silent omission.
+        for p in &paths {
+            if !result.sessions.iter().any(|s| s.path() == p.as_path()) {
+                let why = result
+                    .report
+                    .warnings
+                    .iter()
+                    .find(|w| w.path == *p)
+                    .map(|w| w.message.clone())
+                    .unwrap_or_else(|| "not a session file of any supported agent".into());
+                return Err(Failure::failed(format!("{}: {why}", p.display())));
+            }
+        }
         report.extend(result.report.warnings);
         selected.extend(result.sessions.iter().cloned());
         all.extend(result.sessions);
@@ -196,7 +220,7 @@ fn select(
     if !ids.is_empty() {
         let select = SelectArgs::every_kind();
         let result = scan(&scan_options(g, &select)?);
-        for t in ids {
+        for t in &ids {
             let i = resolve(&result.sessions, t)?;
             report.extend(result.sessions[i].warnings.iter().cloned());
             selected.push(result.sessions[i].clone());
