@@ -431,6 +431,7 @@ pub struct SubagentLink {
     /// The tool call that spawned it, when known.
     pub tool_call_id: Option<String>,
     /// Its own file, when it has one.
+    #[serde(serialize_with = "crate::diag::serialize_opt_path")]
     pub path: Option<PathBuf>,
     /// e.g. `general-purpose` (Claude `.meta.json` agentType) or the Codex agent role.
     pub agent_type: Option<String>,
@@ -441,6 +442,7 @@ pub struct SubagentLink {
 pub struct Session {
     pub agent: Agent,
     pub id: String,
+    #[serde(serialize_with = "crate::diag::serialize_path")]
     pub path: PathBuf,
     pub kind: SessionKind,
     pub parent_id: Option<String>,

@@ -452,6 +452,7 @@ pub struct Validation {
 pub struct SessionReplay {
     pub agent: Agent,
     pub id: String,
+    #[serde(serialize_with = "crate::diag::serialize_path")]
     pub path: PathBuf,
     pub project: Option<String>,
     pub algorithm: Algorithm,
