@@ -14,8 +14,9 @@ const AFTER_HELP: &str = "\
 Stores are found in $CLAUDE_CONFIG_DIR (or ~/.claude and ~/.config/claude), $CODEX_HOME (or \
 ~/.codex) and $GEMINI_CLI_HOME/.gemini (or ~/.gemini). Nothing is ever written into them.
 
-Exit status: 0 success; 1 nothing matched, an ambiguous id, or an output error; 2 usage error; \
-3 --strict and something could not be read.";
+Exit status: 0 success; 1 nothing matched, an ambiguous id, an unreadable session file, or an \
+output error (a write refused or failed); 2 usage error (a bad flag, value or path); 3 --strict \
+and something could not be read.";
 
 /// Coding-agent session forensics for Gemini CLI, Claude Code and Codex CLI.
 ///
@@ -307,7 +308,8 @@ Examples:
   sessions export --all --since 7d --format html -o out/
   sessions export --all --redact --format jsonl | jq -c 'select(.role == \"user\")'
 
-Nothing is ever written inside an agent's store: an -o inside one is refused.")]
+Nothing is ever written inside an agent's store or over a file being read, and nothing but a \
+regular file is ever replaced (with --force).")]
 pub struct ExportArgs {
     /// Session ids, unique id prefixes or session files. With --all: files or folders to read
     /// instead of the agents' stores.
