@@ -465,7 +465,11 @@ fn unreachable_root(agent: Agent, root: &Path, e: &std::io::Error) -> Warning {
     // just above it, which exists but cannot be searched.
     let mut culprit = root.to_path_buf();
     let mut last_ok: Option<&Path> = None;
-    let chain: Vec<&Path> = root.ancestors().collect();
+    // (A relative root's last ancestor is the empty path: the current folder, always there.)
+    let chain: Vec<&Path> = root
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .collect();
     for a in chain.into_iter().rev() {
         if std::fs::metadata(a).is_ok() {
             last_ok = Some(a);

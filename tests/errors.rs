@@ -213,6 +213,14 @@ fn unreadable_store_roots_are_reported_and_fail_strict() {
         &[&msg, "--strict"],
     );
     expect(&f, "home000", &argv(&["--strict", "projects"]), 3, &[&msg]);
+    // The same through a relative --home: the folder at fault is named, relative as given.
+    expect(
+        &f,
+        "home",
+        &argv(&["--home", "home000", "list"]),
+        0,
+        &["warning: home000/.claude: cannot read the claude sessions under it"],
+    );
     // Symlink loops at ~/.codex and ~/.claude.
     let codex = format!("{}: symlink loop", f.p("loophome/.codex"));
     let claude = format!("{}: symlink loop", f.p("loophome/.claude"));
