@@ -145,6 +145,10 @@ impl Guard {
     /// Protect a folder: nothing is written anywhere below it.
     pub fn protect_dir(&mut self, dir: &Path, what: &str) {
         let r = resolve(dir).unwrap_or_else(|_| lexical(dir));
+        self.protect_resolved_dir(r, what);
+    }
+
+    fn protect_resolved_dir(&mut self, r: PathBuf, what: &str) {
         if !self.dirs.iter().any(|(d, _)| *d == r) {
             self.dirs.push((r, what.to_string()));
         }
@@ -160,11 +164,12 @@ impl Guard {
                 .and_then(OsStr::to_str)
                 .is_some_and(|n| AGENT_DIRS.contains(&n))
         }) {
+            // Already resolved, as an ancestor of a resolved path.
             let home = home.to_path_buf();
-            self.protect_dir(&home, "the agent folder");
+            self.protect_resolved_dir(home, "the agent folder");
         }
         match fs::metadata(&r) {
-            Ok(m) if m.is_dir() => self.protect_dir(&r, "the folder being read"),
+            Ok(m) if m.is_dir() => self.protect_resolved_dir(r, "the folder being read"),
             Ok(m) => {
                 if let Some(id) = inode(&m) {
                     self.inodes.insert(id);
