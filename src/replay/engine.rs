@@ -20,7 +20,7 @@ use super::sync::{Class, Tracker};
 use super::validate::{is_compaction, median, validate};
 use super::{
     Event, EventKind, Point, ReplayInput, ReplayOptions, RequestInfo, Series, SessionReplay,
-    StrategyContext, Totals, pct, threshold, window,
+    StrategyContext, Totals, difference, pct, threshold, window,
 };
 
 /// Replay one session.
@@ -29,13 +29,13 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
     let limits = window::resolve(
         input.model.as_deref(),
         input.recorded_window,
-        opts.context_window,
+        opts.context_window.map(crate::tokens::cap),
         alg.default_limits(),
     );
     let ctx = StrategyContext {
         settings: opts.settings.clone(),
         limits,
-        summary_tokens: opts.summary_tokens,
+        summary_tokens: crate::tokens::cap(opts.summary_tokens),
         agent_version: input.agent_version.clone(),
     };
     let native = alg.native_agent() == Some(input.agent);
@@ -217,9 +217,9 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
             over.recorded += usize::from(r > w);
         }
     }
-    totals.saved = signed_diff(totals.full, totals.what_if);
+    totals.saved = difference(totals.full, totals.what_if);
     totals.saved_pct = pct(totals.saved, totals.full);
-    totals.saved_vs_recorded = signed_diff(totals.recorded, recorded_only_what_if);
+    totals.saved_vs_recorded = difference(totals.recorded, recorded_only_what_if);
     totals.saved_vs_recorded_pct = pct(totals.saved_vs_recorded, totals.recorded);
     totals.summariser_tokens = events
         .iter()
@@ -258,7 +258,7 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
         settings: opts.settings.clone(),
         model: input.model.clone(),
         limits,
-        summary_tokens: opts.summary_tokens,
+        summary_tokens: crate::tokens::cap(opts.summary_tokens),
         agent_version: input.agent_version.clone(),
         constants,
         threshold: threshold(alg, &ctx),
@@ -396,12 +396,4 @@ fn calibrate_event(e: &mut Event, anchor: &mut Anchor, after: &AfterCompaction) 
 fn forced(mut e: Event) -> Event {
     e.forced = true;
     e
-}
-
-fn signed_diff(a: u64, b: u64) -> i64 {
-    if a >= b {
-        i64::try_from(a - b).unwrap_or(i64::MAX)
-    } else {
-        i64::try_from(b - a).map_or(i64::MIN, |d| -d)
-    }
 }

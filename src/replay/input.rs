@@ -79,8 +79,10 @@ impl ReplayInput {
                 n,
                 RequestPoint {
                     upto,
-                    recorded_prompt: r.prompt_tokens,
-                    output: r.usage.output,
+                    // Recorded counts are held to MAX_TOKENS: the replay's arithmetic cannot
+                    // overflow.
+                    recorded_prompt: r.prompt_tokens.map(crate::tokens::cap),
+                    output: crate::tokens::cap(r.usage.output),
                     timestamp: r.timestamp,
                     model: r.model.clone(),
                 },
@@ -147,7 +149,7 @@ impl ReplayInput {
             })
             .collect();
         ReplayInput {
-            recorded_window: s.context_window,
+            recorded_window: s.context_window.map(crate::tokens::cap),
             agent_version: s.agent_version,
             agent: s.agent,
             id: s.id,

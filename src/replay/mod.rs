@@ -334,7 +334,7 @@ impl Event {
     }
 
     pub fn summariser_tokens(&self) -> u64 {
-        self.summariser_input + self.summariser_output
+        self.summariser_input.saturating_add(self.summariser_output)
     }
 }
 
@@ -445,6 +445,7 @@ pub struct Fidelity {
 pub struct SessionReplay {
     pub agent: Agent,
     pub id: String,
+    #[serde(serialize_with = "crate::diag::serialize_path")]
     pub path: PathBuf,
     pub project: Option<String>,
     pub algorithm: Algorithm,
@@ -498,6 +499,11 @@ pub struct ReplayOptions {
     /// agent recorded (see [`Event::forced`]). Set by the caller when no setting, window or
     /// summary size was overridden.
     pub follow_recording: bool,
+}
+
+/// `a − b` as a signed figure, held to the range of i64.
+pub fn difference(a: u64, b: u64) -> i64 {
+    (i128::from(a) - i128::from(b)).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
 /// `part / whole` in percent, one decimal; 0 when `whole` is 0.
