@@ -183,6 +183,7 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Replay every session the filters select')
             [CompletionResult]::new('--timeline', '--timeline', [CompletionResultType]::ParameterName, 'Include the per-request series (full, recorded, what-if)')
             [CompletionResult]::new('--validate', '--validate', [CompletionResultType]::ParameterName, 'Compare the replay with the compactions the agent really performed (when replaying the session''s own agent''s algorithm)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Overwrite existing plot files')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit with status 3 if any file or line could not be read')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')

@@ -527,7 +527,7 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__replay__subcmd__compress)
-            opts="-a -p -A -f -v -q -h --list-settings --all --agent --project --since --until --kind --algorithm --set --sweep --context-window --summary-tokens --timeline --validate --plot --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --help"
+            opts="-a -p -A -f -v -q -h --list-settings --all --agent --project --since --until --kind --algorithm --set --sweep --context-window --summary-tokens --timeline --validate --plot --force --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -175,6 +175,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand --all 'Replay every session the filters select'
             cand --timeline 'Include the per-request series (full, recorded, what-if)'
             cand --validate 'Compare the replay with the compactions the agent really performed (when replaying the session''s own agent''s algorithm)'
+            cand --force 'Overwrite existing plot files'
             cand --strict 'Exit with status 3 if any file or line could not be read'
             cand -v 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
             cand --verbose 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'

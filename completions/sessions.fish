@@ -177,6 +177,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l li
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l all -d 'Replay every session the filters select'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l timeline -d 'Include the per-request series (full, recorded, what-if)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l validate -d 'Compare the replay with the compactions the agent really performed (when replaying the session\'s own agent\'s algorithm)'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l force -d 'Overwrite existing plot files'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l strict -d 'Exit with status 3 if any file or line could not be read'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'

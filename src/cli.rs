@@ -1,6 +1,7 @@
 //! The command-line interface: one clap definition that drives parsing, `--help`, the man pages
 //! in `man/` and the shell completions in `completions/` (see `tests/generated.rs`).
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -27,8 +28,9 @@ Environment:
 
 Exit status:
   0  success
-  1  nothing matched, an ambiguous id, no store found, or an output error
-  2  usage error
+  1  nothing matched, an ambiguous id, an unreadable session file, no store found, or an
+     output error (a write refused or failed)
+  2  usage error (a bad flag, value or path)
   3  --strict and something could not be read";
 
 /// Parse the command line, exiting on errors (with a hint where one helps).
@@ -173,10 +175,10 @@ pub struct FilterArgs {
     #[arg(short, long, value_name = "PATTERN")]
     pub project: Option<String>,
     /// Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339.
-    #[arg(long, value_name = "WHEN")]
+    #[arg(long, value_name = "WHEN", allow_hyphen_values = true)]
     pub since: Option<String>,
     /// Only sessions started at or before this time (a date means the end of that day).
-    #[arg(long, value_name = "WHEN")]
+    #[arg(long, value_name = "WHEN", allow_hyphen_values = true)]
     pub until: Option<String>,
     /// Main sessions, sub-agent sessions, or both.
     #[arg(long, value_enum, default_value_t = KindFilter::Main)]
@@ -289,7 +291,7 @@ each compaction.")]
 pub struct ShowArgs {
     /// A session id, a unique id prefix, or a session file path.
     #[arg(value_name = "ID|PREFIX|PATH")]
-    pub target: String,
+    pub target: OsString,
     /// `text` (header and timeline) or `json` (the whole unified session).
     #[arg(short, long, value_enum, default_value_t = ShowFormat::Text)]
     pub format: ShowFormat,
@@ -365,7 +367,7 @@ Examples:
 pub struct ReplayArgs {
     /// Sessions to replay: ids, unique id prefixes or session file paths.
     #[arg(value_name = "ID|PREFIX|PATH", required_unless_present_any = ["all", "list_settings"])]
-    pub targets: Vec<String>,
+    pub targets: Vec<OsString>,
     /// Print the algorithm's settings (keys, defaults, allowed ranges) and exit.
     #[arg(long)]
     pub list_settings: bool,
@@ -402,6 +404,9 @@ pub struct ReplayArgs {
     /// session, suffixed with its id, when several are replayed).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Overwrite existing plot files.
+    #[arg(long, requires = "plot")]
+    pub force: bool,
     /// Output format (json/ndjson: the documented contract, docs/json.md).
     #[arg(short, long, value_enum, default_value_t = ReplayFormat::Table)]
     pub format: ReplayFormat,
@@ -418,13 +423,13 @@ Examples:
 
 Replies and prompts are Markdown and are rendered as such (headings, lists, tables, links,
 code); raw HTML is shown as text, links keep only http(s) and mailto targets and show them, and
-images are never fetched. Nothing is ever written inside an agent's store: an -o inside one is
-refused.")]
+images are never fetched. Nothing is ever written inside an agent's store or over a file being
+read, and nothing but a regular file is ever replaced (with --force).")]
 pub struct ExportArgs {
     /// Session ids, unique id prefixes or session files. With --all: files or folders to read
     /// instead of the agents' stores.
     #[arg(value_name = "ID|PREFIX|PATH", required_unless_present = "all")]
-    pub targets: Vec<String>,
+    pub targets: Vec<OsString>,
     /// Export every session the filters select (like `list`).
     #[arg(long)]
     pub all: bool,

@@ -51,9 +51,27 @@ impl WarningKind {
     }
 }
 
+/// Serialise a path as text, bytes that are not UTF-8 replaced (U+FFFD): JSON strings are
+/// UTF-8, and one such path must not fail a whole document.
+pub fn serialize_path<S: serde::Serializer>(p: &Path, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&p.to_string_lossy())
+}
+
+/// [`serialize_path`] for an optional path.
+pub fn serialize_opt_path<S: serde::Serializer>(
+    p: &Option<PathBuf>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match p {
+        Some(p) => serialize_path(p, s),
+        None => s.serialize_none(),
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Warning {
     pub kind: WarningKind,
+    #[serde(serialize_with = "serialize_path")]
     pub path: PathBuf,
     /// 1-based line number, for line-oriented files.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -122,13 +122,17 @@ pub struct Usage {
 }
 
 impl Usage {
+    // Token arithmetic saturates: a hostile or corrupt file can record counts near u64::MAX,
+    // and a saturated figure is visibly absurd where a wrapped one would look plausible.
     pub fn total(&self) -> u64 {
-        self.input + self.cache_read + self.cache_write + self.output
+        self.prompt().saturating_add(self.output)
     }
 
     /// The prompt size this usage represents (uncached + cache read + cache write).
     pub fn prompt(&self) -> u64 {
-        self.input + self.cache_read + self.cache_write
+        self.input
+            .saturating_add(self.cache_read)
+            .saturating_add(self.cache_write)
     }
 
     pub fn is_zero(&self) -> bool {
@@ -136,11 +140,11 @@ impl Usage {
     }
 
     pub fn add(&mut self, other: &Usage) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cache_read += other.cache_read;
-        self.cache_write += other.cache_write;
-        self.reasoning += other.reasoning;
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
+        self.reasoning = self.reasoning.saturating_add(other.reasoning);
     }
 
     /// Per-field maximum: how streamed snapshots of one response are merged.
@@ -427,6 +431,7 @@ pub struct SubagentLink {
     /// The tool call that spawned it, when known.
     pub tool_call_id: Option<String>,
     /// Its own file, when it has one.
+    #[serde(serialize_with = "crate::diag::serialize_opt_path")]
     pub path: Option<PathBuf>,
     /// e.g. `general-purpose` (Claude `.meta.json` agentType) or the Codex agent role.
     pub agent_type: Option<String>,
@@ -437,6 +442,7 @@ pub struct SubagentLink {
 pub struct Session {
     pub agent: Agent,
     pub id: String,
+    #[serde(serialize_with = "crate::diag::serialize_path")]
     pub path: PathBuf,
     pub kind: SessionKind,
     pub parent_id: Option<String>,

@@ -175,7 +175,8 @@ pub fn median(mut v: Vec<u64>) -> Option<u64> {
     Some(if n % 2 == 1 {
         v[n / 2]
     } else {
-        (v[n / 2 - 1] + v[n / 2]).div_ceil(2)
+        // In u128: recorded sizes can be anything a file says.
+        ((u128::from(v[n / 2 - 1]) + u128::from(v[n / 2])).div_ceil(2)) as u64
     })
 }
 

@@ -207,7 +207,15 @@ pub fn no_stores_message(stores: &Stores) -> String {
         .chain(&stores.codex)
         .chain(&stores.gemini)
     {
-        looked.push(format!("  {}", safe_line(&p.display().to_string())));
+        // A folder the user named is worth a reason; a default that is absent is not.
+        let named = stores
+            .configured
+            .iter()
+            .find(|(_, c, _)| c == p || p.starts_with(c))
+            .map(|(_, _, source)| format!(" ({source}: no such folder)"))
+            .filter(|_| !p.exists())
+            .unwrap_or_default();
+        looked.push(format!("  {}{named}", safe_line(&p.display().to_string())));
     }
     format!(
         "no Claude Code, Codex CLI or Gemini CLI session store found; looked in:\n{}\n\

@@ -8,14 +8,19 @@ use rayon::prelude::*;
 
 use crate::cli::{GlobalArgs, ReplayArgs, ReplayFormat, SelectArgs};
 use crate::commands::show::{load, resolve};
-use crate::commands::{CmdResult, Failure, scan_options, stdout, write_json};
+use crate::commands::{
+    CmdResult, Failure, Target, guard, scan_options, stdout, target, write_json,
+};
 use crate::diag::Report;
+use crate::output::Guard;
 use crate::render::table::{Align, Column, render, target_width};
 use crate::render::{human_count, plot};
 use crate::replay::settings::Settings;
-use crate::replay::{Algorithm, ReplayInput, ReplayOptions, SessionReplay, Totals, replay};
+use crate::replay::{
+    Algorithm, ReplayInput, ReplayOptions, SessionReplay, Totals, replay, validate,
+};
 use crate::scan::{SessionSummary, scan};
-use crate::tokens::estimate_text;
+use crate::tokens::{MAX_TOKENS, estimate_text};
 
 pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
     let alg = args.algorithm;
@@ -25,15 +30,37 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
         out.flush()?;
         return Ok(Report::default());
     }
+    if let Some(w) = args.context_window {
+        if !(1..=MAX_TOKENS).contains(&w) {
+            return Err(Failure::usage(format!(
+                "--context-window {w}: expected a window of 1 to {MAX_TOKENS} tokens"
+            )));
+        }
+    }
     let grid = grid(alg, &args.set, &args.sweep).map_err(Failure::usage)?;
     let (sessions, all, report) = select(g, args)?;
     if sessions.is_empty() {
         return Err(Failure::failed("no session selected"));
     }
     let (summary_tokens, summary_source) = summary_size(alg, &args.summary_tokens, &all)?;
+    // The plot goes through the output guard, which knows every file this run read.
+    let guard = args.plot.as_ref().map(|_| {
+        let reading = sessions
+            .iter()
+            .chain(&all)
+            .map(SessionSummary::path)
+            .chain(args.targets.iter().map(Path::new).filter(|p| p.exists()));
+        guard(g, args.force, reading)
+    });
     drop(all);
 
     let want_timeline = args.timeline || args.plot.is_some();
+    // The agent's own algorithm at its own constants reproduces history; any override asks a
+    // what-if question, and the replay then goes its own way.
+    let follow = args.set.is_empty()
+        && args.sweep.is_empty()
+        && args.context_window.is_none()
+        && args.summary_tokens == "auto";
     let options: Vec<ReplayOptions> = grid
         .into_iter()
         .map(|settings| ReplayOptions {
@@ -44,6 +71,7 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
             summary_tokens_source: summary_source,
             timeline: want_timeline,
             validate: args.validate,
+            follow_recording: follow,
         })
         .collect();
 
@@ -69,9 +97,9 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
         }
     }
 
-    if let Some(path) = &args.plot {
+    if let (Some(path), Some(guard)) = (&args.plot, &guard) {
         let first: Vec<&SessionReplay> = per_session.iter().filter_map(|v| v.first()).collect();
-        let written = plot_all(&first, path).map_err(Failure::failed)?;
+        let written = plot_all(&first, path, guard)?;
         if !g.quiet {
             for p in &written {
                 eprintln!("wrote {}", p.display());
@@ -159,19 +187,55 @@ fn select(
         let selected = result.sessions.clone();
         return Ok((selected, result.sessions, result.report));
     }
-    let (paths, ids): (Vec<&String>, Vec<&String>) = args
-        .targets
-        .iter()
-        .partition(|t| Path::new(t.as_str()).is_file());
+    let mut paths: Vec<PathBuf> = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
+    for t in &args.targets {
+        // A folder is read like `list`'s: every session in it.
+        if Path::new(t).is_dir() {
+            paths.push(PathBuf::from(t));
+            continue;
+        }
+        let hint = format!(
+            "`--all` replays every session the filters select; `sessions list {}` lists the \
+             sessions in it",
+            Path::new(t).display()
+        );
+        match target(t, &hint)? {
+            Target::File(p) => paths.push(p),
+            Target::Id(id) => ids.push(id),
+        }
+    }
     let mut selected = Vec::new();
     let mut all = Vec::new();
     let mut report = Report::default();
     if !paths.is_empty() {
         let select = SelectArgs {
-            paths: paths.iter().map(PathBuf::from).collect(),
+            paths: paths.clone(),
             ..SelectArgs::every_kind()
         };
         let result = scan(&scan_options(g, &select)?);
+        // A named file that gave no session is an error, not a silent omission.
+        for p in &paths {
+            if p.is_dir() {
+                if !result.sessions.iter().any(|s| s.path().starts_with(p)) {
+                    return Err(Failure::failed(format!(
+                        "{}: no session selected in this folder",
+                        p.display()
+                    )));
+                }
+                continue;
+            }
+            if !result.sessions.iter().any(|s| s.path() == p.as_path()) {
+                let why = result
+                    .report
+                    .warnings
+                    .iter()
+                    .find(|w| w.path == *p)
+                    .map(|w| w.message.clone())
+                    .unwrap_or_else(|| "not a session file of any supported agent".into());
+                return Err(Failure::failed(format!("{}: {why}", p.display())));
+            }
+        }
         report.extend(result.report.warnings);
         selected.extend(result.sessions.iter().cloned());
         all.extend(result.sessions);
@@ -179,7 +243,7 @@ fn select(
     if !ids.is_empty() {
         let select = SelectArgs::every_kind();
         let result = scan(&scan_options(g, &select)?);
-        for t in ids {
+        for t in &ids {
             let i = resolve(&result.sessions, t)?;
             report.extend(result.sessions[i].warnings.iter().cloned());
             selected.push(result.sessions[i].clone());
@@ -196,11 +260,17 @@ fn summary_size(
     scanned: &[SessionSummary],
 ) -> Result<(u64, &'static str), Failure> {
     if arg != "auto" {
-        let n: u64 = arg.trim().parse().map_err(|_| {
-            Failure::usage(format!(
-                "--summary-tokens {arg}: expected a whole number of tokens or `auto`"
-            ))
-        })?;
+        let n: u64 = arg
+            .trim()
+            .parse()
+            .ok()
+            .filter(|n| *n <= MAX_TOKENS)
+            .ok_or_else(|| {
+                Failure::usage(format!(
+                    "--summary-tokens {arg}: expected a whole number of tokens from 0 to \
+                     {MAX_TOKENS}, or `auto`"
+                ))
+            })?;
         return Ok((n, "--summary-tokens"));
     }
     if alg.default_summary_tokens() == 0 {
@@ -278,13 +348,18 @@ fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> (Totals, usize,
     let mut t = Totals::default();
     let (mut comp, mut peak, mut n) = (0, 0, 0);
     for r in rs {
-        t.full += r.totals.full;
-        t.recorded += r.totals.recorded;
-        t.what_if += r.totals.what_if;
-        t.saved += r.totals.saved;
-        t.saved_vs_recorded += r.totals.saved_vs_recorded;
-        t.summariser_tokens += r.totals.summariser_tokens;
-        t.net_saved += r.totals.net_saved;
+        // Saturating: a session's totals can be as large as a hostile file makes them.
+        t.full = t.full.saturating_add(r.totals.full);
+        t.recorded = t.recorded.saturating_add(r.totals.recorded);
+        t.what_if = t.what_if.saturating_add(r.totals.what_if);
+        t.saved = t.saved.saturating_add(r.totals.saved);
+        t.saved_vs_recorded = t
+            .saved_vs_recorded
+            .saturating_add(r.totals.saved_vs_recorded);
+        t.summariser_tokens = t
+            .summariser_tokens
+            .saturating_add(r.totals.summariser_tokens);
+        t.net_saved = t.net_saved.saturating_add(r.totals.net_saved);
         comp += r.compressions;
         peak = peak.max(r.peak.what_if);
         n += 1;
@@ -422,6 +497,7 @@ fn sweep_table(per_session: &[Vec<SessionReplay>], sweep: &[(String, String)]) -
 fn validation_table(rs: &[&SessionReplay]) -> String {
     let columns = [
         Column::fixed("SESSION", Align::Left),
+        Column::fixed("TRIGGER", Align::Left),
         Column::fixed("RECORDED AT", Align::Right),
         Column::fixed("REPLAY AT", Align::Right),
         Column::fixed("ΔREQ", Align::Right),
@@ -435,12 +511,15 @@ fn validation_table(rs: &[&SessionReplay]) -> String {
             let opt = |x: Option<u64>| x.map(human_count).unwrap_or_else(|| "-".into());
             rows.push(vec![
                 r.id.chars().take(13).collect(),
+                format!("{:?}", v.trigger).to_lowercase(),
                 v.recorded_request.to_string(),
-                v.replay_request
-                    .map(|x| x.to_string())
-                    .unwrap_or_else(|| "none".into()),
+                match (v.replay_request, v.followed) {
+                    (Some(x), _) => x.to_string(),
+                    (None, true) => "followed".into(),
+                    (None, false) => "none".into(),
+                },
                 v.request_delta
-                    .map(|x| format!("{x:+}"))
+                    .map(|x| format!("{x:+}{}", if v.matched { "" } else { " ✗" }))
                     .unwrap_or_else(|| "-".into()),
                 opt(v.recorded_tokens_before),
                 opt(v.replay_tokens_before),
@@ -454,10 +533,39 @@ fn validation_table(rs: &[&SessionReplay]) -> String {
         return "validation: no recorded compactions of this algorithm's agent in the selection\n"
             .into();
     }
-    format!(
-        "validation against recorded compactions\n{}",
+    let mut out = format!(
+        "validation against recorded compactions (✗: not within ±1 request)\n{}",
         render(&columns, rows, target_width())
-    )
+    );
+    let columns = [
+        Column::fixed("AGENT", Align::Left),
+        Column::fixed("SESSIONS", Align::Right),
+        Column::fixed("AUTO", Align::Right),
+        Column::fixed("WITHIN ±1", Align::Right),
+        Column::fixed("TOKEN ERR%", Align::Right),
+        Column::fixed("SERIES ERR%", Align::Right),
+        Column::fixed("CALIBRATION ERR%", Align::Right),
+    ];
+    let pct = |x: Option<f64>| x.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
+    let rows = validate::summarize(rs)
+        .into_iter()
+        .map(|s| {
+            vec![
+                s.agent.to_string(),
+                s.sessions.to_string(),
+                s.recorded_auto.to_string(),
+                format!("{} ({:.1}%)", s.predicted, s.predicted_pct),
+                pct(s.median_token_error_pct),
+                pct(s.median_series_error_pct),
+                pct(s.median_calibration_error_pct),
+            ]
+        })
+        .collect();
+    out.push_str(&format!(
+        "\nfidelity: distinct automatic compactions predicted within ±1 request; medians of |replay − recorded| before them, of the what-if series against the recorded one, and of the calibration\n{}",
+        render(&columns, rows, target_width())
+    ));
+    out
 }
 
 fn timeline_table(r: &SessionReplay) -> String {
@@ -510,27 +618,35 @@ fn timeline_table(r: &SessionReplay) -> String {
     )
 }
 
-fn plot_all(rs: &[&SessionReplay], path: &Path) -> Result<Vec<PathBuf>, String> {
-    if rs.len() == 1 {
-        plot::draw(rs[0], path)?;
-        return Ok(vec![path.to_path_buf()]);
-    }
+/// One SVG per session (suffixed with its id when there are several), every target checked
+/// before any is written.
+fn plot_all(rs: &[&SessionReplay], path: &Path, guard: &Guard) -> Result<Vec<PathBuf>, Failure> {
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "replay".into());
-    let mut written = Vec::new();
-    for r in rs {
-        let short: String =
-            r.id.chars()
-                .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-                .take(13)
-                .collect();
-        let p = path.with_file_name(format!("{stem}-{}-{short}.svg", r.agent));
-        plot::draw(r, &p)?;
-        written.push(p);
+    let targets: Vec<PathBuf> = if rs.len() == 1 {
+        vec![path.to_path_buf()]
+    } else {
+        rs.iter()
+            .map(|r| {
+                let short: String =
+                    r.id.chars()
+                        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+                        .take(13)
+                        .collect();
+                path.with_file_name(format!("{stem}-{}-{short}.svg", r.agent))
+            })
+            .collect()
+    };
+    for t in &targets {
+        guard.check(t)?;
     }
-    Ok(written)
+    for (r, t) in rs.iter().zip(&targets) {
+        let svg = plot::svg(r).map_err(|e| Failure::failed(format!("{}: {e}", t.display())))?;
+        guard.write_bytes(t, svg.as_bytes())?;
+    }
+    Ok(targets)
 }
 
 fn settings_table(alg: Algorithm) -> String {

@@ -2,6 +2,7 @@
 //! session as JSON.
 
 use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::io::Write;
 use std::path::Path;
 
@@ -9,8 +10,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::{GlobalArgs, SelectArgs, ShowArgs, ShowFormat};
-use crate::commands::{CmdResult, Failure, scan_options, stdout};
-use crate::diag::Report;
+use crate::commands::{CmdResult, Failure, Target, scan_options, stdout};
+use crate::diag::{Report, WarningKind};
 use crate::model::{Counts, Part, Role, Session, TokenTotals};
 use crate::parse;
 use crate::render::json::SCHEMA_VERSION;
@@ -68,14 +69,17 @@ pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
 /// scan (to list sub-agents) and the scan's warnings.
 pub fn find_one(
     g: &GlobalArgs,
-    target: &str,
+    target: &OsStr,
 ) -> Result<(SessionSummary, Vec<SessionSummary>, Report), Failure> {
-    let as_path = Path::new(target);
+    let hint = format!(
+        "`sessions list {}` lists the sessions in it",
+        Path::new(target).display()
+    );
+    let named = crate::commands::target(target, &hint)?;
     let select = SelectArgs {
-        paths: if as_path.is_file() {
-            vec![as_path.to_path_buf()]
-        } else {
-            Vec::new()
+        paths: match &named {
+            Target::File(p) => vec![p.clone()],
+            Target::Id(_) => Vec::new(),
         },
         ..SelectArgs::every_kind()
     };
@@ -83,19 +87,48 @@ pub fn find_one(
     opts.progress = false;
     let result = scan(&opts);
     let sessions = result.sessions;
-    if as_path.is_file() {
-        let Some(first) = sessions.first().cloned() else {
-            return Err(Failure::failed(format!(
-                "{target}: not a session file of any supported agent"
-            )));
-        };
-        let report = own_report(&first);
-        return Ok((first, sessions, report));
+    match named {
+        Target::File(path) => {
+            let Some(first) = sessions.first().cloned() else {
+                let why = result
+                    .report
+                    .warnings
+                    .iter()
+                    .find(|w| w.path == path)
+                    .map(|w| w.message.clone())
+                    .unwrap_or_else(|| "not a session file of any supported agent".into());
+                return Err(Failure::failed(format!("{}: {why}", path.display())));
+            };
+            let report = own_report(&first);
+            Ok((first, sessions, report))
+        }
+        Target::Id(id) => {
+            let i = resolve(&sessions, &id).map_err(|mut f| {
+                // A store that could not be read may be where the session is.
+                let unread: Vec<String> = result
+                    .report
+                    .warnings
+                    .iter()
+                    .filter(|w| {
+                        w.line.is_none()
+                            && matches!(w.kind, WarningKind::Unreadable | WarningKind::SymlinkLoop)
+                    })
+                    .map(|w| w.to_string())
+                    .collect();
+                if !unread.is_empty() {
+                    f.message.push_str(&format!(
+                        "; {} could not be read:\n  {}",
+                        plural(unread.len(), "path"),
+                        unread.join("\n  ")
+                    ));
+                }
+                f
+            })?;
+            let s = sessions[i].clone();
+            let report = own_report(&s);
+            Ok((s, sessions, report))
+        }
     }
-    let i = resolve(&sessions, target)?;
-    let s = sessions[i].clone();
-    let report = own_report(&s);
-    Ok((s, sessions, report))
 }
 
 /// Find the one session whose id is `target`, or starts with it. Ambiguity is an error that

@@ -77,7 +77,7 @@ fn usage_of(u: &Obj) -> Usage {
                 || cc.contains_key("ephemeral_1h_input_tokens") =>
         {
             u64_of(cc.get("ephemeral_5m_input_tokens"))
-                + u64_of(cc.get("ephemeral_1h_input_tokens"))
+                .saturating_add(u64_of(cc.get("ephemeral_1h_input_tokens")))
         }
         _ => u64_of(u.get("cache_creation_input_tokens")),
     };

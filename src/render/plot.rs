@@ -2,8 +2,6 @@
 //! algorithm's threshold, and a mark at each compression. SVG via plotters (text is laid out
 //! without system fonts, so it renders the same everywhere).
 
-use std::path::Path;
-
 use plotters::prelude::*;
 
 use crate::replay::{EventKind, SessionReplay};
@@ -14,8 +12,15 @@ const WHAT_IF: RGBColor = RGBColor(214, 39, 40);
 const WINDOW: RGBColor = RGBColor(0, 0, 0);
 const THRESHOLD: RGBColor = RGBColor(255, 127, 14);
 
-/// Draw one session's replay into an SVG file. Requires the replay's timeline.
-pub fn draw(r: &SessionReplay, path: &Path) -> Result<(), String> {
+/// Draw one session's replay as an SVG document (the caller writes it, through the output
+/// guard). Requires the replay's timeline.
+pub fn svg(r: &SessionReplay) -> Result<String, String> {
+    let mut buf = String::new();
+    draw(r, SVGBackend::with_string(&mut buf, (1100, 560)))?;
+    Ok(buf)
+}
+
+fn draw(r: &SessionReplay, backend: SVGBackend) -> Result<(), String> {
     let timeline = r.timeline.as_ref().ok_or("the replay has no timeline")?;
     let n = timeline.len().max(1);
     let peak = timeline
@@ -28,7 +33,7 @@ pub fn draw(r: &SessionReplay, path: &Path) -> Result<(), String> {
     let show_window = peak as f64 >= window as f64 * 0.5;
     let top = if show_window { peak.max(window) } else { peak } as f64 * 1.08 + 1.0;
 
-    let root = SVGBackend::new(path, (1100, 560)).into_drawing_area();
+    let root = backend.into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let title = format!(
         "{} {} — {} ({} requests, saved {:.1}% vs full)",

@@ -69,7 +69,7 @@ impl Children for NoChildren {
     }
 }
 
-/// Images written next to the export by `--images extract`.
+/// Images written next to the export by `--images extract`, through the output guard.
 #[derive(Debug)]
 pub struct Assets {
     /// The folder (`<export stem>.files`), created on first use.
@@ -77,15 +77,21 @@ pub struct Assets {
     /// How the export refers to it (its file name).
     pub rel: String,
     next: usize,
+    guard: std::sync::Arc<crate::output::Guard>,
 }
 
 impl Assets {
-    pub fn new(dir: PathBuf) -> Self {
+    pub fn new(dir: PathBuf, guard: std::sync::Arc<crate::output::Guard>) -> Self {
         let rel = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        Assets { dir, rel, next: 0 }
+        Assets {
+            dir,
+            rel,
+            next: 0,
+            guard,
+        }
     }
 
     fn write(&mut self, media_type: Option<&str>, data: &str) -> Result<String, String> {
@@ -97,8 +103,9 @@ impl Assets {
             .or_else(|_| STANDARD_NO_PAD.decode(&clean))
             .or_else(|_| URL_SAFE.decode(&clean))
             .map_err(|e| format!("image data is not base64: {e}"))?;
-        std::fs::create_dir_all(&self.dir)
-            .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
+        self.guard
+            .create_dir_all(&self.dir)
+            .map_err(|e| e.to_string())?;
         self.next += 1;
         let ext = match media_type.unwrap_or("") {
             "image/png" => "png",
@@ -111,8 +118,9 @@ impl Assets {
         };
         let name = format!("image-{:03}.{ext}", self.next);
         let path = self.dir.join(&name);
-        std::fs::write(&path, bytes)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        self.guard
+            .write_bytes(&path, &bytes)
+            .map_err(|e| e.to_string())?;
         Ok(format!("{}/{name}", self.rel))
     }
 }
