@@ -10,25 +10,23 @@
 //! So the examples a user sees in `sessions list --help` are the EXAMPLES of
 //! `man sessions-list`. Every subcommand's `after_long_help` starts with an `Examples:` block.
 
-use std::io::{self, Write};
-use std::path::Path;
-
 use clap::{ArgAction, Command};
 
-/// Write one page per command and subcommand (`sessions.1`, `sessions-list.1`, …) into `dir`.
-pub fn generate_to(cmd: Command, dir: &Path) -> io::Result<()> {
-    fn walk(cmd: &Command, dir: &Path) -> io::Result<()> {
+/// One page per command and subcommand, as (file name, roff source): `sessions.1`,
+/// `sessions-list.1`, … (`tests/generated.rs` writes them into `man/`).
+pub fn pages(cmd: Command) -> Vec<(String, String)> {
+    fn walk(cmd: &Command, out: &mut Vec<(String, String)>) {
         for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
-            walk(sub, dir)?;
+            walk(sub, out);
         }
         let name = cmd.get_display_name().unwrap_or_else(|| cmd.get_name());
-        let mut file = std::fs::File::create(dir.join(format!("{name}.1")))?;
-        file.write_all(page(cmd).as_bytes())?;
-        file.flush()
+        out.push((format!("{name}.1"), page(cmd)));
     }
     let mut cmd = cmd.disable_help_subcommand(true);
     cmd.build();
-    walk(&cmd, dir)
+    let mut out = Vec::new();
+    walk(&cmd, &mut out);
+    out
 }
 
 /// The roff source of one command's page.
