@@ -32,9 +32,9 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
         );
         if !g.quiet {
             eprintln!(
-                "note: your stores hold no session ({}); listing {} instead",
-                looked_in(&looked),
-                dir.display()
+                "note: your stores hold no session; listing {} instead\nlooked in {}",
+                safe_line(&dir.display().to_string()),
+                looked_in(&looked)
             );
         }
         let report = std::mem::take(&mut result.report);
@@ -108,6 +108,18 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
     Ok(result.report)
 }
 
+/// A path with the home folder shown as `~`.
+fn home_relative(p: &std::path::Path) -> String {
+    let shown = p.display().to_string();
+    match std::env::var("HOME") {
+        Ok(h) if h.len() > 1 => match shown.strip_prefix(h.trim_end_matches('/')) {
+            Some(rest) if rest.starts_with('/') => format!("~{rest}"),
+            _ => shown,
+        },
+        _ => shown,
+    }
+}
+
 /// The store folders read, on one line.
 pub fn looked_in(stores: &Stores) -> String {
     let all: Vec<String> = stores
@@ -115,7 +127,7 @@ pub fn looked_in(stores: &Stores) -> String {
         .iter()
         .chain(&stores.codex)
         .chain(&stores.gemini)
-        .map(|p| safe_line(&p.display().to_string()))
+        .map(|p| safe_line(&home_relative(p)))
         .collect();
     if all.is_empty() {
         "no store folder configured".into()
