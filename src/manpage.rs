@@ -1,6 +1,6 @@
 //! Man pages from the clap definition: clap_mangen's pages with two sections of our own.
 //!
-//! - SYNOPSIS names every option with its value (`[--since WHEN]`) and folds the global options
+//! - SYNOPSIS names every option with its value (`[--since <WHEN>]`) and folds the global options
 //!   of a subcommand into `[GLOBAL OPTIONS]` (they have their own section).
 //! - The long help's closing text (`after_long_help`) becomes real sections: a paragraph whose
 //!   first line is a heading such as `Examples:` or `Exit status:` is the section `EXAMPLES` or
@@ -92,7 +92,8 @@ fn synopsis(cmd: &Command) -> String {
                 .get_value_names()
                 .map(|v| v.join(" "))
                 .unwrap_or_else(|| arg.get_id().as_str().to_uppercase());
-            w.push_str(&format!(" \\fI{}\\fR", esc(&value)));
+            // An unbreakable space keeps an option and its value on one line.
+            w.push_str(&format!("\\ \\fI<{}>\\fR", esc(&value)));
         }
         let many = matches!(arg.get_action(), ArgAction::Append | ArgAction::Count);
         if arg.is_required_set() {
@@ -189,7 +190,7 @@ mod tests {
         }
         let list = page(cmd.find_subcommand("list").unwrap());
         assert!(
-            list.contains("[\\fB\\-\\-since\\fR \\fIWHEN\\fR]"),
+            list.contains("[\\fB\\-\\-since\\fR\\ \\fI<WHEN>\\fR]"),
             "{list}"
         );
         assert!(list.contains("[\\fIPATH\\fR]..."), "{list}");
