@@ -389,9 +389,7 @@ fn file_stem(p: &Path) -> String {
 /// is kept once. A sidechain copy of a message already seen in a main session is a replay even
 /// with a new request id. Requests without a cross-file identity are unique to their file.
 /// Order: the sessions' order, each session's requests in file order (duplicates dropped).
-pub fn unique_requests<'a>(
-    sessions: &'a [SessionSummary],
-) -> Vec<(&'a SessionSummary, &'a RequestUsage)> {
+pub fn unique_requests(sessions: &[SessionSummary]) -> Vec<(&SessionSummary, &RequestUsage)> {
     unique_requests_of(sessions.iter())
 }
 
