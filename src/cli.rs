@@ -363,6 +363,81 @@ pub struct ExportArgs {
     pub redact: bool,
 }
 
+/// `usage`'s first positional: a report name, or (as in every other command) a session file
+/// or folder, so that `sessions usage ~/backup` reads the backup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReportArg {
+    Report(ReportKind),
+    Path(PathBuf),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct ReportArgParser;
+
+impl clap::builder::TypedValueParser for ReportArgParser {
+    type Value = ReportArg;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<ReportArg, clap::Error> {
+        if let Some(k) = value
+            .to_str()
+            .and_then(|s| ReportKind::from_str(s, true).ok())
+        {
+            return Ok(ReportArg::Report(k));
+        }
+        let path = PathBuf::from(value);
+        if path.exists() {
+            return Ok(ReportArg::Path(path));
+        }
+        let names: Vec<&str> = ReportKind::value_variants()
+            .iter()
+            .map(|k| k.as_str())
+            .collect();
+        Err(clap::Error::raw(
+            clap::error::ErrorKind::InvalidValue,
+            format!(
+                "{:?} is neither a report ({}) nor an existing file or folder\n",
+                value.to_string_lossy(),
+                names.join(", ")
+            ),
+        )
+        .with_cmd(cmd))
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            ReportKind::value_variants()
+                .iter()
+                .filter_map(ValueEnum::to_possible_value),
+        ))
+    }
+}
+
+impl UsageArgs {
+    /// The report asked for (daily by default).
+    pub fn report(&self) -> ReportKind {
+        match &self.report {
+            Some(ReportArg::Report(k)) => *k,
+            _ => ReportKind::Daily,
+        }
+    }
+
+    /// The selection, with a path given in the REPORT position first.
+    pub fn selection(&self) -> SelectArgs {
+        let mut sel = self.select.clone();
+        if let Some(ReportArg::Path(p)) = &self.report {
+            sel.paths.insert(0, p.clone());
+        }
+        sel
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum Order {
     /// Oldest first.
@@ -391,9 +466,9 @@ adds or overrides models. A model without a price keeps its tokens and has no co
 )]
 pub struct UsageArgs {
     /// What a row is: a calendar day, week or month, a session, a project, or a 5-hour
-    /// billing block.
-    #[arg(value_enum, default_value_t = ReportKind::Daily)]
-    pub report: ReportKind,
+    /// billing block [default: daily]. A file or folder here is the first PATH.
+    #[arg(value_name = "REPORT", value_parser = ReportArgParser)]
+    pub report: Option<ReportArg>,
     #[command(flatten)]
     pub select: SelectArgs,
     /// Add a sub-row per model under each row.

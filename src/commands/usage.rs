@@ -22,13 +22,15 @@ use crate::usage::{self, Group, GroupKey, Options, ReportKind, Tally, Zone};
 
 pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
     let zone = Zone::parse(&a.timezone).map_err(Failure::usage)?;
-    if a.active && a.report != ReportKind::Blocks {
+    let report = a.report();
+    if a.active && report != ReportKind::Blocks {
         return Err(Failure::usage(
             "--active applies to `sessions usage blocks`",
         ));
     }
-    let mut opts = scan_options(g, &a.select)?;
-    let (since, until) = window(&a.select.filter, &zone, Utc::now())?;
+    let select = a.selection();
+    let mut opts = scan_options(g, &select)?;
+    let (since, until) = window(&select.filter, &zone, Utc::now())?;
     opts.filter.since = since;
     opts.filter.until = until;
     let result = scan(&opts);
@@ -37,7 +39,7 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
     }
     let pricing = pricing::active();
     let uopts = Options {
-        kind: a.report,
+        kind: report,
         zone,
         week_start: a.start_of_week,
         since,
@@ -46,7 +48,7 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
     let unique = unique_requests(&result.sessions);
     let selected = usage::select(&unique, &uopts);
     let now = Utc::now();
-    let mut rows: Vec<Row> = match a.report {
+    let mut rows: Vec<Row> = match report {
         ReportKind::Blocks => {
             let (list, undated) = blocks::blocks(&selected, pricing);
             if undated > 0 && !g.quiet {
@@ -75,9 +77,9 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
     }
     let total = total_row(&rows);
     let header = Header {
-        report: a.report,
+        report: report,
         zone: &uopts.zone,
-        week_start: (a.report == ReportKind::Weekly).then_some(a.start_of_week),
+        week_start: (report == ReportKind::Weekly).then_some(a.start_of_week),
         since,
         until,
         prices: pricing.source(),
@@ -86,13 +88,13 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
         ListFormat::Json => {
             let doc = Document {
                 schema_version: SCHEMA_VERSION,
-                report: a.report.as_str(),
+                report: report.as_str(),
                 timezone: header.zone.name(),
                 start_of_week: header.week_start.map(week_name),
                 since: since.map(rfc3339),
                 until: until.map(rfc3339),
                 prices: header.prices.clone(),
-                rows: rows.iter().map(|r| r.record(a.report)).collect(),
+                rows: rows.iter().map(|r| r.record(report)).collect(),
                 totals: TotalRecord::new(&header, &total, rows.len()),
             };
             let mut out = stdout();
@@ -104,12 +106,12 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
         ListFormat::Ndjson => {
             let mut lines: Vec<serde_json::Value> = Vec::new();
             for r in &rows {
-                lines.push(to_value(&r.record(a.report))?);
+                lines.push(to_value(&r.record(report))?);
             }
             lines.push(to_value(&TotalRecord::new(&header, &total, rows.len()))?);
             write_json(&lines, true)?;
         }
-        ListFormat::Csv => write_csv(a.report, &rows, &total, a.breakdown)?,
+        ListFormat::Csv => write_csv(report, &rows, &total, a.breakdown)?,
         ListFormat::Table => {
             let mut out = stdout();
             if a.active {
@@ -117,7 +119,7 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
             } else if rows.is_empty() {
                 writeln!(out, "No usage found.")?;
             } else {
-                let text = table(a.report, &rows, &total, a.breakdown, &uopts.zone);
+                let text = table(report, &rows, &total, a.breakdown, &uopts.zone);
                 out.write_all(text.as_bytes())?;
             }
             out.flush()?;
@@ -154,10 +156,14 @@ pub fn warn_unpriced(cost: &Cost, quiet: bool) {
         return;
     }
     let names: Vec<&str> = cost.unpriced_models.iter().map(String::as_str).collect();
+    let (what, its) = if names.len() == 1 {
+        ("model", "its")
+    } else {
+        ("models", "their")
+    };
     eprintln!(
-        "warning: no price for {}: {}; their tokens are counted and their cost is unknown \
-         (null). --prices FILE can add them.",
-        if names.len() == 1 { "model" } else { "models" },
+        "warning: no price for {what} {}: {its} tokens are counted, {its} cost is unknown \
+         (null); --prices FILE can add prices",
         names.join(", ")
     );
 }
@@ -167,11 +173,7 @@ type Window = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
 
 /// `--since`/`--until`: plain dates, `today` and `yesterday` are days of `--timezone`; other
 /// forms (durations, RFC 3339) are instants as everywhere else.
-fn window(
-    f: &FilterArgs,
-    zone: &Zone,
-    now: DateTime<Utc>,
-) -> Result<Window, Failure> {
+fn window(f: &FilterArgs, zone: &Zone, now: DateTime<Utc>) -> Result<Window, Failure> {
     let one = |v: &Option<String>, end: bool| -> Result<Option<DateTime<Utc>>, Failure> {
         let Some(s) = v.as_deref() else {
             return Ok(None);

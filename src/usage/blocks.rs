@@ -152,3 +152,150 @@ pub fn blocks<'a>(
     out.sort_by(|a, b| a.start.cmp(&b.start).then_with(|| a.agent.cmp(&b.agent)));
     (out, undated)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{DedupKey, Request, Session, Usage};
+    use crate::parse::{FileRole, SourceFile};
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    /// A Claude session whose requests are (time, input, output) on claude-sonnet-4-5.
+    fn session(id: &str, requests: &[(&str, u64, u64)]) -> SessionSummary {
+        let mut s = Session::new(Agent::Claude, id, format!("/x/{id}.jsonl"));
+        for (i, (at, input, output)) in requests.iter().enumerate() {
+            s.note_time(t(at));
+            s.requests.push(Request {
+                timestamp: Some(t(at)),
+                model: Some("claude-sonnet-4-5".into()),
+                usage: Usage {
+                    input: *input,
+                    output: *output,
+                    ..Usage::default()
+                },
+                prompt_tokens: None,
+                message_index: None,
+                dedup_key: Some(DedupKey {
+                    message_id: format!("{id}-{i}"),
+                    request_id: None,
+                    sidechain: false,
+                }),
+            });
+        }
+        let path = s.path.clone();
+        SessionSummary::from_session(
+            s,
+            SourceFile::new(Agent::Claude, path, FileRole::ClaudeMain),
+        )
+    }
+
+    fn cut(sessions: &[SessionSummary]) -> Vec<Block<'_>> {
+        let reqs: Vec<_> = crate::scan::unique_requests(sessions)
+            .into_iter()
+            .map(|(s, r)| (s, r, r.timestamp))
+            .collect();
+        blocks(&reqs, &Pricing::embedded()).0
+    }
+
+    #[test]
+    fn blocks_start_on_the_hour_and_last_five_hours() {
+        let s = [session(
+            "a",
+            &[
+                ("2026-05-01T09:47:00Z", 100, 10), // block 1: 09:00–14:00
+                ("2026-05-01T13:59:59Z", 200, 20), // still block 1
+                ("2026-05-01T14:00:00Z", 300, 30), // block 2 starts 14:00 (no gap: 1 s idle)
+                ("2026-05-01T23:30:00Z", 400, 40), // 9h30 idle: block 3 at 23:00
+            ],
+        )];
+        let b = cut(&s);
+        let spans: Vec<(String, String, u64)> = b
+            .iter()
+            .map(|b| {
+                (
+                    b.start.to_rfc3339(),
+                    b.end.to_rfc3339(),
+                    b.tally.usage.total(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                (
+                    "2026-05-01T09:00:00+00:00".into(),
+                    "2026-05-01T14:00:00+00:00".into(),
+                    330
+                ),
+                (
+                    "2026-05-01T14:00:00+00:00".into(),
+                    "2026-05-01T19:00:00+00:00".into(),
+                    330
+                ),
+                (
+                    "2026-05-01T23:00:00+00:00".into(),
+                    "2026-05-02T04:00:00+00:00".into(),
+                    440
+                ),
+            ]
+        );
+        assert_eq!(b[0].gap_before, None);
+        assert_eq!(b[1].gap_before, Some(Duration::seconds(1)));
+        assert_eq!(b[2].gap_before, Some(Duration::minutes(9 * 60 + 30)));
+    }
+
+    #[test]
+    fn burn_rate_and_projection_of_the_active_block() {
+        // 3,000 tokens between 10:10 and 10:40: 100 tokens/min. At 11:00 the block (10:00–15:00)
+        // has 240 minutes left: 3,000 + 240 × 100 = 27,000 tokens projected.
+        let s = [session(
+            "a",
+            &[
+                ("2026-05-01T10:10:00Z", 1000, 0),
+                ("2026-05-01T10:40:00Z", 1500, 500),
+            ],
+        )];
+        let b = &cut(&s)[0];
+        let now = t("2026-05-01T11:00:00Z");
+        assert!(b.is_active(now));
+        assert!(!b.is_active(t("2026-05-01T15:00:00Z")));
+        let rate = b.burn_rate().unwrap();
+        assert_eq!(rate.tokens_per_minute, 100.0);
+        // claude-sonnet-4-5: 2,500 input × $3/M + 500 output × $15/M = $0.015 in 30 min.
+        assert!((rate.cost_per_hour.unwrap() - 0.03).abs() < 1e-12);
+        let p = b.projection(now).unwrap();
+        assert_eq!((p.tokens, p.remaining_minutes), (27_000, 240));
+        assert!((p.cost_usd.unwrap() - (0.015 + 0.03 * 4.0)).abs() < 1e-12);
+        assert!(b.projection(t("2026-05-01T16:00:00Z")).is_none());
+    }
+
+    #[test]
+    fn one_request_has_no_burn_rate_and_agents_are_cut_apart() {
+        let claude = session("c", &[("2026-05-01T10:10:00Z", 10, 1)]);
+        let mut codex_session = Session::new(Agent::Codex, "x", "/x/x.jsonl");
+        codex_session.requests.push(Request {
+            timestamp: Some(t("2026-05-01T10:20:00Z")),
+            model: Some("gpt-5-codex".into()),
+            usage: Usage {
+                input: 5,
+                ..Usage::default()
+            },
+            prompt_tokens: None,
+            message_index: None,
+            dedup_key: None,
+        });
+        let codex = SessionSummary::from_session(
+            codex_session,
+            SourceFile::new(Agent::Codex, "/x/x.jsonl".into(), FileRole::CodexRollout),
+        );
+        let all = [claude, codex];
+        let b = cut(&all);
+        assert_eq!(b.len(), 2);
+        assert_eq!((b[0].agent, b[1].agent), (Agent::Claude, Agent::Codex));
+        assert!(b[0].burn_rate().is_none());
+        assert_eq!(b[0].start, b[1].start);
+    }
+}

@@ -62,14 +62,15 @@ impl Zone {
             })
     }
 
-    /// The name shown in reports: the IANA name, or `local` with its current abbreviation-free
-    /// offset resolved by the system.
+    /// The name shown in reports: the name given, or for `local` `$TZ` or the system zone's
+    /// IANA name (`local` when neither says).
     pub fn name(&self) -> String {
         match self {
             Zone::Local => std::env::var("TZ")
                 .ok()
                 .filter(|t| !t.trim().is_empty())
                 .map(|t| t.trim_start_matches(':').to_string())
+                .or_else(system_zone_name)
                 .unwrap_or_else(|| "local".into()),
             Zone::Named(n, _) => n.clone(),
         }
@@ -126,6 +127,14 @@ impl Zone {
         }
         hi
     }
+}
+
+/// The IANA name of the system zone, from the `/etc/localtime` link, when it is one.
+fn system_zone_name() -> Option<String> {
+    let target = std::fs::read_link("/etc/localtime").ok()?;
+    let s = target.to_str()?;
+    let i = s.find("zoneinfo/")?;
+    Some(s[i + "zoneinfo/".len()..].to_string())
 }
 
 /// A zone file by IANA name, from the system's tz database; only regular files, bounded.
