@@ -755,8 +755,8 @@ fn table(report: ReportKind, rows: &[Row], total: &Row, breakdown: bool, zone: &
                 RowKey::Period { label, .. } => label.clone().unwrap_or_else(|| "(undated)".into()),
                 RowKey::Session(s) => short_id(&s.id),
                 RowKey::Project { path, hash, .. } => match (path, hash) {
-                    (Some(p), _) => p.to_string(),
-                    (None, Some(h)) => format!("unresolved ({}…)", &h[..h.len().min(12)]),
+                    (Some(p), _) => crate::project::short_label(p),
+                    (None, Some(h)) => format!("?{}", &h[..h.len().min(8)]),
                     (None, None) => "unknown".into(),
                 },
                 RowKey::Block { start, .. } => local_minute(zone, *start),
@@ -934,8 +934,12 @@ fn draw(cols: &[Col], keep: &[usize], rows: Vec<Vec<String>>, width: Option<usiz
         .iter()
         .map(|&i| {
             let c = &cols[i];
+            // The model list gives up width before a project name does.
+            let shrink_first = u8::from(c.header != "MODELS");
             match c.flex_min {
-                Some(min) => Column::flexible(c.header, 0, min.max(c.header.chars().count())),
+                Some(min) => {
+                    Column::flexible(c.header, shrink_first, min.max(c.header.chars().count()))
+                }
                 None => Column::fixed(c.header, c.align),
             }
         })
