@@ -1,6 +1,6 @@
 //! `sessions usage`: tokens and cost by day, week, month, session, project or 5-hour block.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
@@ -77,7 +77,7 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
     }
     let total = total_row(&rows);
     let header = Header {
-        report: report,
+        report,
         zone: &uopts.zone,
         week_start: (report == ReportKind::Weekly).then_some(a.start_of_week),
         since,
@@ -111,7 +111,7 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
             lines.push(to_value(&TotalRecord::new(&header, &total, rows.len()))?);
             write_json(&lines, true)?;
         }
-        ListFormat::Csv => write_csv(report, &rows, &total, a.breakdown)?,
+        ListFormat::Csv => write_csv(&header, &rows, &total, a.breakdown)?,
         ListFormat::Table => {
             let mut out = stdout();
             if a.active {
@@ -255,9 +255,7 @@ struct Row<'a> {
     by_model: Vec<(Agent, &'a str, Tally)>,
 }
 
-fn sorted_models<'a>(
-    by_model: &std::collections::BTreeMap<(Agent, &'a str), Tally>,
-) -> Vec<(Agent, &'a str, Tally)> {
+fn sorted_models<'a>(by_model: &BTreeMap<(Agent, &'a str), Tally>) -> Vec<(Agent, &'a str, Tally)> {
     let mut v: Vec<(Agent, &'a str, Tally)> = by_model
         .iter()
         .map(|((a, m), t)| (*a, *m, t.clone()))
@@ -596,7 +594,7 @@ impl<'a> TotalRecord<'a> {
 
 /// The sum of the rows, with its own per-model breakdown.
 fn total_row<'a>(rows: &[Row<'a>]) -> Row<'a> {
-    let mut merged: std::collections::BTreeMap<(Agent, &'a str), Tally> = Default::default();
+    let mut merged: BTreeMap<(Agent, &'a str), Tally> = Default::default();
     for r in rows {
         for (a, m, t) in &r.by_model {
             merged.entry((*a, *m)).or_default().merge(t);
@@ -1059,13 +1057,51 @@ fn usd_plain(v: f64) -> String {
 
 // ---- CSV ----
 
-fn write_csv(
-    report: ReportKind,
-    rows: &[Row],
-    total: &Row,
-    breakdown: bool,
-) -> Result<(), Failure> {
-    let key_headers: &[&str] = match report {
+/// A JSON record as CSV cells: nested objects become `outer_inner` columns, lists of strings
+/// are joined with `;`, nulls are empty.
+fn flatten(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, String>) {
+    use serde_json::Value;
+    let key = |k: &str| {
+        if prefix.is_empty() {
+            k.to_string()
+        } else {
+            format!("{prefix}_{k}")
+        }
+    };
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                flatten(&key(k), v, out);
+            }
+        }
+        Value::Array(items) => {
+            let parts: Vec<String> = items
+                .iter()
+                .filter_map(|i| i.as_str().map(String::from))
+                .collect();
+            out.insert(prefix.to_string(), parts.join(";"));
+        }
+        Value::Null => {
+            out.insert(prefix.to_string(), String::new());
+        }
+        Value::String(s) => {
+            out.insert(prefix.to_string(), s.clone());
+        }
+        other => {
+            out.insert(prefix.to_string(), other.to_string());
+        }
+    }
+}
+
+fn cells<T: Serialize>(record: &T) -> Result<BTreeMap<String, String>, Failure> {
+    let mut out = BTreeMap::new();
+    flatten("", &to_value(record)?, &mut out);
+    Ok(out)
+}
+
+/// The CSV form of the JSON rows (docs/json.md): the same fields, flattened.
+fn write_csv(h: &Header, rows: &[Row], total: &Row, breakdown: bool) -> Result<(), Failure> {
+    let keys: &[&str] = match h.report {
         ReportKind::Daily | ReportKind::Weekly | ReportKind::Monthly => &["period", "start", "end"],
         ReportKind::Session => &[
             "session_id",
@@ -1083,16 +1119,14 @@ fn write_csv(
             "end",
             "active",
             "gap_before_minutes",
-            "burn_tokens_per_minute",
-            "burn_cost_per_hour_usd",
-            "projected_tokens",
-            "projected_cost_usd",
-            "remaining_minutes",
+            "burn_rate_tokens_per_minute",
+            "burn_rate_cost_per_hour_usd",
+            "projection_tokens",
+            "projection_cost_usd",
+            "projection_remaining_minutes",
         ],
     };
-    let mut header: Vec<&str> = vec!["schema_version", "report", "type"];
-    header.extend_from_slice(key_headers);
-    header.extend_from_slice(&[
+    const FIGURES: [&str; 15] = [
         "model",
         "agents",
         "models",
@@ -1108,119 +1142,43 @@ fn write_csv(
         "tokens_total",
         "cost_usd",
         "unpriced_models",
-    ]);
-    let opt = |v: Option<String>| v.unwrap_or_default();
-    let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
-    let key_cells = |r: &Row| -> Vec<String> {
-        match &r.key {
-            RowKey::Period { label, start, end } => {
-                vec![
-                    opt(label.clone()),
-                    opt(start.map(rfc3339)),
-                    opt(end.map(rfc3339)),
-                ]
-            }
-            RowKey::Session(s) => vec![
-                s.id.clone(),
-                s.agent.to_string(),
-                s.kind.as_str().into(),
-                s.path().display().to_string(),
-                opt(s.project.clone()),
-                opt(s.project_hash.clone()),
-                opt(s.title.clone()),
-            ],
-            RowKey::Project {
-                path,
-                hash,
-                sessions,
-            } => vec![
-                opt(path.map(String::from)),
-                opt(hash.map(String::from)),
-                sessions.to_string(),
-            ],
-            RowKey::Block {
-                agent,
-                start,
-                end,
-                active,
-                gap_before,
-                burn,
-                projection,
-            } => vec![
-                agent.to_string(),
-                rfc3339(*start),
-                rfc3339(*end),
-                active.to_string(),
-                opt(gap_before.map(|d| d.num_minutes().to_string())),
-                num(burn.map(|b| (b.tokens_per_minute * 10.0).round() / 10.0)),
-                num(burn.and_then(|b| b.cost_per_hour).map(pricing::round_usd)),
-                opt(projection.map(|p| p.tokens.to_string())),
-                num(projection.and_then(|p| p.cost_usd).map(pricing::round_usd)),
-                opt(projection.map(|p| p.remaining_minutes.to_string())),
-            ],
-            RowKey::Total => vec![String::new(); key_headers.len()],
-        }
-    };
-    let figure_cells = |model: &str, agents: String, models: String, t: &Tally| -> Vec<String> {
-        let u = &t.usage;
-        vec![
-            model.to_string(),
-            agents,
-            models,
-            t.requests.to_string(),
-            opt(t.first_at.map(rfc3339)),
-            opt(t.last_at.map(rfc3339)),
-            u.input.to_string(),
-            u.output.to_string(),
-            u.cache_read.to_string(),
-            u.cache_write.to_string(),
-            u.cache_write_1h.to_string(),
-            u.reasoning.to_string(),
-            u.total().to_string(),
-            num(t.cost.usd()),
-            t.cost
-                .unpriced_models
-                .iter()
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(";"),
-        ]
-    };
+    ];
+    let mut header: Vec<&str> = vec!["schema_version", "report", "type"];
+    header.extend_from_slice(keys);
+    header.extend_from_slice(&FIGURES);
     let mut w = csv::Writer::from_writer(stdout());
     let err = |e: csv::Error| Failure::failed(e.to_string());
     w.write_record(&header).map_err(err)?;
-    let lead = |kind: &str| {
-        vec![
-            SCHEMA_VERSION.to_string(),
-            report.as_str().into(),
-            kind.into(),
-        ]
-    };
-    for r in rows.iter().chain(std::iter::once(total)) {
-        let kind = if matches!(r.key, RowKey::Total) {
-            "totals"
-        } else {
-            "row"
-        };
-        let agents = r
-            .agents()
-            .iter()
-            .map(|a| a.as_str())
-            .collect::<Vec<_>>()
-            .join(";");
-        let mut rec = lead(kind);
-        rec.extend(key_cells(r));
-        rec.extend(figure_cells("", agents, r.models().join(";"), &r.tally));
-        w.write_record(&rec).map_err(err)?;
-        if breakdown && kind == "row" {
-            for (a, m, t) in &r.by_model {
-                let mut rec = lead("model");
-                rec.extend(key_cells(r));
-                rec.extend(figure_cells(m, a.to_string(), m.to_string(), t));
-                w.write_record(&rec).map_err(err)?;
+    let pick = |c: &BTreeMap<String, String>, k: &str| c.get(k).cloned().unwrap_or_default();
+    for r in rows {
+        let row = cells(&r.record(h.report))?;
+        w.write_record(header.iter().map(|k| pick(&row, k)))
+            .map_err(err)?;
+        if breakdown {
+            for m in &r.record(h.report).figures.breakdown {
+                let mut model = cells(m)?;
+                model.insert("agents".into(), pick(&model, "agent"));
+                model.insert("models".into(), pick(&model, "model"));
+                let rec = header.iter().map(|k| match *k {
+                    "type" => "model".to_string(),
+                    k if keys.contains(&k) || ["schema_version", "report"].contains(&k) => {
+                        pick(&row, k)
+                    }
+                    k => pick(&model, k),
+                });
+                w.write_record(rec).map_err(err)?;
             }
         }
     }
+    let totals = cells(&TotalRecord::new(h, total, rows.len()))?;
+    w.write_record(header.iter().map(|k| {
+        if keys.contains(k) {
+            String::new()
+        } else {
+            pick(&totals, k)
+        }
+    }))
+    .map_err(err)?;
     w.flush()?;
     Ok(())
 }

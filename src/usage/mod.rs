@@ -85,17 +85,20 @@ impl Tally {
         self.usage.add(&r.usage);
         self.cost.record(r.cost, r.model, &r.usage);
         self.requests += 1;
-        if let Some(t) = at {
-            self.first_at = Some(self.first_at.map_or(t, |f| f.min(t)));
-            self.last_at = Some(self.last_at.map_or(t, |l| l.max(t)));
-        }
+        self.widen(at);
     }
 
     pub fn merge(&mut self, o: &Tally) {
         self.usage.add(&o.usage);
         self.cost.merge(&o.cost);
         self.requests += o.requests;
-        for t in [o.first_at, o.last_at].into_iter().flatten() {
+        self.widen(o.first_at);
+        self.widen(o.last_at);
+    }
+
+    /// Stretch the time span to cover `at`.
+    fn widen(&mut self, at: Option<DateTime<Utc>>) {
+        if let Some(t) = at {
             self.first_at = Some(self.first_at.map_or(t, |f| f.min(t)));
             self.last_at = Some(self.last_at.map_or(t, |l| l.max(t)));
         }
@@ -148,30 +151,6 @@ pub struct Group<'a> {
     pub by_model: BTreeMap<(Agent, &'a str), Tally>,
     /// Distinct sessions that contributed (project rows count them).
     pub sessions: usize,
-}
-
-impl Group<'_> {
-    /// Agents in the row, in the fixed order claude, codex, gemini.
-    pub fn agents(&self) -> Vec<Agent> {
-        let mut a: Vec<Agent> = self.by_model.keys().map(|(a, _)| *a).collect();
-        a.dedup();
-        a.sort();
-        a.dedup();
-        a
-    }
-
-    /// Models in the row, most tokens first.
-    pub fn models(&self) -> Vec<&str> {
-        let mut m: Vec<(&str, u64)> = Vec::new();
-        for ((_, model), t) in &self.by_model {
-            match m.iter_mut().find(|(n, _)| n == model) {
-                Some(slot) => slot.1 += t.usage.total(),
-                None => m.push((model, t.usage.total())),
-            }
-        }
-        m.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-        m.into_iter().map(|(n, _)| n).collect()
-    }
 }
 
 /// What a row groups.
