@@ -460,9 +460,11 @@ Examples:
   sessions usage daily ~/backup/.claude          files or folders instead of the stores
   sessions usage --format json | jq '.totals.cost_usd'
 
-Each request counts once, on the day it was made (sub-agent sessions included: --kind all is
-the default here). Costs use the embedded price table (", snapshot_label!(), "); --prices FILE
-adds or overrides models. A model without a price keeps its tokens and has no cost.")
+Each request counts once, on the day it was made; sub-agent sessions are included (--kind all
+is the default here). Costs use the embedded price table:
+  ", snapshot_label!(), "
+--prices FILE adds or overrides models. A model without a price keeps its tokens, and its cost
+is unknown (null).")
 )]
 pub struct UsageArgs {
     /// What a row is: a calendar day, week or month, a session, a project, or a 5-hour
