@@ -13,7 +13,9 @@ use crate::diag::Report;
 use crate::render::table::{Align, Column, render, target_width};
 use crate::render::{human_count, plot};
 use crate::replay::settings::Settings;
-use crate::replay::{Algorithm, ReplayInput, ReplayOptions, SessionReplay, Totals, replay};
+use crate::replay::{
+    Algorithm, ReplayInput, ReplayOptions, SessionReplay, Totals, replay, validate,
+};
 use crate::scan::{SessionSummary, scan};
 use crate::tokens::estimate_text;
 
@@ -34,6 +36,12 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
     drop(all);
 
     let want_timeline = args.timeline || args.plot.is_some();
+    // The agent's own algorithm at its own constants reproduces history; any override asks a
+    // what-if question, and the replay then goes its own way.
+    let follow = args.set.is_empty()
+        && args.sweep.is_empty()
+        && args.context_window.is_none()
+        && args.summary_tokens == "auto";
     let options: Vec<ReplayOptions> = grid
         .into_iter()
         .map(|settings| ReplayOptions {
@@ -44,6 +52,7 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
             summary_tokens_source: summary_source,
             timeline: want_timeline,
             validate: args.validate,
+            follow_recording: follow,
         })
         .collect();
 
@@ -162,7 +171,7 @@ fn select(
     let (paths, ids): (Vec<&String>, Vec<&String>) = args
         .targets
         .iter()
-        .partition(|t| Path::new(t.as_str()).is_file());
+        .partition(|t| Path::new(t.as_str()).exists());
     let mut selected = Vec::new();
     let mut all = Vec::new();
     let mut report = Report::default();
@@ -421,6 +430,7 @@ fn sweep_table(per_session: &[Vec<SessionReplay>], sweep: &[(String, String)]) -
 fn validation_table(rs: &[&SessionReplay]) -> String {
     let columns = [
         Column::fixed("SESSION", Align::Left),
+        Column::fixed("TRIGGER", Align::Left),
         Column::fixed("RECORDED AT", Align::Right),
         Column::fixed("REPLAY AT", Align::Right),
         Column::fixed("ΔREQ", Align::Right),
@@ -434,12 +444,15 @@ fn validation_table(rs: &[&SessionReplay]) -> String {
             let opt = |x: Option<u64>| x.map(human_count).unwrap_or_else(|| "-".into());
             rows.push(vec![
                 r.id.chars().take(13).collect(),
+                format!("{:?}", v.trigger).to_lowercase(),
                 v.recorded_request.to_string(),
-                v.replay_request
-                    .map(|x| x.to_string())
-                    .unwrap_or_else(|| "none".into()),
+                match (v.replay_request, v.followed) {
+                    (Some(x), _) => x.to_string(),
+                    (None, true) => "followed".into(),
+                    (None, false) => "none".into(),
+                },
                 v.request_delta
-                    .map(|x| format!("{x:+}"))
+                    .map(|x| format!("{x:+}{}", if v.matched { "" } else { " ✗" }))
                     .unwrap_or_else(|| "-".into()),
                 opt(v.recorded_tokens_before),
                 opt(v.replay_tokens_before),
@@ -453,10 +466,39 @@ fn validation_table(rs: &[&SessionReplay]) -> String {
         return "validation: no recorded compactions of this algorithm's agent in the selection\n"
             .into();
     }
-    format!(
-        "validation against recorded compactions\n{}",
+    let mut out = format!(
+        "validation against recorded compactions (✗: not within ±1 request)\n{}",
         render(&columns, rows, target_width())
-    )
+    );
+    let columns = [
+        Column::fixed("AGENT", Align::Left),
+        Column::fixed("SESSIONS", Align::Right),
+        Column::fixed("AUTO", Align::Right),
+        Column::fixed("WITHIN ±1", Align::Right),
+        Column::fixed("TOKEN ERR%", Align::Right),
+        Column::fixed("SERIES ERR%", Align::Right),
+        Column::fixed("CALIBRATION ERR%", Align::Right),
+    ];
+    let pct = |x: Option<f64>| x.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
+    let rows = validate::summarize(rs)
+        .into_iter()
+        .map(|s| {
+            vec![
+                s.agent.to_string(),
+                s.sessions.to_string(),
+                s.recorded_auto.to_string(),
+                format!("{} ({:.1}%)", s.predicted, s.predicted_pct),
+                pct(s.median_token_error_pct),
+                pct(s.median_series_error_pct),
+                pct(s.median_calibration_error_pct),
+            ]
+        })
+        .collect();
+    out.push_str(&format!(
+        "\nfidelity: distinct automatic compactions predicted within ±1 request; medians of |replay − recorded| before them, of the what-if series against the recorded one, and of the calibration\n{}",
+        render(&columns, rows, target_width())
+    ));
+    out
 }
 
 fn timeline_table(r: &SessionReplay) -> String {

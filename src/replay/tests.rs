@@ -3,7 +3,7 @@
 
 use super::settings::Settings;
 use super::*;
-use crate::model::Usage;
+use crate::model::{CompactionKind, Message, Session, Usage};
 
 fn item(role: Role, human: bool, text: &str) -> HistoryItem {
     HistoryItem {
@@ -48,7 +48,9 @@ fn input(turns: usize, chars: usize, recorded: impl Fn(usize, u64) -> Option<u64
         model: Some("claude-sonnet-4-5".into()),
         recorded_usage: true,
         recorded_compactions: Vec::new(),
+        post_compaction: Vec::new(),
         recorded_window: None,
+        agent_version: None,
     }
 }
 
@@ -65,6 +67,7 @@ fn opts(alg: Algorithm, summary: u64, pairs: &[(&str, &str)]) -> ReplayOptions {
         summary_tokens_source: "test",
         timeline: true,
         validate: true,
+        follow_recording: false,
     }
 }
 
@@ -99,6 +102,7 @@ fn claude_compacts_at_window_minus_output_cap_minus_buffer() {
             settings: Settings::resolve(claude::SPECS, &[]).unwrap(),
             limits: window::resolve(Some("claude-sonnet-4-5"), None, None, (0, 0)),
             summary_tokens: 0,
+            agent_version: None,
         },
     );
     assert_eq!(ctx_threshold, Some(200_000 - 20_000 - 13_000));
