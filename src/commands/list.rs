@@ -11,7 +11,7 @@ use crate::model::ProjectSource;
 use crate::render::json::{SessionCsvRow, SessionRecord};
 use crate::render::table::{Align, Column, render, target_width};
 use crate::render::{human_count, human_duration, local_time};
-use crate::scan::{SessionSummary, aggregate_usage, scan};
+use crate::scan::{SessionSummary, aggregate_usage, scan, unique_requests};
 
 pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
     let opts = scan_options(g, &args.select)?;
@@ -25,6 +25,12 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
         result.sessions.truncate(n);
     }
     let sessions = &result.sessions;
+    // Cross-file de-duplicated, like the token total.
+    let cost = crate::pricing::cost_of(
+        unique_requests(sessions)
+            .into_iter()
+            .map(|(_, r)| (r.model.as_deref(), &r.usage)),
+    );
     match args.format {
         ListFormat::Json | ListFormat::Ndjson => {
             let records: Vec<SessionRecord> = sessions.iter().map(SessionRecord::new).collect();
@@ -51,8 +57,9 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
                     total_found.to_string()
                 };
                 eprintln!(
-                    "{shown} session(s), {} tokens{}",
+                    "{shown} session(s), {} tokens, {}{}",
                     human_count(usage.total()),
+                    crate::commands::usage::cost_label(&cost),
                     if result.skipped_by_time > 0 {
                         format!(
                             "; {} outside the time window not read",
@@ -65,6 +72,7 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
             }
         }
     }
+    crate::commands::usage::warn_unpriced(&cost, g.quiet);
     for p in &result.unrecognised {
         if !g.quiet {
             eprintln!(
@@ -116,6 +124,7 @@ fn table(sessions: &[SessionSummary]) -> String {
         Column::fixed("TURNS", Align::Right),
         Column::fixed("TOOLS", Align::Right),
         Column::fixed("TOKENS", Align::Right),
+        Column::fixed("COST", Align::Right),
         Column::fixed("CMP", Align::Right),
         Column::flexible("TITLE", 0, 16),
     ];
@@ -133,6 +142,9 @@ fn table(sessions: &[SessionSummary]) -> String {
                 s.counts.user_turns.to_string(),
                 s.counts.tool_calls.to_string(),
                 human_count(s.usage.total()),
+                crate::commands::usage::cost_label(&crate::pricing::cost_of(
+                    s.requests.iter().map(|r| (r.model.as_deref(), &r.usage)),
+                )),
                 s.compactions.to_string(),
                 s.title.clone().unwrap_or_default(),
             ]

@@ -24,22 +24,42 @@ pub struct SessionDocument<'a> {
     pub schema_version: u32,
     pub counts: Counts,
     pub tokens: TokenTotals,
+    /// USD at the active prices; `null` when none of its usage has a price.
+    pub cost_usd: Option<f64>,
     #[serde(flatten)]
     pub session: &'a Session,
+}
+
+impl<'a> SessionDocument<'a> {
+    pub fn new(session: &'a Session) -> Self {
+        SessionDocument {
+            schema_version: SCHEMA_VERSION,
+            counts: session.counts(),
+            tokens: session.usage().into(),
+            cost_usd: session_cost(session).usd(),
+            session,
+        }
+    }
+}
+
+/// A session's cost at the active prices, from its own requests.
+pub fn session_cost(session: &Session) -> crate::pricing::Cost {
+    crate::pricing::cost_of(
+        session
+            .requests
+            .iter()
+            .map(|r| (r.model.as_deref(), &r.usage)),
+    )
 }
 
 pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
     let (summary, siblings, report) = find_one(g, &args.target)?;
     let session = load(&summary)?;
+    let cost = session_cost(&session);
     let mut out = stdout();
     match args.format {
         ShowFormat::Json => {
-            let doc = SessionDocument {
-                schema_version: SCHEMA_VERSION,
-                counts: session.counts(),
-                tokens: session.usage().into(),
-                session: &session,
-            };
+            let doc = SessionDocument::new(&session);
             serde_json::to_writer_pretty(&mut out, &doc)
                 .map_err(|e| Failure::failed(e.to_string()))?;
             writeln!(out)?;
@@ -51,12 +71,13 @@ pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
                     s.parent_id.as_deref() == Some(session.id.as_str()) && s.id != session.id
                 })
                 .collect();
-            write_header(&mut out, &session, &children)?;
+            write_header(&mut out, &session, &children, &cost)?;
             writeln!(out)?;
             write_timeline(&mut out, &session, args.width)?;
         }
     }
     out.flush()?;
+    crate::commands::usage::warn_unpriced(&cost, g.quiet);
     Ok(report)
 }
 
@@ -177,6 +198,7 @@ fn write_header(
     out: &mut impl Write,
     s: &Session,
     children: &[&SessionSummary],
+    cost: &crate::pricing::Cost,
 ) -> std::io::Result<()> {
     let counts = s.counts();
     let u = s.usage();
@@ -236,6 +258,7 @@ fn write_header(
             s.requests.len()
         ),
     )?;
+    field(out, "cost", crate::commands::usage::cost_label(cost))?;
     field(out, "compactions", s.compactions.len().to_string())?;
     if !children.is_empty() || !s.subagents.is_empty() {
         let mut names: Vec<String> = children
