@@ -23,6 +23,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
             cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
             cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand --prices 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.'
             cand --strict 'Exit with status 3 if any file or line could not be read'
             cand -v 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
             cand --verbose 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
@@ -41,6 +42,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand compactions 'The compaction ledger: every context compression the agents performed'
             cand replay-compress 'Replay a context-management algorithm over real history: what would it have saved?'
             cand export 'Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts'
+            cand usage 'Tokens and cost by day, week, month, session, project or 5-hour billing block'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sessions;list'= {
@@ -63,6 +65,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
             cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
             cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand --prices 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.'
             cand -r 'Reverse the sort order'
             cand --reverse 'Reverse the sort order'
             cand --strict 'Exit with status 3 if any file or line could not be read'
@@ -85,6 +88,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
             cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
             cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand --prices 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.'
             cand --strict 'Exit with status 3 if any file or line could not be read'
             cand -v 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
             cand --verbose 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
@@ -111,6 +115,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
             cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
             cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand --prices 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.'
             cand --strict 'Exit with status 3 if any file or line could not be read'
             cand -v 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
             cand --verbose 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
@@ -137,6 +142,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
             cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
             cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand --prices 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.'
             cand --stats 'Print the observed sizes per agent (counts, medians, every summary size) instead of the events: what `replay-compress --summary-tokens auto` calibrates from'
             cand --strict 'Exit with status 3 if any file or line could not be read'
             cand -v 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
@@ -171,6 +177,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
             cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
             cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand --prices 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.'
             cand --list-settings 'Print the algorithm''s settings (keys, defaults, allowed ranges) and exit'
             cand --all 'Replay every session the filters select'
             cand --timeline 'Include the per-request series (full, recorded, what-if)'
@@ -206,12 +213,47 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
             cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
             cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand --prices 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.'
             cand --all 'Export every session the filters select (like `list`)'
             cand --force 'Overwrite existing files'
             cand --literal 'Show message text exactly as typed (every Markdown character escaped) instead of rendering it as Markdown'
             cand --no-thinking 'Leave out thinking'
             cand --no-tools 'Leave out tool calls and their results'
             cand --redact 'Replace secrets (API keys, tokens, private keys, passwords, …) with [REDACTED:<kind>] and report the counts on stderr'
+            cand --strict 'Exit with status 3 if any file or line could not be read'
+            cand -v 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand --verbose 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+            cand -q 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --quiet 'Print no warnings on stderr (the exit status still reflects --strict)'
+            cand --no-progress 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+            cand --wide 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+            cand --utc 'Show times in UTC instead of local time (human output; JSON is always UTC)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sessions;usage'= {
+            cand -a 'Only these agents (repeatable or comma-separated)'
+            cand --agent 'Only these agents (repeatable or comma-separated)'
+            cand -p 'Only projects whose path contains this text (case-insensitive) or matches this glob'
+            cand --project 'Only projects whose path contains this text (case-insensitive) or matches this glob'
+            cand --since 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339'
+            cand --until 'Only sessions started at or before this time (a date means the end of that day)'
+            cand -z 'Time zone of day, week and month boundaries: an IANA name (Europe/Paris), UTC, a POSIX TZ rule, or `local`. Also the zone of plain dates in --since/--until'
+            cand --timezone 'Time zone of day, week and month boundaries: an IANA name (Europe/Paris), UTC, a POSIX TZ rule, or `local`. Also the zone of plain dates in --since/--until'
+            cand --start-of-week 'First day of a week for `weekly`'
+            cand --order 'Row order: oldest first or newest first (sessions and projects: by last activity)'
+            cand -f 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)'
+            cand --format 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)'
+            cand --kind 'Main sessions, sub-agent sessions, or both'
+            cand --home 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored'
+            cand --claude-dir 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]'
+            cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'
+            cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
+            cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
+            cand --prices 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.'
+            cand -b 'Add a sub-row per model under each row'
+            cand --breakdown 'Add a sub-row per model under each row'
+            cand --active '`blocks`: only the block in progress, with its burn rate and projection'
             cand --strict 'Exit with status 3 if any file or line could not be read'
             cand -v 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
             cand --verbose 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
@@ -230,6 +272,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand compactions 'The compaction ledger: every context compression the agents performed'
             cand replay-compress 'Replay a context-management algorithm over real history: what would it have saved?'
             cand export 'Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts'
+            cand usage 'Tokens and cost by day, week, month, session, project or 5-hour billing block'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sessions;help;list'= {
@@ -243,6 +286,8 @@ set edit:completion:arg-completer[sessions] = {|@words|
         &'sessions;help;replay-compress'= {
         }
         &'sessions;help;export'= {
+        }
+        &'sessions;help;usage'= {
         }
         &'sessions;help;help'= {
         }

@@ -8,7 +8,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::filter::KindFilter;
 use crate::model::Agent;
+use crate::pricing::snapshot_label;
 use crate::replay::Algorithm;
+use crate::usage::{ReportKind, WeekStart};
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -75,7 +77,12 @@ pub fn parse() -> Cli {
 /// Reads every session store of the three agents (every format era), and lists, shows and
 /// measures sessions from one unified model. Read-only: it never writes into an agent's store.
 #[derive(Debug, Parser)]
-#[command(name = "sessions", version, after_long_help = AFTER_HELP, max_term_width = 100)]
+#[command(
+    name = "sessions",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (prices: ", snapshot_label!(), ")"),
+    after_long_help = AFTER_HELP,
+    max_term_width = 100
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -124,6 +131,17 @@ pub struct GlobalArgs {
     /// Show times in UTC instead of local time (human output; JSON is always UTC).
     #[arg(long, global = true)]
     pub utc: bool,
+    #[arg(
+        long,
+        global = true,
+        value_name = "FILE",
+        help = concat!(
+            "Model prices in LiteLLM's JSON shape, in front of the embedded table (",
+            snapshot_label!(),
+            "): an edited copy of src/pricing/prices.json or a whole LiteLLM file."
+        )
+    )]
+    pub prices: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -140,6 +158,8 @@ pub enum Command {
     ReplayCompress(ReplayArgs),
     /// Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts.
     Export(ExportArgs),
+    /// Tokens and cost by day, week, month, session, project or 5-hour billing block.
+    Usage(UsageArgs),
 }
 
 /// Which sessions to read: named paths and filters shared by several subcommands.
@@ -466,4 +486,135 @@ pub struct ExportArgs {
     /// and report the counts on stderr.
     #[arg(long)]
     pub redact: bool,
+}
+
+/// `usage`'s first positional: a report name, or (as in every other command) a session file
+/// or folder, so that `sessions usage ~/backup` reads the backup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReportArg {
+    Report(ReportKind),
+    Path(PathBuf),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct ReportArgParser;
+
+impl clap::builder::TypedValueParser for ReportArgParser {
+    type Value = ReportArg;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<ReportArg, clap::Error> {
+        if let Some(k) = value
+            .to_str()
+            .and_then(|s| ReportKind::from_str(s, true).ok())
+        {
+            return Ok(ReportArg::Report(k));
+        }
+        let path = PathBuf::from(value);
+        if path.exists() {
+            return Ok(ReportArg::Path(path));
+        }
+        let names: Vec<&str> = ReportKind::value_variants()
+            .iter()
+            .map(|k| k.as_str())
+            .collect();
+        Err(clap::Error::raw(
+            clap::error::ErrorKind::InvalidValue,
+            format!(
+                "{:?} is neither a report ({}) nor an existing file or folder\n",
+                value.to_string_lossy(),
+                names.join(", ")
+            ),
+        )
+        .with_cmd(cmd))
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            ReportKind::value_variants()
+                .iter()
+                .filter_map(ValueEnum::to_possible_value),
+        ))
+    }
+}
+
+impl UsageArgs {
+    /// The report asked for (daily by default).
+    pub fn report(&self) -> ReportKind {
+        match &self.report {
+            Some(ReportArg::Report(k)) => *k,
+            _ => ReportKind::Daily,
+        }
+    }
+
+    /// The selection, with a path given in the REPORT position first.
+    pub fn selection(&self) -> SelectArgs {
+        let mut sel = self.select.clone();
+        if let Some(ReportArg::Path(p)) = &self.report {
+            sel.paths.insert(0, p.clone());
+        }
+        sel
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Order {
+    /// Oldest first.
+    #[default]
+    Asc,
+    /// Newest first.
+    Desc,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    mut_arg("kind", |a| a.default_value("all")),
+    after_long_help = concat!("\
+Examples:
+  sessions usage                                 tokens and cost per day (local time)
+  sessions usage monthly --breakdown             per month, one sub-row per model
+  sessions usage weekly --start-of-week sunday --timezone America/New_York
+  sessions usage session --agent codex --since 30d
+  sessions usage blocks --active                 the current 5-hour block: burn rate, projection
+  sessions usage daily ~/backup/.claude          files or folders instead of the stores
+  sessions usage --format json | jq '.totals.cost_usd'
+
+Each request counts once, on the day it was made; sub-agent sessions are included (--kind all
+is the default here). Costs use the embedded price table:
+  ", snapshot_label!(), "
+--prices FILE adds or overrides models. A model without a price keeps its tokens, and its cost
+is unknown (null).")
+)]
+pub struct UsageArgs {
+    /// What a row is: a calendar day, week or month, a session, a project, or a 5-hour
+    /// billing block [default: daily]. A file or folder here is the first PATH.
+    #[arg(value_name = "REPORT", value_parser = ReportArgParser)]
+    pub report: Option<ReportArg>,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Add a sub-row per model under each row.
+    #[arg(short, long)]
+    pub breakdown: bool,
+    /// Time zone of day, week and month boundaries: an IANA name (Europe/Paris), UTC, a POSIX
+    /// TZ rule, or `local`. Also the zone of plain dates in --since/--until.
+    #[arg(short = 'z', long, value_name = "TZ", default_value = "local")]
+    pub timezone: String,
+    /// First day of a week for `weekly`.
+    #[arg(long, value_enum, default_value_t = WeekStart::Monday)]
+    pub start_of_week: WeekStart,
+    /// Row order: oldest first or newest first (sessions and projects: by last activity).
+    #[arg(long, value_enum, default_value_t = Order::Asc)]
+    pub order: Order,
+    /// `blocks`: only the block in progress, with its burn rate and projection.
+    #[arg(long)]
+    pub active: bool,
+    /// Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md).
+    #[arg(short, long, value_enum, default_value_t = ListFormat::Table)]
+    pub format: ListFormat,
 }

@@ -110,7 +110,8 @@ pub enum Role {
 }
 
 /// Unified token usage. `total = input + cache_read + cache_write + output`;
-/// `reasoning` is a subset of `output` and never added to the total.
+/// `reasoning` is a subset of `output` and `cache_write_1h` a subset of `cache_write`, and
+/// neither is ever added to the total.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Usage {
     /// Uncached input tokens.
@@ -119,6 +120,11 @@ pub struct Usage {
     pub cache_read: u64,
     pub cache_write: u64,
     pub reasoning: u64,
+    /// The part of `cache_write` Claude recorded as 1-hour cache
+    /// (`usage.cache_creation.ephemeral_1h_input_tokens`), which is priced higher than the
+    /// 5-minute cache.
+    #[serde(default)]
+    pub cache_write_1h: u64,
 }
 
 impl Usage {
@@ -145,6 +151,7 @@ impl Usage {
         self.cache_read = self.cache_read.saturating_add(other.cache_read);
         self.cache_write = self.cache_write.saturating_add(other.cache_write);
         self.reasoning = self.reasoning.saturating_add(other.reasoning);
+        self.cache_write_1h = self.cache_write_1h.saturating_add(other.cache_write_1h);
     }
 
     /// Per-field maximum: how streamed snapshots of one response are merged.
@@ -154,6 +161,7 @@ impl Usage {
         self.cache_read = self.cache_read.max(other.cache_read);
         self.cache_write = self.cache_write.max(other.cache_write);
         self.reasoning = self.reasoning.max(other.reasoning);
+        self.cache_write_1h = self.cache_write_1h.max(other.cache_write_1h);
     }
 }
 
@@ -198,6 +206,26 @@ pub struct Request {
     /// Cross-file de-duplication key (Claude `message.id` + `requestId`). Aggregates over several
     /// files count each key once. `None` means the request is unique to this file.
     pub dedup_key: Option<DedupKey>,
+}
+
+/// One model request's billable usage: the atom every usage report sums.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequestUsage {
+    pub timestamp: Option<DateTime<Utc>>,
+    pub model: Option<String>,
+    pub usage: Usage,
+    pub dedup_key: Option<DedupKey>,
+}
+
+impl From<&Request> for RequestUsage {
+    fn from(r: &Request) -> Self {
+        RequestUsage {
+            timestamp: r.timestamp,
+            model: r.model.clone(),
+            usage: r.usage,
+            dedup_key: r.dedup_key.clone(),
+        }
+    }
 }
 
 /// Claude usage identity: one streamed API response. Sidechain copies that replay a parent's

@@ -10,7 +10,7 @@ use crate::render::json::{SessionCsvRow, SessionRecord};
 use crate::render::table::{Align, Column, Cut, render, target_width};
 use crate::render::text::safe_line;
 use crate::render::{human_count, human_duration, plural, project_cell, thousands, time};
-use crate::scan::{SessionSummary, aggregate_usage, scan};
+use crate::scan::{SessionSummary, aggregate_usage, scan, unique_requests};
 
 pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
     let mut opts = scan_options(g, &args.select)?;
@@ -50,6 +50,12 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
         result.sessions.truncate(n);
     }
     let sessions = &result.sessions;
+    // Cross-file de-duplicated, like the token total.
+    let cost = crate::pricing::cost_of(
+        unique_requests(sessions)
+            .into_iter()
+            .map(|(_, r)| (r.model.as_deref(), &r.usage)),
+    );
     match args.format {
         ListFormat::Json | ListFormat::Ndjson => {
             let records: Vec<SessionRecord> = sessions.iter().map(SessionRecord::new).collect();
@@ -83,8 +89,9 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
                     plural(total_found, "session")
                 };
                 eprintln!(
-                    "{shown}, {} tokens{}",
+                    "{shown}, {} tokens, {}{}",
                     human_count(usage.total()),
+                    crate::commands::usage::cost_label(&cost),
                     if result.skipped_by_time > 0 {
                         format!(
                             "; {} outside the time window not read",
@@ -97,6 +104,7 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
             }
         }
     }
+    crate::commands::usage::warn_unpriced(&cost, g.quiet);
     for p in &result.unrecognised {
         if !g.quiet {
             eprintln!(
@@ -179,6 +187,7 @@ fn table(sessions: &[SessionSummary]) -> String {
         Column::fixed("TURNS", Align::Right).optional(3),
         Column::fixed("TOOLS", Align::Right).optional(1),
         Column::fixed("TOKENS", Align::Right).optional(4),
+        Column::fixed("COST", Align::Right).optional(3),
         Column::fixed("CMP", Align::Right).optional(0),
         Column::flexible("TITLE", 2, 18),
     ];
@@ -197,6 +206,9 @@ fn table(sessions: &[SessionSummary]) -> String {
                 thousands(s.counts.user_turns),
                 thousands(s.counts.tool_calls),
                 human_count(s.usage.total()),
+                crate::commands::usage::cost_label(&crate::pricing::cost_of(
+                    s.requests.iter().map(|r| (r.model.as_deref(), &r.usage)),
+                )),
                 thousands(s.compactions as u64),
                 s.title.clone().unwrap_or_default(),
             ]

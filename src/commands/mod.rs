@@ -7,6 +7,7 @@ pub mod list;
 pub mod projects;
 pub mod replay;
 pub mod show;
+pub mod usage;
 
 use std::ffi::OsStr;
 use std::fs;
@@ -70,6 +71,15 @@ pub fn run(cli: Cli) -> ExitCode {
         utc: g.utc,
         wide: g.wide,
     });
+    if let Some(path) = &g.prices {
+        match crate::pricing::Pricing::with_file(path) {
+            Ok(p) => crate::pricing::install(p),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(exit::USAGE);
+            }
+        }
+    }
     let outcome = check_home(g).and_then(|()| match &cli.command {
         Command::List(a) => list::run(g, a),
         Command::Show(a) => show::run(g, a),
@@ -77,6 +87,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Compactions(a) => compactions::run(g, a),
         Command::ReplayCompress(a) => replay::run(g, a),
         Command::Export(a) => export::run(g, a),
+        Command::Usage(a) => usage::run(g, a),
     });
     match outcome {
         Ok(report) => {

@@ -110,7 +110,20 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
     let flat: Vec<&SessionReplay> = per_session.iter().flatten().collect();
     match args.format {
         ReplayFormat::Json | ReplayFormat::Ndjson => {
-            let records: Vec<Record> = flat.iter().map(|r| Record::new(r, args.timeline)).collect();
+            let mut records: Vec<serde_json::Value> = Vec::with_capacity(flat.len() + 3);
+            for r in &flat {
+                records.push(to_value(&Record::new(r, args.timeline))?);
+            }
+            // One more record per agent: the fidelity over distinct compactions.
+            if args.validate {
+                for s in validate::summarize(&flat) {
+                    records.push(to_value(&SummaryRecord {
+                        schema_version: crate::render::json::SCHEMA_VERSION,
+                        kind: "validation_summary",
+                        summary: s,
+                    })?);
+                }
+            }
             write_json(&records, args.format == ReplayFormat::Ndjson)?;
         }
         ReplayFormat::Table => {
@@ -171,6 +184,19 @@ impl<'a> Record<'a> {
             replay,
         }
     }
+}
+
+/// `--validate`'s aggregate per agent, after the session records.
+#[derive(serde::Serialize)]
+struct SummaryRecord {
+    schema_version: u32,
+    kind: &'static str,
+    #[serde(flatten)]
+    summary: validate::Summary,
+}
+
+fn to_value(v: &impl serde::Serialize) -> Result<serde_json::Value, Failure> {
+    serde_json::to_value(v).map_err(|e| Failure::failed(e.to_string()))
 }
 
 /// Resolve the selection: `--all` with filters, or each target id/prefix/path. Returns the

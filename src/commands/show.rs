@@ -28,22 +28,42 @@ pub struct SessionDocument<'a> {
     pub schema_version: u32,
     pub counts: Counts,
     pub tokens: TokenTotals,
+    /// USD at the active prices; `null` when none of its usage has a price.
+    pub cost_usd: Option<f64>,
     #[serde(flatten)]
     pub session: &'a Session,
+}
+
+impl<'a> SessionDocument<'a> {
+    pub fn new(session: &'a Session) -> Self {
+        SessionDocument {
+            schema_version: SCHEMA_VERSION,
+            counts: session.counts(),
+            tokens: session.usage().into(),
+            cost_usd: session_cost(session).usd(),
+            session,
+        }
+    }
+}
+
+/// A session's cost at the active prices, from its own requests.
+pub fn session_cost(session: &Session) -> crate::pricing::Cost {
+    crate::pricing::cost_of(
+        session
+            .requests
+            .iter()
+            .map(|r| (r.model.as_deref(), &r.usage)),
+    )
 }
 
 pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
     let (summary, siblings, report) = find_one(g, &args.target)?;
     let session = load(&summary)?;
+    let cost = session_cost(&session);
     let mut out = stdout();
     match args.format {
         ShowFormat::Json => {
-            let doc = SessionDocument {
-                schema_version: SCHEMA_VERSION,
-                counts: session.counts(),
-                tokens: session.usage().into(),
-                session: &session,
-            };
+            let doc = SessionDocument::new(&session);
             serde_json::to_writer_pretty(&mut out, &doc)
                 .map_err(|e| Failure::failed(e.to_string()))?;
             writeln!(out)?;
@@ -56,12 +76,13 @@ pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
                 })
                 .collect();
             let width = line_width(args);
-            write_header(&mut out, &session, &children, width)?;
+            write_header(&mut out, &session, &children, &cost, width)?;
             writeln!(out)?;
             write_timeline(&mut out, &session, width)?;
         }
     }
     out.flush()?;
+    crate::commands::usage::warn_unpriced(&cost, g.quiet);
     Ok(report)
 }
 
@@ -212,6 +233,7 @@ fn write_header(
     out: &mut impl Write,
     s: &Session,
     children: &[&SessionSummary],
+    cost: &crate::pricing::Cost,
     width: Option<usize>,
 ) -> std::io::Result<()> {
     let counts = s.counts();
@@ -309,6 +331,7 @@ fn write_header(
             thousands(u.reasoning),
         ),
     )?;
+    field(out, "cost", &crate::commands::usage::cost_label(cost))?;
     field(out, "compactions", &thousands(s.compactions.len() as u64))?;
     if !children.is_empty() || !s.subagents.is_empty() {
         let mut names: Vec<String> = children
