@@ -14,7 +14,8 @@ use crate::commands::{
 use crate::diag::Report;
 use crate::output::Guard;
 use crate::render::table::{Align, Column, render, target_width};
-use crate::render::{human_count, plot};
+use crate::render::text::wrap;
+use crate::render::{human_count, plot, plural, thousands};
 use crate::replay::settings::Settings;
 use crate::replay::{
     Algorithm, ReplayInput, ReplayOptions, SessionReplay, Totals, replay, validate,
@@ -76,13 +77,25 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
         .collect();
 
     // Sessions in parallel; each worker parses one session and runs every setting on it.
+    let bar = progress(
+        g,
+        sessions.iter().map(|s| s.source.size).sum(),
+        sessions.len(),
+    );
     let results: Vec<Result<Vec<SessionReplay>, Failure>> = sessions
         .par_iter()
         .map(|s| {
             let input = ReplayInput::from_session(load(s)?);
-            Ok(options.iter().map(|o| replay(&input, o)).collect())
+            let out = options.iter().map(|o| replay(&input, o)).collect();
+            if let Some(b) = &bar {
+                b.inc(s.source.size);
+            }
+            Ok(out)
         })
         .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     let mut per_session: Vec<Vec<SessionReplay>> = Vec::new();
     let mut report = report;
     for (r, s) in results.into_iter().zip(&sessions) {
@@ -184,6 +197,23 @@ impl<'a> Record<'a> {
             replay,
         }
     }
+}
+
+/// A progress bar over the bytes of the sessions to replay, on a terminal only and only when
+/// there is more than one.
+fn progress(g: &GlobalArgs, bytes: u64, sessions: usize) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if g.quiet || sessions < 2 || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(bytes);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} replaying sessions {bar:30} {bytes}/{total_bytes} ({eta})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    Some(bar)
 }
 
 /// `--validate`'s aggregate per agent, after the session records.
@@ -370,9 +400,19 @@ fn signed(n: i64) -> String {
     }
 }
 
-fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> (Totals, usize, u64, usize) {
+/// Totals over several replays: the sums, compressions, followed compactions, the peak and how
+/// many sessions.
+struct Aggregate {
+    t: Totals,
+    comp: usize,
+    followed: usize,
+    peak: u64,
+    n: usize,
+}
+
+fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> Aggregate {
     let mut t = Totals::default();
-    let (mut comp, mut peak, mut n) = (0, 0, 0);
+    let (mut comp, mut followed, mut peak, mut n) = (0, 0, 0, 0);
     for r in rs {
         // Saturating: a session's totals can be as large as a hostile file makes them.
         t.full = t.full.saturating_add(r.totals.full);
@@ -387,12 +427,19 @@ fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> (Totals, usize,
             .saturating_add(r.totals.summariser_tokens);
         t.net_saved = t.net_saved.saturating_add(r.totals.net_saved);
         comp += r.compressions;
+        followed += r.followed;
         peak = peak.max(r.peak.what_if);
         n += 1;
     }
     t.saved_pct = crate::replay::pct(t.saved, t.full);
     t.saved_vs_recorded_pct = crate::replay::pct(t.saved_vs_recorded, t.recorded);
-    (t, comp, peak, n)
+    Aggregate {
+        t,
+        comp,
+        followed,
+        peak,
+        n,
+    }
 }
 
 /// The totals columns both tables share, and their cells. On a narrow terminal the optional
@@ -454,7 +501,15 @@ fn session_table(rs: &[&SessionReplay]) -> String {
         cells.push(basis.to_string());
         cells
     };
-    let mut rows: Vec<Vec<String>> = rs
+    // Biggest saving first, then the newest session.
+    let mut sorted: Vec<&SessionReplay> = rs.to_vec();
+    sorted.sort_by(|a, b| {
+        b.totals
+            .saved
+            .cmp(&a.totals.saved)
+            .then_with(|| b.started_at.cmp(&a.started_at))
+    });
+    let mut rows: Vec<Vec<String>> = sorted
         .iter()
         .map(|r| {
             row(
@@ -469,7 +524,9 @@ fn session_table(rs: &[&SessionReplay]) -> String {
         })
         .collect();
     if rs.len() > 1 {
-        let (t, comp, peak, n) = aggregate(rs.iter().copied());
+        let Aggregate {
+            t, comp, peak, n, ..
+        } = aggregate(rs.iter().copied());
         let reqs = rs.iter().map(|r| r.requests).sum();
         rows.push(row(
             "all".into(),
@@ -481,42 +538,153 @@ fn session_table(rs: &[&SessionReplay]) -> String {
             "",
         ));
     }
-    let algo = rs.first().map(|r| r.algorithm.as_str()).unwrap_or("");
+    let all = aggregate(rs.iter().copied());
     format!(
-        "algorithm: {algo}\n{}",
-        render(&columns, rows, target_width())
+        "{}\n{}{}\n{}\n",
+        wrap(&header(rs, true), target_width(), 2),
+        render(&columns, rows, target_width()),
+        wrap(LEGEND, target_width(), 2),
+        wrap(&verdict(rs.first().copied(), &all, None), target_width(), 2)
     )
+}
+
+/// What the columns mean, for a newcomer.
+const LEGEND: &str = "FULL: context with no management · RECORDED: what the agent really sent · \
+WHAT-IF: under the algorithm · SAVED: FULL − WHAT-IF · VS REC%: saving against RECORDED · \
+SUMMARISER: the summary calls' tokens · NET: SAVED − SUMMARISER · COMP: compressions or prunes \
+· PEAK: largest what-if context (sums of context tokens over requests)";
+
+/// The line above a table: the algorithm, and the window and threshold the replays used.
+fn header(rs: &[&SessionReplay], with_threshold: bool) -> String {
+    let Some(first) = rs.first() else {
+        return String::new();
+    };
+    let windows = range(rs.iter().map(|r| r.limits.context_window).collect());
+    let mut line = format!("algorithm: {} · window {windows}", first.algorithm.as_str());
+    if with_threshold {
+        let thresholds = range(rs.iter().filter_map(|r| r.threshold).collect());
+        line.push_str(&format!(" · threshold {thresholds}"));
+    }
+    if with_threshold && first.algorithm.has_versioned_constants() {
+        line.push_str(" (as each session's recorded version had it)");
+    }
+    if first.summary_tokens > 0 {
+        line.push_str(&format!(
+            " · summary {} tokens",
+            thousands(first.summary_tokens)
+        ));
+    }
+    line
+}
+
+/// `155,000–167,000`, or one figure when they are all equal.
+fn range(v: Vec<u64>) -> String {
+    match (v.iter().min(), v.iter().max()) {
+        (Some(lo), Some(hi)) if lo == hi => thousands(*lo),
+        (Some(lo), Some(hi)) => format!("{}–{}", thousands(*lo), thousands(*hi)),
+        _ => "-".into(),
+    }
+}
+
+/// One sentence for an aggregate: what the algorithm would have done and saved.
+fn verdict(r: Option<&SessionReplay>, a: &Aggregate, setting: Option<&str>) -> String {
+    let (t, comp) = (&a.t, a.comp);
+    let alg = r.map_or("the algorithm", |r| r.algorithm.as_str());
+    let how = match setting {
+        Some(s) if !s.is_empty() => format!("{alg} at {s}"),
+        _ => alg.to_string(),
+    };
+    let over = plural(a.n, "session");
+    // Compactions the agent recorded and the replay only followed are not the algorithm's.
+    let followed = match a.followed {
+        0 => String::new(),
+        f => format!(
+            " (besides following {} the agent recorded)",
+            plural(f, "compaction")
+        ),
+    };
+    if comp == 0 {
+        return format!("verdict: {how} would not have intervened on {over}{followed}.");
+    }
+    let events = plural(comp, "intervention");
+    let mut s = format!(
+        "verdict: {how} would have saved {} tokens ({:.1}% of the unmanaged context) over {events} on {over}{followed}",
+        signed(t.saved),
+        t.saved_pct
+    );
+    if t.summariser_tokens > 0 {
+        s.push_str(&format!("; net of summariser cost {}", signed(t.net_saved)));
+    }
+    if t.recorded > 0 {
+        s.push_str(&format!(
+            "; against what was recorded {} ({:.1}%)",
+            signed(t.saved_vs_recorded),
+            t.saved_vs_recorded_pct
+        ));
+    }
+    s.push('.');
+    s
 }
 
 fn sweep_table(per_session: &[Vec<SessionReplay>], sweep: &[(String, String)]) -> String {
     let keys: Vec<&str> = sweep.iter().map(|(k, _)| k.as_str()).collect();
     let points = per_session.first().map_or(0, Vec::len);
-    let mut columns = vec![Column::flexible("SETTING", 0, 12)];
+    let mut columns = vec![
+        Column::flexible("SETTING", 0, 12),
+        Column::fixed("THRESHOLD", Align::Right).optional(1),
+    ];
     columns.extend(TOTAL_COLUMNS);
+    let mut verdicts = Vec::new();
     let rows = (0..points)
         .map(|i| {
-            let (t, comp, peak, _) = aggregate(per_session.iter().filter_map(|v| v.get(i)));
-            let setting = per_session[0][i]
+            let agg = aggregate(per_session.iter().filter_map(|v| v.get(i)));
+            let (t, comp, peak) = (agg.t, agg.comp, agg.peak);
+            let swept: Vec<(&str, String)> = per_session[0][i]
                 .settings
                 .iter()
                 .filter(|(k, _)| keys.contains(k) || keys.contains(&k.replace('_', "-").as_str()))
+                .map(|(k, v)| (*k, v.to_string()))
+                .collect();
+            let setting = swept
+                .iter()
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(" ");
-            let mut cells = vec![setting];
+            verdicts.push(verdict(per_session[0].get(i), &agg, Some(&setting)));
+            let thresholds = range(
+                per_session
+                    .iter()
+                    .filter_map(|v| v.get(i).and_then(|r| r.threshold))
+                    .collect(),
+            );
+            // One key swept: its name is in the header line, the cell holds the value.
+            let cell = match swept.as_slice() {
+                [(_, v)] => v.clone(),
+                _ => setting,
+            };
+            let mut cells = vec![cell, thresholds];
             cells.extend(totals_cells(&t, comp, peak));
             cells
         })
         .collect();
-    let algo = per_session
-        .first()
-        .and_then(|v| v.first())
-        .map(|r| r.algorithm.as_str())
-        .unwrap_or("");
+    let firsts: Vec<&SessionReplay> = per_session.iter().filter_map(|v| v.first()).collect();
+    let head = format!(
+        "{} · sweep of {} · {} · {}",
+        header(&firsts, false),
+        keys.join(", "),
+        plural(per_session.len(), "session"),
+        plural(points, "setting"),
+    );
     format!(
-        "algorithm: {algo}, {} session(s), {points} settings\n{}",
-        per_session.len(),
-        render(&columns, rows, target_width())
+        "{}\n{}{}\n{}\n",
+        wrap(&head, target_width(), 2),
+        render(&columns, rows, target_width()),
+        wrap(LEGEND, target_width(), 2),
+        verdicts
+            .iter()
+            .map(|v| wrap(v, target_width(), 2))
+            .collect::<Vec<_>>()
+            .join("\n")
     )
 }
 

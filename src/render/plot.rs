@@ -29,9 +29,9 @@ fn draw(r: &SessionReplay, backend: SVGBackend) -> Result<(), String> {
         .max()
         .unwrap_or(0);
     let window = r.limits.context_window;
-    // Show the window when the data comes near it; otherwise it would flatten everything.
-    let show_window = peak as f64 >= window as f64 * 0.5;
-    let top = if show_window { peak.max(window) } else { peak } as f64 * 1.08 + 1.0;
+    // The window and the threshold are always on the chart: how far the data stays below them
+    // is part of the answer.
+    let top = peak.max(window).max(r.threshold.unwrap_or(0)) as f64 * 1.08 + 1.0;
 
     let root = backend.into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
@@ -66,31 +66,34 @@ fn draw(r: &SessionReplay, backend: SVGBackend) -> Result<(), String> {
             .filter_map(|p| f(p).map(|v| (p.request as f64, v as f64)))
             .collect()
     };
+    // Widest first, so a line that coincides with another stays visible around it.
     chart
         .draw_series(LineSeries::new(
             series(&|p| Some(p.full)),
-            FULL.stroke_width(2),
+            FULL.mix(0.6).stroke_width(6),
         ))
         .map_err(|e| e.to_string())?
         .label("full (no management)")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], FULL.stroke_width(2)));
+        .legend(|(x, y)| {
+            PathElement::new(vec![(x, y), (x + 18, y)], FULL.mix(0.6).stroke_width(6))
+        });
     let recorded = series(&|p| p.recorded);
     if !recorded.is_empty() {
         chart
-            .draw_series(LineSeries::new(recorded, RECORDED.stroke_width(2)))
+            .draw_series(LineSeries::new(recorded, RECORDED.stroke_width(3)))
             .map_err(|e| e.to_string())?
             .label("recorded")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], RECORDED.stroke_width(2)));
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], RECORDED.stroke_width(3)));
     }
     chart
         .draw_series(LineSeries::new(
             series(&|p| Some(p.what_if)),
-            WHAT_IF.stroke_width(2),
+            WHAT_IF.stroke_width(1),
         ))
         .map_err(|e| e.to_string())?
         .label(format!("what-if ({})", r.algorithm.as_str()))
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], WHAT_IF.stroke_width(2)));
-    if show_window {
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], WHAT_IF.stroke_width(1)));
+    {
         chart
             .draw_series(LineSeries::new(
                 vec![(0.0, window as f64), (n as f64, window as f64)],
@@ -112,22 +115,33 @@ fn draw(r: &SessionReplay, backend: SVGBackend) -> Result<(), String> {
                 PathElement::new(vec![(x, y), (x + 18, y)], THRESHOLD.stroke_width(1))
             });
     }
-    let marks: Vec<(f64, f64)> = r
+    // Each event is a thin tick on the axis: hundreds of prunes stay readable.
+    let ticks: Vec<f64> = r
         .events
         .iter()
         .filter(|e| e.kind != EventKind::Failed)
-        .map(|e| (e.request as f64, e.tokens_before as f64))
+        .map(|e| e.request as f64)
         .collect();
-    if !marks.is_empty() {
+    if !ticks.is_empty() {
+        let h = top * 0.04;
         chart
             .draw_series(
-                marks
+                ticks
                     .iter()
-                    .map(|&(x, y)| TriangleMarker::new((x, y), 7, WHAT_IF.filled())),
+                    .map(|&x| PathElement::new(vec![(x, 0.0), (x, h)], WHAT_IF.stroke_width(1))),
             )
             .map_err(|e| e.to_string())?
-            .label("compression / prune")
-            .legend(|(x, y)| TriangleMarker::new((x + 9, y), 6, WHAT_IF.filled()));
+            .label(format!(
+                "{} {}",
+                ticks.len(),
+                if ticks.len() == 1 { "event" } else { "events" }
+            ))
+            .legend(|(x, y)| {
+                PathElement::new(
+                    vec![(x + 9, y - 6), (x + 9, y + 6)],
+                    WHAT_IF.stroke_width(1),
+                )
+            });
     }
     chart
         .configure_series_labels()

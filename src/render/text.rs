@@ -83,6 +83,30 @@ pub fn safe_line(s: &str) -> String {
     out
 }
 
+/// Wrap prose at word boundaries to `max` display columns (`None`: one line per paragraph).
+/// Continuation lines are indented by `indent` spaces. A word longer than a line stays whole.
+pub fn wrap(s: &str, max: Option<usize>, indent: usize) -> String {
+    let Some(max) = max.filter(|m| *m > indent + 10) else {
+        return s.to_string();
+    };
+    let mut out = String::with_capacity(s.len() + s.len() / max * (indent + 1));
+    let mut col = 0;
+    for word in s.split(' ').filter(|w| !w.is_empty()) {
+        let w = width(word);
+        if col > 0 && col + 1 + w > max {
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', indent));
+            col = indent;
+        } else if col > 0 {
+            out.push(' ');
+            col += 1;
+        }
+        out.push_str(word);
+        col += w;
+    }
+    out
+}
+
 /// Display width in terminal columns.
 pub fn width(s: &str) -> usize {
     UnicodeWidthStr::width(s)

@@ -19,8 +19,8 @@ use super::calibrate::{Anchor, Calibration};
 use super::sync::{Class, Tracker};
 use super::validate::{is_compaction, median, validate};
 use super::{
-    Event, EventKind, Point, ReplayInput, ReplayOptions, RequestInfo, Series, SessionReplay,
-    StrategyContext, Totals, difference, pct, threshold, window,
+    Algorithm, Event, EventKind, Point, ReplayInput, ReplayOptions, RequestInfo, Series,
+    SessionReplay, StrategyContext, Totals, difference, pct, threshold, window,
 };
 
 /// Replay one session.
@@ -254,6 +254,7 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
         id: input.id.clone(),
         path: input.path.clone(),
         project: input.project.clone(),
+        started_at: input.started_at,
         algorithm: alg,
         settings: opts.settings.clone(),
         model: input.model.clone(),
@@ -261,7 +262,12 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
         summary_tokens: crate::tokens::cap(opts.summary_tokens),
         agent_version: input.agent_version.clone(),
         constants,
-        threshold: threshold(alg, &ctx),
+        // OpenClaw compares its own character estimate of the log: in real tokens its
+        // threshold sits where the calibration puts that estimate.
+        threshold: threshold(alg, &ctx).map(|t| match alg {
+            Algorithm::OpenclawPrune => calibration.apply(t),
+            _ => t,
+        }),
         basis: if input.recorded_usage {
             "recorded"
         } else {
@@ -374,9 +380,11 @@ impl AfterCompaction {
 /// keep (a resumed or continued session).
 fn calibrate_event(e: &mut Event, anchor: &mut Anchor, after: &AfterCompaction) {
     e.tokens_before = anchor.tokens(e.tokens_before);
-    e.summariser_input = anchor
-        .delta(e.summariser_input)
-        .saturating_add(anchor.tokens(0).saturating_mul(e.summariser_calls));
+    if e.summariser_input > 0 {
+        e.summariser_input = anchor
+            .delta(e.summariser_input)
+            .saturating_add(anchor.tokens(0).saturating_mul(e.summariser_calls));
+    }
     if e.kind == EventKind::Compress && !e.forced {
         match *after {
             AfterCompaction::Recorded(b) => anchor.set(e.tokens_after, b),

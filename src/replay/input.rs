@@ -151,6 +151,7 @@ impl ReplayInput {
         ReplayInput {
             recorded_window: s.context_window.map(crate::tokens::cap),
             agent_version: s.agent_version,
+            started_at: s.started_at,
             agent: s.agent,
             id: s.id,
             path: s.path,

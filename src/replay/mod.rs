@@ -204,6 +204,7 @@ pub struct ReplayInput {
     pub model: Option<String>,
     /// The context window the agent recorded, if it did (Codex).
     pub recorded_window: Option<u64>,
+    pub started_at: Option<DateTime<Utc>>,
     /// The agent version that wrote the session, when recorded (Claude `version`, Codex
     /// `cli_version`): it decides the constants of the agent's own algorithm.
     pub agent_version: Option<String>,
@@ -448,6 +449,8 @@ pub struct SessionReplay {
     #[serde(serialize_with = "crate::diag::serialize_path")]
     pub path: PathBuf,
     pub project: Option<String>,
+    /// When the session started.
+    pub started_at: Option<DateTime<Utc>>,
     pub algorithm: Algorithm,
     pub settings: Settings,
     pub model: Option<String>,

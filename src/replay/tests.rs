@@ -50,6 +50,7 @@ fn input(turns: usize, chars: usize, recorded: impl Fn(usize, u64) -> Option<u64
         recorded_compactions: Vec::new(),
         post_compaction: Vec::new(),
         recorded_window: None,
+        started_at: None,
         agent_version: None,
     }
 }

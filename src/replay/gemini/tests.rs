@@ -1234,6 +1234,7 @@ fn bench_session(shape: &str, messages: usize) -> crate::replay::ReplayInput {
         recorded_compactions: Vec::new(),
         post_compaction: Vec::new(),
         recorded_window: None,
+        started_at: None,
         agent_version: None,
     }
 }

@@ -642,6 +642,7 @@ fn engine_replay_reports_prune_events() {
         recorded_compactions: Vec::new(),
         post_compaction: Vec::new(),
         recorded_window: None,
+        started_at: None,
         agent_version: None,
     };
     let opts = crate::replay::ReplayOptions {

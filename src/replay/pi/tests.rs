@@ -565,6 +565,7 @@ fn session(items: Vec<HistoryItem>, requests_after: &[usize], output: u64) -> Re
         recorded_compactions: Vec::new(),
         post_compaction: Vec::new(),
         recorded_window: None,
+        started_at: None,
         agent_version: None,
     }
 }
