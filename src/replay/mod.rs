@@ -24,6 +24,7 @@ pub mod js;
 pub mod openclaw;
 pub mod pi;
 pub mod settings;
+pub mod versions;
 pub mod window;
 
 use std::collections::HashMap;
