@@ -193,24 +193,31 @@ impl ClaudeConstants {
     }
 }
 
-/// How a row picks the output reservation for a model.
+/// How a row picks the model's max output (the reservation before the cap). Substring tests on
+/// the lower-cased model name, first match wins, as the bundles do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ClaudeReserve {
-    /// 1.0.0: no reservation; the window is a flat 180,000.
+    /// 1.0.0–1.0.15: no reservation; the window is a flat 180,000.
     None180k,
-    /// `3-5` or `haiku` in the name: 8,192; any other model: the env default 32,000.
+    /// 1.0.16–2.0.23: `3-5` or `haiku` 8,192; any other model the
+    /// `CLAUDE_CODE_MAX_OUTPUT_TOKENS` default, 32,000.
     ThreeFiveOrHaiku,
-    /// The per-model max-output table (substring tests, first match wins), read
-    /// case-insensitively: 3-5 8,192; claude-3-opus 4,096; claude-3-sonnet 8,192;
-    /// claude-3-haiku 4,096; opus-4-5 64,000; opus-4 32,000; sonnet-4 / haiku-4 64,000;
-    /// otherwise 32,000.
-    Table2025,
-    /// From 2.1.42 the table holds `{default, upperLimit}` and the reservation uses the
-    /// default: opus-4-6 64,000 (from 2.1.4x); sonnet-4-6 32,000; opus-4-5 / sonnet-4 /
-    /// haiku-4 32,000; opus-4-1 / opus-4 32,000; claude-3-opus 4,096; claude-3-sonnet 8,192;
-    /// claude-3-haiku 4,096; 3-5-sonnet / 3-5-haiku 8,192; 3-7-sonnet 32,000; otherwise
-    /// 32,000. From 2.1.122 the tests compare the canonical name and add opus-4-7 64,000.
-    Table2026,
+    /// 2.0.24–2.0.29: only `3-5` is singled out (8,192).
+    ThreeFiveOnly,
+    /// 2.0.30–2.0.41: `3-5` 8,192; `opus` 32,000; `sonnet-4` / `haiku-4` 64,000; else 32,000.
+    Table2030,
+    /// 2.0.42–2.1.41: `3-5` 8,192; claude-3-opus 4,096; claude-3-sonnet 8,192;
+    /// claude-3-haiku 4,096; `opus-4-5` 64,000 (from 2.0.56); `opus-4` 32,000;
+    /// `sonnet-4` / `haiku-4` 64,000; else 32,000.
+    Table2042,
+    /// 2.1.42–2.1.76: `{default, upperLimit}`, the reservation uses the default:
+    /// opus-4-5 / opus-4-6 / sonnet-4 / haiku-4 32,000; opus-4-1 / opus-4 32,000;
+    /// claude-3-opus 4,096; claude-3-sonnet 8,192; claude-3-haiku 4,096;
+    /// 3-5-sonnet / 3-5-haiku 8,192; 3-7-sonnet 32,000; else 32,000.
+    Table2142,
+    /// 2.1.77+: opus-4-6 64,000 and sonnet-4-6 32,000 get their own rows (upper limit 128,000);
+    /// from 2.1.122 the tests compare canonical names and opus-4-7 has 64,000.
+    Table2177,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -245,8 +252,8 @@ const M_EST_ALL: ClaudeMeasure = ClaudeMeasure {
     ..M_EST_GROUP
 };
 
-/// Claude Code, from the published bundles (`scripts/versions/claude_code.py`; every version
-/// from 2.0.0 on and a sample of 1.0.x was read) and the real transcripts in
+/// Claude Code, from the published bundles (`scripts/versions/claude_code.py`: every 1.0.x,
+/// 2.0.x and 2.1.x version up to 2.1.121 was read) and the real transcripts in
 /// `../shared/corpus/real/claude_compaction` (whose `preTokens` sit just above the threshold).
 static CLAUDE: &[ClaudeRow] = &[
     ClaudeRow {
@@ -257,7 +264,7 @@ static CLAUDE: &[ClaudeRow] = &[
         ratio_percent: Some(92),
         one_m_default: &[],
         measure: M_USAGE,
-        evidence: "npm @anthropic-ai/claude-code@1.0.0 cli.js: threshold = 180000 × 0.92 (no output reservation); measure = last usage input+cache+output",
+        evidence: "npm @anthropic-ai/claude-code@1.0.0..1.0.15 cli.js: threshold = 180000 × 0.92, no output reservation; measure = last usage input+cache+output",
     },
     ClaudeRow {
         from: Version::new(1, 0, 16),
@@ -267,51 +274,71 @@ static CLAUDE: &[ClaudeRow] = &[
         ratio_percent: Some(92),
         one_m_default: &[],
         measure: M_USAGE,
-        evidence: "npm @anthropic-ai/claude-code@1.0.16..1.0.69 cli.js: threshold = (200000 − reserve) × 0.92, reserve 8192 for `3-5`/`haiku` models else CLAUDE_CODE_MAX_OUTPUT_TOKENS or 32000",
+        evidence: "npm @anthropic-ai/claude-code@1.0.16..1.0.70 cli.js: threshold = (200000 − reserve) × 0.92; reserve 8192 for `3-5`/`haiku`, else CLAUDE_CODE_MAX_OUTPUT_TOKENS or 32000",
     },
     ClaudeRow {
-        from: Version::new(1, 0, 83),
+        from: Version::new(1, 0, 71),
         reserve: ClaudeReserve::ThreeFiveOrHaiku,
         cap: 32_000,
         buffer: 13_000,
         ratio_percent: None,
         one_m_default: &[],
         measure: M_USAGE,
-        evidence: "npm @anthropic-ai/claude-code@1.0.83 cli.js: threshold = 200000 − reserve − 13000 (AUTOCOMPACT buffer 13000); reserve 8192 for `3-5`/`haiku`, else the CLAUDE_CODE_MAX_OUTPUT_TOKENS default 32000",
+        evidence: "npm @anthropic-ai/claude-code@1.0.71 cli.js: threshold = 200000 − reserve − 13000 (buffer replaces the 0.92 ratio)",
     },
     ClaudeRow {
         from: Version::new(2, 0, 24),
-        reserve: ClaudeReserve::Table2025,
+        reserve: ClaudeReserve::ThreeFiveOnly,
         cap: 32_000,
         buffer: 13_000,
         ratio_percent: None,
         one_m_default: &[],
         measure: M_USAGE,
-        evidence: "npm @anthropic-ai/claude-code@2.0.24 cli.js: reserve = min(CLAUDE_CODE_MAX_OUTPUT_TOKENS default 32000, per-model max output) → 155000 for every 4.x model on 200k",
+        evidence: "npm @anthropic-ai/claude-code@2.0.24 cli.js: `haiku` no longer singled out (haiku-4.5: 178808 → 155000)",
+    },
+    ClaudeRow {
+        from: Version::new(2, 0, 30),
+        reserve: ClaudeReserve::Table2030,
+        cap: 32_000,
+        buffer: 13_000,
+        ratio_percent: None,
+        one_m_default: &[],
+        measure: M_USAGE,
+        evidence: "npm @anthropic-ai/claude-code@2.0.30 cli.js: per-model max output (opus 32000, sonnet-4/haiku-4 64000) under the 32000 env default",
+    },
+    ClaudeRow {
+        from: Version::new(2, 0, 42),
+        reserve: ClaudeReserve::Table2042,
+        cap: 32_000,
+        buffer: 13_000,
+        ratio_percent: None,
+        one_m_default: &[],
+        measure: M_USAGE,
+        evidence: "npm @anthropic-ai/claude-code@2.0.42 cli.js: claude-3-opus/haiku 4096, claude-3-sonnet 8192 (opus-4-5 64000 from 2.0.56)",
     },
     ClaudeRow {
         from: Version::new(2, 1, 2),
-        reserve: ClaudeReserve::Table2025,
+        reserve: ClaudeReserve::Table2042,
         cap: 32_000,
         buffer: 13_000,
         ratio_percent: None,
         one_m_default: &[],
         measure: M_EST,
-        evidence: "npm @anthropic-ai/claude-code@2.1.2 cli.js: the measure adds round(len/4) of records after the last usage; corpus real/claude_compaction 2.1.5–2.1.19: preTokens 155002–157000",
+        evidence: "npm @anthropic-ai/claude-code@2.1.2 cli.js: the measure adds round(len/4) of the records after the last usage; corpus real/claude_compaction 2.1.5–2.1.19: 17 auto compactions, preTokens 155002–157000 over threshold 155000",
     },
     ClaudeRow {
         from: Version::new(2, 1, 21),
-        reserve: ClaudeReserve::Table2025,
+        reserve: ClaudeReserve::Table2042,
         cap: 20_000,
         buffer: 13_000,
         ratio_percent: None,
         one_m_default: &[],
         measure: M_EST,
-        evidence: "npm @anthropic-ai/claude-code@2.1.21 cli.js: reserve = min(model max output, 20000) → 167000; corpus real/claude_compaction 2.1.29–2.1.39: preTokens 167094–171646",
+        evidence: "npm @anthropic-ai/claude-code@2.1.21 cli.js: reserve = min(model max output, 20000) → 167000 (2.1.20 is the last 155000 build); corpus real/claude_compaction 2.1.29–2.1.39: preTokens 167021–182729",
     },
     ClaudeRow {
         from: Version::new(2, 1, 42),
-        reserve: ClaudeReserve::Table2026,
+        reserve: ClaudeReserve::Table2142,
         cap: 20_000,
         buffer: 13_000,
         ratio_percent: None,
@@ -321,17 +348,17 @@ static CLAUDE: &[ClaudeRow] = &[
     },
     ClaudeRow {
         from: Version::new(2, 1, 64),
-        reserve: ClaudeReserve::Table2026,
+        reserve: ClaudeReserve::Table2142,
         cap: 20_000,
         buffer: 13_000,
         ratio_percent: None,
         one_m_default: &[],
         measure: M_EST_GROUP,
-        evidence: "npm @anthropic-ai/claude-code@2.1.64 cli.js: the measure walks back over split records of the last response (same message.id)",
+        evidence: "npm @anthropic-ai/claude-code@2.1.64 cli.js: the measure walks back over the split records of the last response (same message.id)",
     },
     ClaudeRow {
         from: Version::new(2, 1, 67),
-        reserve: ClaudeReserve::Table2026,
+        reserve: ClaudeReserve::Table2142,
         cap: 20_000,
         buffer: 13_000,
         ratio_percent: None,
@@ -341,7 +368,7 @@ static CLAUDE: &[ClaudeRow] = &[
     },
     ClaudeRow {
         from: Version::new(2, 1, 69),
-        reserve: ClaudeReserve::Table2026,
+        reserve: ClaudeReserve::Table2142,
         cap: 20_000,
         buffer: 13_000,
         ratio_percent: None,
@@ -351,23 +378,33 @@ static CLAUDE: &[ClaudeRow] = &[
     },
     ClaudeRow {
         from: Version::new(2, 1, 74),
-        reserve: ClaudeReserve::Table2026,
+        reserve: ClaudeReserve::Table2142,
         cap: 20_000,
         buffer: 13_000,
         ratio_percent: None,
         one_m_default: &[],
         measure: M_EST_ALL,
-        evidence: "npm @anthropic-ai/claude-code@2.1.74 cli.js: the estimate counts tool_use/thinking blocks, images and documents 2000",
+        evidence: "npm @anthropic-ai/claude-code@2.1.74 cli.js: the estimate counts tool_use/thinking/redacted_thinking blocks; images and documents 2000",
+    },
+    ClaudeRow {
+        from: Version::new(2, 1, 77),
+        reserve: ClaudeReserve::Table2177,
+        cap: 20_000,
+        buffer: 13_000,
+        ratio_percent: None,
+        one_m_default: &[],
+        measure: M_EST_ALL,
+        evidence: "npm @anthropic-ai/claude-code@2.1.77 cli.js: opus-4-6 {64000, 128000} and sonnet-4-6 {32000, 128000} rows",
     },
     ClaudeRow {
         from: Version::new(2, 1, 122),
-        reserve: ClaudeReserve::Table2026,
+        reserve: ClaudeReserve::Table2177,
         cap: 20_000,
         buffer: 13_000,
         ratio_percent: None,
         one_m_default: &["claude-opus-4-7"],
         measure: M_EST_ALL,
-        evidence: "npm @anthropic-ai/claude-code-linux-x64@2.1.122 (embedded bundle): claude-opus-4-7 gets a 1M window by default (effectiveWindow 980000 in its debug log)",
+        evidence: "npm @anthropic-ai/claude-code-linux-x64@2.1.122 (embedded bundle): claude-opus-4-7 gets a 1M window by default (its debug log: effectiveWindow=980000)",
     },
 ];
 
@@ -387,26 +424,40 @@ fn claude_canonical(model: &str) -> String {
     m
 }
 
-fn claude_max_output(reserve: ClaudeReserve, model: &str) -> u64 {
+fn claude_max_output(reserve: ClaudeReserve, v: Option<Version>, model: &str) -> u64 {
     let m = model.to_ascii_lowercase();
     let has = |s: &str| m.contains(s);
+    let claude3_small = || {
+        if has("claude-3-opus") || has("claude-3-haiku") {
+            Some(4_096)
+        } else if has("claude-3-sonnet") {
+            Some(8_192)
+        } else {
+            None
+        }
+    };
     match reserve {
         ClaudeReserve::None180k => 0,
-        ClaudeReserve::ThreeFiveOrHaiku => {
-            if has("3-5") || has("haiku") {
+        ClaudeReserve::ThreeFiveOrHaiku if has("3-5") || has("haiku") => 8_192,
+        ClaudeReserve::ThreeFiveOrHaiku | ClaudeReserve::ThreeFiveOnly if !has("3-5") => 32_000,
+        ClaudeReserve::ThreeFiveOrHaiku | ClaudeReserve::ThreeFiveOnly => 8_192,
+        ClaudeReserve::Table2030 => {
+            if has("3-5") {
                 8_192
+            } else if has("opus") {
+                32_000
+            } else if has("sonnet-4") || has("haiku-4") {
+                64_000
             } else {
                 32_000
             }
         }
-        ClaudeReserve::Table2025 => {
+        ClaudeReserve::Table2042 => {
             if has("3-5") {
                 8_192
-            } else if has("claude-3-opus") || has("claude-3-haiku") {
-                4_096
-            } else if has("claude-3-sonnet") {
-                8_192
-            } else if has("opus-4-5") {
+            } else if let Some(x) = claude3_small() {
+                x
+            } else if has("opus-4-5") && v.is_none_or(|v| v >= Version::new(2, 0, 56)) {
                 64_000
             } else if has("opus-4") {
                 32_000
@@ -416,12 +467,14 @@ fn claude_max_output(reserve: ClaudeReserve, model: &str) -> u64 {
                 32_000
             }
         }
-        ClaudeReserve::Table2026 => {
-            if has("opus-4-6") || has("opus-4-7") {
+        ClaudeReserve::Table2142 | ClaudeReserve::Table2177 => {
+            let own_rows = reserve == ClaudeReserve::Table2177;
+            let opus47 = v.is_none_or(|v| v >= Version::new(2, 1, 122));
+            if own_rows && (has("opus-4-6") || (opus47 && has("opus-4-7"))) {
                 64_000
-            } else if has("claude-3-opus") || has("claude-3-haiku") {
-                4_096
-            } else if has("claude-3-sonnet") || has("3-5-sonnet") || has("3-5-haiku") {
+            } else if let Some(x) = claude3_small() {
+                x
+            } else if has("3-5-sonnet") || has("3-5-haiku") {
                 8_192
             } else {
                 // sonnet-4-6, opus-4-5, sonnet-4, haiku-4, opus-4-1, opus-4, 3-7-sonnet, unknown
@@ -455,7 +508,7 @@ pub fn claude(version: Option<&str>, model: Option<&str>) -> ClaudeConstants {
     };
     ClaudeConstants {
         context_window,
-        max_output: claude_max_output(row.reserve, model),
+        max_output: claude_max_output(row.reserve, v, model),
         max_output_cap: row.cap,
         buffer: row.buffer,
         ratio_percent: row.ratio_percent,

@@ -96,10 +96,10 @@ fn claude_ratio_era_and_buffer_era() {
     // 1.0.16: 92% of (200,000 − reserve); 3-5/haiku reserve 8,192.
     assert_eq!(thr("1.0.16", SONNET45), 154_560);
     assert_eq!(thr("1.0.16", HAIKU35), 176_464); // ceil(191,808 × 0.92 = 176,463.36)
-    assert_eq!(thr("1.0.69", SONNET45), 154_560);
-    // 1.0.83: buffer 13,000 replaces the ratio.
-    assert_eq!(thr("1.0.83", SONNET45), 155_000);
-    assert_eq!(thr("1.0.83", HAIKU35), 178_808);
+    assert_eq!(thr("1.0.70", SONNET45), 154_560);
+    // 1.0.71: buffer 13,000 replaces the ratio.
+    assert_eq!(thr("1.0.71", SONNET45), 155_000);
+    assert_eq!(thr("1.0.71", HAIKU35), 178_808);
     // Any `haiku` got the 8,192 reservation until the per-model table (2.0.24).
     assert_eq!(thr("2.0.23", HAIKU45), 178_808);
     assert_eq!(thr("2.0.24", HAIKU45), 155_000);
@@ -121,14 +121,21 @@ fn claude_per_model_reservations() {
     assert_eq!(thr("2.1.50", "claude-3-7-sonnet-20250219"), 167_000);
     assert_eq!(thr("2.1.50", "claude-opus-4-1-20250805"), 167_000);
     assert_eq!(thr("2.1.50", "claude-opus-4-6"), 167_000);
-    assert_eq!(
-        claude(Some("2.1.50"), Some("claude-opus-4-6")).max_output,
-        64_000
-    );
-    assert_eq!(
-        claude(Some("2.1.50"), Some("claude-sonnet-4-6")).max_output,
-        32_000
-    );
+    let max = |ver: &str, model: &str| claude(Some(ver), Some(model)).max_output;
+    // claude-3-opus: any `opus` was 32,000 until 2.0.42 gave the 3.x models their own rows.
+    assert_eq!(thr("2.0.41", "claude-3-opus-20240229"), 155_000);
+    assert_eq!(thr("2.0.42", "claude-3-opus-20240229"), 182_904);
+    assert_eq!(max("2.0.29", "claude-sonnet-4-20250514"), 32_000);
+    assert_eq!(max("2.0.30", "claude-sonnet-4-20250514"), 64_000);
+    assert_eq!(max("2.0.55", OPUS45), 32_000);
+    assert_eq!(max("2.0.56", OPUS45), 64_000);
+    assert_eq!(max("2.1.41", OPUS45), 64_000);
+    assert_eq!(max("2.1.42", OPUS45), 32_000);
+    assert_eq!(max("2.1.76", "claude-opus-4-6"), 32_000);
+    assert_eq!(max("2.1.77", "claude-opus-4-6"), 64_000);
+    assert_eq!(max("2.1.77", "claude-sonnet-4-6"), 32_000);
+    assert_eq!(max("2.1.121", "claude-opus-4-7"), 32_000);
+    assert_eq!(max("2.1.122", "claude-opus-4-7"), 64_000);
 }
 
 #[test]
