@@ -753,6 +753,20 @@ pub struct GeminiEra {
     pub started: Option<(i32, u32, u32)>,
     /// An `info` message `Context compressed from X% to Y%.` was seen (v0.33+).
     pub saw_percent_compression_notice: bool,
+    /// The oldest release that knows every model the file used (see [`gemini_model_since`]).
+    pub models_since: Option<Version>,
+}
+
+/// The first release whose model list names `model` (google-gemini/gemini-cli
+/// `packages/core/src/config/models.ts` by tag): a file that used it was written by that
+/// release or a later one. `None` for models known from the start or unknown.
+pub fn gemini_model_since(model: &str) -> Option<Version> {
+    match model.to_ascii_lowercase().as_str() {
+        "gemini-3-pro-preview" => Some(Version::new(0, 16, 0)),
+        "gemini-3-flash-preview" => Some(Version::new(0, 21, 1)),
+        "gemini-3.1-pro-preview" => Some(Version::new(0, 29, 4)),
+        _ => None,
+    }
 }
 
 /// The session file layout (`formats.md` §3.2).
@@ -865,13 +879,23 @@ impl GeminiEra {
         }
     }
 
+    /// Record a model the file used (raises [`GeminiEra::models_since`]).
+    pub fn saw_model(&mut self, model: &str) {
+        if let Some(v) = gemini_model_since(model) {
+            self.models_since = Some(self.models_since.map_or(v, |m| m.max(v)));
+        }
+    }
+
     /// The version assumed: the newest release out on the start date, clamped to the format's
-    /// range (and to v0.33+ when the percent notice was seen); without a date, the newest
-    /// version the format allows.
+    /// range (and raised to v0.33 when the percent notice was seen, and to the release that
+    /// introduced the newest model used); without a date, the newest version the format allows.
     pub fn version(&self) -> Version {
         let (mut lo, hi) = self.format_bounds();
         if self.saw_percent_compression_notice {
             lo = lo.max(Version::new(0, 33, 0));
+        }
+        if let Some(m) = self.models_since {
+            lo = lo.max(m);
         }
         let by_date = self.started.and_then(|d| {
             GEMINI_RELEASES

@@ -287,7 +287,7 @@ fn era(format: Option<GeminiFormat>, started: Option<(i32, u32, u32)>) -> Gemini
     GeminiEra {
         format,
         started,
-        saw_percent_compression_notice: false,
+        ..GeminiEra::default()
     }
 }
 
@@ -351,6 +351,20 @@ fn gemini_switches_on_both_sides() {
     assert_eq!(at((2026, 5, 12)).non_ascii_weight, 1.5);
     assert!(!at((2026, 7, 27)).coalesce_turns);
     assert!(at((2026, 7, 28)).coalesce_turns);
+}
+
+#[test]
+fn gemini_models_raise_the_version() {
+    let mut e = era(Some(GeminiFormat::LegacyJson), Some((2025, 11, 10)));
+    assert_eq!(e.version(), Version::new(0, 13, 0));
+    e.saw_model("gemini-2.5-pro");
+    assert_eq!(e.version(), Version::new(0, 13, 0));
+    e.saw_model("gemini-3-pro-preview");
+    assert_eq!(e.version(), Version::new(0, 16, 0));
+    e.saw_model("gemini-3.1-pro-preview");
+    e.saw_model("gemini-3-flash-preview");
+    assert_eq!(e.models_since, Some(Version::new(0, 29, 4)));
+    assert_eq!(gemini(e, None).threshold, 0.5);
 }
 
 #[test]
@@ -613,6 +627,56 @@ fn claude_table_brackets_every_real_auto_compaction() {
         rows.iter()
             .any(|r| claude(Some(&r.version), Some(&r.model)).threshold() == 167_000)
     );
+}
+
+/// The real legacy Gemini files (Nov 2025 – Feb 2026): their start dates resolve to releases
+/// that already knew every model they used; before masking; threshold 0.2 for the one file
+/// started before v0.17.0 (2025-11-20), 0.5 for the others.
+#[test]
+fn gemini_era_of_real_legacy_files() {
+    let Some(dir) = corpus("real/gemini_legacy") else {
+        return;
+    };
+    let mut checked = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let doc: Record = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let start = doc["startTime"].as_str().unwrap();
+        let d = |a: usize, b: usize| start[a..b].parse::<u32>().unwrap();
+        let mut by_date = era(
+            Some(GeminiFormat::LegacyJson),
+            Some((d(0, 4) as i32, d(5, 7), d(8, 10))),
+        );
+        let mut with_models = by_date;
+        for m in doc["messages"].as_array().unwrap() {
+            if let Some(model) = m["model"].as_str() {
+                with_models.saw_model(model);
+            }
+        }
+        // The date alone already allows every model the file used.
+        assert_eq!(
+            by_date.version(),
+            with_models.version(),
+            "{}",
+            path.display()
+        );
+        by_date.saw_percent_compression_notice = false;
+        let g = gemini(by_date, None);
+        assert!(
+            g.version >= Version::new(0, 16, 0) && g.version <= Version::new(0, 28, 0),
+            "{}: {}",
+            path.display(),
+            g.version
+        );
+        let expect = if start < "2025-11-20" { 0.2 } else { 0.5 };
+        assert_eq!(g.threshold, expect, "{}", path.display());
+        assert!(!g.masking && !g.truncation_only_after_failure && !g.coalesce_turns);
+        checked += 1;
+    }
+    assert_eq!(checked, 39);
 }
 
 #[test]
