@@ -173,23 +173,26 @@ impl ClaudeConstants {
         }
     }
 
-    /// The threshold with `CLAUDE_CODE_AUTOCOMPACT_PCT_OVERRIDE=pct` set (from 2.0.x): the
-    /// override is a percentage of the effective window, clamped by `min` with the default, so
-    /// it can only lower the threshold. Values outside (0, 100] are ignored, as upstream.
-    pub fn threshold_with_pct_override(&self, pct: f64) -> u64 {
-        if !(pct > 0.0 && pct <= 100.0) || self.ratio_percent.is_some() {
-            return self.threshold();
-        }
-        let over = (self.effective_window() as f64 * (pct / 100.0)).floor() as u64;
-        over.min(self.threshold())
-    }
-
-    /// The threshold with `CLAUDE_CODE_AUTO_COMPACT_WINDOW=window` set (from 2.1.75): the window
-    /// becomes `min(model window, max(100_000, value))`.
-    pub fn threshold_with_window_override(&self, window: u64) -> u64 {
+    /// The threshold under the two settings a transcript does not record:
+    ///
+    /// - `window_override` (`CLAUDE_CODE_AUTO_COMPACT_WINDOW` or the `autoCompactWindow`
+    ///   setting, 2.1.75+): the window becomes `min(model window, max(100_000, value))`;
+    /// - `pct_override` (`CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, 2.0.x+): a percentage of the
+    ///   effective window (after the window override), clamped by `min` with the default
+    ///   threshold, so it can only lower it. Values outside (0, 100] are ignored, as upstream.
+    pub fn threshold_with(&self, pct_override: Option<f64>, window_override: Option<u64>) -> u64 {
         let mut c = *self;
-        c.context_window = self.context_window.min(window.max(100_000));
-        c.threshold()
+        if let Some(w) = window_override {
+            c.context_window = self.context_window.min(w.max(100_000));
+        }
+        let default = c.threshold();
+        match pct_override {
+            Some(p) if p > 0.0 && p <= 100.0 && c.ratio_percent.is_none() => {
+                let over = (c.effective_window() as f64 * (p / 100.0)).floor() as u64;
+                over.min(default)
+            }
+            _ => default,
+        }
     }
 }
 
@@ -216,7 +219,7 @@ enum ClaudeReserve {
     /// 3-5-sonnet / 3-5-haiku 8,192; 3-7-sonnet 32,000; else 32,000.
     Table2142,
     /// 2.1.77+: opus-4-6 64,000 and sonnet-4-6 32,000 get their own rows (upper limit 128,000);
-    /// from 2.1.122 the tests compare canonical names and opus-4-7 has 64,000.
+    /// opus-4-7 {64,000, 128,000} from 2.1.111; from 2.1.122 the tests compare canonical names.
     Table2177,
 }
 
@@ -469,7 +472,7 @@ fn claude_max_output(reserve: ClaudeReserve, v: Option<Version>, model: &str) ->
         }
         ClaudeReserve::Table2142 | ClaudeReserve::Table2177 => {
             let own_rows = reserve == ClaudeReserve::Table2177;
-            let opus47 = v.is_none_or(|v| v >= Version::new(2, 1, 122));
+            let opus47 = v.is_none_or(|v| v >= Version::new(2, 1, 111));
             if own_rows && (has("opus-4-6") || (opus47 && has("opus-4-7"))) {
                 64_000
             } else if let Some(x) = claude3_small() {

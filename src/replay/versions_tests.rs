@@ -134,8 +134,8 @@ fn claude_per_model_reservations() {
     assert_eq!(max("2.1.76", "claude-opus-4-6"), 32_000);
     assert_eq!(max("2.1.77", "claude-opus-4-6"), 64_000);
     assert_eq!(max("2.1.77", "claude-sonnet-4-6"), 32_000);
-    assert_eq!(max("2.1.121", "claude-opus-4-7"), 32_000);
-    assert_eq!(max("2.1.122", "claude-opus-4-7"), 64_000);
+    assert_eq!(max("2.1.110", "claude-opus-4-7"), 32_000);
+    assert_eq!(max("2.1.111", "claude-opus-4-7"), 64_000);
 }
 
 #[test]
@@ -170,21 +170,27 @@ fn claude_measure_eras() {
 fn claude_overrides() {
     let c = claude(Some("2.1.30"), Some(SONNET45));
     // 50% of the effective window (180,000) = 90,000 < 167,000.
-    assert_eq!(c.threshold_with_pct_override(50.0), 90_000);
-    // The override cannot raise the threshold.
-    assert_eq!(c.threshold_with_pct_override(99.0), 167_000);
-    assert_eq!(c.threshold_with_pct_override(0.0), 167_000);
-    assert_eq!(c.threshold_with_pct_override(150.0), 167_000);
+    assert_eq!(c.threshold_with(Some(50.0), None), 90_000);
+    // The override cannot raise the threshold; out-of-range values are ignored.
+    assert_eq!(c.threshold_with(Some(99.0), None), 167_000);
+    assert_eq!(c.threshold_with(Some(0.0), None), 167_000);
+    assert_eq!(c.threshold_with(Some(150.0), None), 167_000);
+    assert_eq!(c.threshold_with(None, None), c.threshold());
     // The window override: min(model window, max(100k, value)).
     assert_eq!(
-        c.threshold_with_window_override(150_000),
+        c.threshold_with(None, Some(150_000)),
         150_000 - 20_000 - 13_000
     );
     assert_eq!(
-        c.threshold_with_window_override(50_000),
+        c.threshold_with(None, Some(50_000)),
         100_000 - 20_000 - 13_000
     );
-    assert_eq!(c.threshold_with_window_override(500_000), 167_000);
+    assert_eq!(c.threshold_with(None, Some(500_000)), 167_000);
+    // Both: the percentage applies to the overridden effective window.
+    assert_eq!(c.threshold_with(Some(80.0), Some(150_000)), 104_000);
+    // The ratio era has no override.
+    let old = claude(Some("1.0.50"), Some(SONNET45));
+    assert_eq!(old.threshold_with(Some(50.0), None), 154_560);
 }
 
 #[test]
