@@ -400,14 +400,14 @@ static CLAUDE: &[ClaudeRow] = &[
         evidence: "npm @anthropic-ai/claude-code@2.1.77 cli.js: opus-4-6 {64000, 128000} and sonnet-4-6 {32000, 128000} rows",
     },
     ClaudeRow {
-        from: Version::new(2, 1, 122),
+        from: Version::new(2, 1, 117),
         reserve: ClaudeReserve::Table2177,
         cap: 20_000,
         buffer: 13_000,
         ratio_percent: None,
         one_m_default: &["claude-opus-4-7"],
         measure: M_EST_ALL,
-        evidence: "npm @anthropic-ai/claude-code-linux-x64@2.1.122 (embedded bundle): claude-opus-4-7 gets a 1M window by default (its debug log: effectiveWindow=980000)",
+        evidence: "npm @anthropic-ai/claude-code-linux-x64@2.1.117 (embedded bundle): claude-opus-4-7 gets a 1M window by default (2.1.122's debug log: effectiveWindow=980000)",
     },
 ];
 

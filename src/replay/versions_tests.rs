@@ -143,10 +143,10 @@ fn claude_one_million_windows() {
     let c = claude(Some("2.1.30"), Some("claude-sonnet-4-5-20250929[1m]"));
     assert_eq!(c.context_window, 1_000_000);
     assert_eq!(c.threshold(), 967_000);
-    // Opus 4.7 has 1M without opting in from 2.1.122.
-    assert_eq!(thr("2.1.121", "claude-opus-4-7"), 167_000);
-    assert_eq!(thr("2.1.122", "claude-opus-4-7"), 967_000);
-    assert_eq!(thr("2.1.122", SONNET45), 167_000);
+    // Opus 4.7 has 1M without opting in from 2.1.117.
+    assert_eq!(thr("2.1.116", "claude-opus-4-7"), 167_000);
+    assert_eq!(thr("2.1.117", "claude-opus-4-7"), 967_000);
+    assert_eq!(thr("2.1.117", SONNET45), 167_000);
 }
 
 #[test]
