@@ -34,6 +34,7 @@ pub mod pi;
 pub mod settings;
 mod sync;
 pub mod validate;
+pub mod versions;
 pub mod window;
 
 use std::path::PathBuf;
