@@ -717,6 +717,19 @@ pub fn codex(
         }
         Some(w) => w,
     };
+    codex_for_window(version, model, context_window, configured_limit)
+}
+
+/// As [`codex`], for a known full context window (an override, or one already converted from
+/// the recorded figure).
+pub fn codex_for_window(
+    version: Option<&str>,
+    model: Option<&str>,
+    context_window: u64,
+    configured_limit: Option<u64>,
+) -> CodexConstants {
+    let v = version.and_then(Version::parse);
+    let row = row_for(CODEX, |r| r.from, v);
     let ninety = context_window * 9 / 10;
     let is_gpt5_codex = model.is_some_and(|m| m.to_ascii_lowercase().starts_with("gpt-5-codex"));
     let auto_compact_limit = match row.rule {
