@@ -45,6 +45,39 @@ fn agent_model(input: &ReplayInput) -> Option<String> {
 
 /// Replay one session.
 pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
+    replay_calibrated(input, opts, None)
+}
+
+/// Replay one session under several options (a sweep). The calibration is fitted once per
+/// algorithm and window: it maps the algorithm's estimate of the unmanaged history to the
+/// recorded sizes, which no setting changes.
+pub fn replay_each(input: &ReplayInput, options: &[ReplayOptions]) -> Vec<SessionReplay> {
+    let mut fitted: Vec<(Algorithm, Option<u64>, (Calibration, Option<f64>))> = Vec::new();
+    options
+        .iter()
+        .map(|o| {
+            let known = fitted
+                .iter()
+                .find(|(a, w, _)| *a == o.algorithm && *w == o.context_window)
+                .map(|(_, _, c)| *c);
+            let r = replay_calibrated(input, o, known);
+            if known.is_none() {
+                fitted.push((
+                    o.algorithm,
+                    o.context_window,
+                    (r.calibration, r.estimator_drift),
+                ));
+            }
+            r
+        })
+        .collect()
+}
+
+fn replay_calibrated(
+    input: &ReplayInput,
+    opts: &ReplayOptions,
+    fitted: Option<(Calibration, Option<f64>)>,
+) -> SessionReplay {
     let alg = opts.algorithm;
     let model = agent_model(input);
     let mut limits = window::resolve(
@@ -100,7 +133,7 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
         .iter()
         .map(|c| c.request_index)
         .min();
-    let (calibration, drift) = calibrate(input, &ctx, alg, first_managed);
+    let (calibration, drift) = fitted.unwrap_or_else(|| calibrate(input, &ctx, alg, first_managed));
     if !calibration.is_calibrated() {
         notes.push("no recorded usage: every figure is an estimate (uncalibrated)".into());
     }

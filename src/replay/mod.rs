@@ -47,7 +47,7 @@ use calibrate::Calibration;
 use settings::{Settings, Spec};
 use window::Limits;
 
-pub use engine::replay;
+pub use engine::{replay, replay_each};
 
 /// The algorithms `replay-compress` can replay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, Serialize)]

@@ -479,3 +479,33 @@ fn codex_limits_follow_the_recorded_version_and_full_window() {
     o2.context_window = None;
     assert_eq!(replay(&inp, &o2).threshold, Some(244_800));
 }
+
+#[test]
+fn a_sweep_equals_its_replays_one_by_one() {
+    // The calibration is fitted once per sweep: no setting may change it.
+    let inp = input(30, 40_000, |k, h| Some(4_000 + h + h / 7 + k as u64));
+    let sweeps: &[(Algorithm, &str, &[&str])] = &[
+        (Algorithm::Claude, "autocompact_pct", &["40", "70", "100"]),
+        (
+            Algorithm::Codex,
+            "auto_compact_token_limit",
+            &["0", "90000"],
+        ),
+        (Algorithm::Gemini, "threshold", &["0.2", "0.5"]),
+        (Algorithm::Pi, "reserve_tokens", &["16384", "120000"]),
+        (Algorithm::OpenclawPrune, "soft_trim_ratio", &["0.1", "0.3"]),
+    ];
+    for (alg, key, values) in sweeps {
+        let options: Vec<ReplayOptions> = values
+            .iter()
+            .map(|v| opts(*alg, 2_000, &[(key, v)]))
+            .collect();
+        let swept = replay_each(&inp, &options);
+        for (o, r) in options.iter().zip(&swept) {
+            let alone = replay(&inp, o);
+            assert_eq!(r.calibration, alone.calibration, "{alg:?} {key}");
+            assert_eq!(r.totals, alone.totals, "{alg:?} {key}");
+            assert_eq!(r.events.len(), alone.events.len(), "{alg:?} {key}");
+        }
+    }
+}
