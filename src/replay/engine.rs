@@ -52,7 +52,7 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
 /// algorithm and window: it maps the algorithm's estimate of the unmanaged history to the
 /// recorded sizes, which no setting changes.
 pub fn replay_each(input: &ReplayInput, options: &[ReplayOptions]) -> Vec<SessionReplay> {
-    let mut fitted: Vec<(Algorithm, Option<u64>, (Calibration, Option<f64>))> = Vec::new();
+    let mut fitted: Vec<(Algorithm, Option<u64>, Fitted)> = Vec::new();
     options
         .iter()
         .map(|o| {
@@ -73,10 +73,13 @@ pub fn replay_each(input: &ReplayInput, options: &[ReplayOptions]) -> Vec<Sessio
         .collect()
 }
 
+/// A session's calibration and estimator drift.
+type Fitted = (Calibration, Option<f64>);
+
 fn replay_calibrated(
     input: &ReplayInput,
     opts: &ReplayOptions,
-    fitted: Option<(Calibration, Option<f64>)>,
+    fitted: Option<Fitted>,
 ) -> SessionReplay {
     let alg = opts.algorithm;
     let model = agent_model(input);
