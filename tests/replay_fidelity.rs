@@ -6,9 +6,10 @@
 //! The figures asserted here are the agreement reached on 2026-11-24 (see the README's replay
 //! section); a change that loses fidelity fails them.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 fn real(dir: &str) -> PathBuf {
@@ -17,44 +18,23 @@ fn real(dir: &str) -> PathBuf {
         .join(dir)
 }
 
-/// CI runs the corpus tests: there, a missing corpus is a failure, not a quiet skip.
-#[cfg(not(has_corpus))]
-#[test]
-fn corpus_is_present_in_ci() {
-    assert!(
-        !std::env::var("CI").is_ok_and(|v| v == "true" || v == "1"),
-        "CI=true but the corpus is missing at {} (set SESSIONS_CORPUS)",
-        env!("SESSIONS_CORPUS_DIR")
-    );
-}
+corpus_is_present_in_ci!();
 
 /// `replay-compress --validate --format json` over one folder: the per-session records and the
 /// per-agent `validation_summary`.
 fn validate(alg: &str, dir: &Path) -> (Vec<Value>, Option<Value>) {
-    let out = Command::cargo_bin("sessions")
-        .unwrap()
-        .env("TZ", "UTC")
-        .args([
-            "replay-compress",
-            "-A",
-            alg,
-            "--validate",
-            "--format",
-            "json",
-        ])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let all = common::json_array(
+        common::sessions()
+            .args([
+                "replay-compress",
+                "-A",
+                alg,
+                "--validate",
+                "--format",
+                "json",
+            ])
+            .arg(dir),
     );
-    let all: Vec<Value> = serde_json::from_slice::<Value>(&out.stdout)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone();
     let (summary, sessions): (Vec<Value>, Vec<Value>) = all
         .into_iter()
         .partition(|r| r["kind"] == "validation_summary");
