@@ -110,7 +110,8 @@ pub enum Role {
 }
 
 /// Unified token usage. `total = input + cache_read + cache_write + output`;
-/// `reasoning` is a subset of `output` and never added to the total.
+/// `reasoning` is a subset of `output` and `cache_write_1h` a subset of `cache_write`, and
+/// neither is ever added to the total.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Usage {
     /// Uncached input tokens.
@@ -119,16 +120,25 @@ pub struct Usage {
     pub cache_read: u64,
     pub cache_write: u64,
     pub reasoning: u64,
+    /// The part of `cache_write` Claude recorded as 1-hour cache
+    /// (`usage.cache_creation.ephemeral_1h_input_tokens`), which is priced higher than the
+    /// 5-minute cache.
+    #[serde(default)]
+    pub cache_write_1h: u64,
 }
 
 impl Usage {
+    // Token arithmetic saturates: a hostile or corrupt file can record counts near u64::MAX,
+    // and a saturated figure is visibly absurd where a wrapped one would look plausible.
     pub fn total(&self) -> u64 {
-        self.input + self.cache_read + self.cache_write + self.output
+        self.prompt().saturating_add(self.output)
     }
 
     /// The prompt size this usage represents (uncached + cache read + cache write).
     pub fn prompt(&self) -> u64 {
-        self.input + self.cache_read + self.cache_write
+        self.input
+            .saturating_add(self.cache_read)
+            .saturating_add(self.cache_write)
     }
 
     pub fn is_zero(&self) -> bool {
@@ -136,11 +146,12 @@ impl Usage {
     }
 
     pub fn add(&mut self, other: &Usage) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cache_read += other.cache_read;
-        self.cache_write += other.cache_write;
-        self.reasoning += other.reasoning;
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
+        self.reasoning = self.reasoning.saturating_add(other.reasoning);
+        self.cache_write_1h = self.cache_write_1h.saturating_add(other.cache_write_1h);
     }
 
     /// Per-field maximum: how streamed snapshots of one response are merged.
@@ -150,6 +161,7 @@ impl Usage {
         self.cache_read = self.cache_read.max(other.cache_read);
         self.cache_write = self.cache_write.max(other.cache_write);
         self.reasoning = self.reasoning.max(other.reasoning);
+        self.cache_write_1h = self.cache_write_1h.max(other.cache_write_1h);
     }
 }
 
@@ -194,6 +206,26 @@ pub struct Request {
     /// Cross-file de-duplication key (Claude `message.id` + `requestId`). Aggregates over several
     /// files count each key once. `None` means the request is unique to this file.
     pub dedup_key: Option<DedupKey>,
+}
+
+/// One model request's billable usage: the atom every usage report sums.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequestUsage {
+    pub timestamp: Option<DateTime<Utc>>,
+    pub model: Option<String>,
+    pub usage: Usage,
+    pub dedup_key: Option<DedupKey>,
+}
+
+impl From<&Request> for RequestUsage {
+    fn from(r: &Request) -> Self {
+        RequestUsage {
+            timestamp: r.timestamp,
+            model: r.model.clone(),
+            usage: r.usage,
+            dedup_key: r.dedup_key.clone(),
+        }
+    }
 }
 
 /// Claude usage identity: one streamed API response. Sidechain copies that replay a parent's
@@ -427,6 +459,7 @@ pub struct SubagentLink {
     /// The tool call that spawned it, when known.
     pub tool_call_id: Option<String>,
     /// Its own file, when it has one.
+    #[serde(serialize_with = "crate::diag::serialize_opt_path")]
     pub path: Option<PathBuf>,
     /// e.g. `general-purpose` (Claude `.meta.json` agentType) or the Codex agent role.
     pub agent_type: Option<String>,
@@ -437,6 +470,7 @@ pub struct SubagentLink {
 pub struct Session {
     pub agent: Agent,
     pub id: String,
+    #[serde(serialize_with = "crate::diag::serialize_path")]
     pub path: PathBuf,
     pub kind: SessionKind,
     pub parent_id: Option<String>,

@@ -15,7 +15,7 @@ use crate::diag::{Report, Warning, WarningKind};
 use crate::discover::{Discovery, Stores, start_from_name};
 use crate::filter::Filter;
 use crate::model::{
-    Agent, Compaction, CompactionKind, Counts, DedupKey, ProjectSource, Session, SessionKind,
+    Agent, Compaction, CompactionKind, Counts, ProjectSource, RequestUsage, Session, SessionKind,
     SubagentLink, Usage,
 };
 use crate::parse::{self, SourceFile, preview};
@@ -62,10 +62,9 @@ pub struct SessionSummary {
     pub compaction_events: Vec<Compaction>,
     pub subagents: Vec<SubagentLink>,
     pub warnings: Vec<Warning>,
-    /// Per-request usage with its cross-file identity, for de-duplicated aggregates.
-    pub request_keys: Vec<(DedupKey, Usage)>,
-    /// Usage of requests that are unique to this file (no cross-file identity).
-    pub unkeyed_usage: Usage,
+    /// Every request of this file with its usage, time, model and cross-file identity: the
+    /// atom usage reports sum (see [`unique_requests`]).
+    pub requests: Vec<RequestUsage>,
     /// Number of messages (all roles), to tell startup stubs from real sessions.
     pub message_count: usize,
     record_uuids: HashSet<u64>,
@@ -77,14 +76,7 @@ impl SessionSummary {
     pub fn from_session(session: Session, source: SourceFile) -> Self {
         let counts = session.counts();
         let usage = session.usage();
-        let mut request_keys = Vec::new();
-        let mut unkeyed_usage = Usage::default();
-        for r in &session.requests {
-            match &r.dedup_key {
-                Some(k) => request_keys.push((k.clone(), r.usage)),
-                None => unkeyed_usage.add(&r.usage),
-            }
-        }
+        let requests = session.requests.iter().map(RequestUsage::from).collect();
         let title = session
             .title
             .clone()
@@ -112,8 +104,7 @@ impl SessionSummary {
             compaction_events: session.compactions,
             subagents: session.subagents,
             warnings: session.warnings,
-            request_keys,
-            unkeyed_usage,
+            requests,
             message_count: session.messages.len(),
             record_uuids: session.record_uuids,
             leaf_titles: session.leaf_titles,
@@ -393,21 +384,35 @@ fn file_stem(p: &Path) -> String {
         .to_string()
 }
 
-/// Token totals over several sessions, counting each Claude API response once even when it
-/// appears in several files (sub-agent logs and resumes replay parent messages). A sidechain
-/// copy of a message already seen in a main session is a replay even with a new request id.
-pub fn aggregate_usage<'a>(sessions: impl IntoIterator<Item = &'a SessionSummary>) -> Usage {
-    let mut total = Usage::default();
-    let mut keyed: Vec<&(DedupKey, Usage)> = Vec::new();
-    for s in sessions {
-        total.add(&s.unkeyed_usage);
-        keyed.extend(s.request_keys.iter());
-    }
-    // Main-session copies first, so replays are recognised whichever file was read first.
-    keyed.sort_by_key(|(k, _)| k.sidechain);
+/// Every request of the given sessions once, with the session it was read from: a Claude API
+/// response that appears in several files (sub-agent logs and resumes replay parent messages)
+/// is kept once. A sidechain copy of a message already seen in a main session is a replay even
+/// with a new request id. Requests without a cross-file identity are unique to their file.
+/// Order: the sessions' order, each session's requests in file order (duplicates dropped).
+pub fn unique_requests(sessions: &[SessionSummary]) -> Vec<(&SessionSummary, &RequestUsage)> {
+    unique_requests_of(sessions.iter())
+}
+
+/// [`unique_requests`] over any collection of sessions (a project's members, a filtered view).
+pub fn unique_requests_of<'a>(
+    sessions: impl IntoIterator<Item = &'a SessionSummary>,
+) -> Vec<(&'a SessionSummary, &'a RequestUsage)> {
+    let all: Vec<(&SessionSummary, &RequestUsage)> = sessions
+        .into_iter()
+        .flat_map(|s| s.requests.iter().map(move |r| (s, r)))
+        .collect();
+    // Main-session copies claim their keys first, so replays are recognised whichever file was
+    // read first.
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    order.sort_by_key(|&i| all[i].1.dedup_key.as_ref().is_some_and(|k| k.sidechain));
+    let mut keep = vec![false; all.len()];
     let mut seen_full: HashSet<(&str, Option<&str>)> = HashSet::new();
     let mut seen_main_ids: HashSet<&str> = HashSet::new();
-    for (k, u) in keyed {
+    for i in order {
+        let Some(k) = &all[i].1.dedup_key else {
+            keep[i] = true;
+            continue;
+        };
         if k.sidechain && seen_main_ids.contains(k.message_id.as_str()) {
             continue;
         }
@@ -417,7 +422,19 @@ pub fn aggregate_usage<'a>(sessions: impl IntoIterator<Item = &'a SessionSummary
         if !k.sidechain {
             seen_main_ids.insert(k.message_id.as_str());
         }
-        total.add(u);
+        keep[i] = true;
+    }
+    all.into_iter()
+        .zip(keep)
+        .filter_map(|(pair, k)| k.then_some(pair))
+        .collect()
+}
+
+/// Token totals over several sessions, each request counted once ([`unique_requests`]).
+pub fn aggregate_usage<'a>(sessions: impl IntoIterator<Item = &'a SessionSummary>) -> Usage {
+    let mut total = Usage::default();
+    for (_, r) in unique_requests_of(sessions) {
+        total.add(&r.usage);
     }
     total
 }

@@ -34,7 +34,9 @@ fn json_out(c: &mut Command) -> Vec<Value> {
 
 /// A Claude session of `turns` turns: each prompt is 40,000 ASCII characters (10,000 tokens at
 /// bytes/4), each reply "ok" (1 token); the recorded prompt of request k is
-/// 5,000 + 10,000 × (k + 1) + k, i.e. a 5,000-token overhead plus exactly the estimate.
+/// 5,000 + 10,000 × (k + 1) + k, i.e. a 5,000-token overhead plus exactly the estimate. Past
+/// 19 turns its prompts exceed 200k, which only a 1M-window session records: tests that mean a
+/// 200k window say `--context-window 200000`.
 fn big_claude_session(dir: &Path, turns: usize) -> PathBuf {
     let mut lines = Vec::new();
     let mut parent = Value::Null;
@@ -74,6 +76,8 @@ fn claude_trigger_point_matches_hand_arithmetic() {
                 "replay-compress",
                 "-A",
                 "claude",
+                "--context-window",
+                "200000",
                 "--timeline",
                 "--format",
                 "json",
@@ -134,6 +138,8 @@ fn sweep_gives_one_record_per_setting_and_a_table_row_each() {
                 "claude",
                 "--sweep",
                 "autocompact_pct=50,100",
+                "--context-window",
+                "200000",
                 "--format",
                 "json",
             ])
@@ -255,7 +261,14 @@ fn plot_writes_an_svg_with_the_three_series() {
     let path = big_claude_session(dir.path(), 20);
     let svg = dir.path().join("chart.svg");
     sessions()
-        .args(["replay-compress", "-A", "claude", "--plot"])
+        .args([
+            "replay-compress",
+            "-A",
+            "claude",
+            "--context-window",
+            "200000",
+            "--plot",
+        ])
         .arg(&svg)
         .arg(&path)
         .assert()
@@ -267,7 +280,9 @@ fn plot_writes_an_svg_with_the_three_series() {
         "recorded",
         "what-if (claude)",
         "threshold 167k",
-        "compression / prune",
+        "window 200k",
+        // Events are ticks on the axis, counted in the legend.
+        "1 event",
     ] {
         assert!(text.contains(label), "missing {label}");
     }
@@ -386,13 +401,13 @@ fn small_windows_make_every_algorithm_act() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn openclaw_prunes_real_tool_output_when_ungated() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus/claude/real-v1.0.95-thinking-tool-errors.jsonl");
-    if !file.is_file() {
-        eprintln!("note: ../shared/corpus not found; skipped");
-        return;
-    }
+    let file = Path::new(env!("SESSIONS_CORPUS_DIR"))
+        .join("claude/real-v1.0.95-thinking-tool-errors.jsonl");
     let rows = json_out(
         sessions()
             .args([
@@ -422,4 +437,69 @@ fn openclaw_prunes_real_tool_output_when_ungated() {
     assert!(rows[0]["totals"]["saved"].as_i64().unwrap() > 0);
     assert_eq!(rows[1]["settings"]["ttl"], 5);
     assert_eq!(rows[1]["compressions"], 0);
+}
+
+#[test]
+fn the_table_says_what_it_used_sorts_by_saving_and_ends_with_a_verdict() {
+    let args = [
+        "replay-compress",
+        "--all",
+        "-A",
+        "pi",
+        "--context-window",
+        "20000",
+    ];
+    let rows = json_out(
+        sessions()
+            .arg("--home")
+            .arg(home())
+            .args(args)
+            .args(["--format", "json"]),
+    );
+    let out = sessions()
+        .env("COLUMNS", "80")
+        .arg("--home")
+        .arg(home())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("algorithm: pi · window 20,000 · threshold 3,616"),
+        "{text}"
+    );
+    assert!(text.contains("FULL: context with no management"), "{text}");
+    assert!(text.contains("verdict: pi would have saved"), "{text}");
+    for line in text.lines() {
+        assert!(line.chars().count() <= 80, "wider than 80: {line:?}");
+    }
+    // Rows come biggest saving first (ties: newest first).
+    let mut expected: Vec<(i64, String, String)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["totals"]["saved"].as_i64().unwrap(),
+                r["started_at"].as_str().unwrap_or("").to_string(),
+                r["id"].as_str().unwrap().chars().take(8).collect(),
+            )
+        })
+        .collect();
+    expected.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| b.1.cmp(&a.1)));
+    let shown: Vec<String> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("AGENT"))
+        .skip(1)
+        .take(expected.len())
+        .map(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .unwrap()
+                .chars()
+                .take(8)
+                .collect()
+        })
+        .collect();
+    let expected: Vec<String> = expected.into_iter().map(|e| e.2).collect();
+    assert_eq!(shown, expected);
 }

@@ -71,15 +71,18 @@ fn number(v: Option<&Value>) -> Option<u64> {
 /// the `cache_creation` 5m + 1h sum is preferred over `cache_creation_input_tokens`, and
 /// `thinking_tokens` is a subset of `output_tokens`.
 fn usage_of(u: &Obj) -> Usage {
-    let cache_write = match u.get("cache_creation").and_then(Value::as_object) {
+    let (cache_write, cache_write_1h) = match u.get("cache_creation").and_then(Value::as_object) {
         Some(cc)
             if cc.contains_key("ephemeral_5m_input_tokens")
                 || cc.contains_key("ephemeral_1h_input_tokens") =>
         {
-            u64_of(cc.get("ephemeral_5m_input_tokens"))
-                + u64_of(cc.get("ephemeral_1h_input_tokens"))
+            let h1 = u64_of(cc.get("ephemeral_1h_input_tokens"));
+            (
+                u64_of(cc.get("ephemeral_5m_input_tokens")).saturating_add(h1),
+                h1,
+            )
         }
-        _ => u64_of(u.get("cache_creation_input_tokens")),
+        _ => (u64_of(u.get("cache_creation_input_tokens")), 0),
     };
     let reasoning = u
         .get("output_tokens_details")
@@ -91,6 +94,7 @@ fn usage_of(u: &Obj) -> Usage {
         cache_read: u64_of(u.get("cache_read_input_tokens")),
         cache_write,
         reasoning,
+        cache_write_1h,
     }
 }
 
@@ -1138,7 +1142,8 @@ mod tests {
                 output: 50,
                 cache_read: 7,
                 cache_write: 120,
-                reasoning: 30
+                reasoning: 30,
+                cache_write_1h: 20,
             }
         );
         assert_eq!(a.total(), 3 + 7 + 120 + 50); // thinking is inside output

@@ -80,16 +80,13 @@ pub fn parse_file(file: &SourceFile) -> Result<Session, Warning> {
         Agent::Codex => codex::parse(file),
         Agent::Gemini => gemini::parse(file),
     }?;
-    // Recorded times beat the file's mtime, which copies and backups reset. Only a file with no
-    // usable timestamp at all falls back to its mtime.
+    // Recorded times only: a file's mtime is reset by every copy, backup and checkout, so a
+    // session that recorded no time at all (a Gemini saved chat) stays undated rather than
+    // becoming the newest session, dated today.
     match (session.started_at, session.updated_at) {
         (Some(s), None) => session.updated_at = Some(s),
         (None, Some(u)) => session.started_at = Some(u),
-        (None, None) => {
-            session.started_at = file.mtime;
-            session.updated_at = file.mtime;
-        }
-        (Some(_), Some(_)) => {}
+        (None, None) | (Some(_), Some(_)) => {}
     }
     Ok(session)
 }

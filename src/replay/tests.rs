@@ -3,7 +3,7 @@
 
 use super::settings::Settings;
 use super::*;
-use crate::model::Usage;
+use crate::model::{CompactionKind, Message, Session, Trigger, Usage};
 
 fn item(role: Role, human: bool, text: &str) -> HistoryItem {
     HistoryItem {
@@ -49,7 +49,10 @@ fn input(turns: usize, chars: usize, recorded: impl Fn(usize, u64) -> Option<u64
         recorded_usage: true,
         recorded_compactions: Vec::new(),
         gemini: None,
+        post_compaction: Vec::new(),
         recorded_window: None,
+        started_at: None,
+        agent_version: None,
     }
 }
 
@@ -61,11 +64,14 @@ fn opts(alg: Algorithm, summary: u64, pairs: &[(&str, &str)]) -> ReplayOptions {
     ReplayOptions {
         algorithm: alg,
         settings: Settings::resolve(alg.specs(), &pairs).unwrap(),
-        context_window: None,
+        // These sessions record prompts above 200k on a 200k model, which a real one cannot:
+        // the window is pinned so that the 1M inference (tested on its own) stays out.
+        context_window: Some(200_000),
         summary_tokens: summary,
         summary_tokens_source: "test",
         timeline: true,
         validate: true,
+        follow_recording: false,
     }
 }
 
@@ -100,6 +106,8 @@ fn claude_compacts_at_window_minus_output_cap_minus_buffer() {
             settings: Settings::resolve(claude::SPECS, &[]).unwrap(),
             limits: window::resolve(Some("claude-sonnet-4-5"), None, None, (0, 0)),
             summary_tokens: 0,
+            agent_version: None,
+            model: None,
         },
     );
     assert_eq!(ctx_threshold, Some(200_000 - 20_000 - 13_000));
@@ -149,7 +157,9 @@ fn codex_keeps_recent_user_messages_within_budget() {
     let mut inp = input(20, 32_000, |_, h| Some(h));
     inp.model = Some("gpt-5-codex".into());
     inp.agent = Agent::Codex;
-    let r = replay(&inp, &opts(Algorithm::Codex, 1_500, &[]));
+    let mut o = opts(Algorithm::Codex, 1_500, &[]);
+    o.context_window = None;
+    let r = replay(&inp, &o);
     let e = &r.events[0];
     // After request k the total is 8,000 × (2k + 1) + 8,000 of output = 16,000 × (k + 1):
     // 240,000 after request 14, below the limit. The new prompt then brings the context to
@@ -188,7 +198,9 @@ fn estimates_only_when_nothing_was_recorded() {
 fn unknown_model_says_which_window_it_assumed() {
     let mut inp = input(1, 40, |_, h| Some(h));
     inp.model = Some("mystery-model".into());
-    let r = replay(&inp, &opts(Algorithm::Claude, 3_000, &[]));
+    let mut o = opts(Algorithm::Claude, 3_000, &[]);
+    o.context_window = None;
+    let r = replay(&inp, &o);
     assert_eq!(r.limits.source, window::WindowSource::Default);
     assert!(
         r.notes
@@ -253,4 +265,248 @@ fn from_session_drops_management_artifacts_and_sidechains() {
         "only the prompt precedes the response"
     );
     assert_eq!(inp.items[2].tool_names, vec![Some("Bash".to_string())]);
+}
+
+fn timeline(r: &SessionReplay) -> Vec<(u64, Option<u64>, u64, bool)> {
+    r.timeline
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|p| (p.full, p.recorded, p.what_if, p.in_sync))
+        .collect()
+}
+
+#[test]
+fn with_no_intervention_what_if_is_the_recording() {
+    // The real tokenizer counts 1.3 × the estimate, plus 7,000 of system prompt: an estimator
+    // 30% off must not show up as a saving.
+    let inp = input(6, 4_000, |_, h| Some(7_000 + h * 13 / 10));
+    let r = replay(&inp, &opts(Algorithm::Pi, 2_500, &[]));
+    assert_eq!(r.compressions, 0);
+    for (full, rec, what_if, in_sync) in timeline(&r) {
+        assert_eq!(Some(what_if), rec);
+        assert_eq!(Some(full), rec);
+        assert!(in_sync);
+    }
+    assert_eq!((r.totals.saved, r.totals.saved_vs_recorded), (0, 0));
+    let c = r.calibration;
+    assert_eq!(c.method, calibrate::Method::LeastSquares);
+    assert!((c.scale - 1.3).abs() < 1e-9, "{c:?}");
+    assert!((c.offset - 7_000.0).abs() < 1e-6, "{c:?}");
+    assert_eq!((c.requests_used, c.median_error_pct), (6, Some(0.0)));
+}
+
+#[test]
+fn after_the_replay_intervenes_figures_extrapolate_from_the_last_recorded_one() {
+    // Recorded = 2 × estimate + 1,000. 40,000-token messages: requests see 40k, 120k, 200k,
+    // 280k estimated (81k, 241k, 401k, 561k recorded). At 60% of the effective window
+    // (0.6 × 180,000 = 108,000) Claude compacts before request 1, where its measure (recorded
+    // 81k + output 40k + the new prompt 40k = 161k) crosses the threshold.
+    let inp = input(4, 160_000, |_, h| Some(1_000 + 2 * h));
+    let r = replay(
+        &inp,
+        &opts(Algorithm::Claude, 3_000, &[("autocompact_pct", "60")]),
+    );
+    let e = &r.events[0];
+    assert_eq!((e.request, e.measure), (1, Some(161_000)));
+    // The last recorded point: request 0, estimate 40,000, recorded 81,000. After the
+    // compaction the estimate is the 3,000-token summary: 81,000 + 2 × (3,000 − 40,000).
+    assert_eq!(e.tokens_after, 7_000);
+    let t = timeline(&r);
+    assert_eq!(t[0], (81_000, Some(81_000), 81_000, true));
+    assert_eq!(t[1], (241_000, Some(241_000), 7_000, false));
+    // Request 2 adds the answer and a prompt: 80,000 estimated = 160,000 real.
+    assert_eq!(t[2].2, 167_000);
+    // Saved against the recording is real: the recording never compacted.
+    assert!(r.totals.saved_vs_recorded > 0);
+    assert_eq!(r.totals.saved, r.totals.saved_vs_recorded);
+}
+
+#[test]
+fn a_compaction_made_where_the_agent_made_it_resyncs_with_the_recording() {
+    // Estimates 40k, 120k, 200k, 280k; the agent compacted before request 2 (its measure
+    // 200k ≥ 167k) and its next prompt was 30,000; the replay compacts there too.
+    let mut inp = input(4, 160_000, |k, h| {
+        Some(if k >= 2 { 30_000 + (h - 200_000) } else { h })
+    });
+    let mut c = Compaction::new(CompactionKind::ClaudeBoundary);
+    c.request_index = 2;
+    c.trigger = Trigger::Auto;
+    c.tokens_before = Some(200_000);
+    inp.recorded_compactions = vec![c];
+    let r = replay(&inp, &opts(Algorithm::Claude, 3_000, &[]));
+    assert_eq!(r.compressions, 1);
+    let t = timeline(&r);
+    assert_eq!(
+        t.iter().map(|p| (p.2, p.3)).collect::<Vec<_>>(),
+        [
+            (40_000, true),
+            (120_000, true),
+            (30_000, true),
+            (110_000, true)
+        ]
+    );
+    // `full` goes on from the last unmanaged request: 120k + the 160k added since.
+    assert_eq!(t[3].0, 280_000);
+    let e = &r.events[0];
+    assert_eq!((e.measure, e.tokens_after), (Some(200_000), 30_000));
+    let f = r.fidelity.unwrap();
+    assert_eq!((f.recorded_auto, f.predicted, f.unexpected), (1, 1, 0));
+    assert_eq!(f.median_token_error_pct, Some(0.0));
+    assert_eq!(f.median_series_error_pct, Some(0.0));
+    let v = &r.validation.as_ref().unwrap()[0];
+    assert!(v.matched && !v.followed);
+}
+
+#[test]
+fn the_agents_own_algorithm_follows_a_compaction_it_did_not_predict() {
+    // 20,000-token messages: estimates 20k, 60k, 100k, 140k, 180k. The agent compacted before
+    // request 1 at 60k (far below its threshold as we see it; the recording went on 55k
+    // lower): the replay does not predict it, follows it one request late, and is back in sync
+    // after.
+    let mut inp = input(5, 80_000, |k, h| Some(if k >= 1 { h - 55_000 } else { h }));
+    let mut c = Compaction::new(CompactionKind::ClaudeBoundary);
+    c.request_index = 1;
+    c.trigger = Trigger::Auto;
+    c.tokens_before = Some(60_000);
+    inp.recorded_compactions = vec![c];
+    let mut o = opts(Algorithm::Claude, 3_000, &[]);
+    o.follow_recording = true;
+    let r = replay(&inp, &o);
+    assert_eq!((r.compressions, r.followed), (0, 1));
+    let t = timeline(&r);
+    assert_eq!(
+        t.iter().map(|p| p.3).collect::<Vec<_>>(),
+        [true, false, true, true, true]
+    );
+    assert_eq!(t[2].2, t[2].1.unwrap());
+    let v = &r.validation.as_ref().unwrap()[0];
+    assert!(v.followed && !v.matched);
+    assert_eq!(r.fidelity.unwrap().predicted, 0);
+    // Without following, the replay goes its own way: out of sync to the end.
+    o.follow_recording = false;
+    let r = replay(&inp, &o);
+    assert_eq!(r.followed, 0);
+    assert!(timeline(&r)[1..].iter().all(|p| !p.3));
+}
+
+#[test]
+fn a_replay_compaction_lands_on_the_size_the_agents_compactions_left() {
+    // A native replay at 40% compacts where the agent did not; the agent's own compactions
+    // left 52,000-token contexts, so that is what the replay's leaves too.
+    let mut inp = input(4, 160_000, |_, h| Some(1_000 + 2 * h));
+    inp.post_compaction = vec![PostCompaction {
+        recorded: 52_000,
+        added: 0,
+        summary: 3_000,
+    }];
+    let r = replay(
+        &inp,
+        &opts(Algorithm::Claude, 3_000, &[("autocompact_pct", "60")]),
+    );
+    assert_eq!((r.events[0].request, r.events[0].tokens_after), (1, 52_000));
+    assert_eq!(timeline(&r)[1].2, 52_000);
+}
+
+#[test]
+fn claude_constants_follow_the_recorded_version() {
+    let mut inp = input(4, 160_000, |_, h| Some(h));
+    let o = opts(Algorithm::Claude, 3_000, &[]);
+    inp.agent_version = Some("2.1.7".into());
+    let r = replay(&inp, &o);
+    assert_eq!(r.threshold, Some(155_000));
+    assert!(r.constants.contains("2.1.7"), "{}", r.constants);
+    inp.agent_version = Some("2.1.37".into());
+    assert_eq!(replay(&inp, &o).threshold, Some(167_000));
+    inp.agent_version = None;
+    let r = replay(&inp, &o);
+    assert_eq!(r.threshold, Some(167_000));
+    assert!(r.notes.iter().any(|n| n.contains("newest constants")));
+    inp.agent_version = Some("1.0.50".into());
+    let r = replay(&inp, &o);
+    assert_eq!(
+        r.threshold,
+        Some(154_560),
+        "92% of (200,000 − 32,000): {}",
+        r.constants
+    );
+}
+
+#[test]
+fn claude_prompts_above_200k_mean_a_1m_window() {
+    let mut inp = input(4, 160_000, |_, h| Some(h));
+    inp.agent_version = Some("2.1.37".into());
+    let mut o = opts(Algorithm::Claude, 3_000, &[]);
+    o.context_window = None;
+    let r = replay(&inp, &o);
+    assert_eq!(r.limits.context_window, 1_000_000);
+    assert_eq!(r.threshold, Some(967_000), "{}", r.constants);
+    // Below 200k the recorded model is taken as it is.
+    let small = input(4, 4_000, |_, h| Some(h));
+    let r = replay(&small, &o);
+    assert_eq!(r.limits.context_window, 200_000);
+}
+
+#[test]
+fn codex_limits_follow_the_recorded_version_and_full_window() {
+    let mut inp = input(2, 4_000, |_, h| Some(h));
+    inp.agent = Agent::Codex;
+    inp.model = Some("gpt-5.5".into());
+    // Codex 0.48+ records the window × 95%: 258,400 is gpt-5's 272,000.
+    inp.recorded_window = Some(258_400);
+    let mut o = opts(Algorithm::Codex, 3_000, &[]);
+    o.context_window = None;
+    inp.agent_version = Some("0.125.0".into());
+    let r = replay(&inp, &o);
+    assert_eq!(r.limits.context_window, 272_000);
+    assert_eq!(r.threshold, Some(244_800), "{}", r.constants);
+    // Before 0.35 Codex never compacted on its own.
+    inp.agent_version = Some("0.30.0".into());
+    let r = replay(&inp, &o);
+    assert_eq!(r.threshold, None, "{}", r.constants);
+    assert!(
+        r.constants.contains("no automatic compaction"),
+        "{}",
+        r.constants
+    );
+    // A configured limit is capped at 90% of the window from 0.100.
+    inp.agent_version = Some("0.125.0".into());
+    let o = opts(
+        Algorithm::Codex,
+        3_000,
+        &[("auto_compact_token_limit", "500000")],
+    );
+    let mut o2 = o.clone();
+    o2.context_window = None;
+    assert_eq!(replay(&inp, &o2).threshold, Some(244_800));
+}
+
+#[test]
+fn a_sweep_equals_its_replays_one_by_one() {
+    // The calibration is fitted once per sweep: no setting may change it.
+    let inp = input(30, 40_000, |k, h| Some(4_000 + h + h / 7 + k as u64));
+    let sweeps: &[(Algorithm, &str, &[&str])] = &[
+        (Algorithm::Claude, "autocompact_pct", &["40", "70", "100"]),
+        (
+            Algorithm::Codex,
+            "auto_compact_token_limit",
+            &["0", "90000"],
+        ),
+        (Algorithm::Gemini, "threshold", &["0.2", "0.5"]),
+        (Algorithm::Pi, "reserve_tokens", &["16384", "120000"]),
+        (Algorithm::OpenclawPrune, "soft_trim_ratio", &["0.1", "0.3"]),
+    ];
+    for (alg, key, values) in sweeps {
+        let options: Vec<ReplayOptions> = values
+            .iter()
+            .map(|v| opts(*alg, 2_000, &[(key, v)]))
+            .collect();
+        let swept = replay_each(&inp, &options);
+        for (o, r) in options.iter().zip(&swept) {
+            let alone = replay(&inp, o);
+            assert_eq!(r.calibration, alone.calibration, "{alg:?} {key}");
+            assert_eq!(r.totals, alone.totals, "{alg:?} {key}");
+            assert_eq!(r.events.len(), alone.events.len(), "{alg:?} {key}");
+        }
+    }
 }

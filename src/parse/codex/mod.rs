@@ -241,6 +241,7 @@ impl Raw {
             cache_read,
             cache_write,
             reasoning: self.reasoning,
+            cache_write_1h: 0,
         }
     }
 }

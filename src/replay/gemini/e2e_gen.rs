@@ -169,7 +169,10 @@ impl Gen {
 
     fn uuid(&mut self) -> String {
         self.idn += 1;
-        let h = format!("{:0>12}", radix((self.seed * 1_000_003 + self.idn) as u64, 16));
+        let h = format!(
+            "{:0>12}",
+            radix((self.seed * 1_000_003 + self.idn) as u64, 16)
+        );
         format!("00000000-0000-4000-8000-{}", &h[h.len() - 12..])
     }
 
@@ -225,7 +228,10 @@ impl Gen {
                 let command = self.text(u, 0.0, 0.0);
                 let u = self.int(10, 80);
                 let description = self.text(u, 0.05, 0.0);
-                J::obj(vec![("command", s(command)), ("description", s(description))])
+                J::obj(vec![
+                    ("command", s(command)),
+                    ("description", s(description)),
+                ])
             }
             "read_file" | "write_file" => {
                 let a = self.pick(WORDS);
@@ -237,7 +243,11 @@ impl Gen {
             }
             "grep_search" => {
                 let p = self.pick(WORDS);
-                J::obj(vec![("pattern", s(p)), ("path", s(".")), ("include", s("*.rs"))])
+                J::obj(vec![
+                    ("pattern", s(p)),
+                    ("path", s(".")),
+                    ("include", s("*.rs")),
+                ])
             }
             _ => {
                 let u = self.int(5, 120);
@@ -251,13 +261,13 @@ impl Gen {
     /// A `toolCalls` record; `None` result = `undefined` (no key), `Some(J::Null)` = `null`.
     fn tool_call(&mut self, name: &'static str) -> J {
         let id = if self.chance(0.5) {
-            let h = radix(
-                (self.seed * 65521 + self.idn * 31 + self.clock) as u64,
-                16,
-            );
+            let h = radix((self.seed * 65521 + self.idn * 31 + self.clock) as u64, 16);
             format!("{name}-{}-{h}", self.base_ms + self.clock)
         } else {
-            format!("c{}", radix((self.seed * 7 + self.clock + self.idn) as u64, 36))
+            format!(
+                "c{}",
+                radix((self.seed * 7 + self.clock + self.idn) as u64, 36)
+            )
         };
         self.idn += 1;
         let a = self.args(name);
@@ -278,7 +288,10 @@ impl Gen {
             Some(J::Arr(vec![fr(out_obj(&out), true)]))
         } else if r < 0.76 {
             status = "error";
-            Some(J::Arr(vec![fr(J::obj(vec![("error", s(out.clone()))]), true)]))
+            Some(J::Arr(vec![fr(
+                J::obj(vec![("error", s(out.clone()))]),
+                true,
+            )]))
         } else if r < 0.8 {
             let u = self.int(10, 200);
             let err = self.text(u, 0.0, 0.02);
@@ -322,7 +335,11 @@ impl Gen {
             ]))
         } else if r < 0.96 {
             status = "cancelled";
-            if self.chance(0.5) { Some(J::Null) } else { None }
+            if self.chance(0.5) {
+                Some(J::Null)
+            } else {
+                None
+            }
         } else {
             Some(J::Arr(vec![fr(out_obj(&out), false)]))
         };
@@ -340,7 +357,10 @@ impl Gen {
         call.push(("timestamp", s(t)));
         call.push(("displayName", s(name)));
         call.push(("description", s("")));
-        call.push(("renderOutputAsMarkdown", J::Bool(name != "run_shell_command")));
+        call.push((
+            "renderOutputAsMarkdown",
+            J::Bool(name != "run_shell_command"),
+        ));
         self.truth += 12 + Self::tok(&to_json(&a)) + if no_result { 0 } else { Self::tok(&out) };
         J::obj(call)
     }
@@ -528,7 +548,10 @@ pub fn generate_session(seed: u32) -> String {
                 for (_, d, _) in &thoughts {
                     let mut p = vec![("text", s(d.as_str())), ("thought", J::Bool(true))];
                     if g.chance(0.5) {
-                        p.push(("thoughtSignature", s(format!("sig{}", g.int(100000, 999999)))));
+                        p.push((
+                            "thoughtSignature",
+                            s(format!("sig{}", g.int(100000, 999999))),
+                        ));
                     }
                     parts.push(J::obj(p));
                 }
@@ -599,7 +622,11 @@ pub fn generate_session(seed: u32) -> String {
                 })
                 .flatten()
                 .collect();
-            if modern && calls.iter().any(|c| matches!(c.get("result"), Some(J::Arr(_)))) {
+            if modern
+                && calls
+                    .iter()
+                    .any(|c| matches!(c.get("result"), Some(J::Arr(_))))
+            {
                 let id = g.uuid();
                 let ts = g.ts();
                 let m = J::obj(vec![
@@ -616,7 +643,13 @@ pub fn generate_session(seed: u32) -> String {
             lines.push(J::obj(vec![("$rewindTo", s(user_id.clone()))]));
             let idx = messages
                 .iter()
-                .position(|m| m.get("id").and_then(J::as_str).map(JsStr::to_string_lossy).as_deref() == Some(user_id.as_str()))
+                .position(|m| {
+                    m.get("id")
+                        .and_then(J::as_str)
+                        .map(JsStr::to_string_lossy)
+                        .as_deref()
+                        == Some(user_id.as_str())
+                })
                 .expect("the prompt is recorded");
             messages.truncate(idx);
             let u = g.int(20, 300);

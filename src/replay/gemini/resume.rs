@@ -24,8 +24,8 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use super::content::GRole;
 use super::PLACEHOLDER_ENV_TEXT;
+use super::content::GRole;
 use super::json::{J, JsStr, js_trim, to_json};
 use crate::model::{Agent, CompactionKind, Part, Role, Session};
 use crate::replay::{HistoryItem, ReplayInput, RequestPoint};
@@ -377,10 +377,7 @@ pub fn convert_message(msg: &J, index: usize) -> Vec<Turn> {
                 }
                 model_parts.extend(content_parts);
                 for c in calls {
-                    let mut fc = vec![(
-                        "id".to_string(),
-                        c.get("id").cloned().unwrap_or(J::Null),
-                    )];
+                    let mut fc = vec![("id".to_string(), c.get("id").cloned().unwrap_or(J::Null))];
                     field(&mut fc, "name", c.get("name"));
                     field(&mut fc, "args", c.get("args"));
                     model_parts.push(J::Obj(vec![("functionCall".to_string(), J::Obj(fc))]));
@@ -397,10 +394,8 @@ pub fn convert_message(msg: &J, index: usize) -> Vec<Turn> {
                 };
                 match result {
                     J::Str(_) => {
-                        let mut fr = vec![(
-                            "id".to_string(),
-                            c.get("id").cloned().unwrap_or(J::Null),
-                        )];
+                        let mut fr =
+                            vec![("id".to_string(), c.get("id").cloned().unwrap_or(J::Null))];
                         field(&mut fr, "name", c.get("name"));
                         fr.push((
                             "response".to_string(),
@@ -432,7 +427,10 @@ pub fn convert_message(msg: &J, index: usize) -> Vec<Turn> {
 /// `deriveStableId(ids)`: sha256 of the sorted ids joined with `|`, 32 hex digits. A missing
 /// id sorts last and joins as an empty string, as `undefined` does.
 pub fn derive_stable_id(ids: &[Option<JsStr>]) -> String {
-    let mut keyed: Vec<Option<Vec<u16>>> = ids.iter().map(|i| i.as_ref().map(JsStr::to_units)).collect();
+    let mut keyed: Vec<Option<Vec<u16>>> = ids
+        .iter()
+        .map(|i| i.as_ref().map(JsStr::to_units))
+        .collect();
     keyed.sort_by(|a, b| match (a, b) {
         (Some(a), Some(b)) => a.cmp(b),
         (Some(_), None) => std::cmp::Ordering::Less,
@@ -503,7 +501,9 @@ pub fn ensure_stable_tool_ids(turns: &mut [Turn]) {
                     set_id(&mut turns[i].parts[p], "functionCall", id);
                 }
             }
-            if let Some(fr) = inner(&turns[i].parts[p], "functionResponse").filter(|f| id_missing(f)) {
+            if let Some(fr) =
+                inner(&turns[i].parts[p], "functionResponse").filter(|f| id_missing(f))
+            {
                 let name = fr.get("name").cloned();
                 if i > 0 && turns[i - 1].role == GRole::Model {
                     let m = turns[i - 1].parts.iter().position(|q| {
@@ -616,7 +616,10 @@ fn unified(turn: &Turn) -> (Vec<Part>, Vec<Option<String>>) {
             parts.push(Part::ToolCall {
                 id: lossy(fc.get("id")).unwrap_or_default(),
                 name: lossy(fc.get("name")).unwrap_or_else(|| "unknown".into()),
-                input: fc.get("args").map(to_value).unwrap_or(serde_json::Value::Null),
+                input: fc
+                    .get("args")
+                    .map(to_value)
+                    .unwrap_or(serde_json::Value::Null),
             });
             names.push(None);
         } else if let Some(fr) = inner(p, "functionResponse") {
@@ -753,6 +756,9 @@ pub fn input_from(s: &Session, resumed: Resumed) -> ReplayInput {
         recorded_window: s.context_window,
         recorded_usage,
         recorded_compactions,
+        post_compaction: Vec::new(),
+        started_at: s.started_at,
+        agent_version: s.agent_version.clone(),
         gemini: Some(std::sync::Arc::new(resumed)),
     }
 }

@@ -1024,7 +1024,11 @@ impl Gemini {
                         Some(r) if r.to_string_lossy() == "model" => GRole::Model,
                         _ => GRole::User,
                     };
-                    let parts = c.get("parts").and_then(J::as_array).cloned().unwrap_or_default();
+                    let parts = c
+                        .get("parts")
+                        .and_then(J::as_array)
+                        .cloned()
+                        .unwrap_or_default();
                     let items = if k < 2 { 1 } else { curated[split + k - 2].2 };
                     contents.push((role, parts, items));
                 }
@@ -1053,7 +1057,11 @@ impl Gemini {
                     .into_iter()
                     .zip(&curated)
                     .map(|(c, (r, _, items))| {
-                        let parts = c.get("parts").and_then(J::as_array).cloned().unwrap_or_default();
+                        let parts = c
+                            .get("parts")
+                            .and_then(J::as_array)
+                            .cloned()
+                            .unwrap_or_default();
                         (*r, parts, *items)
                     })
                     .collect();
@@ -1133,7 +1141,9 @@ pub fn native_parts(turn: &Turn, strip: bool) -> Option<(GRole, Vec<J>, bool)> {
                     e.is_empty()
                         || (!p.get("thought").is_some_and(J::truthy)
                             && matches!(p.get("text"), Some(J::Str(t)) if t.is_empty())
-                            && e.iter().all(|(k, _)| matches!(k.as_str(), "text" | "thought" | "callIndex")))
+                            && e.iter().all(|(k, _)| {
+                                matches!(k.as_str(), "text" | "thought" | "callIndex")
+                            }))
                 }
                 _ => false,
             }));
@@ -1209,7 +1219,11 @@ impl Strategy for Gemini {
             self.want_max_chars = max_chars(limit, prompt, self.p.truncate_threshold);
             let exact = exact_max_chars(limit, prompt, self.p.truncate_threshold);
             let e = if self.n_invalid > 0 || (exact < 1 && !self.failed) {
-                let m = if self.failed { self.want_max_chars } else { exact };
+                let m = if self.failed {
+                    self.want_max_chars
+                } else {
+                    exact
+                };
                 self.compress_curated(prompt, m)
             } else if self.failed {
                 self.truncate_only(prompt)
@@ -1226,7 +1240,7 @@ impl Strategy for Gemini {
         }
         self.diverged |= events.iter().any(|e| e.kind != EventKind::Failed);
         self.flush(self.seen);
-        if req.recorded_unmanaged {
+        if req.unmanaged {
             self.last_rec = req.recorded_prompt.or(self.last_rec);
         } else {
             self.rec_valid = false;

@@ -155,6 +155,8 @@ fn ctx(st: Settings, window: u64) -> StrategyContext {
             source: WindowSource::Override,
         },
         summary_tokens: 0,
+        agent_version: None,
+        model: None,
     }
 }
 
@@ -165,10 +167,12 @@ fn request(index: usize, timestamp: Option<DateTime<Utc>>) -> RequestInfo {
         recorded_prompt: None,
         output: 0,
         prev_prompt: None,
+        prev_recorded: false,
         prev_output: 0,
-        overhead: 0,
-        recorded_unmanaged: true,
-        prev_recorded: None,
+        context_now: 0,
+        scale: 1.0,
+        in_sync: false,
+        unmanaged: false,
     }
 }
 
@@ -639,7 +643,10 @@ fn engine_replay_reports_prune_events() {
         recorded_usage: false,
         recorded_compactions: Vec::new(),
         gemini: None,
+        post_compaction: Vec::new(),
         recorded_window: None,
+        started_at: None,
+        agent_version: None,
     };
     let opts = crate::replay::ReplayOptions {
         algorithm: crate::replay::Algorithm::OpenclawPrune,
@@ -649,6 +656,7 @@ fn engine_replay_reports_prune_events() {
         summary_tokens_source: "test",
         timeline: true,
         validate: false,
+        follow_recording: false,
     };
     let r = crate::replay::replay(&inp, &opts);
     assert!(

@@ -564,7 +564,10 @@ fn session(items: Vec<HistoryItem>, requests_after: &[usize], output: u64) -> Re
         recorded_usage: false,
         recorded_compactions: Vec::new(),
         gemini: None,
+        post_compaction: Vec::new(),
         recorded_window: None,
+        started_at: None,
+        agent_version: None,
     }
 }
 
@@ -588,6 +591,7 @@ fn run(
             summary_tokens_source: "test",
             timeline: true,
             validate: false,
+            follow_recording: false,
         },
     )
 }
@@ -750,6 +754,8 @@ fn summary_sizes_are_capped_by_the_budgets() {
         settings: Settings::resolve(SPECS, &[]).unwrap(),
         limits: crate::replay::window::resolve(None, None, Some(200_000), (200_000, 32_000)),
         summary_tokens: 50_000,
+        agent_version: None,
+        model: None,
     };
     let p = Pi::new(&ctx);
     assert_eq!(p.history_summary, 13_107, "floor(0.8 × 16,384)");
