@@ -17,6 +17,7 @@ pub mod export;
 pub mod filter;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod gemini_groups;
 pub mod manpage;
 pub mod model;
 pub mod output;

@@ -194,6 +194,7 @@ impl From<Usage> for TokenTotals {
 /// Gemini: last record per message id).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Request {
+    #[serde(serialize_with = "serialize_time")]
     pub timestamp: Option<DateTime<Utc>>,
     pub model: Option<String>,
     /// Billable usage attributed to this call (what totals sum).
@@ -211,6 +212,7 @@ pub struct Request {
 /// One model request's billable usage: the atom every usage report sums.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RequestUsage {
+    #[serde(serialize_with = "serialize_time")]
     pub timestamp: Option<DateTime<Utc>>,
     pub model: Option<String>,
     pub usage: Usage,
@@ -288,6 +290,7 @@ pub struct Message {
     /// Codex item `id`), when it has one.
     pub id: Option<String>,
     pub role: Role,
+    #[serde(serialize_with = "serialize_time")]
     pub timestamp: Option<DateTime<Utc>>,
     pub model: Option<String>,
     pub parts: Vec<Part>,
@@ -386,6 +389,7 @@ pub enum Provenance {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Compaction {
     pub kind: CompactionKind,
+    #[serde(serialize_with = "serialize_time")]
     pub timestamp: Option<DateTime<Utc>>,
     pub trigger: Trigger,
     /// Index into [`Session::messages`] of the first message after the compaction.
@@ -420,12 +424,22 @@ pub struct Compaction {
 }
 
 impl Compaction {
+    /// Where `tokens_before` came from; `Unknown` when there is no figure (a provenance never
+    /// vouches for a number that is not there).
     pub fn before_provenance(&self) -> Provenance {
-        self.tokens_provenance
+        match self.tokens_before {
+            Some(_) => self.tokens_provenance,
+            None => Provenance::Unknown,
+        }
     }
 
+    /// Where `tokens_after` came from: a Claude boundary with `preTokens` but no `postTokens`
+    /// recorded only the figure before, so the one after is `Unknown`, not `Recorded`.
     pub fn after_provenance(&self) -> Provenance {
-        self.after_provenance.unwrap_or(self.tokens_provenance)
+        match self.tokens_after {
+            Some(_) => self.after_provenance.unwrap_or(self.tokens_provenance),
+            None => Provenance::Unknown,
+        }
     }
 
     pub fn new(kind: CompactionKind) -> Self {
@@ -482,7 +496,9 @@ pub struct Session {
     /// The working directory the agent recorded (first one seen).
     pub cwd: Option<String>,
     pub title: Option<String>,
+    #[serde(serialize_with = "serialize_time")]
     pub started_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "serialize_time")]
     pub updated_at: Option<DateTime<Utc>>,
     /// Distinct models in order of first use (`<synthetic>` excluded).
     pub models: Vec<String>,
@@ -617,23 +633,25 @@ impl Session {
     /// The first human prompt, for a fallback title. A sub-agent has no human: its first
     /// prompt is the task its parent gave it.
     pub fn first_prompt(&self) -> Option<String> {
+        // What the human typed, without the harness's wrapping: the first prompt that has some
+        // (else the first one as recorded, markup and all, rather than no title).
+        let typed = |m: &Message| Some(typed_text(&m.text())).filter(|t| !t.is_empty());
         let nonblank = |m: &&Message| !m.text().trim().is_empty();
-        let human = self
-            .messages
-            .iter()
-            .filter(|m| m.is_human && !m.sidechain)
-            .find(nonblank);
+        let humans = || self.messages.iter().filter(|m| m.is_human && !m.sidechain);
+        let human = humans()
+            .find_map(typed)
+            .or_else(|| humans().find(nonblank).map(Message::text));
         let task = || {
             self.messages
                 .iter()
                 .filter(|m| m.role == Role::User && m.subtype.is_none())
                 .find(nonblank)
+                .map(Message::text)
         };
         match self.kind {
             SessionKind::Main => human,
             SessionKind::Subagent => human.or_else(task),
         }
-        .map(Message::text)
     }
 }
 
@@ -643,4 +661,114 @@ pub struct Counts {
     pub assistant_messages: u64,
     pub tool_calls: u64,
     pub tool_errors: u64,
+}
+
+/// Times in every JSON output as `list` writes them: RFC 3339 in UTC with milliseconds
+/// (`2026-03-14T09:00:00.000Z`), so that one parser reads them all.
+pub fn serialize_time<S: serde::Serializer>(
+    t: &Option<DateTime<Utc>>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match t {
+        Some(t) => s.serialize_str(&rfc3339(*t)),
+        None => s.serialize_none(),
+    }
+}
+
+/// RFC 3339 in UTC with milliseconds, the one spelling of a time in machine output.
+pub fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Harness markup around what the user typed (Claude Code): blocks dropped whole.
+const HARNESS_BLOCKS: &[&str] = &[
+    "system-reminder",
+    "ide_opened_file",
+    "ide_selection",
+    "local-command-stdout",
+    "local-command-stderr",
+    "command-message",
+    "command-args",
+    "command-name",
+    "bash-stdout",
+    "bash-stderr",
+    "user-prompt-submit-hook",
+];
+
+/// What the user typed, for a title: a slash command as `/name args` (Claude Code records it as
+/// `<command-name>/name</command-name><command-args>args</command-args>`), a `!` shell command
+/// as `!cmd`, and every other block of harness markup (`<system-reminder>`, `<ide_opened_file>`,
+/// command output) removed.
+pub fn typed_text(text: &str) -> String {
+    let inner = |tag: &str| -> Option<&str> {
+        let open = format!("<{tag}>");
+        let close = format!("</{tag}>");
+        let a = text.find(&open)? + open.len();
+        let b = a + text[a..].find(&close)?;
+        Some(text[a..b].trim())
+    };
+    if let Some(name) = inner("command-name").filter(|n| !n.is_empty()) {
+        let args = inner("command-args").unwrap_or("");
+        let name = if name.starts_with('/') {
+            name.to_string()
+        } else {
+            format!("/{name}")
+        };
+        return if args.is_empty() {
+            name
+        } else {
+            format!("{name} {args}")
+        };
+    }
+    if let Some(cmd) = inner("bash-input").filter(|c| !c.is_empty()) {
+        return format!("!{cmd}");
+    }
+    let mut out = text.to_string();
+    for tag in HARNESS_BLOCKS {
+        let open = format!("<{tag}>");
+        let close = format!("</{tag}>");
+        while let Some(a) = out.find(&open) {
+            match out[a..].find(&close) {
+                Some(b) => out.replace_range(a..a + b + close.len(), " "),
+                // An unclosed block: what follows is the harness's, not the user's.
+                None => out.truncate(a),
+            }
+        }
+    }
+    out.trim().to_string()
+}
+
+#[cfg(test)]
+mod title_tests {
+    use super::typed_text;
+
+    #[test]
+    fn titles_are_what_the_user_typed() {
+        assert_eq!(
+            typed_text(
+                "<command-message>clear</command-message>\n<command-name>/clear</command-name>\n<command-args></command-args>"
+            ),
+            "/clear"
+        );
+        assert_eq!(
+            typed_text("<command-name>review</command-name><command-args>PR 12</command-args>"),
+            "/review PR 12"
+        );
+        assert_eq!(
+            typed_text(
+                "<ide_opened_file>The user opened the file /a.rs in the IDE.</ide_opened_file>fix the build"
+            ),
+            "fix the build"
+        );
+        assert_eq!(
+            typed_text("<system-reminder>x</system-reminder>\n\nhello <b>world</b>"),
+            "hello <b>world</b>"
+        );
+        assert_eq!(
+            typed_text("<local-command-stdout></local-command-stdout>"),
+            ""
+        );
+        assert_eq!(typed_text("<bash-input>ls -la</bash-input>"), "!ls -la");
+        assert_eq!(typed_text("plain"), "plain");
+    }
 }

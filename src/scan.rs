@@ -11,12 +11,12 @@ use chrono::{DateTime, Duration, Utc};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-use crate::diag::{Report, Warning, WarningKind};
+use crate::diag::{Report, Warning};
 use crate::discover::{Discovery, Stores, start_from_name};
 use crate::filter::Filter;
 use crate::model::{
-    Agent, Compaction, CompactionKind, Counts, ProjectSource, RequestUsage, Session, SessionKind,
-    SubagentLink, Usage,
+    Agent, Compaction, Counts, ProjectSource, RequestUsage, Session, SessionKind, SubagentLink,
+    Usage,
 };
 use crate::parse::{self, SourceFile, preview};
 use crate::project::ProjectIndex;
@@ -166,9 +166,8 @@ pub fn scan(opts: &ScanOptions) -> ScanResult {
 
     apply_leaf_titles(&mut sessions);
     resolve_projects(&mut sessions, &opts.stores, &opts.project_roots);
-    let dropped = drop_gemini_duplicates(&mut sessions);
+    let dropped = crate::gemini_groups::group(&mut sessions);
     result.report.extend(dropped);
-    mark_gemini_continuations(&mut sessions);
 
     for s in &mut sessions {
         result.report.extend(s.warnings.iter().cloned());
@@ -278,110 +277,6 @@ fn resolve_projects(sessions: &mut [SessionSummary], stores: &Stores, roots: &[P
         s.project = p;
         s.project_source = src;
     }
-}
-
-/// Gemini keeps copies of one session: a legacy `.json` beside its migrated `.jsonl`, the old
-/// hash folder beside its slug-folder copy, and metadata-only stubs. Same `sessionId` and same
-/// file stem (or an empty stub) is a copy: keep `.jsonl` over `.json`, then the later update.
-/// Same `sessionId` with a different stem is a legacy compression continuation: both stay.
-fn drop_gemini_duplicates(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
-    let mut groups: HashMap<(String, SessionKind), Vec<usize>> = HashMap::new();
-    for (i, s) in sessions.iter().enumerate() {
-        if s.agent == Agent::Gemini {
-            groups.entry((s.id.clone(), s.kind)).or_default().push(i);
-        }
-    }
-    let mut drop: HashSet<usize> = HashSet::new();
-    let mut warnings = Vec::new();
-    for idxs in groups.values().filter(|v| v.len() > 1) {
-        let stem = |i: usize| file_stem(&sessions[i].source.path);
-        let mut by_stem: HashMap<String, Vec<usize>> = HashMap::new();
-        for &i in idxs {
-            by_stem.entry(stem(i)).or_default().push(i);
-        }
-        let any_content = idxs.iter().any(|&i| sessions[i].message_count > 0);
-        for group in by_stem.values() {
-            let best = *group
-                .iter()
-                .max_by_key(|&&i| {
-                    let s = &sessions[i];
-                    (
-                        s.message_count > 0,
-                        s.source.path.extension().is_some_and(|e| e == "jsonl"),
-                        s.updated_at,
-                    )
-                })
-                .expect("non-empty group");
-            for &i in group {
-                if i != best {
-                    drop.insert(i);
-                    warnings.push(dup_warning(&sessions[i], &sessions[best].source.path));
-                }
-            }
-            if any_content && sessions[best].message_count == 0 {
-                drop.insert(best);
-                warnings.push(Warning::new(
-                    WarningKind::Duplicate,
-                    &sessions[best].source.path,
-                    None,
-                    format!(
-                        "empty stub of Gemini session {}, skipped",
-                        sessions[best].id
-                    ),
-                ));
-            }
-        }
-    }
-    let mut i = 0;
-    sessions.retain(|_| {
-        let keep = !drop.contains(&i);
-        i += 1;
-        keep
-    });
-    warnings
-}
-
-/// Legacy Gemini (≤ v0.38) continued a compressed conversation in a new file with the same
-/// `sessionId`: each later part starts with a compression the file itself does not record.
-fn mark_gemini_continuations(sessions: &mut [SessionSummary]) {
-    let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, s) in sessions.iter().enumerate() {
-        if s.agent == Agent::Gemini && s.kind == SessionKind::Main {
-            groups.entry(s.id.as_str()).or_default().push(i);
-        }
-    }
-    let mut later: Vec<usize> = Vec::new();
-    for mut idxs in groups.into_values().filter(|v| v.len() > 1) {
-        idxs.sort_by_key(|&i| sessions[i].started_at);
-        later.extend(idxs.into_iter().skip(1));
-    }
-    for i in later {
-        let s = &mut sessions[i];
-        let mut c = Compaction::new(CompactionKind::GeminiNewFile);
-        c.timestamp = s.started_at;
-        s.compaction_events.insert(0, c);
-        s.compactions += 1;
-    }
-}
-
-fn dup_warning(s: &SessionSummary, kept: &Path) -> Warning {
-    Warning::new(
-        WarningKind::Duplicate,
-        &s.source.path,
-        None,
-        format!("copy of Gemini session {} (kept {})", s.id, kept.display()),
-    )
-}
-
-fn file_stem(p: &Path) -> String {
-    let name = p
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    name.trim_end_matches(".zst")
-        .trim_end_matches(".jsonl")
-        .trim_end_matches(".json")
-        .to_string()
 }
 
 /// Every request of the given sessions once, with the session it was read from: a Claude API

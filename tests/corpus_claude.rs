@@ -763,8 +763,9 @@ fn fixture_webapp_main_2_1() {
         vec![SubagentLink {
             id: "agent-a9d8c7b6".into(),
             tool_call_id: Some("toolu_A4".into()),
+            // Its transcript is not in the sample home; its type is the Task call's.
             path: None,
-            agent_type: None,
+            agent_type: Some("general-purpose".into()),
         }]
     );
     assert!(

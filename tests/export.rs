@@ -587,7 +587,7 @@ fn subagents_are_nested_under_their_call() {
     let md = export_md("c4d5e6f7");
     let task = md.find("**Tool call: Task** · toolu_E1").unwrap();
     let child = md
-        .find("**Sub-agent session agent-a5f3c2e1d0b9a8c7e**")
+        .find("**Sub-agent session agent-a5f3c2e1d0b9a8c7e (Explore)**")
         .unwrap();
     assert!(task < child);
     assert!(md.contains("> #### 1 · Task"), "{md}");

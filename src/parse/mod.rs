@@ -6,6 +6,7 @@
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod subagents;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -80,6 +81,11 @@ pub fn parse_file(file: &SourceFile) -> Result<Session, Warning> {
         Agent::Codex => codex::parse(file),
         Agent::Gemini => gemini::parse(file),
     }?;
+    match session.agent {
+        Agent::Claude => subagents::complete_claude_links(&mut session),
+        Agent::Gemini => harness_continuations(&mut session),
+        Agent::Codex => {}
+    }
     // Recorded times only: a file's mtime is reset by every copy, backup and checkout, so a
     // session that recorded no time at all (a Gemini saved chat) stays undated rather than
     // becoming the newest session, dated today.
@@ -89,6 +95,17 @@ pub fn parse_file(file: &SourceFile) -> Result<Session, Warning> {
         (None, None) | (Some(_), Some(_)) => {}
     }
     Ok(session)
+}
+
+/// Legacy Gemini CLI injects `System: Please continue.` as a user message when the model stops
+/// mid-task: the harness speaking, not a human turn (nor a title).
+fn harness_continuations(s: &mut Session) {
+    for m in &mut s.messages {
+        if m.is_human && m.text().trim() == "System: Please continue." {
+            m.is_human = false;
+            m.subtype = Some("meta".into());
+        }
+    }
 }
 
 /// Guess the agent of a file named on the command line from its first record.

@@ -103,7 +103,7 @@ pub fn local_time(t: DateTime<Utc>) -> String {
 
 /// RFC 3339 in UTC with millisecond precision, the contract's time format.
 pub fn rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    crate::model::rfc3339(t)
 }
 
 /// How a project is named in every human output (list, projects, compactions, show, exports):

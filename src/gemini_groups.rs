@@ -1,0 +1,185 @@
+//! Which Gemini files are one conversation. Gemini CLI writes one file per chat object, and
+//! several files can carry one `sessionId` for four different reasons, told apart here from
+//! what the files hold (formats spec §3.7 and §3.9; real examples in the corpus's
+//! `real/gemini_legacy`):
+//!
+//! - **copies** — a legacy `.json` beside its migrated `.jsonl`, a hash-folder copy beside its
+//!   slug-folder one, backups and snapshots taken while the session grew: the same `startTime`.
+//!   One is kept (the one with the most messages, then `.jsonl`, then the later update) and
+//!   each other is reported as a copy, never counted twice. Metadata-only stubs go too.
+//! - **sub-agent recordings** (codebase-investigator and friends, in the legacy era): a file
+//!   whose whole time span lies inside another file's of the same session. It becomes a
+//!   sub-agent session linked to that parent.
+//! - **compression continuations** (legacy `.json` era, ≤ v0.38): compressing started a new
+//!   chat object and a new file. Only a context that reached a compression threshold can have
+//!   been compressed: the earlier part's last recorded prompt reached 20% of the 1,048,576-token
+//!   limit (the lowest default threshold of any release). The later part then starts with a
+//!   compression the file does not record (`gemini_new_file`).
+//! - **`/clear`**: also a new chat object with the same `sessionId`, from a context of any
+//!   size. Everything else is this: a new conversation, listed on its own, not a compaction.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use crate::diag::{Warning, WarningKind};
+use crate::model::{Agent, Compaction, CompactionKind, SessionKind};
+use crate::scan::SessionSummary;
+
+/// The smallest prompt a Gemini CLI release compresses by default: 20% (v0.11.3–v0.16) of the
+/// 1,048,576-token limit every Gemini model has.
+pub const COMPRESSIBLE_PROMPT: u64 = 1_048_576 / 5;
+
+/// Drop copies, link sub-agent recordings and mark compression continuations. Returns the
+/// warnings for the copies dropped.
+pub fn group(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
+    let warnings = drop_copies(sessions);
+    link_and_mark(sessions);
+    warnings
+}
+
+fn drop_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
+    let mut groups: HashMap<(String, SessionKind), Vec<usize>> = HashMap::new();
+    for (i, s) in sessions.iter().enumerate() {
+        if s.agent == Agent::Gemini {
+            groups.entry((s.id.clone(), s.kind)).or_default().push(i);
+        }
+    }
+    let mut drop: HashSet<usize> = HashSet::new();
+    let mut warnings = Vec::new();
+    for idxs in groups.values().filter(|v| v.len() > 1) {
+        // Copies share a start; files that recorded none are copies of each other only when
+        // their names agree (a stub, a migrated `.json`).
+        let mut by_start: HashMap<String, Vec<usize>> = HashMap::new();
+        for &i in idxs {
+            let s = &sessions[i];
+            let key = match s.started_at {
+                Some(t) => t.to_rfc3339(),
+                None => format!("name:{}", file_stem(&s.source.path)),
+            };
+            by_start.entry(key).or_default().push(i);
+        }
+        let any_content = idxs.iter().any(|&i| sessions[i].message_count > 0);
+        for group in by_start.values() {
+            let best = *group
+                .iter()
+                .max_by_key(|&&i| {
+                    let s = &sessions[i];
+                    (
+                        s.message_count,
+                        s.source.path.extension().is_some_and(|e| e == "jsonl"),
+                        s.updated_at,
+                    )
+                })
+                .expect("non-empty group");
+            for &i in group {
+                if i != best {
+                    drop.insert(i);
+                    warnings.push(Warning::new(
+                        WarningKind::Duplicate,
+                        &sessions[i].source.path,
+                        None,
+                        format!(
+                            "copy of Gemini session {} (kept {})",
+                            sessions[i].id,
+                            sessions[best].source.path.display()
+                        ),
+                    ));
+                }
+            }
+            if any_content && sessions[best].message_count == 0 {
+                drop.insert(best);
+                warnings.push(Warning::new(
+                    WarningKind::Duplicate,
+                    &sessions[best].source.path,
+                    None,
+                    format!(
+                        "empty stub of Gemini session {}, skipped",
+                        sessions[best].id
+                    ),
+                ));
+            }
+        }
+    }
+    let mut i = 0;
+    sessions.retain(|_| {
+        let keep = !drop.contains(&i);
+        i += 1;
+        keep
+    });
+    warnings
+}
+
+/// The last prompt a part recorded.
+fn last_prompt(s: &SessionSummary) -> u64 {
+    s.requests
+        .iter()
+        .rev()
+        .map(|r| r.usage.prompt())
+        .find(|&p| p > 0)
+        .unwrap_or(0)
+}
+
+fn link_and_mark(sessions: &mut [SessionSummary]) {
+    let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, s) in sessions.iter().enumerate() {
+        if s.agent == Agent::Gemini && s.kind == SessionKind::Main && s.started_at.is_some() {
+            groups.entry(s.id.clone()).or_default().push(i);
+        }
+    }
+    for mut idxs in groups.into_values().filter(|v| v.len() > 1) {
+        idxs.sort_by_key(|&i| {
+            (
+                sessions[i].started_at,
+                std::cmp::Reverse(sessions[i].updated_at),
+            )
+        });
+        // Sub-agent recordings: inside an earlier part's time span.
+        let mut parts: Vec<usize> = Vec::new();
+        for &i in &idxs {
+            let (start, end) = span(&sessions[i]);
+            let host = parts.iter().copied().find(|&p| {
+                let (ps, pe) = span(&sessions[p]);
+                ps <= start && end <= pe && (ps, pe) != (start, end)
+            });
+            match host {
+                Some(p) => {
+                    let parent = sessions[p].id.clone();
+                    let s = &mut sessions[i];
+                    s.kind = SessionKind::Subagent;
+                    s.parent_id = Some(parent);
+                }
+                None => parts.push(i),
+            }
+        }
+        // Continuations: compressed only from a context that could have been.
+        for w in parts.windows(2) {
+            if last_prompt(&sessions[w[0]]) >= COMPRESSIBLE_PROMPT {
+                let s = &mut sessions[w[1]];
+                let mut c = Compaction::new(CompactionKind::GeminiNewFile);
+                c.timestamp = s.started_at;
+                s.compaction_events.insert(0, c);
+                s.compactions += 1;
+            }
+        }
+    }
+}
+
+fn span(
+    s: &SessionSummary,
+) -> (
+    Option<chrono::DateTime<chrono::Utc>>,
+    Option<chrono::DateTime<chrono::Utc>>,
+) {
+    (s.started_at, s.updated_at.or(s.started_at))
+}
+
+fn file_stem(p: &Path) -> String {
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.trim_end_matches(".zst")
+        .trim_end_matches(".jsonl")
+        .trim_end_matches(".json")
+        .to_string()
+}

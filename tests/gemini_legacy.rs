@@ -1,0 +1,143 @@
+//! Legacy Gemini files that share a `sessionId`: copies, `/clear`, compression continuations and
+//! sub-agent recordings (`src/gemini_groups.rs`), on hand-made fixtures
+//! (`testdata/gemini-legacy/README.md`) and on the real files of the corpus.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+corpus_is_present_in_ci!();
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/gemini-legacy")
+}
+
+fn list(dir: &Path) -> Vec<Value> {
+    common::json_array(
+        common::sessions()
+            .args(["list", "--kind", "all", "--format", "json"])
+            .arg(dir),
+    )
+}
+
+fn by_file<'a>(rows: &'a [Value], name: &str) -> &'a Value {
+    rows.iter()
+        .find(|r| r["path"].as_str().unwrap().ends_with(name))
+        .unwrap_or_else(|| panic!("{name} not listed"))
+}
+
+#[test]
+fn a_copy_is_one_session_and_is_reported() {
+    let out = common::sessions()
+        .args(["-v", "list", "--format", "json"])
+        .arg(fixtures())
+        .output()
+        .unwrap();
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let copies: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["id"].as_str().unwrap().starts_with("c0c0c0c0"))
+        .collect();
+    assert_eq!(copies.len(), 1);
+    // The complete file wins over the copy taken after its first response.
+    assert!(
+        copies[0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("/session-2025-12-01T10-00-c0c0c0c0.json")
+    );
+    assert_eq!(copies[0]["counts"]["user_turns"], 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("backup-session-2025-12-01T10-00-c0c0c0c0.json: copy of Gemini session"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn clear_starts_a_new_conversation_not_a_compaction() {
+    let rows = list(&fixtures());
+    for name in [
+        "session-2025-12-02T09-00-c1c1c1c1.json",
+        "session-2025-12-02T09-05-c1c1c1c1.json",
+    ] {
+        let r = by_file(&rows, name);
+        assert_eq!(r["kind"], "main", "{name}");
+        assert_eq!(r["compactions"], 0, "{name}");
+    }
+    assert_eq!(
+        by_file(&rows, "09-05-c1c1c1c1.json")["title"],
+        "second topic"
+    );
+}
+
+#[test]
+fn a_compressed_context_continues_in_a_new_file() {
+    let rows = list(&fixtures());
+    assert_eq!(by_file(&rows, "08-00-c2c2c2c2.json")["compactions"], 0);
+    assert_eq!(by_file(&rows, "09-01-c2c2c2c2.json")["compactions"], 1);
+    let events = common::json_array(
+        common::sessions()
+            .args(["compactions", "--kind", "all", "--format", "json"])
+            .arg(fixtures()),
+    );
+    let kinds: Vec<&str> = events.iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["gemini_new_file"], "only the real continuation");
+}
+
+#[test]
+fn a_recording_inside_its_parents_span_is_a_sub_agent() {
+    let rows = list(&fixtures());
+    let parent = by_file(&rows, "07-00-c3c3c3c3.json");
+    let child = by_file(&rows, "07-10-c3c3c3c3.json");
+    assert_eq!(parent["kind"], "main");
+    assert_eq!(child["kind"], "subagent");
+    assert_eq!(child["parent_id"], parent["id"]);
+    // "System: Please continue." is the harness, not a second human turn.
+    assert_eq!(parent["counts"]["user_turns"], 1);
+    assert_eq!(parent["title"], "investigate the codebase");
+}
+
+#[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
+fn real_legacy_files_are_counted_once() {
+    let dir = Path::new(env!("SESSIONS_CORPUS_DIR")).join("real/gemini_legacy");
+    let files = std::fs::read_dir(&dir).unwrap().count();
+    assert_eq!(files, 39);
+    let rows = list(&dir);
+    // 11 Archives/chat_logs pairs hold one session each (same start): 28 sessions remain.
+    assert_eq!(rows.len(), 28);
+    // The only sessionId left twice is a `/clear` (05:10 then 05:18, an 8-message chat before).
+    let mut ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    ids.sort_unstable();
+    let twice: Vec<&str> = ids
+        .windows(2)
+        .filter(|w| w[0] == w[1])
+        .map(|w| w[0])
+        .collect();
+    assert_eq!(twice, ["ce524c68-ff32-4b46-be2f-342e3a5464a9"]);
+    // None of these files continued a compressed context.
+    assert!(
+        rows.iter().all(|r| r["compactions"] == 0),
+        "no gemini_new_file"
+    );
+    // Projects count each session's tokens once: the same total as the list.
+    let listed: u64 = rows
+        .iter()
+        .map(|r| r["tokens"]["total"].as_u64().unwrap())
+        .sum();
+    let projects = common::json_array(
+        common::sessions()
+            .args(["projects", "--format", "json"])
+            .arg(&dir),
+    );
+    let counted: u64 = projects
+        .iter()
+        .map(|p| p["tokens"]["total"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, listed);
+    // Before: 39 sessions, 31,226,324 tokens and 12 made-up compactions.
+    assert_eq!(listed, 20_065_632);
+}
