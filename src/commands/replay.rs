@@ -404,6 +404,8 @@ fn signed(n: i64) -> String {
 /// many sessions.
 struct Aggregate {
     t: Totals,
+    /// Σ of the sessions' `cost.saved_usd` that have a price; `None` when none has.
+    saved_usd: Option<f64>,
     comp: usize,
     followed: usize,
     peak: u64,
@@ -413,7 +415,11 @@ struct Aggregate {
 fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> Aggregate {
     let mut t = Totals::default();
     let (mut comp, mut followed, mut peak, mut n) = (0, 0, 0, 0);
+    let mut saved_usd: Option<f64> = None;
     for r in rs {
+        if let Some(usd) = r.cost.saved_usd {
+            saved_usd = Some(saved_usd.unwrap_or(0.0) + usd);
+        }
         // Saturating: a session's totals can be as large as a hostile file makes them.
         t.full = t.full.saturating_add(r.totals.full);
         t.recorded = t.recorded.saturating_add(r.totals.recorded);
@@ -435,6 +441,7 @@ fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> Aggregate {
     t.saved_vs_recorded_pct = crate::replay::pct(t.saved_vs_recorded, t.recorded);
     Aggregate {
         t,
+        saved_usd,
         comp,
         followed,
         peak,
@@ -444,7 +451,7 @@ fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> Aggregate {
 
 /// The totals columns both tables share, and their cells. On a narrow terminal the optional
 /// ones go, lowest priority first (`render::table`).
-const TOTAL_COLUMNS: [Column; 10] = [
+const TOTAL_COLUMNS: [Column; 11] = [
     Column::fixed("FULL", Align::Right),
     Column::fixed("RECORDED", Align::Right).optional(4),
     Column::fixed("WHAT-IF", Align::Right),
@@ -453,11 +460,12 @@ const TOTAL_COLUMNS: [Column; 10] = [
     Column::fixed("VS REC%", Align::Right).optional(1),
     Column::fixed("SUMMARISER", Align::Right).optional(0),
     Column::fixed("NET", Align::Right).optional(3),
+    Column::fixed("$ SAVED", Align::Right).optional(2),
     Column::fixed("COMP", Align::Right).optional(2),
     Column::fixed("PEAK", Align::Right).optional(2),
 ];
 
-fn totals_cells(t: &Totals, comp: usize, peak: u64) -> Vec<String> {
+fn totals_cells(t: &Totals, usd: Option<f64>, comp: usize, peak: u64) -> Vec<String> {
     let recorded = t.recorded > 0;
     vec![
         human_count(t.full),
@@ -476,6 +484,7 @@ fn totals_cells(t: &Totals, comp: usize, peak: u64) -> Vec<String> {
         },
         human_count(t.summariser_tokens),
         signed(t.net_saved),
+        usd.map_or_else(|| "-".into(), dollars),
         comp.to_string(),
         human_count(peak),
     ]
@@ -489,15 +498,9 @@ fn session_table(rs: &[&SessionReplay]) -> String {
     ];
     columns.extend(TOTAL_COLUMNS);
     columns.push(Column::fixed("BASIS", Align::Left).optional(0));
-    let row = |agent: String,
-               id: String,
-               reqs: usize,
-               t: &Totals,
-               comp: usize,
-               peak: u64,
-               basis: &str| {
+    let row = |agent: String, id: String, reqs: usize, a: &Aggregate, basis: &str| {
         let mut cells = vec![agent, id, reqs.to_string()];
-        cells.extend(totals_cells(t, comp, peak));
+        cells.extend(totals_cells(&a.t, a.saved_usd, a.comp, a.peak));
         cells.push(basis.to_string());
         cells
     };
@@ -516,25 +519,19 @@ fn session_table(rs: &[&SessionReplay]) -> String {
                 r.agent.to_string(),
                 r.id.chars().take(13).collect(),
                 r.requests,
-                &r.totals,
-                r.compressions,
-                r.peak.what_if,
+                &aggregate(std::iter::once(*r)),
                 r.basis,
             )
         })
         .collect();
     if rs.len() > 1 {
-        let Aggregate {
-            t, comp, peak, n, ..
-        } = aggregate(rs.iter().copied());
+        let all = aggregate(rs.iter().copied());
         let reqs = rs.iter().map(|r| r.requests).sum();
         rows.push(row(
             "all".into(),
-            format!("{n} sessions"),
+            format!("{} sessions", all.n),
             reqs,
-            &t,
-            comp,
-            peak,
+            &all,
             "",
         ));
     }
@@ -551,8 +548,9 @@ fn session_table(rs: &[&SessionReplay]) -> String {
 /// What the columns mean, for a newcomer.
 const LEGEND: &str = "FULL: context with no management · RECORDED: what the agent really sent · \
 WHAT-IF: under the algorithm · SAVED: FULL − WHAT-IF · VS REC%: saving against RECORDED · \
-SUMMARISER: the summary calls' tokens · NET: SAVED − SUMMARISER · COMP: compressions or prunes \
-· PEAK: largest what-if context (sums of context tokens over requests)";
+SUMMARISER: the summary calls' tokens · NET: SAVED − SUMMARISER · $ SAVED: FULL − WHAT-IF in \
+dollars with prompt caching, summariser included · COMP: compressions or prunes · PEAK: largest \
+what-if context (sums of context tokens over requests)";
 
 /// The line above a table: the algorithm, and the window and threshold the replays used.
 fn header(rs: &[&SessionReplay], with_threshold: bool) -> String {
@@ -622,8 +620,24 @@ fn verdict(r: Option<&SessionReplay>, a: &Aggregate, setting: Option<&str>) -> S
             t.saved_vs_recorded_pct
         ));
     }
+    // Money can disagree with tokens: a compression rewrites the cached prefix.
+    if let Some(usd) = a.saved_usd {
+        s.push_str(&format!(
+            "; in dollars, with prompt caching and the summariser, {}",
+            dollars(usd)
+        ));
+    }
     s.push('.');
     s
+}
+
+/// Dollars with a sign when negative: `$12.34`, `−$0.56`.
+fn dollars(usd: f64) -> String {
+    if usd < 0.0 {
+        format!("−${:.2}", -usd)
+    } else {
+        format!("${usd:.2}")
+    }
 }
 
 fn sweep_table(per_session: &[Vec<SessionReplay>], sweep: &[(String, String)]) -> String {
@@ -638,7 +652,7 @@ fn sweep_table(per_session: &[Vec<SessionReplay>], sweep: &[(String, String)]) -
     let rows = (0..points)
         .map(|i| {
             let agg = aggregate(per_session.iter().filter_map(|v| v.get(i)));
-            let (t, comp, peak) = (agg.t, agg.comp, agg.peak);
+
             let swept: Vec<(&str, String)> = per_session[0][i]
                 .settings
                 .iter()
@@ -663,7 +677,7 @@ fn sweep_table(per_session: &[Vec<SessionReplay>], sweep: &[(String, String)]) -
                 _ => setting,
             };
             let mut cells = vec![cell, thresholds];
-            cells.extend(totals_cells(&t, comp, peak));
+            cells.extend(totals_cells(&agg.t, agg.saved_usd, agg.comp, agg.peak));
             cells
         })
         .collect();

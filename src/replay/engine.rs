@@ -312,6 +312,23 @@ fn replay_calibrated(
             calibration.describe()
         ));
     }
+    // Dollars: the same series through the prompt-cache model (cost.rs).
+    let price = input
+        .model
+        .as_deref()
+        .and_then(|m| crate::pricing::active().find(m));
+    if price.is_none() {
+        notes.push(format!(
+            "no price for model {}: costs are null",
+            input.model.as_deref().unwrap_or("(none recorded)")
+        ));
+    }
+    let overhead = if calibration.offset.is_finite() && calibration.offset > 0.0 {
+        calibration.offset as u64
+    } else {
+        0
+    };
+    let cost = super::cost::of(input, &timeline, &events, overhead, price);
     let (validation, fidelity) = if opts.validate && native {
         let (v, f) = validate(&input.recorded_compactions, &events, &tracker, &timeline);
         (Some(v), Some(f))
@@ -355,6 +372,7 @@ fn replay_calibrated(
         timeline: opts.timeline.then_some(timeline),
         validation,
         fidelity,
+        cost,
     }
 }
 

@@ -89,6 +89,7 @@ impl ReplayInput {
                     output: crate::tokens::cap(r.usage.output),
                     timestamp: r.timestamp,
                     model: r.model.clone(),
+                    usage: Some(r.usage),
                 },
             ));
         }
@@ -106,6 +107,7 @@ impl ReplayInput {
                         output: estimate_text(&it.text()),
                         timestamp: it.timestamp,
                         model: it.model.clone(),
+                        usage: None,
                     });
                 }
             }

@@ -25,6 +25,7 @@
 pub mod calibrate;
 pub mod claude;
 pub mod codex;
+pub mod cost;
 mod engine;
 pub mod gemini;
 pub mod input;
@@ -191,6 +192,8 @@ pub struct RequestPoint {
     pub output: u64,
     pub timestamp: Option<DateTime<Utc>>,
     pub model: Option<String>,
+    /// The usage the agent recorded for it, with its cache split (for the cost model).
+    pub usage: Option<crate::model::Usage>,
 }
 
 /// A session prepared for replay.
@@ -498,6 +501,8 @@ pub struct SessionReplay {
     pub validation: Option<Vec<Validation>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fidelity: Option<Fidelity>,
+    /// The three series in dollars with prompt caching ([`cost`]).
+    pub cost: cost::ReplayCost,
 }
 
 /// Options of one replay.

@@ -34,6 +34,7 @@ fn input(turns: usize, chars: usize, recorded: impl Fn(usize, u64) -> Option<u64
             output: (chars as u64).div_ceil(4),
             timestamp: None,
             model: Some("claude-sonnet-4-5".into()),
+            usage: None,
         });
         items.push(item(Role::Assistant, false, &"a".repeat(chars)));
         history += (chars as u64).div_ceil(4);
@@ -509,4 +510,53 @@ fn a_sweep_equals_its_replays_one_by_one() {
             assert_eq!(r.events.len(), alone.events.len(), "{alg:?} {key}");
         }
     }
+}
+
+#[test]
+fn a_compression_can_save_tokens_and_cost_money() {
+    // Six requests of a Claude session (claude-sonnet-4-5: input $3, output $15, cache read
+    // $0.30, cache write $3.75 per million), each adding 20k tokens of context and answering
+    // 10k; the replay compacts before the last one to a 3k summary, its summariser reading 90k
+    // and writing 3k. No timestamps: one sitting, the cache never expires.
+    let inp = input(6, 40_000, |_, h| Some(h));
+    let sizes = [10_000u64, 30_000, 50_000, 70_000, 90_000, 110_000];
+    let timeline: Vec<Point> = (0..6)
+        .map(|k| Point {
+            request: k,
+            full: sizes[k],
+            recorded: Some(sizes[k]),
+            what_if: if k < 5 { sizes[k] } else { 3_000 },
+            in_sync: k < 5,
+        })
+        .collect();
+    let mut e = Event::new(EventKind::Compress);
+    e.request = 5;
+    e.summariser_input = 90_000;
+    e.summariser_output = 3_000;
+    let price = crate::pricing::embedded()
+        .find("claude-sonnet-4-5")
+        .unwrap();
+    let c = cost::of(&inp, &timeline, &[e], 0, Some(price));
+    // full: reads 10+30+50+70+90 = 250k, writes 10 + 5×20 = 110k, outputs 60k
+    //   = 250k×0.30 + 110k×3.75 + 60k×15 = $1.3875.
+    assert_eq!(
+        (c.full.cache_read, c.full.cache_write, c.full.output),
+        (250_000, 110_000, 60_000)
+    );
+    assert!((c.full.usd.unwrap() - 1.3875).abs() < 1e-6, "{c:?}");
+    // what-if: reads 10+30+50+70 = 160k (the rewrite leaves nothing cached), writes
+    // 10 + 4×20 + 3 = 93k, the summariser's 90k as input, outputs 60k + 3k
+    //   = 160k×0.30 + 93k×3.75 + 90k×3 + 63k×15 = $1.61175.
+    assert_eq!(
+        (
+            c.what_if.cache_read,
+            c.what_if.cache_write,
+            c.what_if.input,
+            c.what_if.output
+        ),
+        (160_000, 93_000, 90_000, 63_000)
+    );
+    assert!((c.what_if.usd.unwrap() - 1.61175).abs() < 1e-6, "{c:?}");
+    // 107k context tokens saved (14k net of the summariser), and 22 cents lost.
+    assert!((c.saved_usd.unwrap() + 0.22425).abs() < 1e-6, "{c:?}");
 }

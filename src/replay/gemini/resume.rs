@@ -731,6 +731,7 @@ pub fn input_from(s: &Session, resumed: Resumed) -> ReplayInput {
                     .and_then(J::as_str)
                     .and_then(|t| crate::parse::parse_time_str(&t.to_string_lossy())),
                 model: lossy(msg.get("model")),
+                usage: None,
             }
         })
         .collect();

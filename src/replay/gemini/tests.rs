@@ -1174,6 +1174,7 @@ fn bench_session(shape: &str, messages: usize) -> crate::replay::ReplayInput {
             output: 200,
             timestamp: None,
             model: Some("gemini-2.5-pro".into()),
+            usage: None,
         })
     };
     let prompts_every = match shape {

@@ -637,6 +637,7 @@ fn engine_replay_reports_prune_events() {
                 output: 0,
                 timestamp: None,
                 model: None,
+                usage: None,
             })
             .collect(),
         model: Some("claude-sonnet-4-5".into()),

@@ -551,6 +551,7 @@ fn session(items: Vec<HistoryItem>, requests_after: &[usize], output: u64) -> Re
             output,
             timestamp: None,
             model: None,
+            usage: None,
         })
         .collect();
     ReplayInput {

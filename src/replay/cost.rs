@@ -1,0 +1,264 @@
+//! What a replayed series would have cost, with prompt caching: "did compression save money?"
+//! can have a different answer from "did it save tokens?", because a compression rewrites the
+//! cached prefix and the next request pays for its whole context again.
+//!
+//! The model, per request `k` of a series (context sizes `x`):
+//!
+//! - the part of the context that is the unchanged prefix of request `k − 1`'s context is a
+//!   cache read: all of `x[k−1]` (the context only grows between rewrites), at most `x[k]`;
+//! - when the algorithm (or, for `recorded`, the agent) rewrote the history at `k` —
+//!   a compression, a prune, a masking, a truncation — only the fixed overhead (system prompt and
+//!   tool declarations: the calibration's offset) is still a prefix;
+//! - when more than the cache lifetime passed since request `k − 1` (the session's own
+//!   timestamps), nothing is cached: Anthropic's default cache lives 5 minutes, and OpenAI's and
+//!   Gemini's implicit caches are documented at 5 minutes or more, so 5 minutes for all;
+//! - the rest is written: billed as a cache write for Claude models (Claude Code marks its
+//!   prompts cacheable), as plain input for the others (no write premium);
+//! - the output is every series' own: the responses the agent received; a replay's summariser
+//!   calls are added to `what_if` (their input uncached, their output as output).
+//!
+//! Where the agent recorded the split (Claude's cache reads and writes, Codex's cached input),
+//! `recorded` uses it, and the model is checked against it: `cache_read_error_pct` is
+//! Σ|modelled − recorded| / Σ recorded over those requests.
+
+use serde::Serialize;
+
+use crate::model::Usage;
+use crate::pricing::ModelPrice;
+
+use super::{Event, EventKind, Point, ReplayInput};
+
+/// Cache lifetime assumed for every provider, in seconds.
+pub const CACHE_TTL_SECONDS: i64 = 300;
+
+/// One series' tokens by price class, and their price.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct SeriesCost {
+    pub input: u64,
+    pub cache_write: u64,
+    pub cache_read: u64,
+    pub output: u64,
+    /// `null` when the model has no price.
+    pub usd: Option<f64>,
+}
+
+/// The cost of a replay's three series.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplayCost {
+    pub model: Option<String>,
+    pub cache_ttl_seconds: i64,
+    pub full: SeriesCost,
+    pub recorded: SeriesCost,
+    pub what_if: SeriesCost,
+    /// `full.usd − what_if.usd`: what the algorithm saved in dollars (negative: it cost more).
+    pub saved_usd: Option<f64>,
+    /// `recorded.usd − what_if.usd`, over the requests with a recorded size.
+    pub saved_vs_recorded_usd: Option<f64>,
+    /// How far the cache model is from the cache reads the agent recorded (see the module
+    /// docs); `null` where nothing was recorded.
+    pub cache_read_error_pct: Option<f64>,
+}
+
+/// The tokens of one request, by price class.
+#[derive(Debug, Clone, Copy, Default)]
+struct Split {
+    fresh: u64,
+    read: u64,
+}
+
+/// The cache model over one series: `sizes[k]`, with `rewrites[k]` when the history was
+/// rewritten before request `k`.
+fn model_splits(sizes: &[u64], rewrites: &[bool], gaps_ok: &[bool], overhead: u64) -> Vec<Split> {
+    let mut out = Vec::with_capacity(sizes.len());
+    for (k, &x) in sizes.iter().enumerate() {
+        let read = if k == 0 || !gaps_ok[k] {
+            0
+        } else if rewrites[k] {
+            overhead.min(x)
+        } else {
+            sizes[k - 1].min(x)
+        };
+        out.push(Split {
+            fresh: x - read,
+            read,
+        });
+    }
+    out
+}
+
+fn usage_of(s: Split, output: u64, claude: bool) -> Usage {
+    Usage {
+        input: if claude { 0 } else { s.fresh },
+        cache_write: if claude { s.fresh } else { 0 },
+        cache_read: s.read,
+        output,
+        ..Usage::default()
+    }
+}
+
+fn add(total: &mut SeriesCost, u: &Usage, price: Option<&ModelPrice>) {
+    total.input = total.input.saturating_add(u.input);
+    total.cache_write = total.cache_write.saturating_add(u.cache_write);
+    total.cache_read = total.cache_read.saturating_add(u.cache_read);
+    total.output = total.output.saturating_add(u.output);
+    if let (Some(p), Some(usd)) = (price, total.usd.as_mut()) {
+        *usd += crate::pricing::request_cost(p, u);
+    }
+}
+
+fn rewrites_at(n: usize, at: impl Iterator<Item = usize>) -> Vec<bool> {
+    let mut v = vec![false; n];
+    for k in at {
+        if let Some(x) = v.get_mut(k) {
+            *x = true;
+        }
+    }
+    v
+}
+
+/// Cost the three series of a replay.
+pub fn of(
+    input: &ReplayInput,
+    timeline: &[Point],
+    events: &[Event],
+    overhead: u64,
+    price: Option<&ModelPrice>,
+) -> ReplayCost {
+    let n = timeline.len().min(input.requests.len());
+    let claude = input
+        .model
+        .as_deref()
+        .is_some_and(|m| m.to_ascii_lowercase().contains("claude"));
+    let gaps_ok: Vec<bool> = (0..n)
+        .map(|k| {
+            k > 0
+                && match (input.requests[k - 1].timestamp, input.requests[k].timestamp) {
+                    (Some(a), Some(b)) => (b - a).num_seconds() <= CACHE_TTL_SECONDS,
+                    // Untimed requests are taken as one sitting.
+                    _ => true,
+                }
+        })
+        .collect();
+    let empty = SeriesCost {
+        usd: price.map(|_| 0.0),
+        ..SeriesCost::default()
+    };
+    let outputs: Vec<u64> = input.requests[..n].iter().map(|r| r.output).collect();
+
+    // full: never rewritten.
+    let full_sizes: Vec<u64> = timeline[..n].iter().map(|p| p.full).collect();
+    let mut full = empty;
+    for (k, s) in model_splits(&full_sizes, &vec![false; n], &gaps_ok, overhead)
+        .into_iter()
+        .enumerate()
+    {
+        add(&mut full, &usage_of(s, outputs[k], claude), price);
+    }
+
+    // what_if: rewritten where the replay acted; its summariser calls on top.
+    let acted = events.iter().filter(|e| {
+        matches!(
+            e.kind,
+            EventKind::Compress | EventKind::Prune | EventKind::Mask | EventKind::Truncate
+        )
+    });
+    let wi_sizes: Vec<u64> = timeline[..n].iter().map(|p| p.what_if).collect();
+    let mut what_if = empty;
+    let wi_rewrites = rewrites_at(n, acted.map(|e| e.request));
+    let wi_splits = model_splits(&wi_sizes, &wi_rewrites, &gaps_ok, overhead);
+    for (k, &s) in wi_splits.iter().enumerate() {
+        add(&mut what_if, &usage_of(s, outputs[k], claude), price);
+    }
+    for e in events {
+        let u = Usage {
+            input: e.summariser_input,
+            output: e.summariser_output,
+            ..Usage::default()
+        };
+        add(&mut what_if, &u, price);
+    }
+
+    // recorded: the agent's own split where it recorded one, else the model over its sizes
+    // with its own compactions as rewrites.
+    let rec_sizes: Vec<u64> = timeline[..n]
+        .iter()
+        .map(|p| p.recorded.unwrap_or(0))
+        .collect();
+    let rec_rewrites = rewrites_at(
+        n,
+        input.recorded_compactions.iter().map(|c| c.request_index),
+    );
+    let modelled = model_splits(&rec_sizes, &rec_rewrites, &gaps_ok, overhead);
+    let mut recorded = empty;
+    let mut wi_on_recorded = empty;
+    let (mut diff, mut seen) = (0u64, 0u64);
+    for k in 0..n {
+        if timeline[k].recorded.is_none() {
+            continue;
+        }
+        let u = match input.requests[k].usage {
+            Some(u) if u.cache_read > 0 || u.cache_write > 0 => {
+                diff = diff.saturating_add(modelled[k].read.abs_diff(u.cache_read));
+                seen = seen.saturating_add(u.cache_read);
+                u
+            }
+            _ => usage_of(modelled[k], outputs[k], claude),
+        };
+        add(&mut recorded, &u, price);
+        add(
+            &mut wi_on_recorded,
+            &usage_of(wi_splits[k], outputs[k], claude),
+            price,
+        );
+    }
+    let minus = |a: Option<f64>, b: Option<f64>| Some(crate::pricing::round_usd(a? - b?));
+    ReplayCost {
+        model: input.model.clone(),
+        cache_ttl_seconds: CACHE_TTL_SECONDS,
+        saved_usd: minus(full.usd, what_if.usd),
+        saved_vs_recorded_usd: minus(recorded.usd, wi_on_recorded.usd),
+        full: rounded(full),
+        recorded: rounded(recorded),
+        what_if: rounded(what_if),
+        cache_read_error_pct: (seen > 0)
+            .then(|| (diff as f64 / seen as f64 * 1000.0).round() / 10.0),
+    }
+}
+
+fn rounded(mut s: SeriesCost) -> SeriesCost {
+    s.usd = s.usd.map(crate::pricing::round_usd);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_previous_context_and_pays_again_after_a_rewrite() {
+        // Sizes 10k, 20k, 30k; a compaction before request 3 (5k); overhead 2k.
+        let sizes = [10_000, 20_000, 30_000, 5_000, 8_000];
+        let rewrites = [false, false, false, true, false];
+        let ok = [false, true, true, true, true];
+        let s = model_splits(&sizes, &rewrites, &ok, 2_000);
+        let got: Vec<(u64, u64)> = s.iter().map(|s| (s.read, s.fresh)).collect();
+        // 0: nothing cached yet; 1–2: the previous context is read; 3: only the overhead
+        // survives the rewrite; 4: the rewritten 5k is read.
+        assert_eq!(
+            got,
+            [
+                (0, 10_000),
+                (10_000, 10_000),
+                (20_000, 10_000),
+                (2_000, 3_000),
+                (5_000, 3_000)
+            ]
+        );
+    }
+
+    #[test]
+    fn an_idle_gap_empties_the_cache() {
+        let s = model_splits(&[10_000, 12_000], &[false, false], &[false, false], 2_000);
+        assert_eq!((s[1].read, s[1].fresh), (0, 12_000));
+    }
+}
