@@ -23,6 +23,27 @@ use super::{
     SessionReplay, StrategyContext, Totals, difference, pct, threshold, versions, window,
 };
 
+/// What a Gemini file shows of the CLI version that wrote it: its layout, its start date and
+/// the models it used.
+fn gemini_era(input: &ReplayInput) -> versions::GeminiEra {
+    use chrono::Datelike;
+    let legacy = input
+        .path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let mut era = versions::GeminiEra {
+        format: legacy.then_some(versions::GeminiFormat::LegacyJson),
+        started: input.started_at.map(|t| (t.year(), t.month(), t.day())),
+        ..Default::default()
+    };
+    for r in &input.requests {
+        if let Some(m) = r.model.as_deref() {
+            era.saw_model(m);
+        }
+    }
+    era
+}
+
 /// The session's model as the agent knew it. Claude transcripts record the API model id without
 /// the `[1m]` of a 1M-context session; a recorded prompt above 200k says it was one.
 fn agent_model(input: &ReplayInput) -> Option<String> {
@@ -99,8 +120,19 @@ fn replay_calibrated(
         )
         .context_window;
     }
+    let mut settings = opts.settings.clone();
+    let mut era_note = None;
+    if alg == Algorithm::Gemini && settings.num("threshold") <= 0.0 {
+        // Gemini files record no version: the era their format and date show decides.
+        let c = versions::gemini(gemini_era(input), model.as_deref());
+        settings.set_number("threshold", c.threshold);
+        era_note = Some(format!(
+            "Gemini CLI {} assumed from the file's format and date ({}): threshold {}",
+            c.version, c.era, c.threshold
+        ));
+    }
     let ctx = StrategyContext {
-        settings: opts.settings.clone(),
+        settings,
         limits,
         summary_tokens: crate::tokens::cap(opts.summary_tokens),
         agent_version: input.agent_version.clone(),
@@ -108,7 +140,7 @@ fn replay_calibrated(
     };
     let native = alg.native_agent() == Some(input.agent);
     let follow = native && opts.follow_recording;
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = era_note.into_iter().collect();
     if limits.source == window::WindowSource::Default {
         notes.push(format!(
             "model {} unknown: assumed a {}-token window",
@@ -342,7 +374,7 @@ fn replay_calibrated(
         project: input.project.clone(),
         started_at: input.started_at,
         algorithm: alg,
-        settings: opts.settings.clone(),
+        settings: ctx.settings.clone(),
         model: input.model.clone(),
         limits,
         summary_tokens: crate::tokens::cap(opts.summary_tokens),

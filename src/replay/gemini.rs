@@ -168,10 +168,10 @@ pub const PLACEHOLDER_ENV_TEXT: &str = concat!(
 pub const SPECS: &[Spec] = &[
     Spec::number(
         "threshold",
-        compress::DEFAULT_COMPRESSION_TOKEN_THRESHOLD,
-        0.01,
+        0.0,
+        0.0,
         1.0,
-        "model.compressionThreshold: compress when the previous prompt reaches this share of the token limit",
+        "model.compressionThreshold: compress when the previous prompt reaches this share of the token limit (0 = the default of the Gemini CLI era the file shows: 0.7, 0.2 or 0.5)",
     ),
     Spec::number(
         "preserve_fraction",

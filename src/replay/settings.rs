@@ -182,6 +182,11 @@ impl Settings {
         Ok(Settings { values })
     }
 
+    /// Resolve a number the user left at its "as the recorded version" default.
+    pub fn set_number(&mut self, key: &'static str, value: f64) {
+        self.values.insert(key, Value::Number(value));
+    }
+
     pub fn num(&self, key: &str) -> f64 {
         match self.values.get(key) {
             Some(Value::Number(n)) => *n,

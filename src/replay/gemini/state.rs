@@ -42,7 +42,12 @@ impl Params {
     pub fn from_ctx(ctx: &StrategyContext) -> Params {
         let s = &ctx.settings;
         Params {
-            threshold: s.num("threshold"),
+            // 0 is "as the era": the engine resolves it from the file; anyone driving the
+            // strategy directly gets the newest default.
+            threshold: match s.num("threshold") {
+                t if t > 0.0 => t,
+                _ => super::compress::DEFAULT_COMPRESSION_TOKEN_THRESHOLD,
+            },
             preserve: s.num("preserve_fraction"),
             budget: s.int("function_response_budget"),
             truncate_threshold: s.int("truncate_tool_output_threshold"),
@@ -54,10 +59,15 @@ impl Params {
             coalesce: s.flag("coalesce_turns"),
             w: s.num("non_ascii_weight"),
             limit: ctx.limits.context_window,
-            summary_tokens: ctx.summary_tokens,
+            // The summary is materialised as text: `--summary-tokens 10^12` must not become a
+            // 4-TB string. Four times the largest token limit still lets a summary inflate.
+            summary_tokens: ctx.summary_tokens.min(MAX_SUMMARY_TOKENS),
         }
     }
 }
+
+/// The largest synthetic summary the replay writes: 4 × 1,048,576 tokens.
+const MAX_SUMMARY_TOKENS: u64 = 4 << 20;
 
 #[derive(Debug, Clone)]
 struct VPart {
