@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -110,7 +111,11 @@ pub enum Role {
 }
 
 /// Unified token usage. `total = input + cache_read + cache_write + output`;
-/// `reasoning` is a subset of `output` and never added to the total.
+/// `reasoning` is a subset of `output` and `cache_write_1h` a subset of `cache_write`: neither
+/// is ever added to the total.
+///
+/// Sums saturate: recorded counts come from untrusted files, and a file that claims
+/// `u64::MAX` tokens must not wrap a total around to a small number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Usage {
     /// Uncached input tokens.
@@ -119,16 +124,23 @@ pub struct Usage {
     pub cache_read: u64,
     pub cache_write: u64,
     pub reasoning: u64,
+    /// The part of `cache_write` Claude recorded as 1-hour cache
+    /// (`usage.cache_creation.ephemeral_1h_input_tokens`), priced differently from 5-minute
+    /// writes. 0 for the other agents.
+    #[serde(default)]
+    pub cache_write_1h: u64,
 }
 
 impl Usage {
     pub fn total(&self) -> u64 {
-        self.input + self.cache_read + self.cache_write + self.output
+        self.prompt().saturating_add(self.output)
     }
 
     /// The prompt size this usage represents (uncached + cache read + cache write).
     pub fn prompt(&self) -> u64 {
-        self.input + self.cache_read + self.cache_write
+        self.input
+            .saturating_add(self.cache_read)
+            .saturating_add(self.cache_write)
     }
 
     pub fn is_zero(&self) -> bool {
@@ -136,11 +148,12 @@ impl Usage {
     }
 
     pub fn add(&mut self, other: &Usage) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cache_read += other.cache_read;
-        self.cache_write += other.cache_write;
-        self.reasoning += other.reasoning;
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
+        self.reasoning = self.reasoning.saturating_add(other.reasoning);
+        self.cache_write_1h = self.cache_write_1h.saturating_add(other.cache_write_1h);
     }
 
     /// Per-field maximum: how streamed snapshots of one response are merged.
@@ -150,6 +163,7 @@ impl Usage {
         self.cache_read = self.cache_read.max(other.cache_read);
         self.cache_write = self.cache_write.max(other.cache_write);
         self.reasoning = self.reasoning.max(other.reasoning);
+        self.cache_write_1h = self.cache_write_1h.max(other.cache_write_1h);
     }
 }
 
@@ -193,6 +207,20 @@ pub struct Request {
     pub message_index: Option<usize>,
     /// Cross-file de-duplication key (Claude `message.id` + `requestId`). Aggregates over several
     /// files count each key once. `None` means the request is unique to this file.
+    pub dedup_key: Option<DedupKey>,
+}
+
+/// One model request's billable usage: the atom every usage report sums.
+///
+/// A [`SessionSummary`](crate::scan::SessionSummary) carries one per request of its file, in
+/// file order, already de-duplicated within the file; [`crate::scan::unique_requests`] applies
+/// the cross-file rules. Building them never touches message text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequestUsage {
+    pub timestamp: Option<DateTime<Utc>>,
+    /// Shared between the requests of a session: one allocation per distinct model.
+    pub model: Option<Arc<str>>,
+    pub usage: Usage,
     pub dedup_key: Option<DedupKey>,
 }
 

@@ -15,10 +15,10 @@ use crate::diag::{Report, Warning, WarningKind};
 use crate::discover::{Discovery, Stores, start_from_name};
 use crate::filter::Filter;
 use crate::model::{
-    Agent, Compaction, CompactionKind, Counts, DedupKey, ProjectSource, Session, SessionKind,
+    Agent, Compaction, CompactionKind, Counts, ProjectSource, RequestUsage, Session, SessionKind,
     SubagentLink, Usage,
 };
-use crate::parse::{self, SourceFile, preview};
+use crate::parse::{self, Detail, SourceFile, preview};
 use crate::project::ProjectIndex;
 
 /// Longest title kept, in characters (first prompts can be pages long).
@@ -62,10 +62,9 @@ pub struct SessionSummary {
     pub compaction_events: Vec<Compaction>,
     pub subagents: Vec<SubagentLink>,
     pub warnings: Vec<Warning>,
-    /// Per-request usage with its cross-file identity, for de-duplicated aggregates.
-    pub request_keys: Vec<(DedupKey, Usage)>,
-    /// Usage of requests that are unique to this file (no cross-file identity).
-    pub unkeyed_usage: Usage,
+    /// Every request of the file, in file order, de-duplicated within the file. Aggregates
+    /// over several sessions go through [`unique_requests`].
+    pub requests: Vec<RequestUsage>,
     /// Number of messages (all roles), to tell startup stubs from real sessions.
     pub message_count: usize,
     record_uuids: HashSet<u64>,
@@ -77,14 +76,29 @@ impl SessionSummary {
     pub fn from_session(session: Session, source: SourceFile) -> Self {
         let counts = session.counts();
         let usage = session.usage();
-        let mut request_keys = Vec::new();
-        let mut unkeyed_usage = Usage::default();
-        for r in &session.requests {
-            match &r.dedup_key {
-                Some(k) => request_keys.push((k.clone(), r.usage)),
-                None => unkeyed_usage.add(&r.usage),
-            }
-        }
+        // One shared string per distinct model: a store holds ~100k requests and a handful of
+        // models.
+        let mut models: Vec<std::sync::Arc<str>> = Vec::new();
+        let requests = session
+            .requests
+            .iter()
+            .map(|r| RequestUsage {
+                timestamp: r.timestamp,
+                model: r
+                    .model
+                    .as_deref()
+                    .map(|m| match models.iter().find(|x| x.as_ref() == m) {
+                        Some(x) => x.clone(),
+                        None => {
+                            let x: std::sync::Arc<str> = m.into();
+                            models.push(x.clone());
+                            x
+                        }
+                    }),
+                usage: r.usage,
+                dedup_key: r.dedup_key.clone(),
+            })
+            .collect();
         let title = session
             .title
             .clone()
@@ -112,8 +126,7 @@ impl SessionSummary {
             compaction_events: session.compactions,
             subagents: session.subagents,
             warnings: session.warnings,
-            request_keys,
-            unkeyed_usage,
+            requests,
             message_count: session.messages.len(),
             record_uuids: session.record_uuids,
             leaf_titles: session.leaf_titles,
@@ -172,6 +185,9 @@ pub fn scan(opts: &ScanOptions) -> ScanResult {
             Err(w) => result.report.warnings.push(w),
         }
     }
+    // Files were parsed largest first; everything downstream (duplicate choices, which copy
+    // of a request is counted) must not depend on sizes or directory order.
+    sessions.sort_by(|a, b| a.source.path.cmp(&b.source.path));
 
     apply_leaf_titles(&mut sessions);
     resolve_projects(&mut sessions, &opts.stores, &opts.project_roots);
@@ -208,7 +224,8 @@ fn parse_all(mut files: Vec<SourceFile>, progress: bool) -> Vec<Result<SessionSu
         .into_par_iter()
         .map(|f| {
             let size = f.size;
-            let r = parse::parse_file(&f).map(|s| SessionSummary::from_session(s, f));
+            let r = parse::parse_file_with(&f, Detail::Summary)
+                .map(|s| SessionSummary::from_session(s, f));
             if let Some(b) = &bar {
                 b.inc(size);
             }
@@ -393,31 +410,72 @@ fn file_stem(p: &Path) -> String {
         .to_string()
 }
 
-/// Token totals over several sessions, counting each Claude API response once even when it
-/// appears in several files (sub-agent logs and resumes replay parent messages). A sidechain
-/// copy of a message already seen in a main session is a replay even with a new request id.
-pub fn aggregate_usage<'a>(sessions: impl IntoIterator<Item = &'a SessionSummary>) -> Usage {
-    let mut total = Usage::default();
-    let mut keyed: Vec<&(DedupKey, Usage)> = Vec::new();
-    for s in sessions {
-        total.add(&s.unkeyed_usage);
-        keyed.extend(s.request_keys.iter());
+/// Every request of `sessions` once, by the cross-file rules (Claude responses once across
+/// files, sidechain replays of main-session messages skipped), in a deterministic order:
+/// sessions in the order given, each session's requests in file order.
+///
+/// A Claude response (`message.id` + `requestId`) written into several files (resumed
+/// sessions, sub-agent logs, `agent_progress` copies) counts once: the main-session copy wins
+/// over sidechain copies, and among equals the first in order. A sidechain copy of a message
+/// whose id a main session holds is a replay of the parent's context (same message, new
+/// request id) and never counts. Requests without an identity are unique to their file.
+pub fn unique_requests<'a>(
+    sessions: &'a [SessionSummary],
+) -> Vec<(&'a SessionSummary, &'a RequestUsage)> {
+    let refs: Vec<&SessionSummary> = sessions.iter().collect();
+    unique_requests_of(&refs)
+}
+
+/// [`unique_requests`] over borrowed summaries (a project's members, a filtered subset).
+pub fn unique_requests_of<'a>(
+    sessions: &[&'a SessionSummary],
+) -> Vec<(&'a SessionSummary, &'a RequestUsage)> {
+    use rustc_hash::{FxHashMap, FxHashSet};
+    type Key<'k> = (&'k str, Option<&'k str>);
+    // Which copy of each response counts: the first main-session copy, else the first
+    // sidechain copy whose message id no main session holds.
+    let mut main_winner: FxHashMap<Key<'a>, (usize, usize)> = FxHashMap::default();
+    let mut main_ids: FxHashSet<&'a str> = FxHashSet::default();
+    for (si, s) in sessions.iter().enumerate() {
+        for (ri, r) in s.requests.iter().enumerate() {
+            if let Some(k) = r.dedup_key.as_ref().filter(|k| !k.sidechain) {
+                main_winner
+                    .entry((k.message_id.as_str(), k.request_id.as_deref()))
+                    .or_insert((si, ri));
+                main_ids.insert(k.message_id.as_str());
+            }
+        }
     }
-    // Main-session copies first, so replays are recognised whichever file was read first.
-    keyed.sort_by_key(|(k, _)| k.sidechain);
-    let mut seen_full: HashSet<(&str, Option<&str>)> = HashSet::new();
-    let mut seen_main_ids: HashSet<&str> = HashSet::new();
-    for (k, u) in keyed {
-        if k.sidechain && seen_main_ids.contains(k.message_id.as_str()) {
-            continue;
+    let mut side_seen: FxHashSet<Key<'a>> = FxHashSet::default();
+    let mut out = Vec::new();
+    for (si, s) in sessions.iter().copied().enumerate() {
+        for (ri, r) in s.requests.iter().enumerate() {
+            let keep = match &r.dedup_key {
+                None => true,
+                Some(k) => {
+                    let key = (k.message_id.as_str(), k.request_id.as_deref());
+                    if !k.sidechain {
+                        main_winner.get(&key) == Some(&(si, ri))
+                    } else {
+                        !main_ids.contains(k.message_id.as_str()) && side_seen.insert(key)
+                    }
+                }
+            };
+            if keep {
+                out.push((s, r));
+            }
         }
-        if !seen_full.insert((k.message_id.as_str(), k.request_id.as_deref())) {
-            continue;
-        }
-        if !k.sidechain {
-            seen_main_ids.insert(k.message_id.as_str());
-        }
-        total.add(u);
+    }
+    out
+}
+
+/// Token totals over several sessions: a sum over [`unique_requests_of`], so `list`,
+/// `projects` and `usage` totals cannot disagree.
+pub fn aggregate_usage<'a>(sessions: impl IntoIterator<Item = &'a SessionSummary>) -> Usage {
+    let refs: Vec<&SessionSummary> = sessions.into_iter().collect();
+    let mut total = Usage::default();
+    for (_, r) in unique_requests_of(&refs) {
+        total.add(&r.usage);
     }
     total
 }

@@ -113,7 +113,8 @@ use content::{
 
 pub(super) type Obj = Map<String, Value>;
 
-/// Parse one Codex rollout (any era).
+/// Parse one Codex rollout (any era). `Err` when the file cannot be opened, or holds records
+/// but none of Codex's.
 pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
     if is_legacy_document(file) {
         return parse_legacy(file);
@@ -121,11 +122,72 @@ pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
     let reader = parse::open(&file.path).map_err(|e| parse::unreadable(&file.path, &e))?;
     let mut b = Builder::new(&file.path);
     let mut line_warnings = Vec::new();
+    let (mut lines, mut own) = (0u64, 0u64);
     parse::for_each_json_line(&file.path, reader, &mut line_warnings, |n, obj| {
+        lines += 1;
+        own += u64::from(owns(&obj));
         b.line(n, obj)
     });
+    if lines > 0 && own == 0 {
+        return Err(Warning::new(
+            WarningKind::UnexpectedRecord,
+            &file.path,
+            None,
+            "not a Claude/Codex/Gemini session: no Codex record in this file (another agent's transcript?); skipped",
+        ));
+    }
     b.warnings.extend(line_warnings);
     Ok(b.finish())
+}
+
+/// Rollout line kinds of the envelope era (formats.md §2.3).
+const ENVELOPE_KINDS: &[&str] = &[
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "compacted",
+    "world_state",
+    "inter_agent_communication",
+    "inter_agent_communication_metadata",
+];
+
+/// ResponseItem kinds written bare before the envelope (formats.md §2.2, §2.6).
+const BARE_ITEM_KINDS: &[&str] = &[
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+];
+
+/// Whether one JSONL record is Codex's own: an envelope of a known kind, a bare-era meta line
+/// or state marker, or a bare ResponseItem (positive evidence; Pi, Droid and others also write
+/// `type:"message"` lines, with a nested `message`).
+pub(crate) fn owns(o: &Obj) -> bool {
+    let ty = str_field(o, "type");
+    match ty {
+        Some(t) if o.contains_key("payload") => ENVELOPE_KINDS.contains(&t),
+        Some(t) => {
+            BARE_ITEM_KINDS.contains(&t)
+                && !o.contains_key("message")
+                && !o.contains_key("parentId")
+                && match t {
+                    "message" => str_field(o, "role").is_some() && o.contains_key("content"),
+                    "reasoning" => o.contains_key("summary"),
+                    _ => o.contains_key("call_id"),
+                }
+        }
+        None => {
+            str_field(o, "record_type").is_some()
+                || (str_field(o, "id").is_some()
+                    && o.contains_key("timestamp")
+                    && (o.contains_key("instructions") || o.contains_key("git")))
+        }
+    }
 }
 
 fn is_legacy_document(file: &SourceFile) -> bool {
@@ -241,6 +303,7 @@ impl Raw {
             cache_read,
             cache_write,
             reasoning: self.reasoning,
+            cache_write_1h: 0,
         }
     }
 }

@@ -882,6 +882,7 @@ pub(super) fn usage_of(t: &Map<String, Value>) -> (Usage, u64) {
         cache_read: cached,
         cache_write: 0,
         reasoning: thoughts,
+        cache_write_1h: 0,
     };
     (usage, input)
 }

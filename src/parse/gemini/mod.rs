@@ -56,6 +56,12 @@ enum Ident {
     SavedChat { tag: String },
 }
 
+/// Whether one JSONL record is a Gemini CLI metadata line (or a whole legacy record on one
+/// line): the positive evidence a `.jsonl` file is a Gemini session.
+pub(crate) fn owns(o: &Map<String, Value>) -> bool {
+    str_field(o, "sessionId").is_some() && str_field(o, "projectHash").is_some()
+}
+
 pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
     let path = file.path.as_path();
     let name = path

@@ -127,7 +127,8 @@ fn tokens_map_to_unified_usage() {
             output: 80,
             cache_read: 600,
             cache_write: 0,
-            reasoning: 30
+            reasoning: 30,
+            cache_write_1h: 0,
         }
     );
     assert_eq!(s.usage().total(), 1087);
