@@ -6,7 +6,7 @@
 //! largest file first. No parser can do less work and still validate the JSON, so
 //! `scripts/bench.sh` reports `sessions list` as a multiple of this time.
 //!
-//! Prints `files lines bytes` on stdout. Built with `cargo build --release --bench parse_floor`.
+//! Prints `files lines bytes` on stdout. Built with `cargo build --release --features bench-tools`.
 
 use std::io::Read;
 use std::path::PathBuf;

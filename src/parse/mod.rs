@@ -192,16 +192,13 @@ fn evidence(line: &[u8]) -> Option<Agent> {
     if claude::owns(line) {
         return Some(Agent::Claude);
     }
-    let Ok(Value::Object(o)) = serde_json::from_slice::<Value>(line) else {
-        return None;
-    };
-    if gemini::owns(&o) {
-        return Some(Agent::Gemini);
-    }
-    if codex::owns(&o) {
+    if codex::owns(line) {
         return Some(Agent::Codex);
     }
-    None
+    match serde_json::from_slice::<Value>(line) {
+        Ok(Value::Object(o)) if gemini::owns(&o) => Some(Agent::Gemini),
+        _ => None,
+    }
 }
 
 /// Open a session file for reading (regular files only; `.zst` decompressed under a cap).
@@ -242,7 +239,7 @@ pub fn for_each_json_line(
     warnings: &mut Vec<Warning>,
     mut f: impl FnMut(u64, serde_json::Map<String, Value>),
 ) {
-    for_each_record::<ValueRecords>(path, reader, warnings, |n, m| f(n, m));
+    for_each_record::<ValueRecords>(path, reader, warnings, |n, m, _| f(n, m));
 }
 
 pub fn json_kind(v: &Value) -> &'static str {

@@ -313,15 +313,15 @@ enum Outcome {
     Bad(String),
 }
 
-/// Read every line of a JSONL file and call `f(line_number, record)` for every JSON object on
-/// it. Blank lines are ignored; everything else that is not an object is skipped and recorded
+/// Read every line of a JSONL file and call `f(line_number, record, bytes)` for every JSON
+/// object on it (`bytes` is the object's text, for the rare record a parser re-reads whole). Blank lines are ignored; everything else that is not an object is skipped and recorded
 /// in `warnings` with its line number. A final line without a newline that does not parse is a
 /// live session mid-write ([`WarningKind::TruncatedLastLine`]). Memory stays at one line.
 pub fn for_each_record<T: Records>(
     path: &Path,
     src: impl Read,
     warnings: &mut Vec<Warning>,
-    mut f: impl for<'a> FnMut(u64, T::Rec<'a>),
+    mut f: impl for<'a> FnMut(u64, T::Rec<'a>, &'a [u8]),
 ) {
     let mut lines = Lines::new(src);
     let mut normal = Vec::new();
@@ -352,7 +352,14 @@ pub fn for_each_record<T: Records>(
                     continue;
                 }
                 repair_lone_surrogates(line);
-                let outcome = decode::<T>(line, &mut normal, &mut |r| f(no, r), warnings, path, no);
+                let outcome = decode::<T>(
+                    line,
+                    &mut normal,
+                    &mut |r, b| f(no, r, b),
+                    warnings,
+                    path,
+                    no,
+                );
                 match outcome {
                     Outcome::Done => {}
                     Outcome::NotObject(kind) => warnings.push(Warning::new(
@@ -386,14 +393,14 @@ pub fn for_each_record<T: Records>(
 fn decode<'b, T: Records>(
     line: &'b [u8],
     normal: &mut Vec<u8>,
-    f: &mut dyn for<'a> FnMut(T::Rec<'a>),
+    f: &mut dyn for<'a> FnMut(T::Rec<'a>, &'a [u8]),
     warnings: &mut Vec<Warning>,
     path: &Path,
     no: u64,
 ) -> Outcome {
     let err = match serde_json::from_slice::<Obj<T::Rec<'b>>>(line) {
         Ok(Obj::Is(rec)) => {
-            f(rec);
+            f(rec, line);
             return Outcome::Done;
         }
         Ok(Obj::Not(kind)) => return Outcome::NotObject(kind),
@@ -422,7 +429,7 @@ fn decode<'b, T: Records>(
             if serde_json::to_writer(&mut *normal, &v).is_ok() {
                 let normal: &[u8] = normal;
                 if let Ok(Obj::Is(rec)) = serde_json::from_slice::<Obj<T::Rec<'_>>>(normal) {
-                    f(rec);
+                    f(rec, normal);
                     return Outcome::Done;
                 }
             }
@@ -451,7 +458,7 @@ fn decode<'b, T: Records>(
             *normal = lossy;
             let normal: &[u8] = normal;
             if let Ok(Obj::Is(rec)) = serde_json::from_slice::<Obj<T::Rec<'_>>>(normal) {
-                f(rec);
+                f(rec, normal);
                 return Outcome::Done;
             }
         }
@@ -570,7 +577,7 @@ mod tests {
     fn run(data: &[u8]) -> (Vec<(u64, String)>, Vec<(WarningKind, u64)>) {
         let mut seen = Vec::new();
         let mut w = Vec::new();
-        for_each_record::<Probe>(Path::new("x.jsonl"), data, &mut w, |n, r| {
+        for_each_record::<Probe>(Path::new("x.jsonl"), data, &mut w, |n, r, _| {
             seen.push((n, r.a.owned().unwrap_or_default()))
         });
         let kinds = w.iter().map(|w| (w.kind, w.line.unwrap())).collect();

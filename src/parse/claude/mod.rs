@@ -55,7 +55,7 @@ pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
     let reader = parse::open(&file.path).map_err(|e| parse::unreadable(&file.path, &e))?;
     let mut parser = Parser::new(file);
     let mut line_warnings = Vec::new();
-    parse::for_each_record::<Lines>(&file.path, reader, &mut line_warnings, |line, rec| {
+    parse::for_each_record::<Lines>(&file.path, reader, &mut line_warnings, |line, rec, _| {
         parser.record(line, rec)
     });
     if parser.records > 0 && parser.claude_records == 0 {
