@@ -172,7 +172,7 @@ impl<R: Read> Lines<R> {
     pub fn with_max(src: R, max: usize) -> Self {
         Lines {
             src,
-            buf: Vec::new(),
+            buf: SPARE.with(|b| b.take()),
             start: 0,
             end: 0,
             scanned: 0,
@@ -297,6 +297,22 @@ impl<R: Read> Lines<R> {
                     });
                 }
             }
+        }
+    }
+}
+
+thread_local! {
+    /// The buffer of the last file read on this thread: files are read one after another on
+    /// each worker, and a fresh buffer per file would be allocated and zeroed 5,000 times.
+    static SPARE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl<R> Drop for Lines<R> {
+    fn drop(&mut self) {
+        // Keep a buffer of ordinary size; give back what one huge line grew it to.
+        if self.buf.len() <= 8 << 20 {
+            let buf = std::mem::take(&mut self.buf);
+            SPARE.with(|b| b.set(buf));
         }
     }
 }
@@ -520,10 +536,11 @@ fn trim_ascii_mut(b: &mut [u8]) -> &mut [u8] {
 /// (`"\ud83d"`), which strict JSON readers refuse. Rewrite each lone surrogate escape as
 /// `\ufffd` (the same six bytes, in place), so the record is kept with a replacement character.
 pub fn repair_lone_surrogates(line: &mut [u8]) {
-    let finder = memchr::memmem::Finder::new(b"\\u");
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\u"));
     let mut from = 0;
     // Fast exit: most lines hold no `\u` escape at all, and very few a surrogate one.
-    while let Some(i) = finder.find(&line[from..]).map(|i| i + from) {
+    while let Some(i) = FINDER.find(&line[from..]).map(|i| i + from) {
         from = i + 2;
         // `\\u` is an escaped backslash followed by a `u`: not an escape.
         let backslashes = line[..i].iter().rev().take_while(|&&b| b == b'\\').count();

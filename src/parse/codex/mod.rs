@@ -111,7 +111,7 @@ use crate::tokens;
 mod content;
 mod records;
 
-use records::{P, RawTokens};
+use records::{Output, P, RawTokens};
 
 struct Lines;
 
@@ -693,14 +693,17 @@ impl Builder {
                     None => self.synth_id("result"),
                 };
                 let (output, mut is_error, attachments) = if ty == "tool_search_output" {
-                    let text = match p.tools.as_ref().or(p.output.as_ref()) {
+                    let text = match p.tools.as_ref().or(p.output.value()) {
                         Some(Value::String(s)) => s.clone(),
                         Some(v) if !v.is_null() => v.to_string(),
                         _ => String::new(),
                     };
                     (text, false, Vec::new())
                 } else {
-                    flatten_output(p.output.as_ref().unwrap_or(&Value::Null))
+                    match &p.output {
+                        Output::Summary(e) => (String::new(), e.is_error, Vec::new()),
+                        other => flatten_output(other.value().unwrap_or(&Value::Null)),
+                    }
                 };
                 if p.status.is("failed") {
                     is_error = true;

@@ -13,7 +13,8 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
 
-use crate::parse::json::{Body, Field, Kept, List, Num, Obj, Str, Time, Uint};
+use super::content::OutputError;
+use crate::parse::json::{Body, Detail, Field, Kept, List, Num, Obj, Str, Time, Uint, detail};
 
 #[derive(Deserialize, Default)]
 pub(super) struct P<'a> {
@@ -74,7 +75,7 @@ pub(super) struct P<'a> {
     #[serde(default)]
     pub action: Kept,
     #[serde(default)]
-    pub output: Option<Value>,
+    pub output: Output,
     #[serde(default)]
     pub tools: Option<Value>,
     #[serde(default, borrow)]
@@ -134,6 +135,36 @@ pub(super) struct ThreadSpawn<'a> {
 pub(super) struct HistoryBase {
     #[serde(default)]
     pub end_ordinal_exclusive: Uint,
+}
+
+/// A tool output: whole in [`Detail::Full`]; in [`Detail::Summary`] only whether it reports a
+/// failure.
+#[derive(Debug, Default)]
+pub(super) enum Output {
+    #[default]
+    Absent,
+    Full(Value),
+    Summary(OutputError),
+}
+
+impl<'de> Deserialize<'de> for Output {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if detail() == Detail::Full {
+            Value::deserialize(d).map(Output::Full)
+        } else {
+            OutputError::deserialize(d).map(Output::Summary)
+        }
+    }
+}
+
+impl Output {
+    /// The output as `Value` (full view), `None` when absent or `null`.
+    pub fn value(&self) -> Option<&Value> {
+        match self {
+            Output::Full(v) if !v.is_null() => Some(v),
+            _ => None,
+        }
+    }
 }
 
 /// A reasoning summary part.

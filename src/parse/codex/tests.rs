@@ -753,3 +753,48 @@ fn harness_detection() {
         "do it"
     );
 }
+
+#[test]
+fn the_summary_view_reads_tool_failures_like_the_full_view() {
+    use super::content::{OutputError, flatten_output};
+    let inner = |v: Value| Value::String(v.to_string());
+    let cases = [
+        json!("Exit code: 1\nWall time: 0 s\nOutput:\nboom"),
+        json!("Exit code: 0\nOutput:\nok"),
+        json!("Chunk ID: 1\nWall time: 0.1\nProcess exited with code 2\nOutput:\n"),
+        json!("Chunk ID: 1\nProcess exited with code 0\nOutput:\n"),
+        json!("ERROR: no such file"),
+        json!("  aborted by user"),
+        json!("patch rejected: hunk 2"),
+        json!("all good"),
+        json!(""),
+        json!(null),
+        json!(7),
+        inner(json!({"output": "x", "metadata": {"exit_code": 1, "duration_seconds": 0.1}})),
+        inner(json!({"output": "error: x", "metadata": {"exit_code": 0}})),
+        inner(json!({"output": "error: x"})),
+        inner(json!({"output": "ok", "success": false})),
+        inner(json!({"no_output": "error: x"})),
+        inner(json!([{"type": "input_text", "text": "Exit code: 3"}])),
+        inner(json!([1, 2])),
+        json!("{not json, error: x"),
+        json!([{"type": "input_text", "text": "fine"}, {"type": "input_image", "image_url": "data:image/png;base64,AA"}]),
+        json!([{"type": "mystery", "text": "Exit code: 4"}]),
+        json!([{"text": "err: untyped"}, "more"]),
+        json!([]),
+        json!({"content": "Exit code: 9", "success": true}),
+        json!({"content": [{"type": "output_text", "text": "fine"}], "success": false}),
+        json!({"content": "error: x"}),
+        json!({"type": "refusal", "refusal": "aborted"}),
+        json!({"type": "input_text", "text": "Exit code: 5"}),
+        json!({"success": false}),
+        json!({"other": 1}),
+        json!({"output": {"output": "x", "metadata": {"exit_code": 7}}}),
+        json!({"output": null, "metadata": {"exit_code": "1"}}),
+    ];
+    for v in cases {
+        let full = flatten_output(&v).1;
+        let summary: OutputError = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(summary.is_error, full, "{v}");
+    }
+}
