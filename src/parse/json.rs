@@ -499,6 +499,80 @@ impl<'de> Deserialize<'de> for Kept {
     }
 }
 
+// ---------------------------------------------------------------------------------- Skel
+
+/// Strings longer than this are bodies (outputs, arguments, thinking); shorter ones are ids,
+/// names, statuses and MIME types, which the parsers read.
+const SKELETON_STRING_MAX: usize = 128;
+
+/// A value read whole in [`Detail::Full`]; in [`Detail::Summary`] its skeleton: every key and
+/// every short string kept, every long string replaced by a one-character stand-in that keeps
+/// whether it was blank (`"…"` or `" "`). Logic that looks at structure, ids, statuses or
+/// emptiness reads a skeleton exactly as it reads the whole value, without the bodies being
+/// copied or kept.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Skel(pub Value);
+
+impl<'de> Deserialize<'de> for Skel {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if full() {
+            return Value::deserialize(d).map(Skel);
+        }
+        d.deserialize_any(SkelVisitor).map(Skel)
+    }
+}
+
+struct SkelVisitor;
+
+impl<'de> Visitor<'de> for SkelVisitor {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(if v.len() <= SKELETON_STRING_MAX {
+            v.to_string()
+        } else if v.trim().is_empty() {
+            " ".to_string()
+        } else {
+            "…".to_string()
+        }))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Skel(v)) = seq.next_element::<Skel>()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            let Skel(v) = map.next_value::<Skel>()?;
+            out.insert(k, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
 // ---------------------------------------------------------------------------------- Body
 
 /// A text body (thinking, reasoning): the text in [`Detail::Full`]; in [`Detail::Summary`]

@@ -95,6 +95,12 @@ pub(super) struct Log {
     /// Call ids answered by functionResponse parts in user messages (v0.44+).
     fr_ids: HashSet<String>,
     lines: u64,
+    /// Lines that are Gemini records: metadata, patches, rewinds, message records.
+    own: u64,
+    /// Tool bodies were read as skeletons (summary view).
+    pub(super) skeletons: bool,
+    /// A `$set.messages` checkpoint was read: its estimates need the bodies.
+    checkpoints: bool,
 }
 
 impl Log {
@@ -117,6 +123,9 @@ impl Log {
             summaries: HashSet::new(),
             fr_ids: HashSet::new(),
             lines: 0,
+            own: 0,
+            skeletons: false,
+            checkpoints: false,
         }
     }
 
@@ -134,8 +143,16 @@ impl Log {
         self.lines
     }
 
+    /// Lines that were Gemini records (positive evidence the file is a Gemini session).
+    pub(super) fn own_records(&self) -> u64 {
+        self.own
+    }
+
     pub(super) fn line(&mut self, line: u64, mut map: Map<String, Value>) {
         self.lines += 1;
+        if map.contains_key("$rewindTo") || map.contains_key("$set") || super::owns(&map) {
+            self.own += 1;
+        }
         if let Some(target) = map.remove("$rewindTo") {
             self.rewind(line, &target);
             return;
@@ -230,7 +247,10 @@ impl Log {
         self.patch_metadata(&o);
         let ts = o.get("lastUpdated").and_then(parse_time);
         match messages {
-            Some(Value::Array(items)) => self.checkpoint(line, items, ts),
+            Some(Value::Array(items)) => {
+                self.checkpoints = true;
+                self.checkpoint(line, items, ts)
+            }
             None | Some(Value::Null) => {}
             Some(other) => self.warn(
                 WarningKind::UnexpectedRecord,
@@ -625,6 +645,24 @@ impl Log {
         }
     }
 
+    /// The session, unless it was read with skeleton bodies and a compaction event needs the
+    /// bodies for its token estimates (a checkpoint, or a snapshot outside one).
+    pub(super) fn finish_view(self) -> super::View {
+        let needs_bodies = self.skeletons
+            && (self.checkpoints
+                || self.entries.iter().any(|e| {
+                    e.typ() == "user" && {
+                        let text = e.text();
+                        text.contains(SNAPSHOT_TAG) || json_snapshot_sections(&text).is_some()
+                    }
+                }));
+        if needs_bodies {
+            super::View::NeedsBodies
+        } else {
+            super::View::Done(self.finish())
+        }
+    }
+
     pub(super) fn finish(mut self) -> Session {
         self.detect_loose_snapshots();
         let mut s = std::mem::replace(&mut self.session, Session::new(Agent::Gemini, "", ""));
@@ -763,6 +801,17 @@ fn base_message(e: &Entry) -> Message {
     m.superseded = e.superseded;
     m.subtype = subtype.map(str::to_owned);
     m
+}
+
+/// A message record as Gemini CLI writes it: a string `id` and one of its message types.
+pub(super) fn is_message_record(o: &Map<String, Value>) -> bool {
+    str_field(o, "id").is_some()
+        && matches!(
+            str_field(o, "type"),
+            Some("user" | "gemini" | "info" | "error" | "warning")
+        )
+        && !o.contains_key("message")
+        && !o.contains_key("uuid")
 }
 
 fn is_ack(e: &Entry) -> bool {
