@@ -505,26 +505,72 @@ impl<'de> Deserialize<'de> for Kept {
 /// names, statuses and MIME types, which the parsers read.
 const SKELETON_STRING_MAX: usize = 128;
 
-/// A value read whole in [`Detail::Full`]; in [`Detail::Summary`] its skeleton: every key and
-/// every short string kept, every long string replaced by a one-character stand-in that keeps
-/// whether it was blank (`"…"` or `" "`). Logic that looks at structure, ids, statuses or
-/// emptiness reads a skeleton exactly as it reads the whole value, without the bodies being
-/// copied or kept.
+/// A value read whole in [`Detail::Full`]; in [`Detail::Summary`] its skeleton: every key but
+/// the dropped ones (`DROP`: bodies the summary never reads, skipped unread) and every short
+/// string kept, every long string replaced by a one-character stand-in that keeps whether it
+/// was blank (`"…"` or `" "`). Logic that looks at structure, ids, statuses or emptiness reads
+/// a skeleton exactly as it reads the whole value, without the bodies being copied or kept.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Skel(pub Value);
+pub struct Skel<const DROP: usize = 0>(pub Value);
 
-impl<'de> Deserialize<'de> for Skel {
+/// Key lists for [`Skel`]'s `DROP` parameter (const generics take no slices).
+pub const SKEL_KEEP_ALL: usize = 0;
+/// Gemini tool calls: arguments, outputs and UI renderings are dropped.
+pub const SKEL_TOOL_BODIES: usize = 1;
+/// Gemini thoughts: `subject` and `description` are bodies known to be strings, kept as
+/// stand-ins read from their raw text (never decoded).
+pub const SKEL_THOUGHTS: usize = 2;
+
+/// `(keys dropped, keys whose strings are only stood in for)` of a key list.
+fn key_lists(list: usize) -> (&'static [&'static str], &'static [&'static str]) {
+    match list {
+        SKEL_TOOL_BODIES => (
+            &[
+                "args",
+                "output",
+                "resultDisplay",
+                "description",
+                "displayName",
+            ],
+            &[],
+        ),
+        SKEL_THOUGHTS => (&[], &["subject", "description"]),
+        _ => (&[], &[]),
+    }
+}
+
+impl<'de, const DROP: usize> Deserialize<'de> for Skel<DROP> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         if full() {
             return Value::deserialize(d).map(Skel);
         }
-        d.deserialize_any(SkelVisitor).map(Skel)
+        let (drop, stand_in) = key_lists(DROP);
+        de::DeserializeSeed::deserialize(SkelSeed(drop, stand_in), d).map(Skel)
     }
 }
 
-struct SkelVisitor;
+#[derive(Clone, Copy)]
+struct SkelSeed(&'static [&'static str], &'static [&'static str]);
 
-impl<'de> Visitor<'de> for SkelVisitor {
+/// The stand-in of a long string, keeping whether it was empty or blank.
+fn stand_in(b: &Body) -> Value {
+    Value::String(if !b.is_str || b.empty {
+        String::new()
+    } else if b.blank {
+        " ".to_string()
+    } else {
+        "…".to_string()
+    })
+}
+
+impl<'de> de::DeserializeSeed<'de> for SkelSeed {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for SkelSeed {
     type Value = Value;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
@@ -558,16 +604,31 @@ impl<'de> Visitor<'de> for SkelVisitor {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::new();
-        while let Some(Skel(v)) = seq.next_element::<Skel>()? {
+        while let Some(v) = seq.next_element_seed(self)? {
             out.push(v);
         }
         Ok(Value::Array(out))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = serde_json::Map::new();
-        while let Some(k) = map.next_key::<String>()? {
-            let Skel(v) = map.next_value::<Skel>()?;
-            out.insert(k, v);
+        while let Some(k) = map.next_key::<Cow<'de, str>>()? {
+            if self.0.contains(&k.as_ref()) {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            if self.1.contains(&k.as_ref()) {
+                let raw = map.next_value::<&'de serde_json::value::RawValue>()?;
+                let b = Body::of_raw(raw.get());
+                let v = if b.is_str {
+                    stand_in(&b)
+                } else {
+                    serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null)
+                };
+                out.insert(k.into_owned(), v);
+                continue;
+            }
+            let v = map.next_value_seed(self)?;
+            out.insert(k.into_owned(), v);
         }
         Ok(Value::Object(out))
     }
@@ -646,18 +707,52 @@ impl<'de: 'a, 'a> Deserialize<'de> for Body<'a> {
             other_kinds!(_k => Body::default());
             other_containers!(_k => Body::default());
         }
-        d.deserialize_any(V(full(), PhantomData))
+        if full() {
+            return d.deserialize_any(V(true, PhantomData));
+        }
+        // The summary view only asks whether the body is an empty or blank string: read it as
+        // raw JSON text (as fast as skipping it) and decide from its first characters.
+        let raw = <&'de serde_json::value::RawValue>::deserialize(d)?;
+        Ok(Body::of_raw(raw.get()))
+    }
+}
+
+impl Body<'_> {
+    /// The flags of a JSON value given as its raw text, without decoding a non-blank string.
+    fn of_raw(raw: &str) -> Self {
+        let Some(inner) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) else {
+            return Body::default();
+        };
+        let empty = inner.is_empty();
+        let blank = match inner.bytes().find(|&b| b != b' ') {
+            None => true,
+            // A plain visible ASCII character: not blank.
+            Some(b) if b.is_ascii_graphic() && b != b'\\' => false,
+            // An escape or a non-ASCII character: decode to apply `str::trim` exactly.
+            Some(_) => serde_json::from_str::<String>(raw).is_ok_and(|s| s.trim().is_empty()),
+        };
+        Body {
+            text: None,
+            is_str: true,
+            empty,
+            blank,
+        }
     }
 }
 
 /// A key that may be absent, `null`, or hold a `T` (`Option` alone cannot tell the first two
 /// apart: serde reads `null` as `None`).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Field<T> {
-    #[default]
     Absent,
     Null,
     Val(T),
+}
+
+impl<T> Default for Field<T> {
+    fn default() -> Self {
+        Field::Absent
+    }
 }
 
 impl<T> Field<T> {

@@ -414,7 +414,13 @@ fn decode<'b, T: Records>(
     path: &Path,
     no: u64,
 ) -> Outcome {
-    let err = match serde_json::from_slice::<Obj<T::Rec<'b>>>(line) {
+    // One UTF-8 check of the whole line (fast on the mostly-ASCII text of transcripts) lets
+    // serde_json skip checking every string it reads; a line that fails it goes the slow way.
+    let parsed = match std::str::from_utf8(line) {
+        Ok(text) => serde_json::from_str::<Obj<T::Rec<'b>>>(text),
+        Err(_) => serde_json::from_slice::<Obj<T::Rec<'b>>>(line),
+    };
+    let err = match parsed {
         Ok(Obj::Is(rec)) => {
             f(rec, line);
             return Outcome::Done;

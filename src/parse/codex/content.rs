@@ -287,7 +287,7 @@ impl OutputError {
     fn of_string(s: &str) -> Self {
         let trimmed = s.trim_start();
         if trimmed.starts_with('{') || trimmed.starts_with('[') {
-            if let Ok(inner) = serde_json::from_str::<OutputError>(s)
+            if let Ok(Structured(inner)) = serde_json::from_str::<Structured>(s)
                 && matches!(inner.shape, Shape::WithOutput | Shape::ContentArray)
             {
                 return OutputError {
@@ -422,6 +422,123 @@ fn array_error(items: Vec<ItemText>) -> (bool, bool) {
 
 impl<'de> Deserialize<'de> for OutputError {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Structured::deserialize(d).map(|s| s.0)
+    }
+}
+
+impl OutputError {
+    fn of_raw(raw: &str) -> Self {
+        match raw.as_bytes().first() {
+            Some(b'"') => match text_head(raw) {
+                Some(Head::Text(head)) => OutputError {
+                    is_error: text_is_error(&head),
+                    shape: Shape::Scalar,
+                },
+                // JSON inside the string, or an odd literal: decode it whole.
+                _ => match serde_json::from_str::<std::borrow::Cow<str>>(raw) {
+                    Ok(s) => OutputError::of_string(&s),
+                    Err(_) => OutputError::default(),
+                },
+            },
+            Some(b'{' | b'[') => {
+                serde_json::from_str::<Structured>(raw).map_or(OutputError::default(), |s| s.0)
+            }
+            _ => OutputError::default(),
+        }
+    }
+}
+
+/// What [`text_head`] found at the start of a JSON string literal.
+enum Head {
+    /// The string starts (after whitespace) with `{` or `[`: it may hold JSON.
+    Json,
+    /// Enough of the decoded text for [`text_is_error`]: the first six lines and 40
+    /// characters after leading whitespace, or the whole string.
+    Text(String),
+}
+
+/// Decode the start of a JSON string literal (`raw` includes the quotes). `None` when the
+/// literal is not one this decoder handles (the caller then decodes it whole).
+fn text_head(raw: &str) -> Option<Head> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    let b = inner.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    let (mut started, mut lines, mut chars) = (false, 0usize, 0usize);
+    let mut push = |out: &mut String, c: char| -> Option<bool> {
+        if !started {
+            if c.is_whitespace() {
+                out.push(c);
+                return Some(false);
+            }
+            started = true;
+            if c == '{' || c == '[' {
+                return None;
+            }
+        }
+        out.push(c);
+        chars += 1;
+        if c == '\n' {
+            lines += 1;
+        }
+        Some(lines >= 6 && chars >= 40)
+    };
+    while i < b.len() {
+        if b[i] != b'\\' {
+            // Copy a run of plain characters, one char at a time only until the text starts.
+            let c = inner[i..].chars().next()?;
+            let done = push(&mut out, c);
+            match done {
+                None => return Some(Head::Json),
+                Some(true) => return Some(Head::Text(out)),
+                Some(false) => {}
+            }
+            i += c.len_utf8();
+            continue;
+        }
+        let c = match *b.get(i + 1)? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let hi = u32::from_str_radix(inner.get(i + 2..i + 6)?, 16).ok()?;
+                if (0xD800..0xDC00).contains(&hi) {
+                    if inner.get(i + 6..i + 8)? != "\\u" {
+                        return None;
+                    }
+                    let lo = u32::from_str_radix(inner.get(i + 8..i + 12)?, 16).ok()?;
+                    if !(0xDC00..0xE000).contains(&lo) {
+                        return None;
+                    }
+                    i += 6;
+                    char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?
+                } else {
+                    i += 4;
+                    char::from_u32(hi)?
+                }
+            }
+            _ => return None,
+        };
+        i += 2;
+        match push(&mut out, c) {
+            None => return Some(Head::Json),
+            Some(true) => return Some(Head::Text(out)),
+            Some(false) => {}
+        }
+    }
+    Some(Head::Text(out))
+}
+
+/// An output that is a JSON object or array, read by the rules of [`flatten_output`].
+struct Structured(OutputError);
+
+impl<'de> Deserialize<'de> for Structured {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
             type Value = OutputError;
@@ -447,7 +564,7 @@ impl<'de> Deserialize<'de> for OutputError {
                 })
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OutputError, A::Error> {
-                let mut output: Option<OutputError> = None;
+                let mut output: Option<&'de serde_json::value::RawValue> = None;
                 let mut content: Option<OutputError> = None;
                 let mut exit_code: Option<i64> = None;
                 let mut success: Option<bool> = None;
@@ -457,6 +574,7 @@ impl<'de> Deserialize<'de> for OutputError {
                 };
                 while let Some(key) = map.next_key::<std::borrow::Cow<str>>()? {
                     match key.as_ref() {
+                        // Read only when no exit code decides (most JSON outputs carry one).
                         "output" => output = Some(map.next_value()?),
                         "content" => content = Some(map.next_value()?),
                         "metadata" => {
@@ -479,10 +597,11 @@ impl<'de> Deserialize<'de> for OutputError {
                 }
                 let failed = success == Some(false);
                 let (is_error, shape) = if let Some(out) = output {
-                    (
-                        exit_code.map_or(out.is_error, |c| c != 0) || failed,
-                        Shape::WithOutput,
-                    )
+                    let failed_code = match exit_code {
+                        Some(c) => c != 0,
+                        None => OutputError::of_raw(out.get()).is_error,
+                    };
+                    (failed_code || failed, Shape::WithOutput)
                 } else if let Some(c) = content {
                     (success.map_or(c.is_error, |s| !s), Shape::Other)
                 } else if item.has_type {
@@ -508,7 +627,7 @@ impl<'de> Deserialize<'de> for OutputError {
                 Ok(OutputError::default())
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_any(V).map(Structured)
     }
 }
 

@@ -187,8 +187,13 @@ fn is_legacy_document(file: &SourceFile) -> bool {
     }
 }
 
-/// TS-era single document `{session:{…}, items:[…]}`.
+/// TS-era single document `{session:{…}, items:[…]}`, always read whole: its items come from a
+/// `Value`, not from a line the summary view could skip through (and such files are small).
 fn parse_legacy(file: &SourceFile) -> Result<Session, Warning> {
+    parse::json::with_detail(parse::Detail::Full, || parse_legacy_document(file))
+}
+
+fn parse_legacy_document(file: &SourceFile) -> Result<Session, Warning> {
     let doc = parse::read_document(&file.path)?;
     let mut b = Builder::new(&file.path);
     match doc {

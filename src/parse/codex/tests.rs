@@ -792,9 +792,50 @@ fn the_summary_view_reads_tool_failures_like_the_full_view() {
         json!({"output": {"output": "x", "metadata": {"exit_code": 7}}}),
         json!({"output": null, "metadata": {"exit_code": "1"}}),
     ];
-    for v in cases {
+    let long_lines = "x".repeat(300);
+    let texts = [
+        format!("\n\t  Exit code: 12\n{long_lines}"),
+        format!("{long_lines}\n{long_lines}\nProcess exited with code 1\n"),
+        "a\nb\nc\nd\ne\nf\nProcess exited with code 1".to_string(),
+        "a\nb\nc\nd\ne\nProcess exited with code 1".to_string(),
+        "short\nlines\nERROR".to_string(),
+        "\u{2192} caf\u{e9} \u{1F600} \"quoted\" back\\slash\r\nExit code: 1".to_string(),
+        "   {\"output\": \"error: x\"}".to_string(),
+        "\n[{\"type\": \"input_text\", \"text\": \"Exit code: 2\"}]".to_string(),
+        "ERROR: first line is an error".to_string(),
+        "ok\u{0}\u{1f}".to_string(),
+    ];
+    let mut all: Vec<Value> = cases.to_vec();
+    all.extend(texts.iter().map(|t| Value::String(t.clone())));
+    all.extend(texts.iter().map(|t| inner(json!({"output": t}))));
+    for v in all {
         let full = flatten_output(&v).1;
-        let summary: OutputError = serde_json::from_value(v.clone()).unwrap();
-        assert_eq!(summary.is_error, full, "{v}");
+        // Through a line, as the summary view reads it (serde_json escapes non-ASCII as is;
+        // an ASCII-escaped copy exercises the \u decoder).
+        let line = json!({ "output": v }).to_string();
+        let ascii: String = line
+            .chars()
+            .map(|c| {
+                if c.is_ascii() {
+                    c.to_string()
+                } else {
+                    let mut b = [0u16; 2];
+                    c.encode_utf16(&mut b)
+                        .iter()
+                        .map(|u| format!("\\u{u:04x}"))
+                        .collect()
+                }
+            })
+            .collect();
+        for text in [&line, &ascii] {
+            #[derive(serde::Deserialize)]
+            struct L {
+                output: OutputError,
+            }
+            let l: L = crate::parse::json::with_detail(crate::parse::Detail::Summary, || {
+                serde_json::from_str(text).unwrap()
+            });
+            assert_eq!(l.output.is_error, full, "{text}");
+        }
     }
 }

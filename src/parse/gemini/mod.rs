@@ -17,6 +17,7 @@ mod records;
 
 use std::path::Path;
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::diag::{Warning, WarningKind};
@@ -214,7 +215,7 @@ fn read_log(path: &Path, stem: &str, ident: Ident) -> Result<Log, Warning> {
     log.skeletons = detail() == Detail::Summary;
     let mut warnings = Vec::new();
     parse::for_each_record::<Lines>(path, reader, &mut warnings, |n, g, raw| {
-        log.line(n, g.line_map(raw))
+        log.line(n, g.into_line(raw))
     });
     // Line warnings first, then what the log itself found, in line order.
     warnings.append(&mut log.session.warnings);
@@ -242,7 +243,17 @@ fn document(path: &Path, stem: &str, ident: Ident, doc: Value) -> Session {
     }
     let mut log = Log::new(path, stem, ident);
     match doc {
-        Value::Object(map) => log.metadata(0, map),
+        // A document is read whole: it is one value already, nothing to skip through.
+        Value::Object(map) => {
+            match with_detail(Detail::Full, || records::G::deserialize(Value::Object(map))) {
+                Ok(g) => log.metadata(0, g.into_meta()),
+                Err(e) => log.warn(
+                    WarningKind::UnexpectedRecord,
+                    None,
+                    format!("unreadable session document: {e}"),
+                ),
+            }
+        }
         other => log.warn(
             WarningKind::UnexpectedRecord,
             None,
@@ -295,12 +306,16 @@ fn saved_chat(path: &Path, stem: &str, ident: Ident, doc: Value) -> Session {
             Some(other) => other.to_string(),
             None => String::new(),
         };
-        let mut rec = Map::new();
-        rec.insert("type".into(), Value::String(typ));
-        rec.insert(
-            "content".into(),
-            c.get("parts").cloned().unwrap_or(Value::Null),
-        );
+        let rec = records::MsgIn {
+            id: None,
+            timestamp: None,
+            tokens: None,
+            rec: records::Rec {
+                typ: Some(Value::String(typ)),
+                content: Some(c.get("parts").cloned().unwrap_or(Value::Null)),
+                ..records::Rec::default()
+            },
+        };
         let idx = log.message(0, format!("{stem}#{k}"), rec, false);
         log.entries[idx].synthetic_id = true;
     }

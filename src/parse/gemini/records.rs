@@ -8,9 +8,9 @@
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::parse::json::{Field, Obj, Skel};
+use crate::parse::json::{Field, Obj, SKEL_THOUGHTS, SKEL_TOOL_BODIES, Skel};
 
 #[derive(Deserialize, Default)]
 pub(super) struct G {
@@ -45,11 +45,11 @@ pub(super) struct G {
     #[serde(default)]
     model: Field<Value>,
     #[serde(default)]
-    thoughts: Field<Skel>,
+    thoughts: Field<Skel<SKEL_THOUGHTS>>,
     #[serde(default)]
     tokens: Field<Value>,
     #[serde(rename = "toolCalls", default)]
-    tool_calls: Field<Skel>,
+    tool_calls: Field<Skel<SKEL_TOOL_BODIES>>,
 }
 
 /// A `messages` array (of records), or the kind of whatever else stood there.
@@ -97,116 +97,187 @@ impl<'de> Deserialize<'de> for Messages {
     }
 }
 
-/// A stand-in of the right JSON kind for a value that was not kept (only its kind is read).
-fn of_kind(kind: &str) -> Value {
-    match kind {
-        "object" => Value::Object(Map::new()),
-        "array" => Value::Array(Vec::new()),
-        "string" => Value::String(String::new()),
-        "number" => Value::from(0),
-        "boolean" => Value::Bool(false),
-        _ => Value::Null,
+/// A message record as the log keeps it: the keys the engine reads, each as recorded
+/// (`Some(Value::Null)` for a key written as `null`), overlaid field by field by later upserts.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Rec {
+    pub typ: Option<Value>,
+    pub content: Option<Value>,
+    pub display_content: Option<Value>,
+    pub model: Option<Value>,
+    pub thoughts: Option<Value>,
+    pub tool_calls: Option<Value>,
+}
+
+impl Rec {
+    /// The value recorded under a key (only the keys above exist).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match key {
+            "type" => self.typ.as_ref(),
+            "content" => self.content.as_ref(),
+            "displayContent" => self.display_content.as_ref(),
+            "model" => self.model.as_ref(),
+            "thoughts" => self.thoughts.as_ref(),
+            "toolCalls" => self.tool_calls.as_ref(),
+            _ => None,
+        }
+    }
+
+    pub fn str(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(Value::as_str)
+    }
+
+    /// A later record of the same id: the keys it holds replace the recorded ones.
+    pub fn overlay(&mut self, later: Rec) {
+        fn take(slot: &mut Option<Value>, v: Option<Value>) {
+            if v.is_some() {
+                *slot = v;
+            }
+        }
+        take(&mut self.typ, later.typ);
+        take(&mut self.content, later.content);
+        take(&mut self.display_content, later.display_content);
+        take(&mut self.model, later.model);
+        take(&mut self.thoughts, later.thoughts);
+        take(&mut self.tool_calls, later.tool_calls);
     }
 }
 
-fn put(m: &mut Map<String, Value>, key: &str, f: Field<Value>) {
+fn value(f: Field<Value>) -> Option<Value> {
     match f {
-        Field::Absent => {}
-        Field::Null => {
-            m.insert(key.into(), Value::Null);
-        }
-        Field::Val(v) => {
-            m.insert(key.into(), v);
-        }
+        Field::Absent => None,
+        Field::Null => Some(Value::Null),
+        Field::Val(v) => Some(v),
     }
 }
 
-fn put_skel(m: &mut Map<String, Value>, key: &str, f: Field<Skel>) {
+fn skel<const D: usize>(f: Field<Skel<D>>) -> Option<Value> {
     match f {
-        Field::Absent => {}
-        Field::Null => {
-            m.insert(key.into(), Value::Null);
-        }
-        Field::Val(Skel(v)) => {
-            m.insert(key.into(), v);
-        }
+        Field::Absent => None,
+        Field::Null => Some(Value::Null),
+        Field::Val(Skel(v)) => Some(v),
     }
+}
+
+/// One message record taken out of a line (or a `messages` array).
+pub(super) struct MsgIn {
+    pub id: Option<String>,
+    pub timestamp: Option<Value>,
+    pub tokens: Option<Value>,
+    pub rec: Rec,
+}
+
+/// What a `messages` key held.
+pub(super) enum MessagesIn {
+    List(Vec<Result<MsgIn, &'static str>>),
+    Not(&'static str),
+}
+
+/// A line, as the log engine dispatches it.
+pub(super) enum LineIn {
+    Rewind(Value),
+    /// `$set` with an object (its metadata and messages), or the kind of what it held.
+    Set(Result<Box<MetaIn>, &'static str>),
+    Metadata(Box<MetaIn>),
+    Message(MsgIn),
+    /// Anything else, tallied by its `type` or its first key.
+    Other(String),
+}
+
+/// Metadata keys (of a metadata line, a `$set` patch or a legacy record).
+#[derive(Default)]
+pub(super) struct MetaIn {
+    pub session_id: Option<Value>,
+    pub project_hash: Option<Value>,
+    pub start_time: Option<Value>,
+    pub last_updated: Option<Value>,
+    pub kind: Option<Value>,
+    pub summary: Option<Value>,
+    pub messages: Option<Option<MessagesIn>>,
 }
 
 impl G {
-    /// Whether the line holds a key the engine reads; a line without one is tallied by its
-    /// first key, which only the whole line tells.
-    fn has_known_key(&self) -> bool {
-        self.rewind_to.present()
-            || self.set.present()
-            || self.session_id.present()
-            || self.project_hash.present()
-            || self.id.present()
-            || self.typ.present()
-    }
-
-    /// The record as the untyped object the log engine reads, with only the keys it reads.
-    pub(super) fn into_map(self) -> Map<String, Value> {
-        let mut m = Map::new();
-        put(&mut m, "$rewindTo", self.rewind_to);
-        match self.set {
-            Field::Absent => {}
-            Field::Null => {
-                m.insert("$set".into(), Value::Null);
-            }
-            Field::Val(Obj::Is(g)) => {
-                m.insert("$set".into(), Value::Object(g.into_map()));
-            }
-            Field::Val(Obj::Not(kind)) => {
-                m.insert("$set".into(), of_kind(kind));
-            }
-        }
-        put(&mut m, "sessionId", self.session_id);
-        put(&mut m, "projectHash", self.project_hash);
-        put(&mut m, "startTime", self.start_time);
-        put(&mut m, "lastUpdated", self.last_updated);
-        put(&mut m, "kind", self.kind);
-        put(&mut m, "summary", self.summary);
-        match self.messages {
-            Field::Absent => {}
-            Field::Null => {
-                m.insert("messages".into(), Value::Null);
-            }
-            Field::Val(Messages::List(items)) => {
-                let items = items
+    fn meta(&mut self) -> MetaIn {
+        let messages = match std::mem::take(&mut self.messages) {
+            Field::Absent => None,
+            Field::Null => Some(None),
+            Field::Val(Messages::List(items)) => Some(Some(MessagesIn::List(
+                items
                     .into_iter()
                     .map(|i| match i {
-                        Obj::Is(g) => Value::Object(g.into_map()),
-                        Obj::Not(kind) => of_kind(kind),
+                        Obj::Is(mut g) => Ok(g.message()),
+                        Obj::Not(kind) => Err(kind),
                     })
-                    .collect();
-                m.insert("messages".into(), Value::Array(items));
-            }
-            Field::Val(Messages::Not(kind)) => {
-                m.insert("messages".into(), of_kind(kind));
-            }
+                    .collect(),
+            ))),
+            Field::Val(Messages::Not(kind)) => Some(Some(MessagesIn::Not(kind))),
+        };
+        MetaIn {
+            session_id: value(std::mem::take(&mut self.session_id)),
+            project_hash: value(std::mem::take(&mut self.project_hash)),
+            start_time: value(std::mem::take(&mut self.start_time)),
+            last_updated: value(std::mem::take(&mut self.last_updated)),
+            kind: value(std::mem::take(&mut self.kind)),
+            summary: value(std::mem::take(&mut self.summary)),
+            messages,
         }
-        put(&mut m, "id", self.id);
-        put(&mut m, "timestamp", self.timestamp);
-        put(&mut m, "type", self.typ);
-        put(&mut m, "content", self.content);
-        put(&mut m, "displayContent", self.display_content);
-        put(&mut m, "model", self.model);
-        put_skel(&mut m, "thoughts", self.thoughts);
-        put(&mut m, "tokens", self.tokens);
-        put_skel(&mut m, "toolCalls", self.tool_calls);
-        m
     }
 
-    /// The line for the engine: the kept keys, or the whole line when it holds none of them
-    /// (it is tallied by its first key).
-    pub(super) fn line_map(self, raw: &[u8]) -> Map<String, Value> {
-        if self.has_known_key() {
-            return self.into_map();
+    fn message(&mut self) -> MsgIn {
+        MsgIn {
+            id: match &self.id {
+                Field::Val(Value::String(s)) => Some(s.clone()),
+                _ => None,
+            },
+            timestamp: value(std::mem::take(&mut self.timestamp)),
+            tokens: value(std::mem::take(&mut self.tokens)),
+            rec: Rec {
+                typ: value(std::mem::take(&mut self.typ)),
+                content: value(std::mem::take(&mut self.content)),
+                display_content: value(std::mem::take(&mut self.display_content)),
+                model: value(std::mem::take(&mut self.model)),
+                thoughts: skel(std::mem::take(&mut self.thoughts)),
+                tool_calls: skel(std::mem::take(&mut self.tool_calls)),
+            },
         }
-        match serde_json::from_slice::<Value>(raw) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
+    }
+
+    fn is_str(f: &Field<Value>) -> bool {
+        matches!(f, Field::Val(Value::String(_)))
+    }
+
+    /// Dispatch a line the way Gemini CLI's loader does (formats.md §3.4). `raw` is the line's
+    /// text, read again only for a line that holds none of the keys the engine knows.
+    pub(super) fn into_line(mut self, raw: &[u8]) -> LineIn {
+        match std::mem::take(&mut self.rewind_to) {
+            Field::Absent => {}
+            Field::Null => return LineIn::Rewind(Value::Null),
+            Field::Val(v) => return LineIn::Rewind(v),
         }
+        match std::mem::take(&mut self.set) {
+            Field::Absent => {}
+            Field::Null => return LineIn::Set(Err("null")),
+            Field::Val(Obj::Not(kind)) => return LineIn::Set(Err(kind)),
+            Field::Val(Obj::Is(mut g)) => return LineIn::Set(Ok(Box::new(g.meta()))),
+        }
+        if G::is_str(&self.session_id) && G::is_str(&self.project_hash) {
+            return LineIn::Metadata(Box::new(self.meta()));
+        }
+        if G::is_str(&self.id) {
+            return LineIn::Message(self.message());
+        }
+        if let Field::Val(Value::String(t)) = &self.typ {
+            return LineIn::Other(t.clone());
+        }
+        let first = match serde_json::from_slice::<Value>(raw) {
+            Ok(Value::Object(m)) => m.keys().next().cloned(),
+            _ => None,
+        };
+        LineIn::Other(first.unwrap_or_else(|| "empty".to_string()))
+    }
+
+    /// A whole legacy record (a `.json` document) as metadata.
+    pub(super) fn into_meta(mut self) -> MetaIn {
+        self.meta()
     }
 }
