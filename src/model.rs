@@ -560,10 +560,26 @@ impl Session {
 
     /// Count a record kind that is kept only as a tally.
     pub fn note_other(&mut self, kind: &str) {
-        if let Some(slot) = self.other_records.iter_mut().find(|(k, _)| k == kind) {
+        self.note_other_parts(&[kind]);
+    }
+
+    /// [`Session::note_other`] of the concatenation of `parts`, without building it unless it
+    /// is new (tallies run once per metadata record).
+    pub fn note_other_parts(&mut self, parts: &[&str]) {
+        let matches = |k: &str| {
+            let mut rest = k;
+            for p in parts {
+                match rest.strip_prefix(p) {
+                    Some(r) => rest = r,
+                    None => return false,
+                }
+            }
+            rest.is_empty()
+        };
+        if let Some(slot) = self.other_records.iter_mut().find(|(k, _)| matches(k)) {
             slot.1 += 1;
         } else {
-            self.other_records.push((kind.to_string(), 1));
+            self.other_records.push((parts.concat(), 1));
         }
     }
 

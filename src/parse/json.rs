@@ -729,7 +729,7 @@ impl Body<'_> {
             // A plain visible ASCII character: not blank.
             Some(b) if b.is_ascii_graphic() && b != b'\\' => false,
             // An escape or a non-ASCII character: decode to apply `str::trim` exactly.
-            Some(_) => serde_json::from_str::<String>(raw).is_ok_and(|s| s.trim().is_empty()),
+            Some(_) => super::read::decode_string(raw).is_some_and(|s| s.trim().is_empty()),
         };
         Body {
             text: None,

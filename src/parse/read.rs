@@ -325,6 +325,8 @@ pub trait Records: 'static {
 /// What became of one line.
 enum Outcome {
     Done,
+    /// A lone UTF-16 surrogate escape stopped the reader: repair the line and read it again.
+    Surrogate,
     NotObject(&'static str),
     Bad(String),
 }
@@ -367,8 +369,7 @@ pub fn for_each_record<T: Records>(
                 if line.is_empty() {
                     continue;
                 }
-                repair_lone_surrogates(line);
-                let outcome = decode::<T>(
+                let mut outcome = decode::<T>(
                     line,
                     &mut normal,
                     &mut |r, b| f(no, r, b),
@@ -376,8 +377,24 @@ pub fn for_each_record<T: Records>(
                     path,
                     no,
                 );
+                if let Outcome::Surrogate = outcome {
+                    // Repaired only when a string the parser decodes needs it: lines that
+                    // parse pay nothing for the check.
+                    repair_lone_surrogates(line);
+                    outcome = decode::<T>(
+                        line,
+                        &mut normal,
+                        &mut |r, b| f(no, r, b),
+                        warnings,
+                        path,
+                        no,
+                    );
+                    if let Outcome::Surrogate = outcome {
+                        outcome = Outcome::Bad("invalid \\u escape".into());
+                    }
+                }
                 match outcome {
-                    Outcome::Done => {}
+                    Outcome::Done | Outcome::Surrogate => {}
                     Outcome::NotObject(kind) => warnings.push(Warning::new(
                         WarningKind::UnexpectedRecord,
                         path,
@@ -414,9 +431,9 @@ fn decode<'b, T: Records>(
     path: &Path,
     no: u64,
 ) -> Outcome {
-    // One UTF-8 check of the whole line (fast on the mostly-ASCII text of transcripts) lets
-    // serde_json skip checking every string it reads; a line that fails it goes the slow way.
-    let parsed = match std::str::from_utf8(line) {
+    // One SIMD UTF-8 check of the whole line lets serde_json skip checking every string it
+    // reads; a line that fails it goes the slow way.
+    let parsed = match simdutf8::basic::from_utf8(line) {
         Ok(text) => serde_json::from_str::<Obj<T::Rec<'b>>>(text),
         Err(_) => serde_json::from_slice::<Obj<T::Rec<'b>>>(line),
     };
@@ -428,12 +445,17 @@ fn decode<'b, T: Records>(
         Ok(Obj::Not(kind)) => return Outcome::NotObject(kind),
         Err(e) => e,
     };
+    let msg = err.to_string();
+    if msg.contains("surrogate") || msg.contains("hex escape") {
+        return Outcome::Surrogate;
+    }
     // Two or more records written on one line: each one is complete.
     if let Some(spans) = split_values(line) {
         let mut not_objects = Vec::new();
         for (a, b) in spans {
             match decode::<T>(&line[a..b], normal, f, warnings, path, no) {
                 Outcome::Done => {}
+                Outcome::Surrogate => return Outcome::Surrogate,
                 Outcome::NotObject(kind) => not_objects.push(kind),
                 Outcome::Bad(e) => return Outcome::Bad(e),
             }
@@ -538,10 +560,27 @@ fn trim_ascii_mut(b: &mut [u8]) -> &mut [u8] {
     &mut b[start..end]
 }
 
+/// Decode a JSON string literal (with its quotes), reading a lone surrogate escape as U+FFFD
+/// like the line reader does.
+pub fn decode_string(raw: &str) -> Option<std::borrow::Cow<'_, str>> {
+    match serde_json::from_str::<std::borrow::Cow<str>>(raw) {
+        Ok(s) => Some(s),
+        Err(_) => {
+            let mut b = raw.as_bytes().to_vec();
+            repair_lone_surrogates(&mut b);
+            serde_json::from_slice::<String>(&b)
+                .ok()
+                .map(std::borrow::Cow::Owned)
+        }
+    }
+}
+
 /// JavaScript writes a string cut inside an emoji as a lone UTF-16 surrogate escape
 /// (`"\ud83d"`), which strict JSON readers refuse. Rewrite each lone surrogate escape as
 /// `\ufffd` (the same six bytes, in place), so the record is kept with a replacement character.
 pub fn repair_lone_surrogates(line: &mut [u8]) {
+    // Two SIMD passes rule out almost every line: only `\ud8`..`\udf` (either case) can be a
+    // surrogate, while `\u` escapes of other characters are common (ASCII-only writers).
     static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\u"));
     let mut from = 0;

@@ -379,11 +379,11 @@ impl<'a> Parser<'a> {
                     &rec.attachment
                 };
                 let sub = sub.get().and_then(|t| t.kind.get()).unwrap_or("unknown");
-                self.s.note_other(&format!("claude:{kind}/{sub}"));
+                self.s.note_other_parts(&["claude:", kind, "/", sub]);
                 (Slot::Node(None), false)
             }
             other => {
-                self.s.note_other(&format!("claude:{other}"));
+                self.s.note_other_parts(&["claude:", other]);
                 (Slot::Node(None), false)
             }
         };

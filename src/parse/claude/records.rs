@@ -206,7 +206,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
 pub(super) enum Block<'a> {
     /// A bare string element.
     Text(Cow<'a, str>),
-    Obj(Box<BlockObj<'a>>),
+    Obj(BlockObj<'a>),
     /// Neither: its JSON kind, and the value itself in [`Detail::Full`].
     Other(&'static str, Value),
 }
@@ -251,7 +251,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Block<'a>, A::Error> {
                 let b = SummaryBlock::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(Block::Obj(Box::new(BlockObj {
+                Ok(Block::Obj(BlockObj {
                     kind: b.kind.0,
                     text: b.text.0,
                     id: b.id.0,
@@ -259,7 +259,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
                     tool_use_id: b.tool_use_id.0,
                     is_error: b.is_error.0,
                     ..BlockObj::default()
-                })))
+                }))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Block<'a>, A::Error> {
                 while seq.next_element::<IgnoredAny>()?.is_some() {}
@@ -354,6 +354,6 @@ impl Block<'_> {
             }
         }
         b.kind = kind.map(Cow::Owned);
-        Block::Obj(Box::new(b))
+        Block::Obj(b)
     }
 }

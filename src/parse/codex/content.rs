@@ -435,9 +435,9 @@ impl OutputError {
                     shape: Shape::Scalar,
                 },
                 // JSON inside the string, or an odd literal: decode it whole.
-                _ => match serde_json::from_str::<std::borrow::Cow<str>>(raw) {
-                    Ok(s) => OutputError::of_string(&s),
-                    Err(_) => OutputError::default(),
+                _ => match crate::parse::read::decode_string(raw) {
+                    Some(s) => OutputError::of_string(&s),
+                    None => OutputError::default(),
                 },
             },
             Some(b'{' | b'[') => {
@@ -507,19 +507,20 @@ fn text_head(raw: &str) -> Option<Head> {
             b't' => '\t',
             b'u' => {
                 let hi = u32::from_str_radix(inner.get(i + 2..i + 6)?, 16).ok()?;
-                if (0xD800..0xDC00).contains(&hi) {
-                    if inner.get(i + 6..i + 8)? != "\\u" {
-                        return None;
+                let lo = (inner.get(i + 6..i + 8) == Some("\\u"))
+                    .then(|| inner.get(i + 8..i + 12))
+                    .flatten()
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .filter(|lo| (0xDC00..0xE000).contains(lo));
+                i += 4;
+                match (hi, lo) {
+                    (0xD800..=0xDBFF, Some(lo)) => {
+                        i += 6;
+                        char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?
                     }
-                    let lo = u32::from_str_radix(inner.get(i + 8..i + 12)?, 16).ok()?;
-                    if !(0xDC00..0xE000).contains(&lo) {
-                        return None;
-                    }
-                    i += 6;
-                    char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?
-                } else {
-                    i += 4;
-                    char::from_u32(hi)?
+                    // A lone surrogate: U+FFFD, as the line reader repairs it.
+                    (0xD800..=0xDFFF, _) => '\u{fffd}',
+                    _ => char::from_u32(hi)?,
                 }
             }
             _ => return None,

@@ -396,7 +396,7 @@ impl Builder {
     }
 
     fn other(&mut self, kind: &str) {
-        self.s.note_other(&format!("codex:{kind}"));
+        self.s.note_other_parts(&["codex:", kind]);
     }
 
     // ---------------------------------------------------------------- line dispatch

@@ -179,7 +179,7 @@ impl Log {
                 let id = m.id.clone().unwrap_or_default();
                 self.message(line, id, m, false);
             }
-            LineIn::Other(kind) => self.session.note_other(&format!("gemini:{kind}")),
+            LineIn::Other(kind) => self.session.note_other_parts(&["gemini:", &kind]),
         }
     }
 
