@@ -26,12 +26,15 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
             [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
             [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit with status 3 if any file or line could not be read')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
+            [CompletionResult]::new('--wide', '--wide', [CompletionResultType]::ParameterName, 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)')
+            [CompletionResult]::new('--utc', '--utc', [CompletionResultType]::ParameterName, 'Show times in UTC instead of local time (human output; JSON is always UTC)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -42,6 +45,7 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('compactions', 'compactions', [CompletionResultType]::ParameterValue, 'The compaction ledger: every context compression the agents performed')
             [CompletionResult]::new('replay-compress', 'replay-compress', [CompletionResultType]::ParameterValue, 'Replay a context-management algorithm over real history: what would it have saved?')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Tokens and cost by day, week, month, session, project or 5-hour billing block')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -59,11 +63,13 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Sort key: times and numbers sort largest/newest first, names A to Z')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)')
+            [CompletionResult]::new('--fallback-home', '--fallback-home', [CompletionResultType]::ParameterName, 'When the stores hold no session at all (a fresh machine), list the sessions of DIR, read as --home, instead, and say so on stderr')
             [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored')
             [CompletionResult]::new('--claude-dir', '--claude-dir', [CompletionResultType]::ParameterName, 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]')
             [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
             [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
             [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.')
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Reverse the sort order')
             [CompletionResult]::new('--reverse', '--reverse', [CompletionResultType]::ParameterName, 'Reverse the sort order')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit with status 3 if any file or line could not be read')
@@ -72,27 +78,32 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--wide', '--wide', [CompletionResultType]::ParameterName, 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)')
+            [CompletionResult]::new('--utc', '--utc', [CompletionResultType]::ParameterName, 'Show times in UTC instead of local time (human output; JSON is always UTC)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'sessions;show' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, '`text` (header and timeline) or `json` (the whole unified session)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, '`text` (header and timeline) or `json` (the whole unified session)')
-            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Characters of each message shown in the timeline')
+            [CompletionResult]::new('--width', '--width', [CompletionResultType]::ParameterName, 'Columns of each timeline line [default: the terminal''s width; 160 characters of each message when piped]')
             [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored')
             [CompletionResult]::new('--claude-dir', '--claude-dir', [CompletionResultType]::ParameterName, 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]')
             [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
             [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
             [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit with status 3 if any file or line could not be read')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--wide', '--wide', [CompletionResultType]::ParameterName, 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)')
+            [CompletionResult]::new('--utc', '--utc', [CompletionResultType]::ParameterName, 'Show times in UTC instead of local time (human output; JSON is always UTC)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'sessions;projects' {
@@ -110,14 +121,17 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
             [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
             [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit with status 3 if any file or line could not be read')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--wide', '--wide', [CompletionResultType]::ParameterName, 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)')
+            [CompletionResult]::new('--utc', '--utc', [CompletionResultType]::ParameterName, 'Show times in UTC instead of local time (human output; JSON is always UTC)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'sessions;compactions' {
@@ -135,6 +149,7 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
             [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
             [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.')
             [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'Print the observed sizes per agent (counts, medians, every summary size) instead of the events: what `replay-compress --summary-tokens auto` calibrates from')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit with status 3 if any file or line could not be read')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
@@ -142,8 +157,10 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--wide', '--wide', [CompletionResultType]::ParameterName, 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)')
+            [CompletionResult]::new('--utc', '--utc', [CompletionResultType]::ParameterName, 'Show times in UTC instead of local time (human output; JSON is always UTC)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'sessions;replay-compress' {
@@ -168,16 +185,20 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
             [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
             [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.')
             [CompletionResult]::new('--list-settings', '--list-settings', [CompletionResultType]::ParameterName, 'Print the algorithm''s settings (keys, defaults, allowed ranges) and exit')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Replay every session the filters select')
             [CompletionResult]::new('--timeline', '--timeline', [CompletionResultType]::ParameterName, 'Include the per-request series (full, recorded, what-if)')
             [CompletionResult]::new('--validate', '--validate', [CompletionResultType]::ParameterName, 'Compare the replay with the compactions the agent really performed (when replaying the session''s own agent''s algorithm)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Overwrite existing plot files')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit with status 3 if any file or line could not be read')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
+            [CompletionResult]::new('--wide', '--wide', [CompletionResultType]::ParameterName, 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)')
+            [CompletionResult]::new('--utc', '--utc', [CompletionResultType]::ParameterName, 'Show times in UTC instead of local time (human output; JSON is always UTC)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -201,8 +222,10 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
             [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
             [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Export every session the filters select (like `list`)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Overwrite existing files')
+            [CompletionResult]::new('--literal', '--literal', [CompletionResultType]::ParameterName, 'Show message text exactly as typed (every Markdown character escaped) instead of rendering it as Markdown')
             [CompletionResult]::new('--no-thinking', '--no-thinking', [CompletionResultType]::ParameterName, 'Leave out thinking')
             [CompletionResult]::new('--no-tools', '--no-tools', [CompletionResultType]::ParameterName, 'Leave out tool calls and their results')
             [CompletionResult]::new('--redact', '--redact', [CompletionResultType]::ParameterName, 'Replace secrets (API keys, tokens, private keys, passwords, …) with [REDACTED:<kind>] and report the counts on stderr')
@@ -212,6 +235,43 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
             [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
+            [CompletionResult]::new('--wide', '--wide', [CompletionResultType]::ParameterName, 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)')
+            [CompletionResult]::new('--utc', '--utc', [CompletionResultType]::ParameterName, 'Show times in UTC instead of local time (human output; JSON is always UTC)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sessions;usage' {
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only these agents (repeatable or comma-separated)')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'Only projects whose path contains this text (case-insensitive) or matches this glob')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only projects whose path contains this text (case-insensitive) or matches this glob')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions started at or before this time (a date means the end of that day)')
+            [CompletionResult]::new('-z', '-z', [CompletionResultType]::ParameterName, 'Time zone of day, week and month boundaries: an IANA name (Europe/Paris), UTC, a POSIX TZ rule, or `local`. Also the zone of plain dates in --since/--until')
+            [CompletionResult]::new('--timezone', '--timezone', [CompletionResultType]::ParameterName, 'Time zone of day, week and month boundaries: an IANA name (Europe/Paris), UTC, a POSIX TZ rule, or `local`. Also the zone of plain dates in --since/--until')
+            [CompletionResult]::new('--start-of-week', '--start-of-week', [CompletionResultType]::ParameterName, 'First day of a week for `weekly`')
+            [CompletionResult]::new('--order', '--order', [CompletionResultType]::ParameterName, 'Row order: oldest first or newest first (sessions and projects: by last activity)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Main sessions, sub-agent sessions, or both')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored')
+            [CompletionResult]::new('--claude-dir', '--claude-dir', [CompletionResultType]::ParameterName, 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]')
+            [CompletionResult]::new('--codex-dir', '--codex-dir', [CompletionResultType]::ParameterName, 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]')
+            [CompletionResult]::new('--gemini-dir', '--gemini-dir', [CompletionResultType]::ParameterName, 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]')
+            [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.')
+            [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Add a sub-row per model under each row')
+            [CompletionResult]::new('--breakdown', '--breakdown', [CompletionResultType]::ParameterName, 'Add a sub-row per model under each row')
+            [CompletionResult]::new('--active', '--active', [CompletionResultType]::ParameterName, '`blocks`: only the block in progress, with its burn rate and projection')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit with status 3 if any file or line could not be read')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'List every warning (skipped lines, duplicates, partial last lines), not just a summary')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings on stderr (the exit status still reflects --strict)')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never show a progress bar (it is only shown when stderr is a terminal anyway)')
+            [CompletionResult]::new('--wide', '--wide', [CompletionResultType]::ParameterName, 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)')
+            [CompletionResult]::new('--utc', '--utc', [CompletionResultType]::ParameterName, 'Show times in UTC instead of local time (human output; JSON is always UTC)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -223,6 +283,7 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('compactions', 'compactions', [CompletionResultType]::ParameterValue, 'The compaction ledger: every context compression the agents performed')
             [CompletionResult]::new('replay-compress', 'replay-compress', [CompletionResultType]::ParameterValue, 'Replay a context-management algorithm over real history: what would it have saved?')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Tokens and cost by day, week, month, session, project or 5-hour billing block')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -242,6 +303,9 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             break
         }
         'sessions;help;export' {
+            break
+        }
+        'sessions;help;usage' {
             break
         }
         'sessions;help;help' {

@@ -37,6 +37,9 @@ _sessions() {
             sessions,show)
                 cmd="sessions__subcmd__show"
                 ;;
+            sessions,usage)
+                cmd="sessions__subcmd__usage"
+                ;;
             sessions__subcmd__help,compactions)
                 cmd="sessions__subcmd__help__subcmd__compactions"
                 ;;
@@ -58,6 +61,9 @@ _sessions() {
             sessions__subcmd__help,show)
                 cmd="sessions__subcmd__help__subcmd__show"
                 ;;
+            sessions__subcmd__help,usage)
+                cmd="sessions__subcmd__help__subcmd__usage"
+                ;;
             *)
                 ;;
         esac
@@ -65,7 +71,7 @@ _sessions() {
 
     case "${cmd}" in
         sessions)
-            opts="-v -q -h -V --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help --version list show projects compactions replay-compress export help"
+            opts="-v -q -h -V --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --prices --help --version list show projects compactions replay-compress export usage help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -91,6 +97,10 @@ _sessions() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -99,7 +109,7 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__compactions)
-            opts="-a -p -f -v -q -h --agent --project --since --until --kind --stats --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help"
+            opts="-a -p -f -v -q -h --agent --project --since --until --kind --stats --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --prices --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -161,6 +171,10 @@ _sessions() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -169,7 +183,7 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__export)
-            opts="-a -p -f -o -v -q -h --all --agent --project --since --until --kind --format --output --force --max-output-lines --images --no-thinking --no-tools --redact --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help"
+            opts="-a -p -f -o -v -q -h --all --agent --project --since --until --kind --format --output --force --max-output-lines --images --literal --no-thinking --no-tools --redact --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --prices --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -247,6 +261,10 @@ _sessions() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -255,7 +273,7 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__help)
-            opts="list show projects compactions replay-compress export help"
+            opts="list show projects compactions replay-compress export usage help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -366,8 +384,22 @@ _sessions() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sessions__subcmd__help__subcmd__usage)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sessions__subcmd__list)
-            opts="-a -p -n -s -r -f -v -q -h --agent --project --since --until --kind --limit --sort --reverse --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help"
+            opts="-a -p -n -s -r -f -v -q -h --agent --project --since --until --kind --limit --sort --reverse --format --fallback-home --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --prices --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -425,6 +457,10 @@ _sessions() {
                     COMPREPLY=($(compgen -W "table json ndjson csv" -- "${cur}"))
                     return 0
                     ;;
+                --fallback-home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -445,6 +481,10 @@ _sessions() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -453,7 +493,7 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__projects)
-            opts="-a -p -f -v -q -h --agent --project --since --until --kind --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help"
+            opts="-a -p -f -v -q -h --agent --project --since --until --kind --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --prices --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -515,6 +555,10 @@ _sessions() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -523,7 +567,7 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__replay__subcmd__compress)
-            opts="-a -p -A -f -v -q -h --list-settings --all --agent --project --since --until --kind --algorithm --set --sweep --context-window --summary-tokens --timeline --validate --plot --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help"
+            opts="-a -p -A -f -v -q -h --list-settings --all --agent --project --since --until --kind --algorithm --set --sweep --context-window --summary-tokens --timeline --validate --plot --force --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --prices --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -613,6 +657,10 @@ _sessions() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -621,7 +669,7 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__show)
-            opts="-f -v -q -h --format --width --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --help"
+            opts="-f -v -q -h --format --width --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --prices --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -656,6 +704,100 @@ _sessions() {
                     return 0
                     ;;
                 --project-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sessions__subcmd__usage)
+            opts="-a -p -b -z -f -v -q -h --agent --project --since --until --breakdown --timezone --start-of-week --order --active --format --kind --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --prices --help daily weekly monthly session project blocks"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
+                    return 0
+                    ;;
+                -a)
+                    COMPREPLY=($(compgen -W "claude codex gemini" -- "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -z)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --start-of-week)
+                    COMPREPLY=($(compgen -W "monday tuesday wednesday thursday friday saturday sunday" -- "${cur}"))
+                    return 0
+                    ;;
+                --order)
+                    COMPREPLY=($(compgen -W "asc desc" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json ndjson csv" -- "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -W "table json ndjson csv" -- "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -W "main subagent all" -- "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --claude-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --codex-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gemini-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project-root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_sessions_global_optspecs
-    string join \n home= claude-dir= codex-dir= gemini-dir= project-root= strict v/verbose q/quiet no-progress h/help V/version
+    string join \n home= claude-dir= codex-dir= gemini-dir= project-root= strict v/verbose q/quiet no-progress wide utc prices= h/help V/version
 end
 
 function __fish_sessions_needs_command
@@ -29,10 +29,13 @@ complete -c sessions -n "__fish_sessions_needs_command" -l claude-dir -d 'Claude
 complete -c sessions -n "__fish_sessions_needs_command" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_needs_command" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_needs_command" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_needs_command" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
 complete -c sessions -n "__fish_sessions_needs_command" -l strict -d 'Exit with status 3 if any file or line could not be read'
 complete -c sessions -n "__fish_sessions_needs_command" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_needs_command" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_needs_command" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+complete -c sessions -n "__fish_sessions_needs_command" -l wide -d 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+complete -c sessions -n "__fish_sessions_needs_command" -l utc -d 'Show times in UTC instead of local time (human output; JSON is always UTC)'
 complete -c sessions -n "__fish_sessions_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sessions -n "__fish_sessions_needs_command" -s V -l version -d 'Print version'
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "list" -d 'List sessions, newest first, one line each'
@@ -41,6 +44,7 @@ complete -c sessions -n "__fish_sessions_needs_command" -f -a "projects" -d 'Lis
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "compactions" -d 'The compaction ledger: every context compression the agents performed'
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "replay-compress" -d 'Replay a context-management algorithm over real history: what would it have saved?'
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "export" -d 'Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts'
+complete -c sessions -n "__fish_sessions_needs_command" -f -a "usage" -d 'Tokens and cost by day, week, month, session, project or 5-hour billing block'
 complete -c sessions -n "__fish_sessions_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c sessions -n "__fish_sessions_using_subcommand list" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
 codex\t''
@@ -65,30 +69,37 @@ complete -c sessions -n "__fish_sessions_using_subcommand list" -s f -l format -
 json\t''
 ndjson\t''
 csv\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l fallback-home -d 'When the stores hold no session at all (a fresh machine), list the sessions of DIR, read as --home, instead, and say so on stderr' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand list" -s r -l reverse -d 'Reverse the sort order'
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l strict -d 'Exit with status 3 if any file or line could not be read'
 complete -c sessions -n "__fish_sessions_using_subcommand list" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand list" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
-complete -c sessions -n "__fish_sessions_using_subcommand list" -s h -l help -d 'Print help'
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l wide -d 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l utc -d 'Show times in UTC instead of local time (human output; JSON is always UTC)'
+complete -c sessions -n "__fish_sessions_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sessions -n "__fish_sessions_using_subcommand show" -s f -l format -d '`text` (header and timeline) or `json` (the whole unified session)' -r -f -a "text\t''
 json\t''"
-complete -c sessions -n "__fish_sessions_using_subcommand show" -l width -d 'Characters of each message shown in the timeline' -r
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l width -d 'Columns of each timeline line [default: the terminal\'s width; 160 characters of each message when piped]' -r
 complete -c sessions -n "__fish_sessions_using_subcommand show" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand show" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand show" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand show" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand show" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand show" -l strict -d 'Exit with status 3 if any file or line could not be read'
 complete -c sessions -n "__fish_sessions_using_subcommand show" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand show" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand show" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
-complete -c sessions -n "__fish_sessions_using_subcommand show" -s h -l help -d 'Print help'
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l wide -d 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l utc -d 'Show times in UTC instead of local time (human output; JSON is always UTC)'
+complete -c sessions -n "__fish_sessions_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
 codex\t''
 gemini\t''"
@@ -107,11 +118,14 @@ complete -c sessions -n "__fish_sessions_using_subcommand projects" -l claude-di
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l strict -d 'Exit with status 3 if any file or line could not be read'
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
-complete -c sessions -n "__fish_sessions_using_subcommand projects" -s h -l help -d 'Print help'
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l wide -d 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l utc -d 'Show times in UTC instead of local time (human output; JSON is always UTC)'
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
 codex\t''
 gemini\t''"
@@ -129,12 +143,15 @@ complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l claude
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l stats -d 'Print the observed sizes per agent (counts, medians, every summary size) instead of the events: what `replay-compress --summary-tokens auto` calibrates from'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l strict -d 'Exit with status 3 if any file or line could not be read'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
-complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s h -l help -d 'Print help'
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l wide -d 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l utc -d 'Show times in UTC instead of local time (human output; JSON is always UTC)'
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
 codex\t''
 gemini\t''"
@@ -162,14 +179,18 @@ complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l cl
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l list-settings -d 'Print the algorithm\'s settings (keys, defaults, allowed ranges) and exit'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l all -d 'Replay every session the filters select'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l timeline -d 'Include the per-request series (full, recorded, what-if)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l validate -d 'Compare the replay with the compactions the agent really performed (when replaying the session\'s own agent\'s algorithm)'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l force -d 'Overwrite existing plot files'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l strict -d 'Exit with status 3 if any file or line could not be read'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l wide -d 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l utc -d 'Show times in UTC instead of local time (human output; JSON is always UTC)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
 codex\t''
@@ -193,8 +214,10 @@ complete -c sessions -n "__fish_sessions_using_subcommand export" -l claude-dir 
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l all -d 'Export every session the filters select (like `list`)'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l force -d 'Overwrite existing files'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l literal -d 'Show message text exactly as typed (every Markdown character escaped) instead of rendering it as Markdown'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l no-thinking -d 'Leave out thinking'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l no-tools -d 'Leave out tool calls and their results'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l redact -d 'Replace secrets (API keys, tokens, private keys, passwords, …) with [REDACTED:<kind>] and report the counts on stderr'
@@ -202,11 +225,52 @@ complete -c sessions -n "__fish_sessions_using_subcommand export" -l strict -d '
 complete -c sessions -n "__fish_sessions_using_subcommand export" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l wide -d 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l utc -d 'Show times in UTC instead of local time (human output; JSON is always UTC)'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "list" -d 'List sessions, newest first, one line each'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "show" -d 'Show one session: a header and a turn-by-turn timeline'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "projects" -d 'List projects with their agents, sessions and tokens'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "compactions" -d 'The compaction ledger: every context compression the agents performed'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "replay-compress" -d 'Replay a context-management algorithm over real history: what would it have saved?'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "export" -d 'Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts'
-complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -s a -l agent -d 'Only these agents (repeatable or comma-separated)' -r -f -a "claude\t''
+codex\t''
+gemini\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -s p -l project -d 'Only projects whose path contains this text (case-insensitive) or matches this glob' -r
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339' -r
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l until -d 'Only sessions started at or before this time (a date means the end of that day)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -s z -l timezone -d 'Time zone of day, week and month boundaries: an IANA name (Europe/Paris), UTC, a POSIX TZ rule, or `local`. Also the zone of plain dates in --since/--until' -r
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l start-of-week -d 'First day of a week for `weekly`' -r -f -a "monday\t''
+tuesday\t''
+wednesday\t''
+thursday\t''
+friday\t''
+saturday\t''
+sunday\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l order -d 'Row order: oldest first or newest first (sessions and projects: by last activity)' -r -f -a "asc\t'Oldest first'
+desc\t'Newest first'"
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -s f -l format -d 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)' -r -f -a "table\t''
+json\t''
+ndjson\t''
+csv\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l kind -d 'Main sessions, sub-agent sessions, or both' -r -f -a "main\t''
+subagent\t''
+all\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -s b -l breakdown -d 'Add a sub-row per model under each row'
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l active -d '`blocks`: only the block in progress, with its burn rate and projection'
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l strict -d 'Exit with status 3 if any file or line could not be read'
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l no-progress -d 'Never show a progress bar (it is only shown when stderr is a terminal anyway)'
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l wide -d 'Tables keep every column at full width instead of fitting the terminal (piped output is never cut)'
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l utc -d 'Show times in UTC instead of local time (human output; JSON is always UTC)'
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export usage help" -f -a "list" -d 'List sessions, newest first, one line each'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export usage help" -f -a "show" -d 'Show one session: a header and a turn-by-turn timeline'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export usage help" -f -a "projects" -d 'List projects with their agents, sessions and tokens'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export usage help" -f -a "compactions" -d 'The compaction ledger: every context compression the agents performed'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export usage help" -f -a "replay-compress" -d 'Replay a context-management algorithm over real history: what would it have saved?'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export usage help" -f -a "export" -d 'Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export usage help" -f -a "usage" -d 'Tokens and cost by day, week, month, session, project or 5-hour billing block'
+complete -c sessions -n "__fish_sessions_using_subcommand help; and not __fish_seen_subcommand_from list show projects compactions replay-compress export usage help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

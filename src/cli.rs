@@ -1,27 +1,88 @@
 //! The command-line interface: one clap definition that drives parsing, `--help`, the man pages
 //! in `man/` and the shell completions in `completions/` (see `tests/generated.rs`).
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::filter::KindFilter;
 use crate::model::Agent;
+use crate::pricing::snapshot_label;
 use crate::replay::Algorithm;
+use crate::usage::{ReportKind, WeekStart};
 
 const AFTER_HELP: &str = "\
-Stores are found in $CLAUDE_CONFIG_DIR (or ~/.claude and ~/.config/claude), $CODEX_HOME (or \
-~/.codex) and $GEMINI_CLI_HOME/.gemini (or ~/.gemini). Nothing is ever written into them.
+Examples:
+  sessions list                                  every session, newest first
+  sessions --home testdata/home list             the sample home shipped with the source
+  sessions list --project webapp --since 7d      one project, the last week
+  sessions show 6f0d3c52                         one session: header and timeline
+  sessions export 6f0d3c52 -f html -o s.html     a transcript to read in a browser
+  sessions compactions --agent claude            every context compression Claude made
+  sessions replay-compress --all -A gemini       what Gemini's compression would save
 
-Exit status: 0 success; 1 nothing matched, an ambiguous id, or an output error; 2 usage error; \
-3 --strict and something could not be read.";
+Environment:
+  Stores are found in $CLAUDE_CONFIG_DIR (or ~/.claude and ~/.config/claude), $CODEX_HOME (or
+  ~/.codex) and $GEMINI_CLI_HOME/.gemini (or ~/.gemini). Nothing is ever written into them.
+  COLUMNS, when set, is the width tables fit (else the terminal's; piped output is not cut).
+  TZ chooses the local time zone of human output (--utc shows UTC instead).
+
+Exit status:
+  0  success
+  1  nothing matched, an ambiguous id, an unreadable session file, no store found, or an
+     output error (a write refused or failed)
+  2  usage error (a bad flag, value or path)
+  3  --strict and something could not be read";
+
+/// Parse the command line, exiting on errors (with a hint where one helps).
+pub fn parse() -> Cli {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(mut e) => {
+            let usage = e
+                .get(ContextKind::Usage)
+                .map(|u| u.to_string())
+                .unwrap_or_default();
+            let missing_targets = e.kind() == ErrorKind::MissingRequiredArgument
+                && matches!(e.get(ContextKind::InvalidArg), Some(ContextValue::Strings(v))
+                    if v.iter().any(|a| a.contains("ID|PREFIX|PATH")));
+            let tip = if !missing_targets {
+                None
+            } else if usage.contains("sessions replay-compress") {
+                Some(
+                    "name sessions (ids, prefixes or files), or replay every session the filters select with --all, e.g. `sessions replay-compress --all -A gemini`",
+                )
+            } else if usage.contains("sessions export") {
+                Some(
+                    "name sessions (ids, prefixes or files), or export every session the filters select with --all, e.g. `sessions export --all -o out/`",
+                )
+            } else {
+                None
+            };
+            if let Some(tip) = tip {
+                e.insert(
+                    ContextKind::Suggested,
+                    ContextValue::StyledStrs(vec![tip.into()]),
+                );
+            }
+            e.exit()
+        }
+    }
+}
 
 /// Coding-agent session forensics for Gemini CLI, Claude Code and Codex CLI.
 ///
 /// Reads every session store of the three agents (every format era), and lists, shows and
 /// measures sessions from one unified model. Read-only: it never writes into an agent's store.
 #[derive(Debug, Parser)]
-#[command(name = "sessions", version, after_long_help = AFTER_HELP, max_term_width = 100)]
+#[command(
+    name = "sessions",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (prices: ", snapshot_label!(), ")"),
+    after_long_help = AFTER_HELP,
+    max_term_width = 100
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -63,6 +124,24 @@ pub struct GlobalArgs {
     /// Never show a progress bar (it is only shown when stderr is a terminal anyway).
     #[arg(long, global = true)]
     pub no_progress: bool,
+    /// Tables keep every column at full width instead of fitting the terminal (piped output is
+    /// never cut).
+    #[arg(long, global = true)]
+    pub wide: bool,
+    /// Show times in UTC instead of local time (human output; JSON is always UTC).
+    #[arg(long, global = true)]
+    pub utc: bool,
+    #[arg(
+        long,
+        global = true,
+        value_name = "FILE",
+        help = concat!(
+            "Model prices in LiteLLM's JSON shape, in front of the embedded table (",
+            snapshot_label!(),
+            "): an edited copy of src/pricing/prices.json or a whole LiteLLM file."
+        )
+    )]
+    pub prices: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -79,6 +158,8 @@ pub enum Command {
     ReplayCompress(ReplayArgs),
     /// Export sessions as Markdown, self-contained HTML, JSON or JSONL transcripts.
     Export(ExportArgs),
+    /// Tokens and cost by day, week, month, session, project or 5-hour billing block.
+    Usage(UsageArgs),
 }
 
 /// Which sessions to read: named paths and filters shared by several subcommands.
@@ -114,10 +195,10 @@ pub struct FilterArgs {
     #[arg(short, long, value_name = "PATTERN")]
     pub project: Option<String>,
     /// Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339.
-    #[arg(long, value_name = "WHEN")]
+    #[arg(long, value_name = "WHEN", allow_hyphen_values = true)]
     pub since: Option<String>,
     /// Only sessions started at or before this time (a date means the end of that day).
-    #[arg(long, value_name = "WHEN")]
+    #[arg(long, value_name = "WHEN", allow_hyphen_values = true)]
     pub until: Option<String>,
     /// Main sessions, sub-agent sessions, or both.
     #[arg(long, value_enum, default_value_t = KindFilter::Main)]
@@ -177,6 +258,18 @@ pub enum SortKey {
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Examples:
+  sessions list                                   every main session, newest first
+  sessions list --agent codex --since 7d          Codex sessions active in the last week
+  sessions list --project webapp --sort tokens -n 10
+  sessions list --kind all ~/backup/.claude       a backup folder, sub-agents included
+  sessions list --wide | less -S                  every column, scroll sideways
+  sessions list --format ndjson | jq -r 'select(.tokens.total > 1e6) | .path'
+  sessions list --fallback-home testdata/home     the sample home when your stores are empty
+
+Tables fit the terminal: columns are dropped or shortened as it narrows (--wide keeps them all);
+piped output is never cut. The footer on stderr counts the sessions and their tokens.")]
 pub struct ListArgs {
     #[command(flatten)]
     pub select: SelectArgs,
@@ -192,6 +285,10 @@ pub struct ListArgs {
     /// Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md).
     #[arg(short, long, value_enum, default_value_t = ListFormat::Table)]
     pub format: ListFormat,
+    /// When the stores hold no session at all (a fresh machine), list the sessions of DIR, read
+    /// as --home, instead, and say so on stderr.
+    #[arg(long, value_name = "DIR")]
+    pub fallback_home: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -201,19 +298,39 @@ pub enum ShowFormat {
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Examples:
+  sessions show 6f0d3c52                  any unique prefix of an id that `list` shows
+  sessions show ~/.codex/sessions/2026/03/14/rollout-2026-03-14T09-15-02-019ceba0.jsonl
+  sessions show 6f0d3c52 --utc            times in UTC
+  sessions show 6f0d3c52 --format json | jq '.messages | length'
+
+The timeline has one line per message (user, assistant, context, tool, system), each tool call
+with ✓ (succeeded), ✗ (failed) or … (no result recorded), per-request tokens, and a divider at
+each compaction.")]
 pub struct ShowArgs {
     /// A session id, a unique id prefix, or a session file path.
     #[arg(value_name = "ID|PREFIX|PATH")]
-    pub target: String,
+    pub target: OsString,
     /// `text` (header and timeline) or `json` (the whole unified session).
     #[arg(short, long, value_enum, default_value_t = ShowFormat::Text)]
     pub format: ShowFormat,
-    /// Characters of each message shown in the timeline.
-    #[arg(long, value_name = "N", default_value_t = 160)]
-    pub width: usize,
+    /// Columns of each timeline line [default: the terminal's width; 160 characters of each
+    /// message when piped].
+    #[arg(long, value_name = "N")]
+    pub width: Option<usize>,
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Examples:
+  sessions projects                           every project, most recently active first
+  sessions projects --agent gemini --project-root ~/code
+                                              resolve Gemini project hashes under ~/code
+  sessions projects --since 30d --format csv > projects.csv
+
+Gemini records only a hash of the project path: RESOLVED BY says how the path was found
+(cwd, project_root, projects_json, hash_match), and `unresolved <hash>` marks the rest.")]
 pub struct ProjectsArgs {
     #[command(flatten)]
     pub select: SelectArgs,
@@ -230,6 +347,15 @@ pub enum LedgerFormat {
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Examples:
+  sessions compactions                          every compaction, oldest first
+  sessions compactions --agent claude --since 30d
+  sessions compactions --stats                  counts and median sizes per agent
+  sessions compactions --format ndjson | jq -r .summary
+
+BEFORE and AFTER are the context sizes in tokens: a bare number was recorded by the agent, ~
+marks an estimate, and a percentage is what Gemini's notice said.")]
 pub struct CompactionsArgs {
     #[command(flatten)]
     pub select: SelectArgs,
@@ -250,10 +376,18 @@ pub enum ReplayFormat {
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Examples:
+  sessions replay-compress --all -A gemini                  every session, Gemini's defaults
+  sessions replay-compress 6f0d3c52 -A claude --timeline --plot replay.svg
+  sessions replay-compress --all -A gemini --sweep threshold=0.2,0.3,0.5,0.7
+  sessions replay-compress --all --agent claude --since 30d -A openclaw-prune
+  sessions replay-compress --all -A codex --validate        against Codex's real compactions
+  sessions replay-compress -A pi --list-settings            every key, default and range")]
 pub struct ReplayArgs {
     /// Sessions to replay: ids, unique id prefixes or session file paths.
     #[arg(value_name = "ID|PREFIX|PATH", required_unless_present_any = ["all", "list_settings"])]
-    pub targets: Vec<String>,
+    pub targets: Vec<OsString>,
     /// Print the algorithm's settings (keys, defaults, allowed ranges) and exit.
     #[arg(long)]
     pub list_settings: bool,
@@ -290,6 +424,9 @@ pub struct ReplayArgs {
     /// session, suffixed with its id, when several are replayed).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Overwrite existing plot files.
+    #[arg(long, requires = "plot")]
+    pub force: bool,
     /// Output format (json/ndjson: the documented contract, docs/json.md).
     #[arg(short, long, value_enum, default_value_t = ReplayFormat::Table)]
     pub format: ReplayFormat,
@@ -302,13 +439,17 @@ Examples:
   sessions export 6f0d3c52 --format html -o s.html
   sessions export --all --since 7d --format html -o out/
   sessions export --all --redact --format jsonl | jq -c 'select(.role == \"user\")'
+  sessions export 6f0d3c52 --literal            message text exactly as typed, not rendered
 
-Nothing is ever written inside an agent's store: an -o inside one is refused.")]
+Replies and prompts are Markdown and are rendered as such (headings, lists, tables, links,
+code); raw HTML is shown as text, links keep only http(s) and mailto targets and show them, and
+images are never fetched. Nothing is ever written inside an agent's store or over a file being
+read, and nothing but a regular file is ever replaced (with --force).")]
 pub struct ExportArgs {
     /// Session ids, unique id prefixes or session files. With --all: files or folders to read
     /// instead of the agents' stores.
     #[arg(value_name = "ID|PREFIX|PATH", required_unless_present = "all")]
-    pub targets: Vec<String>,
+    pub targets: Vec<OsString>,
     /// Export every session the filters select (like `list`).
     #[arg(long)]
     pub all: bool,
@@ -331,6 +472,10 @@ pub struct ExportArgs {
     /// linked (md/html with -o).
     #[arg(long, value_enum, default_value_t = crate::export::ImageMode::Placeholder)]
     pub images: crate::export::ImageMode,
+    /// Show message text exactly as typed (every Markdown character escaped) instead of
+    /// rendering it as Markdown.
+    #[arg(long)]
+    pub literal: bool,
     /// Leave out thinking.
     #[arg(long)]
     pub no_thinking: bool,
@@ -341,4 +486,135 @@ pub struct ExportArgs {
     /// and report the counts on stderr.
     #[arg(long)]
     pub redact: bool,
+}
+
+/// `usage`'s first positional: a report name, or (as in every other command) a session file
+/// or folder, so that `sessions usage ~/backup` reads the backup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReportArg {
+    Report(ReportKind),
+    Path(PathBuf),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct ReportArgParser;
+
+impl clap::builder::TypedValueParser for ReportArgParser {
+    type Value = ReportArg;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<ReportArg, clap::Error> {
+        if let Some(k) = value
+            .to_str()
+            .and_then(|s| ReportKind::from_str(s, true).ok())
+        {
+            return Ok(ReportArg::Report(k));
+        }
+        let path = PathBuf::from(value);
+        if path.exists() {
+            return Ok(ReportArg::Path(path));
+        }
+        let names: Vec<&str> = ReportKind::value_variants()
+            .iter()
+            .map(|k| k.as_str())
+            .collect();
+        Err(clap::Error::raw(
+            clap::error::ErrorKind::InvalidValue,
+            format!(
+                "{:?} is neither a report ({}) nor an existing file or folder\n",
+                value.to_string_lossy(),
+                names.join(", ")
+            ),
+        )
+        .with_cmd(cmd))
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            ReportKind::value_variants()
+                .iter()
+                .filter_map(ValueEnum::to_possible_value),
+        ))
+    }
+}
+
+impl UsageArgs {
+    /// The report asked for (daily by default).
+    pub fn report(&self) -> ReportKind {
+        match &self.report {
+            Some(ReportArg::Report(k)) => *k,
+            _ => ReportKind::Daily,
+        }
+    }
+
+    /// The selection, with a path given in the REPORT position first.
+    pub fn selection(&self) -> SelectArgs {
+        let mut sel = self.select.clone();
+        if let Some(ReportArg::Path(p)) = &self.report {
+            sel.paths.insert(0, p.clone());
+        }
+        sel
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Order {
+    /// Oldest first.
+    #[default]
+    Asc,
+    /// Newest first.
+    Desc,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    mut_arg("kind", |a| a.default_value("all")),
+    after_long_help = concat!("\
+Examples:
+  sessions usage                                 tokens and cost per day (local time)
+  sessions usage monthly --breakdown             per month, one sub-row per model
+  sessions usage weekly --start-of-week sunday --timezone America/New_York
+  sessions usage session --agent codex --since 30d
+  sessions usage blocks --active                 the current 5-hour block: burn rate, projection
+  sessions usage daily ~/backup/.claude          files or folders instead of the stores
+  sessions usage --format json | jq '.totals.cost_usd'
+
+Each request counts once, on the day it was made; sub-agent sessions are included (--kind all
+is the default here). Costs use the embedded price table:
+  ", snapshot_label!(), "
+--prices FILE adds or overrides models. A model without a price keeps its tokens, and its cost
+is unknown (null).")
+)]
+pub struct UsageArgs {
+    /// What a row is: a calendar day, week or month, a session, a project, or a 5-hour
+    /// billing block [default: daily]. A file or folder here is the first PATH.
+    #[arg(value_name = "REPORT", value_parser = ReportArgParser)]
+    pub report: Option<ReportArg>,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Add a sub-row per model under each row.
+    #[arg(short, long)]
+    pub breakdown: bool,
+    /// Time zone of day, week and month boundaries: an IANA name (Europe/Paris), UTC, a POSIX
+    /// TZ rule, or `local`. Also the zone of plain dates in --since/--until.
+    #[arg(short = 'z', long, value_name = "TZ", default_value = "local")]
+    pub timezone: String,
+    /// First day of a week for `weekly`.
+    #[arg(long, value_enum, default_value_t = WeekStart::Monday)]
+    pub start_of_week: WeekStart,
+    /// Row order: oldest first or newest first (sessions and projects: by last activity).
+    #[arg(long, value_enum, default_value_t = Order::Asc)]
+    pub order: Order,
+    /// `blocks`: only the block in progress, with its burn rate and projection.
+    #[arg(long)]
+    pub active: bool,
+    /// Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md).
+    #[arg(short, long, value_enum, default_value_t = ListFormat::Table)]
+    pub format: ListFormat,
 }

@@ -51,9 +51,27 @@ impl WarningKind {
     }
 }
 
+/// Serialise a path as text, bytes that are not UTF-8 replaced (U+FFFD): JSON strings are
+/// UTF-8, and one such path must not fail a whole document.
+pub fn serialize_path<S: serde::Serializer>(p: &Path, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&p.to_string_lossy())
+}
+
+/// [`serialize_path`] for an optional path.
+pub fn serialize_opt_path<S: serde::Serializer>(
+    p: &Option<PathBuf>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match p {
+        Some(p) => serialize_path(p, s),
+        None => s.serialize_none(),
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Warning {
     pub kind: WarningKind,
+    #[serde(serialize_with = "serialize_path")]
     pub path: PathBuf,
     /// 1-based line number, for line-oriented files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -107,16 +125,21 @@ impl Report {
     }
 
     /// Write the warnings to stderr: each serious one with `path:line` (up to a cap), then one
-    /// count per kind. Benign ones (a live session's partial last line, dropped duplicates)
-    /// only show up in the counts unless `verbose`.
+    /// count per kind. Benign ones (a live session's partial last line, dropped duplicate
+    /// copies) are normal in a real store: alone they print nothing unless `verbose`, and
+    /// otherwise they only show up in the counts.
     pub fn print(&self, verbose: bool, quiet: bool) {
-        if quiet || self.warnings.is_empty() {
+        if quiet || self.warnings.is_empty() || (!verbose && self.serious() == 0) {
             return;
         }
         let mut shown = 0usize;
         for w in &self.warnings {
             if verbose || (!w.kind.is_benign() && shown < MAX_DETAILED) {
-                eprintln!("warning: {w}");
+                // File names are session data too: no raw control characters on the terminal.
+                eprintln!(
+                    "warning: {}",
+                    crate::render::text::safe_line(&w.to_string())
+                );
                 shown += 1;
             }
         }
@@ -148,10 +171,4 @@ impl Report {
     }
 }
 
-pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
+pub use crate::render::plural;

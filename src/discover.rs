@@ -35,6 +35,9 @@ pub struct Stores {
     pub codex: Vec<PathBuf>,
     /// Gemini data dirs (`.gemini`), each with `tmp/` and maybe `projects.json`.
     pub gemini: Vec<PathBuf>,
+    /// Folders the user named explicitly (a flag or an agent's variable), with where the name
+    /// came from: a missing one is worth a warning, a missing default is not.
+    pub configured: Vec<(Agent, PathBuf, &'static str)>,
 }
 
 impl Stores {
@@ -49,12 +52,22 @@ impl Stores {
         let use_env = opts.home.is_none();
         let mut stores = Stores::default();
 
+        let mut stores_configured = Vec::new();
+        let mut configured = |agent: Agent, paths: &[PathBuf], source: &'static str| {
+            for p in paths {
+                stores_configured.push((agent, p.clone(), source));
+            }
+        };
+
         // Claude.
         if let Some(dir) = &opts.claude_dir {
+            configured(Agent::Claude, std::slice::from_ref(dir), "--claude-dir");
             stores.claude.push(claude_projects_dir(dir));
         } else if let (true, Some(v)) = (use_env, env("CLAUDE_PROJECTS_DIR")) {
+            configured(Agent::Claude, &split_list(&v), "CLAUDE_PROJECTS_DIR");
             stores.claude.extend(split_list(&v));
         } else if let (true, Some(v)) = (use_env, env("CLAUDE_CONFIG_DIR")) {
+            configured(Agent::Claude, &split_list(&v), "CLAUDE_CONFIG_DIR");
             stores
                 .claude
                 .extend(split_list(&v).iter().map(|p| claude_projects_dir(p)));
@@ -71,11 +84,14 @@ impl Stores {
 
         // Codex.
         let codex_home = if let Some(dir) = &opts.codex_dir {
+            configured(Agent::Codex, std::slice::from_ref(dir), "--codex-dir");
             Some(dir.clone())
         } else if let (true, Some(v)) = (use_env, env("CODEX_SESSIONS_DIR")) {
+            configured(Agent::Codex, &split_list(&v), "CODEX_SESSIONS_DIR");
             stores.codex.extend(split_list(&v));
             None
         } else if let (true, Some(v)) = (use_env, env("CODEX_HOME")) {
+            configured(Agent::Codex, &[PathBuf::from(&v)], "CODEX_HOME");
             Some(PathBuf::from(v))
         } else {
             home.as_ref().map(|h| h.join(".codex"))
@@ -95,17 +111,21 @@ impl Stores {
 
         // Gemini.
         if let Some(dir) = &opts.gemini_dir {
+            configured(Agent::Gemini, std::slice::from_ref(dir), "--gemini-dir");
             stores.gemini.push(gemini_data_dir(dir));
         } else if let (true, Some(v)) = (use_env, env("GEMINI_SESSIONS_DIR")) {
+            configured(Agent::Gemini, &split_list(&v), "GEMINI_SESSIONS_DIR");
             stores
                 .gemini
                 .extend(split_list(&v).iter().map(|p| gemini_data_dir(p)));
         } else if let (true, Some(v)) = (use_env, env("GEMINI_CLI_HOME")) {
+            configured(Agent::Gemini, &[PathBuf::from(&v)], "GEMINI_CLI_HOME");
             stores.gemini.push(PathBuf::from(v).join(".gemini"));
         } else if let Some(h) = &home {
             stores.gemini.push(h.join(".gemini"));
         }
 
+        stores.configured = stores_configured;
         stores.claude = dedup_paths(stores.claude);
         stores.codex = dedup_paths(stores.codex);
         stores.gemini = dedup_paths(stores.gemini);
@@ -176,13 +196,53 @@ pub struct Discovery {
 }
 
 impl Discovery {
-    /// Walk every root of every agent in `agents`.
+    /// Walk every root of every agent in `agents`. A root that is not there is normal (the
+    /// agent is not installed) unless the user named it; one that is there but cannot be
+    /// reached (permissions, a symlink loop) is reported like any unreadable path.
     pub fn walk(stores: &Stores, agents: &[Agent]) -> Discovery {
         let mut d = Discovery::default();
+        for (agent, path, source) in &stores.configured {
+            if !agents.contains(agent) {
+                continue;
+            }
+            if let Err(e) = std::fs::metadata(path) {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    d.warnings.push(Warning::new(
+                        WarningKind::Unreadable,
+                        path,
+                        None,
+                        format!("{source}: no such folder; no {agent} sessions read from it"),
+                    ));
+                }
+            }
+        }
         for &agent in agents {
             for root in stores.roots(agent) {
-                if !root.exists() {
-                    continue;
+                match std::fs::metadata(root) {
+                    Ok(m) if m.is_dir() => {}
+                    Ok(m) => {
+                        d.roots_found += 1;
+                        d.warnings.push(Warning::new(
+                            WarningKind::Unreadable,
+                            root,
+                            None,
+                            format!(
+                                "{agent} store is {}, not a folder",
+                                crate::output::kind_of(&m.file_type())
+                            ),
+                        ));
+                        continue;
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                    Err(e) => {
+                        // There, but not reachable: it counts as found, and is reported.
+                        d.roots_found += 1;
+                        let w = unreachable_root(agent, root, &e);
+                        if !d.warnings.contains(&w) {
+                            d.warnings.push(w);
+                        }
+                        continue;
+                    }
                 }
                 d.roots_found += 1;
                 match agent {
@@ -233,7 +293,23 @@ impl Discovery {
             return;
         }
         let Some(agent) = sniff_agent(path) else {
-            self.unrecognised.push(path.to_path_buf());
+            // A file that cannot be opened is unreadable, not "not a session".
+            let opened = std::fs::metadata(path).and_then(|m| {
+                if m.is_file() {
+                    std::fs::File::open(path).map(drop)
+                } else {
+                    Ok(())
+                }
+            });
+            match opened {
+                Err(e) => self.warnings.push(Warning::new(
+                    WarningKind::Unreadable,
+                    path,
+                    None,
+                    format!("cannot read: {e}"),
+                )),
+                Ok(()) => self.unrecognised.push(path.to_path_buf()),
+            }
             return;
         };
         if !agents.contains(&agent) {
@@ -378,6 +454,47 @@ impl Discovery {
         self.files.retain(|f| {
             seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone()))
         });
+    }
+}
+
+/// The warning for a store root that exists but cannot be reached: names the folder at fault
+/// (a symlink loop itself, or the folder that cannot be searched).
+fn unreachable_root(agent: Agent, root: &Path, e: &std::io::Error) -> Warning {
+    let is_loop = e.raw_os_error() == Some(40); // ELOOP
+    // The shallowest ancestor that fails is the link loop; with permissions, it is the folder
+    // just above it, which exists but cannot be searched.
+    let mut culprit = root.to_path_buf();
+    let mut last_ok: Option<&Path> = None;
+    // (A relative root's last ancestor is the empty path: the current folder, always there.)
+    let chain: Vec<&Path> = root
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .collect();
+    for a in chain.into_iter().rev() {
+        if std::fs::metadata(a).is_ok() {
+            last_ok = Some(a);
+            continue;
+        }
+        culprit = match (is_loop, last_ok) {
+            (false, Some(ok)) if ok.parent().is_some() => ok.to_path_buf(),
+            _ => a.to_path_buf(),
+        };
+        break;
+    }
+    if is_loop {
+        Warning::new(
+            WarningKind::SymlinkLoop,
+            &culprit,
+            None,
+            format!("symlink loop; the {agent} sessions under it cannot be read"),
+        )
+    } else {
+        Warning::new(
+            WarningKind::Unreadable,
+            &culprit,
+            None,
+            format!("cannot read the {agent} sessions under it: {e}"),
+        )
     }
 }
 

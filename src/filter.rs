@@ -136,16 +136,25 @@ pub fn parse_when(s: &str, end_of_day: bool, now: DateTime<Utc>) -> Result<DateT
     if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
         return local_day(d);
     }
+    if let Some(rest) = t.strip_prefix('-') {
+        return Err(format!(
+            "invalid time {s:?}: durations already count back from now; write {rest} for \"{rest} \
+             ago\""
+        ));
+    }
     let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).ok_or_else(err)?);
     let n: i64 = num.parse().map_err(|_| err())?;
+    // Checked all the way: `99999999d` is a valid duration but no representable time.
     let d = match unit {
-        "m" | "min" => Duration::minutes(n),
-        "h" => Duration::hours(n),
-        "d" => Duration::days(n),
-        "w" => Duration::weeks(n),
+        "m" | "min" => Duration::try_minutes(n),
+        "h" => Duration::try_hours(n),
+        "d" => Duration::try_days(n),
+        "w" => Duration::try_weeks(n),
         _ => return Err(err()),
     };
-    Ok(now - d)
+    d.and_then(|d| now.checked_sub_signed(d)).ok_or_else(|| {
+        format!("invalid time {s:?}: that is further back than the dates this tool can represent")
+    })
 }
 
 #[cfg(test)]
@@ -180,6 +189,25 @@ mod tests {
         assert!(end - start > Duration::hours(23));
         assert!(parse_when("soon", false, now).is_err());
         assert!(parse_when("7y", false, now).is_err());
+    }
+
+    #[test]
+    fn hostile_times_are_errors_not_panics() {
+        let now = Utc::now();
+        for v in [
+            "99999999d",
+            "99999999999999999w",
+            "9223372036854775807m",
+            "9223372036854775807h",
+            "99999999999999999999d",
+        ] {
+            let e = parse_when(v, false, now).unwrap_err();
+            assert!(e.contains(v), "{v}: {e}");
+        }
+        // Far but representable is fine.
+        assert!(parse_when("36500d", false, now).is_ok());
+        let e = parse_when("-7d", false, now).unwrap_err();
+        assert!(e.contains("write 7d"), "{e}");
     }
 
     #[test]

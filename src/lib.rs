@@ -6,7 +6,8 @@
 //! - [`parse`]: one parser per agent, every format era;
 //! - [`project`]: which project a session belongs to;
 //! - [`scan`]: discovery + parallel parsing + cross-file post-processing;
-//! - [`commands`]: one module per subcommand; [`render`]: tables, JSON, text.
+//! - [`commands`]: one module per subcommand; [`render`]: tables, JSON, text;
+//! - [`output`]: the one door out, through which every file the tool writes goes.
 
 pub mod cli;
 pub mod commands;
@@ -14,10 +15,14 @@ pub mod diag;
 pub mod discover;
 pub mod export;
 pub mod filter;
+pub mod manpage;
 pub mod model;
+pub mod output;
 pub mod parse;
+pub mod pricing;
 pub mod project;
 pub mod render;
 pub mod replay;
 pub mod scan;
 pub mod tokens;
+pub mod usage;

@@ -1,7 +1,5 @@
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    sessions::commands::run(sessions::cli::Cli::parse())
+    sessions::commands::run(sessions::cli::parse())
 }

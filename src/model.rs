@@ -132,6 +132,8 @@ pub struct Usage {
 }
 
 impl Usage {
+    // Token arithmetic saturates: a hostile or corrupt file can record counts near u64::MAX,
+    // and a saturated figure is visibly absurd where a wrapped one would look plausible.
     pub fn total(&self) -> u64 {
         self.prompt().saturating_add(self.output)
     }
@@ -222,6 +224,27 @@ pub struct RequestUsage {
     pub model: Option<Arc<str>>,
     pub usage: Usage,
     pub dedup_key: Option<DedupKey>,
+}
+
+impl RequestUsage {
+    /// The atom of one request. `models` interns model names across the requests of a session
+    /// (a store holds ~100k requests and a handful of models).
+    pub fn of(r: &Request, models: &mut Vec<Arc<str>>) -> Self {
+        let model = r.model.as_deref().map(|m| {
+            if let Some(x) = models.iter().find(|x| x.as_ref() == m) {
+                return x.clone();
+            }
+            let x: Arc<str> = m.into();
+            models.push(x.clone());
+            x
+        });
+        RequestUsage {
+            timestamp: r.timestamp,
+            model,
+            usage: r.usage,
+            dedup_key: r.dedup_key.clone(),
+        }
+    }
 }
 
 /// Claude usage identity: one streamed API response. Sidechain copies that replay a parent's
@@ -455,6 +478,7 @@ pub struct SubagentLink {
     /// The tool call that spawned it, when known.
     pub tool_call_id: Option<String>,
     /// Its own file, when it has one.
+    #[serde(serialize_with = "crate::diag::serialize_opt_path")]
     pub path: Option<PathBuf>,
     /// e.g. `general-purpose` (Claude `.meta.json` agentType) or the Codex agent role.
     pub agent_type: Option<String>,
@@ -465,6 +489,7 @@ pub struct SubagentLink {
 pub struct Session {
     pub agent: Agent,
     pub id: String,
+    #[serde(serialize_with = "crate::diag::serialize_path")]
     pub path: PathBuf,
     pub kind: SessionKind,
     pub parent_id: Option<String>,

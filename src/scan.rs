@@ -76,28 +76,11 @@ impl SessionSummary {
     pub fn from_session(session: Session, source: SourceFile) -> Self {
         let counts = session.counts();
         let usage = session.usage();
-        // One shared string per distinct model: a store holds ~100k requests and a handful of
-        // models.
-        let mut models: Vec<std::sync::Arc<str>> = Vec::new();
+        let mut models = Vec::new();
         let requests = session
             .requests
             .iter()
-            .map(|r| RequestUsage {
-                timestamp: r.timestamp,
-                model: r
-                    .model
-                    .as_deref()
-                    .map(|m| match models.iter().find(|x| x.as_ref() == m) {
-                        Some(x) => x.clone(),
-                        None => {
-                            let x: std::sync::Arc<str> = m.into();
-                            models.push(x.clone());
-                            x
-                        }
-                    }),
-                usage: r.usage,
-                dedup_key: r.dedup_key.clone(),
-            })
+            .map(|r| RequestUsage::of(r, &mut models))
             .collect();
         let title = session
             .title
@@ -419,19 +402,17 @@ fn file_stem(p: &Path) -> String {
 /// over sidechain copies, and among equals the first in order. A sidechain copy of a message
 /// whose id a main session holds is a replay of the parent's context (same message, new
 /// request id) and never counts. Requests without an identity are unique to their file.
-pub fn unique_requests<'a>(
-    sessions: &'a [SessionSummary],
-) -> Vec<(&'a SessionSummary, &'a RequestUsage)> {
-    let refs: Vec<&SessionSummary> = sessions.iter().collect();
-    unique_requests_of(&refs)
+pub fn unique_requests(sessions: &[SessionSummary]) -> Vec<(&SessionSummary, &RequestUsage)> {
+    unique_requests_of(sessions.iter())
 }
 
-/// [`unique_requests`] over borrowed summaries (a project's members, a filtered subset).
+/// [`unique_requests`] over any collection of sessions (a project's members, a filtered view).
 pub fn unique_requests_of<'a>(
-    sessions: &[&'a SessionSummary],
+    sessions: impl IntoIterator<Item = &'a SessionSummary>,
 ) -> Vec<(&'a SessionSummary, &'a RequestUsage)> {
     use rustc_hash::{FxHashMap, FxHashSet};
     type Key<'k> = (&'k str, Option<&'k str>);
+    let sessions: Vec<&SessionSummary> = sessions.into_iter().collect();
     // Which copy of each response counts: the first main-session copy, else the first
     // sidechain copy whose message id no main session holds.
     let mut main_winner: FxHashMap<Key<'a>, (usize, usize)> = FxHashMap::default();
@@ -472,9 +453,8 @@ pub fn unique_requests_of<'a>(
 /// Token totals over several sessions: a sum over [`unique_requests_of`], so `list`,
 /// `projects` and `usage` totals cannot disagree.
 pub fn aggregate_usage<'a>(sessions: impl IntoIterator<Item = &'a SessionSummary>) -> Usage {
-    let refs: Vec<&SessionSummary> = sessions.into_iter().collect();
     let mut total = Usage::default();
-    for (_, r) in unique_requests_of(&refs) {
+    for (_, r) in unique_requests_of(sessions) {
         total.add(&r.usage);
     }
     total

@@ -1,7 +1,7 @@
 //! `sessions compactions`: the ledger over the sample home (one fixture per detection form) and
 //! over the real corpus files that carry compactions.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -205,12 +205,12 @@ fn stats_expose_observed_summary_sizes() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_files_with_compactions() {
-    let corpus = root().join("../shared/corpus");
-    if !corpus.is_dir() {
-        eprintln!("note: ../shared/corpus not found; corpus ledger test skipped");
-        return;
-    }
+    let corpus = Path::new(env!("SESSIONS_CORPUS_DIR"));
     let run = |file: &str| -> Vec<Value> {
         let out = Command::cargo_bin("sessions")
             .unwrap()

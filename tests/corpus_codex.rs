@@ -84,22 +84,16 @@
 //! It knows nothing of replayed parent prefixes: for the sub-agent and fork fixtures the numbers
 //! were worked out by hand from the lines after the replay (see `testdata/home/.codex/README.md`).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use sessions::model::*;
 use sessions::parse::{FileRole, SourceFile, parse_file};
 
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/codex"
-    ));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("note: {} is missing; corpus checks skipped", dir.display());
-        None
-    }
+/// The corpus's Codex folder (the tests using it are ignored when it is absent; build.rs).
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("SESSIONS_CORPUS_DIR")).join("codex")
 }
 
 fn home() -> PathBuf {
@@ -203,8 +197,12 @@ fn check(s: &Session, e: &Expect) {
 // ------------------------------------------------------------------------------- corpus
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_real_0_39_shell_calls() {
-    let Some(dir) = corpus_dir() else { return };
+    let dir = corpus_dir();
     let s = load(&dir.join("real-0.39.0-shell-calls.jsonl"));
     // jq -c 'select(.type=="session_meta").payload|[.id,.cwd,.cli_version,.git.branch]' F
     //   → ["01996135-afde-7911-97f0-d863511eca56","/proj/ds906659/gai/claude-code","0.39.0","main"]
@@ -260,8 +258,12 @@ fn corpus_real_0_39_shell_calls() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_real_bare_era() {
-    let Some(dir) = corpus_dir() else { return };
+    let dir = corpus_dir();
     let s = load(&dir.join("real-bare-era-2025-09-10-no-envelope.jsonl"));
     // head -1 F | jq -c '[.id,.timestamp,.git.branch]'
     //   → ["cf4def41-21e0-4b91-adb4-5397c1492084","2025-09-10T18:58:38.331Z","main"]
@@ -308,8 +310,12 @@ fn corpus_real_bare_era() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_schema_all_record_types() {
-    let Some(dir) = corpus_dir() else { return };
+    let dir = corpus_dir();
     let s = load(&dir.join("schema-0.14x-all-record-types.jsonl"));
     // head -1 F | jq -c '.payload|[.id,.cwd,.cli_version,.git.branch]'
     //   → ["019fc8be-3658-7ca3-9e29-000000000000","/tmp/repo","0.146.0","main"]
@@ -393,7 +399,8 @@ const DUAL: &str =
 
 #[test]
 fn fixture_webapp_duplicates_and_bad_line() {
-    let s = load(&home().join(S1));
+    let s = load(&common::damaged(&format!(".codex/{S1}")));
+    common::assert_same_but_clean(&s, &load(&home().join(S1)));
     // python3 ref.py S1 → 12 messages, 1 user turn, 5 assistant, 4 calls, 1 error (npm test exit 1)
     // jq -c 'select(.payload.type=="token_count" and .payload.info!=null)
     //        .payload.info.total_token_usage' S1 | uniq → 5 distinct, increasing; last =
@@ -442,7 +449,8 @@ fn fixture_webapp_duplicates_and_bad_line() {
 
 #[test]
 fn fixture_api_server_compactions_reset_and_truncation() {
-    let s = load(&home().join(S2));
+    let s = load(&common::damaged(&format!(".codex/{S2}")));
+    common::assert_same_but_clean(&s, &load(&home().join(S2)));
     // python3 ref.py S2 → 19 messages, 3 user turns ("/compact" included), 6 assistant, 4 calls,
     //   1 error ("Exit code: 1"), 2 compactions (compacted+context_compacted, then
     //   context_compacted+compacted)

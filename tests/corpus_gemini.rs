@@ -20,13 +20,14 @@
 //!   → unique records by type, distinct toolCalls ids, gemini messages with results (each gets
 //!     one Tool message after it unless v0.44 functionResponse user messages carry them).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use sessions::diag::WarningKind;
 use sessions::model::*;
 use sessions::parse::{FileRole, SourceFile, parse_file};
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/gemini");
 const HOME: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/home/.gemini/tmp");
 const HW: &str = "fd20db9cf4309815aebd3729173edf8a78abb152c57b1de8cb602a3c8b959627"; // sha256("/home/dev/webapp")
 const HA: &str = "1ad108b1f7afc01e965e864ab71a687f22c3191824da969a4434a9d6eb8c8755"; // sha256("/home/dev/api-server")
@@ -97,13 +98,12 @@ fn check(s: &Session, e: &Expect) {
     }
 }
 
-fn corpus(name: &str) -> Option<PathBuf> {
-    let p = Path::new(CORPUS).join(name);
-    if !Path::new(CORPUS).is_dir() {
-        eprintln!("note: {CORPUS} is missing; Gemini corpus tests skipped");
-        return None;
-    }
-    Some(p)
+/// A file of the corpus's Gemini folder (the tests using it are ignored when it is absent;
+/// build.rs).
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("SESSIONS_CORPUS_DIR"))
+        .join("gemini")
+        .join(name)
 }
 
 fn home(rel: &str) -> PathBuf {
@@ -114,10 +114,12 @@ fn home(rel: &str) -> PathBuf {
 // Corpus
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_v039_jsonl_reappends() {
-    let Some(p) = corpus("real-jsonl-2026-04-23-v0.39.jsonl") else {
-        return;
-    };
+    let p = corpus("real-jsonl-2026-04-23-v0.39.jsonl");
     let s = parse(&p, FileRole::GeminiSession);
     // TOK F → 6 153635 48951 4293 2141 206879
     // IDS F → {gemini: 6, user: 3, info: 2}, 12 calls, 5 gemini messages with results
@@ -166,10 +168,12 @@ fn corpus_v039_jsonl_reappends() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_legacy_json() {
-    let Some(p) = corpus("real-legacy-json-2025-10-05.json") else {
-        return;
-    };
+    let p = corpus("real-legacy-json-2025-10-05.json");
     let s = parse(&p, FileRole::GeminiSession);
     // LTOK F → 18 140022 326620 6944 3642 473586
     // python3 -c 'import json,collections;M=json.load(open(F))["messages"];
@@ -204,10 +208,12 @@ fn corpus_legacy_json() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn corpus_v040_schema() {
-    let Some(p) = corpus("schema-jsonl-v0.40-set-records.jsonl") else {
-        return;
-    };
+    let p = corpus("schema-jsonl-v0.40-set-records.jsonl");
     let s = parse(&p, FileRole::GeminiSession);
     // TOK F → 2 12422 11502 228 0 24152
     // IDS F → {gemini: 2, user: 1}, 1 call, 1 message with results → 3 + 1 Tool = 4
@@ -430,8 +436,12 @@ fn fixture_legacy_json_beside_migrated_jsonl() {
 
 #[test]
 fn fixture_v044_compress_mask_rewind() {
-    let p = home("api-server/chats/session-2026-06-10T08-30-e5f6a7b8.jsonl");
-    let s = parse(&p, FileRole::GeminiSession);
+    let rel = "api-server/chats/session-2026-06-10T08-30-e5f6a7b8.jsonl";
+    let s = parse(
+        &common::damaged(&format!(".gemini/tmp/{rel}")),
+        FileRole::GeminiSession,
+    );
+    common::assert_same_but_clean(&s, &parse(&home(rel), FileRole::GeminiSession));
     // TOK F → 10 35000 58800 1045 300 94845 (f5-g10 was rewound away but was paid for)
     // IDS F, also counting the ids inside `$set.messages` (README check script) → 34 unique
     //   records {user: 18, gemini: 14, info: 2} + 3 markers = 37 messages; functionResponse

@@ -49,11 +49,15 @@ struct Shape {
     /// Raw HTML, trimmed.
     html: Vec<String>,
     links: usize,
+    /// Every link target.
+    targets: Vec<String>,
     images: usize,
     lists: usize,
     code_blocks: Vec<String>,
     /// All text, breaks as newlines, no-break spaces as spaces.
     text: String,
+    /// All text, with a space at every event boundary (for word checks).
+    spaced: String,
     first_block_is_h1: bool,
 }
 
@@ -61,7 +65,12 @@ fn shape(md: &str) -> Shape {
     let mut s = Shape::default();
     let mut heading: Option<(HeadingLevel, String)> = None;
     let mut first = true;
-    for e in Parser::new(md) {
+    for e in Parser::new_ext(md, sessions::export::markdown::prose::options()) {
+        match &e {
+            Event::Text(t) | Event::Code(t) => s.spaced.push_str(t),
+            Event::Start(Tag::Link { dest_url, .. }) => s.spaced.push_str(&format!(" {dest_url} ")),
+            _ => s.spaced.push(' '),
+        }
         if first {
             s.first_block_is_h1 = matches!(
                 e,
@@ -75,6 +84,7 @@ fn shape(md: &str) -> Shape {
         match e {
             Event::Start(Tag::Heading { level, .. }) => heading = Some((level, String::new())),
             Event::End(TagEnd::Heading(_)) => {
+                s.text.push('\n');
                 let (level, text) = heading.take().unwrap();
                 match level {
                     HeadingLevel::H1 => s.h1.push(text),
@@ -100,7 +110,11 @@ fn shape(md: &str) -> Shape {
             Event::SoftBreak | Event::HardBreak => s.text.push('\n'),
             Event::End(TagEnd::Paragraph) | Event::End(TagEnd::CodeBlock) => s.text.push('\n'),
             Event::Html(h) | Event::InlineHtml(h) => s.html.push(h.trim().to_string()),
-            Event::Start(Tag::Link { .. }) => s.links += 1,
+            Event::Start(Tag::Link { dest_url, .. }) => {
+                s.links += 1;
+                s.text.push_str(&format!(" {dest_url} "));
+                s.targets.push(dest_url.to_string());
+            }
             Event::Start(Tag::Image { .. }) => s.images += 1,
             Event::Start(Tag::List(_)) => s.lists += 1,
             Event::Start(Tag::CodeBlock(kind)) => s.code_blocks.push(match kind {
@@ -123,8 +137,9 @@ fn html_is_ours(h: &str) -> bool {
             && !h["<summary>".len()..h.len() - "</summary>".len()].contains(['<', '>']))
 }
 
-/// Structural invariants of every export, plus faithfulness to the session's JSON.
-fn check_export(name: &str, md: &str, doc: &Value) {
+/// Structural invariants of every export, plus faithfulness to the session's JSON. `literal`:
+/// the export was made with `--literal` (message text escaped, not rendered).
+fn check_export(name: &str, md: &str, doc: &Value, literal: bool) {
     let s = shape(md);
     assert!(s.first_block_is_h1, "{name}: does not start with its title");
     assert_eq!(s.h1.len(), 1, "{name}: H1s {:?}", s.h1);
@@ -135,24 +150,35 @@ fn check_export(name: &str, md: &str, doc: &Value) {
             i + 1
         );
     }
+    // The table of contents stays the turns': message headings are demoted below them.
     for h in &s.other_h2 {
         assert!(
             h == "Sub-agent sessions" || h == "Sub-agent conversation",
             "{name}: stray H2 {h:?}"
         );
     }
-    for h in &s.nested {
-        assert!(
-            h.split(" · ").next().unwrap().parse::<usize>().is_ok() || h.starts_with("Sub-agent "),
-            "{name}: stray heading {h:?}"
-        );
+    if literal {
+        for h in &s.nested {
+            assert!(
+                h.split(" · ").next().unwrap().parse::<usize>().is_ok()
+                    || h.starts_with("Sub-agent "),
+                "{name}: stray heading {h:?}"
+            );
+        }
+        assert_eq!(s.links, 0, "{name}: links");
+        assert_eq!(s.lists, 1, "{name}: only the metadata list");
     }
     for h in &s.html {
         assert!(html_is_ours(h), "{name}: stray HTML {h:?}");
     }
-    assert_eq!(s.links, 0, "{name}: links");
+    for t in &s.targets {
+        let t = t.to_ascii_lowercase();
+        assert!(
+            t.starts_with("https://") || t.starts_with("http://") || t.starts_with("mailto:"),
+            "{name}: link to {t}"
+        );
+    }
     assert_eq!(s.images, 0, "{name}: images");
-    assert_eq!(s.lists, 1, "{name}: only the metadata list");
     assert!(
         !s.code_blocks.contains(&"<indented>".to_string()),
         "{name}: indented code block"
@@ -175,10 +201,19 @@ fn check_export(name: &str, md: &str, doc: &Value) {
     let user_turns = s.turns.iter().filter(|t| t.contains(" · User")).count();
     assert_eq!(user_turns, humans, "{name}: user turns {:?}", s.turns);
 
-    // Every line of every text (outside code fences) and of every compaction summary renders
-    // literally.
+    // Literal: every line of every text (outside code fences) and of every compaction summary
+    // renders as written. Rendered: every word of it is in the page (Markdown syntax goes, the
+    // words stay; link targets count as shown).
     let normal = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     let rendered = normal(&s.text);
+    let words: std::collections::HashSet<&str> = s
+        .spaced
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    // Each literal line is a line of the rendering (hard breaks); the substring search is the
+    // fallback, so that large files are checked in linear time.
+    let lines: std::collections::HashSet<String> = s.text.lines().map(normal).collect();
     let mut texts: Vec<&str> = Vec::new();
     for m in messages {
         for p in m["parts"].as_array().unwrap() {
@@ -193,17 +228,58 @@ fn check_export(name: &str, md: &str, doc: &Value) {
         }
     }
     for t in texts {
+        let t = sessions::render::text::terminal_safe(t);
         for line in t.lines() {
             let l = line.trim();
             if l.is_empty() || l.starts_with("```") || l.starts_with("~~~") {
                 continue;
             }
-            assert!(
-                rendered.contains(&normal(l)),
-                "{name}: line not rendered literally: {l:?}"
-            );
+            if literal {
+                let l = normal(l);
+                assert!(
+                    lines.contains(&l) || rendered.contains(&l),
+                    "{name}: line not rendered literally: {l:?}"
+                );
+            } else if !is_reference_definition(l) {
+                for word in without_entities(l)
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| w.chars().count() > 1)
+                {
+                    assert!(words.contains(word), "{name}: {word:?} of {l:?} lost");
+                }
+            }
         }
     }
+}
+
+/// `[label]: url`: a link reference definition, which Markdown shows nowhere.
+fn is_reference_definition(line: &str) -> bool {
+    line.starts_with('[') && line.find("]:").is_some_and(|i| i > 1)
+}
+
+/// A line without its character references (`&amp;` renders as `&`).
+fn without_entities(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + 1..];
+        let name = tail.find(';').filter(|&j| {
+            j > 0
+                && tail[..j]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '#')
+        });
+        match name {
+            Some(j) => rest = &tail[j + 1..],
+            None => {
+                out.push('&');
+                rest = tail;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[test]
@@ -230,7 +306,9 @@ fn markdown_structure_over_the_sample_home() {
         let md = ok(sample().args(["export", "--max-output-lines", "0", path])).0;
         let doc: Value =
             serde_json::from_str(&ok(sample().args(["export", "-f", "json", path])).0).unwrap();
-        check_export(path, &md, &doc);
+        check_export(path, &md, &doc, false);
+        let md = ok(sample().args(["export", "--literal", "--max-output-lines", "0", path])).0;
+        check_export(path, &md, &doc, true);
         checked += 1;
     }
     assert_eq!(checked, 26, "every sample session");
@@ -240,15 +318,12 @@ fn markdown_structure_over_the_sample_home() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
 fn markdown_structure_over_the_corpus() {
-    let corpus = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
-    if !corpus.is_dir() {
-        eprintln!(
-            "note: {} is missing; corpus export checks skipped",
-            corpus.display()
-        );
-        return;
-    }
+    let corpus = Path::new(env!("SESSIONS_CORPUS_DIR"));
     let home = tempfile::tempdir().unwrap();
     let mut files: Vec<PathBuf> = walk(corpus)
         .into_iter()
@@ -270,13 +345,13 @@ fn markdown_structure_over_the_corpus() {
             .args(["export", "-f", "json"])
             .arg(f);
         let doc: Value = serde_json::from_str(&ok(&mut cmd).0).unwrap();
-        check_export(&f.display().to_string(), &md, &doc);
-        // The default cut keeps the structure intact too.
+        check_export(&f.display().to_string(), &md, &doc, false);
+        // The default cut keeps the structure intact too, and so does --literal.
         let mut cmd = sessions();
         cmd.env("HOME", home.path())
-            .args(["export", "--max-output-lines", "3"])
+            .args(["export", "--literal", "--max-output-lines", "3"])
             .arg(f);
-        check_export(&f.display().to_string(), &ok(&mut cmd).0, &doc);
+        check_export(&f.display().to_string(), &ok(&mut cmd).0, &doc, true);
     }
 }
 
@@ -365,7 +440,12 @@ fn nasty_session(dir: &Path) -> PathBuf {
 fn hostile_content_stays_text() {
     let dir = tempfile::tempdir().unwrap();
     let file = nasty_session(dir.path());
-    let md = ok(sessions().env("HOME", dir.path()).arg("export").arg(&file)).0;
+    let rendered = ok(sessions().env("HOME", dir.path()).arg("export").arg(&file)).0;
+    let md = ok(sessions()
+        .env("HOME", dir.path())
+        .args(["export", "--literal"])
+        .arg(&file))
+    .0;
     let doc: Value = serde_json::from_str(
         &ok(sessions()
             .env("HOME", dir.path())
@@ -374,7 +454,25 @@ fn hostile_content_stays_text() {
         .0,
     )
     .unwrap();
-    check_export("nasty", &md, &doc);
+    check_export("nasty", &rendered, &doc, false);
+    check_export("nasty --literal", &md, &doc, true);
+    // Rendered, the Markdown is Markdown (below the turn headings), the HTML is text.
+    let r = shape(&rendered);
+    assert_eq!(r.turns.len(), 3, "{:?}", r.turns);
+    assert!(r.nested.contains(&"heading".to_string()), "{:?}", r.nested);
+    // `<div …>` opens an HTML block that runs to the next blank line: the `## not a turn` under
+    // it is part of the block, shown as text like the rest of it.
+    assert!(r.text.contains("\n## not a turn"), "{rendered}");
+    assert!(r.text.contains("<script>alert('x')</script>"), "{rendered}");
+    assert!(r.text.contains("<div onclick=x>html</div>"), "{rendered}");
+    assert_eq!(
+        r.targets,
+        [
+            "http://example.com",
+            "http://example.com/x.png",
+            "http://auto.example"
+        ]
+    );
     let s = shape(&md);
     // Three turns: the prompt, the reply (with both results under their calls), the last prompt.
     assert_eq!(s.turns.len(), 3, "{:?}", s.turns);
@@ -501,10 +599,7 @@ fn subagents_are_nested_under_their_call() {
         .find("**Sub-agent session 019e461d-9788-7d94-bf95-8a4b5c6d7e04 (explorer)**")
         .unwrap();
     assert!(spawn < child, "{md}");
-    assert!(
-        md.contains("> Unused: \\`left-pad\\`, \\`moment\\`."),
-        "{md}"
-    );
+    assert!(md.contains("> Unused: `left-pad`, `moment`."), "{md}");
     // Gemini: no spawning call recorded, so the child is appended in its own section.
     let md = export_md("e5f6a7b8");
     let s = shape(&md);
@@ -521,7 +616,7 @@ fn compactions_are_dividers_with_the_full_summary() {
         (2, "auto · 348 → 255 tokens (estimated) · context 62% → 18%"),
         (3, "auto · 352 → 339 tokens (estimated)"),
     ] {
-        let head = format!("**⸻ Compaction {n} of 3 ⸻** {what}");
+        let head = format!("**— Compaction {n} of 3 —** {what}");
         assert!(md.contains(&head), "{head} in\n{md}");
     }
     let doc: Value =
@@ -538,14 +633,14 @@ fn compactions_are_dividers_with_the_full_summary() {
     // repeats it).
     let md = export_md("6f0d3c52");
     assert!(md.contains(
-        "**⸻ Compaction 1 of 1 ⸻** manual · 11,250 → 2,100 tokens (recorded) · took 18.5 s"
+        "**— Compaction 1 of 1 —** manual · 11,250 → 2,100 tokens (recorded) · took 18.5 s"
     ));
     assert_eq!(md.matches("Current state: endpoint added").count(), 1);
     assert_eq!(shape(&md).turns.len(), 10);
     // Codex: both compactions.
     let md = export_md("019d4e99");
-    assert!(md.contains("**⸻ Compaction 1 of 2 ⸻** auto · 12,500 → 9,200 tokens"));
-    assert!(md.contains("**⸻ Compaction 2 of 2 ⸻** manual · 9,300 → 6,100 tokens"));
+    assert!(md.contains("**— Compaction 1 of 2 —** auto · 12,500 → 9,200 tokens"));
+    assert!(md.contains("**— Compaction 2 of 2 —** manual · 9,300 → 6,100 tokens"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -854,12 +949,17 @@ fn all_into_a_directory_writes_one_file_per_session_and_an_index() {
                 .find(|n| n.starts_with(&format!("{agent}-")) && n.contains(&id))
                 .unwrap_or_else(|| panic!("{fmt}: no file for {agent} {id}"));
             assert!(name.ends_with(&format!(".{fmt}")));
-            // `<agent>-<YYYY-MM-DD>-<short id>`
-            let date = &name[agent.len() + 1..agent.len() + 11];
-            assert!(
-                chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d").is_ok(),
-                "{name}"
-            );
+            // `<agent>-<YYYY-MM-DD>-<short id>`, or `undated` for a session that recorded no time
+            // (the saved chat).
+            if rec["started_at"].is_null() {
+                assert!(name.starts_with(&format!("{agent}-undated-")), "{name}");
+            } else {
+                let date = &name[agent.len() + 1..agent.len() + 11];
+                assert!(
+                    chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d").is_ok(),
+                    "{name}"
+                );
+            }
             assert!(idx.contains(name.as_str()), "{fmt}: index lacks {name}");
         }
         if fmt == "json" {
@@ -916,17 +1016,19 @@ fn usage_errors() {
 // ---------------------------------------------------------------------------------------------
 // HTML in a real browser.
 
-fn chromium() -> Option<PathBuf> {
-    for p in ["/usr/bin/chromium", "/usr/bin/chromium-browser"] {
-        if Path::new(p).exists() {
-            return Some(PathBuf::from(p));
-        }
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
-        panic!("chromium is required in CI (.ci/run installs the Debian package)");
-    }
-    eprintln!("note: /usr/bin/chromium is missing; the browser check is skipped locally");
-    None
+/// The browser build.rs found (`$CHROMIUM`, else Debian's `chromium`).
+fn chromium() -> PathBuf {
+    PathBuf::from(env!("SESSIONS_CHROMIUM"))
+}
+
+/// CI runs the browser test: there, a missing Chromium is a failure, not a quiet skip.
+#[cfg(not(has_chromium))]
+#[test]
+fn chromium_is_present_in_ci() {
+    assert!(
+        !std::env::var("CI").is_ok_and(|v| v == "true" || v == "1"),
+        "chromium is required in CI (.ci/run installs the Debian package)"
+    );
 }
 
 fn dump_dom(browser: &Path, page: &Path) -> String {
@@ -955,21 +1057,26 @@ fn dump_dom(browser: &Path, page: &Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// Every URL the rendered page could fetch: `src`, `href` (not in-page anchors), CSS `url(`
-/// and `@import`.
-fn fetchable(dom: &str) -> Vec<String> {
+/// The values of an attribute (`href="`, `src="`) in the page, in-page anchors left out.
+fn attr_values(dom: &str, attr: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for attr in ["src=\"", "href=\""] {
-        for (i, _) in dom.match_indices(attr) {
-            let v: String = dom[i + attr.len()..]
-                .chars()
-                .take_while(|c| *c != '"')
-                .collect();
-            if !v.starts_with('#') {
-                out.push(v);
-            }
+    for (i, _) in dom.match_indices(attr) {
+        let v: String = dom[i + attr.len()..]
+            .chars()
+            .take_while(|c| *c != '"')
+            .collect();
+        if !v.starts_with('#') {
+            out.push(v);
         }
     }
+    out
+}
+
+/// Every URL the rendered page would fetch by itself: `src`, stylesheet links, CSS `url(` and
+/// `@import` (a link the reader may click is not a fetch).
+fn fetchable(dom: &str) -> Vec<String> {
+    let mut out = attr_values(dom, " src=\"");
+    out.extend(attr_values(dom, "<link href=\""));
     for pat in ["url(", "@import"] {
         for (i, _) in dom.match_indices(pat) {
             out.push(dom[i..].chars().take(60).collect());
@@ -979,10 +1086,12 @@ fn fetchable(dom: &str) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "needs headless Chromium (/usr/bin/chromium or $CHROMIUM)"
+)]
 fn html_in_headless_chromium() {
-    let Some(browser) = chromium() else {
-        return;
-    };
+    let browser = chromium();
     let dir = tempfile::tempdir().unwrap();
     // A sample session: 10 turns (8 before the compaction, 2 after), verified by hand against
     // the fixture (3 prompts, 6 replies, 1 synthetic API error).
@@ -1021,8 +1130,51 @@ fn html_in_headless_chromium() {
     assert_eq!(dom.matches("<section class=\"turn").count(), 3);
     assert!(!dom.contains("<script"), "a script element was created");
     assert!(!dom.contains("<div onclick"));
+    assert!(!dom.contains("<img"), "an image in a reply is never loaded");
     assert!(dom.contains("&lt;script&gt;alert('x')&lt;/script&gt;"));
+    assert!(dom.contains("&lt;div onclick=x&gt;html&lt;/div&gt;"));
+    assert!(
+        dom.contains("<h3>heading</h3>"),
+        "the prompt's Markdown is rendered"
+    );
+    assert!(
+        dom.contains("<h4><a href=\"http://example.com\">link</a>"),
+        "a setext heading, below the turn headings"
+    );
     assert_eq!(fetchable(&dom), Vec::<String>::new());
+    for href in attr_values(&dom, " href=\"") {
+        assert!(
+            href.starts_with("http://") || href.starts_with("https://"),
+            "{href}"
+        );
+    }
+
+    // A reply in Markdown renders like the agent shows it: heading, table, link; an edit is a
+    // coloured diff.
+    let page = dir.path().join("todos.html");
+    ok(sample()
+        .args(["export", "c4d5e6f7", "-f", "html", "-o"])
+        .arg(&page));
+    let dom = dump_dom(&browser, &page);
+    assert!(dom.contains("<h4>TODOs in api-server</h4>"), "{dom}");
+    assert!(
+        dom.contains("<table>") && dom.contains("<th>File</th>"),
+        "{dom}"
+    );
+    assert!(dom.contains("<td><code>src/db.ts</code></td>"), "{dom}");
+    assert!(dom.contains("<strong>high</strong>"));
+    assert!(dom.contains(
+        "<a href=\"https://expressjs.com/en/advanced/best-practice-security.html\">Express security guide</a>"
+    ));
+    assert_eq!(fetchable(&dom), Vec::<String>::new());
+    let page = dir.path().join("gemini.html");
+    ok(sample()
+        .args(["export", "e5f6a7b8", "-f", "html", "-o"])
+        .arg(&page));
+    let dom = dump_dom(&browser, &page);
+    assert!(dom.contains("<pre class=\"diff\">"), "edits are diffs");
+    assert!(dom.contains("<span class=\"add\">+router.post('/login', limiter, login)</span>"));
+    assert!(dom.contains("<span class=\"del\">-router.post('/login', login)</span>"));
 
     // The index page links every exported page, locally.
     let out = dir.path().join("all");
@@ -1030,7 +1182,8 @@ fn html_in_headless_chromium() {
         .args(["export", "--all", "-f", "html", "-o"])
         .arg(&out));
     let dom = dump_dom(&browser, &out.join("index.html"));
-    let links = fetchable(&dom);
+    assert_eq!(fetchable(&dom), Vec::<String>::new());
+    let links = attr_values(&dom, " href=\"");
     assert_eq!(links.len(), fs::read_dir(&out).unwrap().count() - 1);
     for l in links {
         assert!(!l.contains("//") && l.ends_with(".html"), "{l}");

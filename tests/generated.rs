@@ -11,7 +11,9 @@ use clap_complete::Shell;
 
 fn generate(man_dir: &Path, comp_dir: &Path) {
     let cmd = sessions::cli::Cli::command();
-    clap_mangen::generate_to(cmd.clone(), man_dir).expect("man pages");
+    for (name, page) in sessions::manpage::pages(cmd.clone()) {
+        fs::write(man_dir.join(name), page).expect("man page");
+    }
     for shell in [
         Shell::Bash,
         Shell::Zsh,

@@ -13,8 +13,8 @@ use crate::commands::list::{project_label, short_id};
 use crate::commands::{CmdResult, Failure, scan_options, stdout, write_json};
 use crate::model::{Agent, Compaction, CompactionKind, Provenance, Trigger};
 use crate::render::json::SCHEMA_VERSION;
-use crate::render::table::{Align, Column, render, target_width};
-use crate::render::{human_count, local_time, rfc3339};
+use crate::render::table::{Align, Column, Cut, render, target_width};
+use crate::render::{human_count, rfc3339, thousands, time};
 use crate::scan::{SessionSummary, scan};
 use crate::tokens::estimate_text;
 
@@ -110,9 +110,10 @@ pub fn run(g: &GlobalArgs, args: &CompactionsArgs) -> CmdResult {
         .iter()
         .filter(|s| !s.compaction_events.is_empty())
         .collect();
+    // Oldest first; sessions that recorded no time last.
     sessions.sort_by(|a, b| {
-        a.started_at
-            .cmp(&b.started_at)
+        (a.started_at.is_none(), a.started_at)
+            .cmp(&(b.started_at.is_none(), b.started_at))
             .then_with(|| a.id.cmp(&b.id))
     });
     let events: Vec<(&SessionSummary, &Compaction)> = sessions
@@ -174,7 +175,8 @@ pub fn median(mut v: Vec<u64>) -> Option<u64> {
     Some(if n % 2 == 1 {
         v[n / 2]
     } else {
-        (v[n / 2 - 1] + v[n / 2]).div_ceil(2)
+        // In u128: recorded sizes can be anything a file says.
+        ((u128::from(v[n / 2 - 1]) + u128::from(v[n / 2])).div_ceil(2)) as u64
     })
 }
 
@@ -248,21 +250,26 @@ fn enum_str<T: Serialize>(v: T) -> String {
 }
 
 fn table(events: &[(&SessionSummary, &Compaction)]) -> String {
+    let times: Vec<_> = events.iter().map(|(_, c)| c.timestamp).collect();
+    let (time_header, time_cells) = time::column("TIME", &times);
     let columns = [
-        Column::fixed("AGENT", Align::Left),
-        Column::fixed("SESSION", Align::Left),
-        Column::flexible("PROJECT", 0, 12),
-        Column::fixed("TIME", Align::Left),
+        Column::fixed("AGENT", Align::Left).optional(3),
+        Column::fixed("SESSION", Align::Left)
+            .shrink(0, 8)
+            .cut(Cut::Prefix),
+        Column::flexible("PROJECT", 1, 12).cut(Cut::Start),
+        Column::named(time_header, Align::Left).optional(2),
         Column::fixed("TRIGGER", Align::Left),
-        Column::fixed("KIND", Align::Left),
+        Column::fixed("KIND", Align::Left).optional(1),
         Column::fixed("BEFORE", Align::Right),
         Column::fixed("AFTER", Align::Right),
-        Column::fixed("SUMMARY", Align::Right),
-        Column::flexible("SECTIONS", 1, 8),
+        Column::fixed("SUMMARY", Align::Right).optional(1),
+        Column::flexible("SECTIONS", 0, 8).optional(0),
     ];
     let rows = events
         .iter()
-        .map(|(s, c)| {
+        .zip(time_cells)
+        .map(|((s, c), time)| {
             let (bmark, amark) = (
                 provenance_mark(c.before_provenance()),
                 provenance_mark(c.after_provenance()),
@@ -288,7 +295,7 @@ fn table(events: &[(&SessionSummary, &Compaction)]) -> String {
                 s.agent.to_string(),
                 short_id(&s.id),
                 project_label(s),
-                c.timestamp.map(local_time).unwrap_or_else(|| "-".into()),
+                time,
                 enum_str(c.trigger),
                 enum_str(c.kind),
                 before,
@@ -305,20 +312,21 @@ fn summary_table(stats: &Stats) -> String {
     let columns = [
         Column::fixed("AGENT", Align::Left),
         Column::fixed("COMPACTIONS", Align::Right),
-        Column::fixed("AUTO", Align::Right),
-        Column::fixed("MANUAL", Align::Right),
-        Column::fixed("SESSIONS", Align::Right),
+        Column::fixed("AUTO", Align::Right).optional(1),
+        Column::fixed("MANUAL", Align::Right).optional(1),
+        Column::fixed("SESSIONS", Align::Right).optional(0),
         Column::fixed("MEDIAN BEFORE", Align::Right),
         Column::fixed("MEDIAN AFTER", Align::Right),
-        Column::fixed("MEDIAN SUMMARY", Align::Right),
+        Column::fixed("MEDIAN SUMMARY", Align::Right).optional(2),
     ];
+    let count = |n: usize| thousands(n as u64);
     let row = |name: &str, st: &AgentStats| {
         vec![
             name.to_string(),
-            st.compactions.to_string(),
-            st.auto.to_string(),
-            st.manual.to_string(),
-            st.sessions_with_compactions.to_string(),
+            count(st.compactions),
+            count(st.auto),
+            count(st.manual),
+            count(st.sessions_with_compactions),
             opt_count(st.median_tokens_before),
             opt_count(st.median_tokens_after),
             st.median_summary_tokens

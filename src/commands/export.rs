@@ -7,10 +7,9 @@
 //! an agent's store, and no existing file is replaced without `--force`.
 
 use std::collections::{HashMap, HashSet};
-use std::fs;
 use std::io::{self, IsTerminal, Write};
-use std::path::{Component, Path, PathBuf};
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -18,7 +17,7 @@ use rayon::prelude::*;
 use crate::cli::{ExportArgs, GlobalArgs};
 use crate::commands::list::no_stores_message;
 use crate::commands::show::{find_one, load};
-use crate::commands::{CmdResult, Failure, scan_options, stdout, stores};
+use crate::commands::{CmdResult, Failure, guard, scan_options, stdout, stores};
 use crate::diag::Report;
 use crate::discover::Discovery;
 use crate::export::markdown::{Assets, Children, Env};
@@ -28,6 +27,7 @@ use crate::export::{
 };
 use crate::filter::KindFilter;
 use crate::model::{Agent, Session, SessionKind};
+use crate::output::{Guard, OutputError, Refusal, resolve};
 use crate::scan::{SessionSummary, scan};
 
 pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
@@ -38,6 +38,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
         thinking: !a.no_thinking,
         tools: !a.no_tools,
         redact: a.redact,
+        literal: a.literal,
     };
     if a.images == ImageMode::Extract {
         if !matches!(a.format, ExportFormat::Md | ExportFormat::Html) {
@@ -59,48 +60,40 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
         ));
     }
     let dest = destination(a, sel.chosen.len())?;
+    let reading: Vec<&Path> = sel
+        .pool
+        .iter()
+        .chain(&sel.chosen)
+        .map(SessionSummary::path)
+        .chain(a.targets.iter().map(Path::new).filter(|p| p.exists()))
+        .collect();
     let redactions = Mutex::new(Redactions::default());
-    let notes = Mutex::new(Vec::new());
-    let pool = Pool::new(&sel.pool, &opts, &redactions);
+    let pool = Pool::new(&sel.pool, &opts, &redactions, guard(g, a.force, reading));
+    let guard = &pool.guard;
 
     let outcome = match &dest {
         Dest::Stdout => {
             let mut out = stdout();
             for s in &sel.chosen {
-                export_one(s, &pool, &opts, None, &mut out, &notes)
-                    .map_err(|e| Failure::failed(e.to_string()))?;
+                export_one(s, &pool, None, &mut out).map_err(|e| Failure::failed(e.to_string()))?;
             }
             out.flush()?;
             Ok(())
         }
         Dest::File(path) => {
             let assets = assets_dir(path, &opts);
-            check_targets(
-                g,
-                &sel.chosen,
-                std::slice::from_ref(path),
-                assets.as_slice(),
-                a.force,
-            )?;
-            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                fs::create_dir_all(parent).map_err(|e| {
-                    Failure::failed(format!("cannot create {}: {e}", parent.display()))
-                })?;
-            }
-            write_atomic(path, |w| {
-                export_one(&sel.chosen[0], &pool, &opts, Some(path), w, &notes)
-            })
-            .map_err(|e| Failure::failed(format!("{}: {e}", path.display())))?;
+            check_all(guard, std::slice::from_ref(path), assets.as_slice())?;
+            guard.write(path, |w| export_one(&sel.chosen[0], &pool, Some(path), w))?;
             if !g.quiet {
                 eprintln!("exported 1 session to {}", path.display());
             }
             Ok(())
         }
-        Dest::Dir(dir) => export_dir(g, a, &opts, &sel, &pool, dir, &notes),
+        Dest::Dir(dir) => export_dir(g, a, &sel, &pool, dir),
     };
 
     if !g.quiet {
-        for n in notes.lock().map(|n| n.clone()).unwrap_or_default() {
+        for n in pool.notes.lock().map(|n| n.clone()).unwrap_or_default() {
             eprintln!("warning: {n}");
         }
         if opts.redact {
@@ -122,12 +115,6 @@ fn select(g: &GlobalArgs, a: &ExportArgs) -> Result<Selection, Failure> {
     a.filters.require_all(a.all).map_err(Failure::usage)?;
     let mut sel = if a.all {
         let paths: Vec<PathBuf> = a.targets.iter().map(PathBuf::from).collect();
-        if let Some(p) = paths.iter().find(|p| !p.exists()) {
-            return Err(Failure::usage(format!(
-                "{}: no such file or folder (with --all, arguments are files or folders to read)",
-                p.display()
-            )));
-        }
         let mut select = a.filters.select(paths);
         let kind = select.filter.kind;
         // Sub-agents are needed to nest them into their parents, whatever --kind says.
@@ -160,6 +147,7 @@ fn select(g: &GlobalArgs, a: &ExportArgs) -> Result<Selection, Failure> {
         for t in &a.targets {
             let path = Path::new(t);
             if path.is_dir() {
+                let t = path.display();
                 return Err(Failure::usage(format!(
                     "{t} is a folder: `sessions export --all {t}` exports every session in it"
                 )));
@@ -169,7 +157,7 @@ fn select(g: &GlobalArgs, a: &ExportArgs) -> Result<Selection, Failure> {
             if path.is_file() {
                 pool.extend(siblings);
                 // A file inside a store: find its sub-agents with a scan of the stores.
-                if !have_store_scan && store_of(g, path).is_some() {
+                if !have_store_scan && in_store(g, path) {
                     let select = crate::cli::SelectArgs::every_kind();
                     let mut opts = scan_options(g, &select)?;
                     opts.progress = false;
@@ -200,13 +188,16 @@ fn select(g: &GlobalArgs, a: &ExportArgs) -> Result<Selection, Failure> {
     Ok(sel)
 }
 
-/// Sub-agent sessions of the scan, by parent and by id, loaded on demand and prepared like
-/// the session they are embedded in.
+/// What every export of a run shares: the sub-agent sessions of the scan, by parent and by id
+/// (loaded on demand and prepared like the session they are embedded in), the options, the
+/// output guard, and what was redacted and noted on the way.
 struct Pool<'a> {
     by_parent: HashMap<&'a str, Vec<&'a SessionSummary>>,
     by_id: HashMap<&'a str, &'a SessionSummary>,
     opts: &'a ExportOptions,
     redactions: &'a Mutex<Redactions>,
+    guard: Arc<Guard>,
+    notes: Mutex<Vec<String>>,
 }
 
 impl<'a> Pool<'a> {
@@ -214,6 +205,7 @@ impl<'a> Pool<'a> {
         pool: &'a [SessionSummary],
         opts: &'a ExportOptions,
         redactions: &'a Mutex<Redactions>,
+        guard: Guard,
     ) -> Self {
         let mut by_parent: HashMap<&str, Vec<&SessionSummary>> = HashMap::new();
         let mut by_id: HashMap<&str, &SessionSummary> = HashMap::new();
@@ -234,6 +226,8 @@ impl<'a> Pool<'a> {
             by_id,
             opts,
             redactions,
+            guard: Arc::new(guard),
+            notes: Mutex::new(Vec::new()),
         }
     }
 }
@@ -275,17 +269,18 @@ fn prepare(s: &mut Session, opts: &ExportOptions, redactions: &Mutex<Redactions>
 fn export_one(
     summary: &SessionSummary,
     pool: &Pool,
-    opts: &ExportOptions,
     file: Option<&Path>,
     out: &mut dyn Write,
-    notes: &Mutex<Vec<String>>,
 ) -> io::Result<IndexEntry> {
+    let opts = pool.opts;
     let mut s = load(summary).map_err(|f| io::Error::other(f.message))?;
     prepare(&mut s, opts, pool.redactions);
-    let assets = file.and_then(|f| assets_dir(f, opts)).map(Assets::new);
+    let assets = file
+        .and_then(|f| assets_dir(f, opts))
+        .map(|d| Assets::new(d, Arc::clone(&pool.guard)));
     let env = Env::new(opts, pool, assets);
     write_session(out, &s, &env)?;
-    if let Ok(mut n) = notes.lock() {
+    if let Ok(mut n) = pool.notes.lock() {
         n.extend(env.notes.borrow().iter().map(|m| format!("{}: {m}", s.id)));
     }
     let name = file
@@ -317,6 +312,18 @@ fn destination(a: &ExportArgs, n: usize) -> Result<Dest, Failure> {
                 || p.as_os_str().to_string_lossy().ends_with('/');
             if !a.all && n == 1 && !dir_like {
                 Ok(Dest::File(p.clone()))
+            } else if !p.exists() && !dir_like && names_a_file(p) {
+                Err(Failure::usage(format!(
+                    "-o {}: names a file, but {} need a folder (one file each, plus an \
+                     index); give a folder such as -o {}/",
+                    p.display(),
+                    if a.all {
+                        "--all exports".to_string()
+                    } else {
+                        format!("{n} sessions")
+                    },
+                    p.with_extension("").display()
+                )))
             } else if p.exists() && !p.is_dir() {
                 Err(Failure::usage(format!(
                     "-o {}: not a folder ({} sessions need one, one file each)",
@@ -328,6 +335,14 @@ fn destination(a: &ExportArgs, n: usize) -> Result<Dest, Failure> {
             }
         }
     }
+}
+
+/// A path whose extension is one of an export's (`x.md`, `x.html`, …): the user meant a file.
+fn names_a_file(p: &Path) -> bool {
+    p.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        ["md", "markdown", "html", "htm", "json", "jsonl", "txt"]
+            .contains(&e.to_ascii_lowercase().as_str())
+    })
 }
 
 /// `<file stem>.files`, where `--images extract` puts the images of an export.
@@ -342,12 +357,12 @@ fn assets_dir(file: &Path, opts: &ExportOptions) -> Option<PathBuf> {
 fn export_dir(
     g: &GlobalArgs,
     a: &ExportArgs,
-    opts: &ExportOptions,
     sel: &Selection,
     pool: &Pool,
     dir: &Path,
-    notes: &Mutex<Vec<String>>,
 ) -> Result<(), Failure> {
+    let (opts, guard) = (pool.opts, &pool.guard);
+    guard.check_dir(dir)?;
     // Names first (deterministic, collisions numbered), so every target can be checked before
     // anything is written.
     let mut used: HashSet<String> = HashSet::new();
@@ -372,9 +387,8 @@ fn export_dir(
         .iter()
         .filter_map(|(_, p)| assets_dir(p, opts))
         .collect();
-    check_targets(g, &sel.chosen, &targets, &assets, a.force)?;
-    fs::create_dir_all(dir)
-        .map_err(|e| Failure::failed(format!("cannot create {}: {e}", dir.display())))?;
+    check_all(guard, &targets, &assets)?;
+    guard.create_dir_all(dir)?;
 
     let bar = if !g.no_progress && !g.quiet && io::stderr().is_terminal() && jobs.len() > 1 {
         let bar = ProgressBar::new(jobs.len() as u64);
@@ -386,10 +400,12 @@ fn export_dir(
     } else {
         None
     };
-    let results: Vec<(String, io::Result<IndexEntry>)> = jobs
+    let results: Vec<(String, Result<IndexEntry, String>)> = jobs
         .par_iter()
         .map(|(s, path)| {
-            let r = write_atomic(path, |w| export_one(s, pool, opts, Some(path), w, notes));
+            let r = guard
+                .write(path, |w| export_one(s, pool, Some(path), w))
+                .map_err(|e| e.to_string());
             if let Some(b) = &bar {
                 b.inc(1);
             }
@@ -409,8 +425,7 @@ fn export_dir(
     }
     entries.sort_by_key(IndexEntry::sort_key);
     if with_index {
-        write_atomic(&index, |w| write_index(w, opts.format, &entries))
-            .map_err(|e| Failure::failed(format!("{}: {e}", index.display())))?;
+        guard.write(&index, |w| write_index(w, opts.format, &entries))?;
     }
     if !g.quiet {
         eprintln!(
@@ -436,147 +451,57 @@ fn export_dir(
     }
 }
 
-/// Write through a temporary file in the same folder, renamed into place when complete: a
-/// failed export never leaves half a file, and never truncates the previous one.
-fn write_atomic<T>(path: &Path, f: impl FnOnce(&mut dyn Write) -> io::Result<T>) -> io::Result<T> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "export".into());
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    let file = fs::File::create(&tmp)?;
-    let mut w = io::BufWriter::with_capacity(256 * 1024, file);
-    let r = f(&mut w).and_then(|v| w.flush().map(|_| v));
-    drop(w);
-    match r {
-        Ok(v) => {
-            fs::rename(&tmp, path)?;
-            Ok(v)
-        }
-        Err(e) => {
-            let _ = fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
-}
-
-/// Refuse targets inside an agent's store or equal to a session file being read, and existing
-/// files unless `--force`.
-fn check_targets(
-    g: &GlobalArgs,
-    chosen: &[SessionSummary],
-    files: &[PathBuf],
-    asset_dirs: &[PathBuf],
-    force: bool,
-) -> Result<(), Failure> {
-    let inputs: HashSet<PathBuf> = chosen.iter().map(|s| absolute(s.path())).collect();
-    for t in files.iter().chain(asset_dirs) {
-        if let Some((agent, root)) = store_of(g, t) {
-            return Err(Failure::failed(format!(
-                "refusing to write {}: it is inside the {agent} store {}; sessions never writes \
-                 into an agent's store (choose another -o)",
-                t.display(),
-                root.display()
-            )));
-        }
-        if inputs.contains(&absolute(t)) {
-            return Err(Failure::failed(format!(
-                "refusing to write {}: it is a session file being exported",
-                t.display()
-            )));
-        }
-    }
-    if !force {
-        let existing: Vec<String> = files
-            .iter()
-            .chain(asset_dirs)
-            .filter(|p| p.exists())
-            .map(|p| p.display().to_string())
-            .collect();
-        if !existing.is_empty() {
-            let more = if existing.len() > 5 {
-                format!(" (and {} more)", existing.len() - 5)
-            } else {
-                String::new()
-            };
-            return Err(Failure::failed(format!(
-                "{} already exist{}{more}; use --force to overwrite",
-                existing[..existing.len().min(5)].join(", "),
-                if existing.len() == 1 { "s" } else { "" }
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// The store (agent, root) a path lies in, if any. Roots are the configured store folders plus
-/// the agents' own folders around them (`.claude`, `.codex`).
-fn store_of(g: &GlobalArgs, path: &Path) -> Option<(Agent, PathBuf)> {
-    let target = absolute(path);
-    let st = stores(g);
-    for agent in Agent::ALL {
-        for root in st.roots(agent) {
-            let mut roots = vec![root.clone()];
-            let name = root.file_name().map(|n| n.to_string_lossy().into_owned());
-            let parent = root.parent().filter(|p| {
-                let pn = p
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                match agent {
-                    Agent::Claude => {
-                        name.as_deref() == Some("projects") && (pn == ".claude" || pn == "claude")
-                    }
-                    Agent::Codex => {
-                        matches!(name.as_deref(), Some("sessions" | "archived_sessions"))
-                            && (pn == ".codex" || pn == "codex")
-                    }
-                    Agent::Gemini => false,
-                }
-            });
-            roots.extend(parent.map(Path::to_path_buf));
-            for r in roots {
-                if target.starts_with(absolute(&r)) {
-                    return Some((agent, r));
-                }
+/// Check every target before anything is written: refusals first, then one message that
+/// lists what already exists (a run either writes everything or nothing).
+fn check_all(guard: &Guard, files: &[PathBuf], asset_dirs: &[PathBuf]) -> Result<(), Failure> {
+    let mut exists: Vec<OutputError> = Vec::new();
+    let checks = files
+        .iter()
+        .map(|f| guard.check(f).map(|_| ()))
+        .chain(asset_dirs.iter().map(|d| {
+            guard.check_dir(d)?;
+            // Images of an earlier export would be replaced.
+            if !guard.force() && d.exists() {
+                return Err(OutputError::new(d, Refusal::Exists));
             }
+            Ok(())
+        }));
+    for r in checks {
+        match r {
+            Ok(()) => {}
+            Err(e) if e.is_exists() => exists.push(e),
+            Err(e) => return Err(e.into()),
         }
     }
-    None
-}
-
-/// An absolute path with `.`/`..` resolved and symlinks of its existing part followed, for
-/// comparing paths that may not exist yet.
-fn absolute(p: &Path) -> PathBuf {
-    let joined = if p.is_absolute() {
-        p.to_path_buf()
+    if exists.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<String> = exists
+        .iter()
+        .map(|e| e.path.display().to_string())
+        .collect();
+    let more = if names.len() > 5 {
+        format!(" (and {} more)", names.len() - 5)
     } else {
-        std::env::current_dir().unwrap_or_default().join(p)
+        String::new()
     };
-    let mut lexical = PathBuf::new();
-    for c in joined.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                lexical.pop();
-            }
-            c => lexical.push(c),
-        }
-    }
-    let mut existing = lexical.clone();
-    let mut rest = Vec::new();
-    while !existing.exists() {
-        match existing.file_name() {
-            Some(n) => {
-                rest.push(n.to_os_string());
-                existing.pop();
-            }
-            None => break,
-        }
-    }
-    let mut out = fs::canonicalize(&existing).unwrap_or(existing);
-    for n in rest.iter().rev() {
-        out.push(n);
-    }
-    out
+    Err(Failure::failed(format!(
+        "{} already exist{}{more}; use --force to overwrite",
+        names[..names.len().min(5)].join(", "),
+        if names.len() == 1 { "s" } else { "" }
+    )))
+}
+
+/// Whether a session file lies in one of the configured stores (its sub-agents are then
+/// found with a scan of the stores).
+fn in_store(g: &GlobalArgs, path: &Path) -> bool {
+    let Ok(p) = resolve(path) else {
+        return false;
+    };
+    let st = stores(g);
+    Agent::ALL.iter().any(|&a| {
+        st.roots(a)
+            .iter()
+            .any(|r| resolve(r).is_ok_and(|r| p.starts_with(r)))
+    })
 }

@@ -5,17 +5,42 @@ use std::io::Write;
 
 use crate::cli::{GlobalArgs, ListArgs, ListFormat, SortKey};
 use crate::commands::{CmdResult, Failure, scan_options, stdout, write_csv, write_json};
-use crate::diag::plural;
-use crate::discover::Stores;
-use crate::model::ProjectSource;
+use crate::discover::{StoreOptions, Stores};
 use crate::render::json::{SessionCsvRow, SessionRecord};
-use crate::render::table::{Align, Column, render, target_width};
-use crate::render::{human_count, human_duration, local_time};
-use crate::scan::{SessionSummary, aggregate_usage, scan};
+use crate::render::table::{Align, Column, Cut, render, target_width};
+use crate::render::text::safe_line;
+use crate::render::{human_count, human_duration, plural, project_cell, thousands, time};
+use crate::scan::{SessionSummary, aggregate_usage, scan, unique_requests};
 
 pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
-    let opts = scan_options(g, &args.select)?;
+    let mut opts = scan_options(g, &args.select)?;
     let mut result = scan(&opts);
+    let looked = opts.stores.clone();
+    // A fresh machine: nothing at all in the stores (no filter hid anything) and a fallback
+    // home named (the README's first command names the sample home).
+    let nothing = result.sessions.is_empty()
+        && result.skipped_by_time == 0
+        && !args.select.filter.is_set()
+        && args.select.paths.is_empty();
+    if let (true, Some(dir)) = (nothing, &args.fallback_home) {
+        opts.stores = Stores::resolve(
+            &StoreOptions {
+                home: Some(dir.clone()),
+                ..Default::default()
+            },
+            &|k| std::env::var(k).ok(),
+        );
+        if !g.quiet {
+            eprintln!(
+                "note: your stores hold no session; listing {} instead\nlooked in {}",
+                safe_line(&dir.display().to_string()),
+                looked_in(&looked)
+            );
+        }
+        let report = std::mem::take(&mut result.report);
+        result = scan(&opts);
+        result.report.warnings.splice(0..0, report.warnings);
+    }
     if !result.stores_found {
         return Err(Failure::failed(no_stores_message(&opts.stores)));
     }
@@ -25,6 +50,12 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
         result.sessions.truncate(n);
     }
     let sessions = &result.sessions;
+    // Cross-file de-duplicated, like the token total.
+    let cost = crate::pricing::cost_of(
+        unique_requests(sessions)
+            .into_iter()
+            .map(|(_, r)| (r.model.as_deref(), &r.usage)),
+    );
     match args.format {
         ListFormat::Json | ListFormat::Ndjson => {
             let records: Vec<SessionRecord> = sessions.iter().map(SessionRecord::new).collect();
@@ -44,15 +75,23 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
             }
             out.flush()?;
             if !g.quiet {
+                if sessions.is_empty() && args.select.paths.is_empty() {
+                    eprintln!("looked in {}", looked_in(&opts.stores));
+                }
                 let usage = aggregate_usage(sessions.iter());
                 let shown = if total_found > sessions.len() {
-                    format!("{} of {total_found}", sessions.len())
+                    format!(
+                        "{} of {}",
+                        thousands(sessions.len() as u64),
+                        plural(total_found, "session")
+                    )
                 } else {
-                    total_found.to_string()
+                    plural(total_found, "session")
                 };
                 eprintln!(
-                    "{shown} session(s), {} tokens{}",
+                    "{shown}, {} tokens, {}{}",
                     human_count(usage.total()),
+                    crate::commands::usage::cost_label(&cost),
                     if result.skipped_by_time > 0 {
                         format!(
                             "; {} outside the time window not read",
@@ -65,15 +104,44 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
             }
         }
     }
+    crate::commands::usage::warn_unpriced(&cost, g.quiet);
     for p in &result.unrecognised {
         if !g.quiet {
             eprintln!(
                 "note: {}: not a session file of any supported agent",
-                p.display()
+                safe_line(&p.display().to_string())
             );
         }
     }
     Ok(result.report)
+}
+
+/// A path with the home folder shown as `~`.
+fn home_relative(p: &std::path::Path) -> String {
+    let shown = p.display().to_string();
+    match std::env::var("HOME") {
+        Ok(h) if h.len() > 1 => match shown.strip_prefix(h.trim_end_matches('/')) {
+            Some(rest) if rest.starts_with('/') => format!("~{rest}"),
+            _ => shown,
+        },
+        _ => shown,
+    }
+}
+
+/// The store folders read, on one line.
+pub fn looked_in(stores: &Stores) -> String {
+    let all: Vec<String> = stores
+        .claude
+        .iter()
+        .chain(&stores.codex)
+        .chain(&stores.gemini)
+        .map(|p| safe_line(&home_relative(p)))
+        .collect();
+    if all.is_empty() {
+        "no store folder configured".into()
+    } else {
+        all.join(", ")
+    }
 }
 
 fn sort(sessions: &mut [SessionSummary], key: SortKey, reverse: bool) {
@@ -97,43 +165,51 @@ fn sort(sessions: &mut [SessionSummary], key: SortKey, reverse: bool) {
     sessions.sort_by(|a, b| if reverse { cmp(b, a) } else { cmp(a, b) });
 }
 
-/// The project as shown in tables: the path, or `?<hash>` when unresolved.
+/// The project as shown in tables (see [`crate::render::project_label`]).
 pub fn project_label(s: &SessionSummary) -> String {
-    match (&s.project, s.project_source, &s.project_hash) {
-        (Some(p), _, _) => crate::project::short_label(p),
-        (None, ProjectSource::Unresolved, Some(h)) => format!("?{}", &h[..h.len().min(8)]),
-        _ => "-".to_string(),
-    }
+    project_cell(s.project.as_deref(), s.project_hash.as_deref())
 }
 
+/// The columns of `list`, in the order they give way on a narrow terminal: the compaction,
+/// tool and duration counts go first, then turns, tokens, agent and start; id, project and
+/// title stay, shortened.
 fn table(sessions: &[SessionSummary]) -> String {
+    let starts: Vec<_> = sessions.iter().map(|s| s.started_at).collect();
+    let (started, start_cells) = time::column("STARTED", &starts);
     let columns = [
-        Column::fixed("AGENT", Align::Left),
-        Column::fixed("ID", Align::Left),
-        Column::flexible("PROJECT", 1, 12),
-        Column::fixed("STARTED", Align::Left),
-        Column::fixed("DUR", Align::Right),
-        Column::fixed("TURNS", Align::Right),
-        Column::fixed("TOOLS", Align::Right),
-        Column::fixed("TOKENS", Align::Right),
-        Column::fixed("CMP", Align::Right),
-        Column::flexible("TITLE", 0, 16),
+        Column::fixed("AGENT", Align::Left).optional(5),
+        Column::fixed("ID", Align::Left)
+            .shrink(0, 8)
+            .cut(Cut::Prefix),
+        Column::flexible("PROJECT", 1, 16).cut(Cut::Start),
+        Column::named(started, Align::Left).optional(4),
+        Column::fixed("DUR", Align::Right).optional(2),
+        Column::fixed("TURNS", Align::Right).optional(3),
+        Column::fixed("TOOLS", Align::Right).optional(1),
+        Column::fixed("TOKENS", Align::Right).optional(4),
+        Column::fixed("COST", Align::Right).optional(3),
+        Column::fixed("CMP", Align::Right).optional(0),
+        Column::flexible("TITLE", 2, 18),
     ];
     let rows = sessions
         .iter()
-        .map(|s| {
+        .zip(start_cells)
+        .map(|(s, started)| {
             vec![
                 s.agent.to_string(),
                 short_id(&s.id),
                 project_label(s),
-                s.started_at.map(local_time).unwrap_or_else(|| "-".into()),
+                started,
                 s.duration()
                     .map(human_duration)
                     .unwrap_or_else(|| "-".into()),
-                s.counts.user_turns.to_string(),
-                s.counts.tool_calls.to_string(),
+                thousands(s.counts.user_turns),
+                thousands(s.counts.tool_calls),
                 human_count(s.usage.total()),
-                s.compactions.to_string(),
+                crate::commands::usage::cost_label(&crate::pricing::cost_of(
+                    s.requests.iter().map(|r| (r.model.as_deref(), &r.usage)),
+                )),
+                thousands(s.compactions as u64),
                 s.title.clone().unwrap_or_default(),
             ]
         })
@@ -155,7 +231,15 @@ pub fn no_stores_message(stores: &Stores) -> String {
         .chain(&stores.codex)
         .chain(&stores.gemini)
     {
-        looked.push(format!("  {}", p.display()));
+        // A folder the user named is worth a reason; a default that is absent is not.
+        let named = stores
+            .configured
+            .iter()
+            .find(|(_, c, _)| c == p || p.starts_with(c))
+            .map(|(_, _, source)| format!(" ({source}: no such folder)"))
+            .filter(|_| !p.exists())
+            .unwrap_or_default();
+        looked.push(format!("  {}{named}", safe_line(&p.display().to_string())));
     }
     format!(
         "no Claude Code, Codex CLI or Gemini CLI session store found; looked in:\n{}\n\

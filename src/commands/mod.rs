@@ -7,8 +7,12 @@ pub mod list;
 pub mod projects;
 pub mod replay;
 pub mod show;
+pub mod usage;
 
+use std::ffi::OsStr;
+use std::fs;
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use chrono::Utc;
@@ -17,6 +21,7 @@ use crate::cli::{Cli, Command, GlobalArgs, SelectArgs};
 use crate::diag::Report;
 use crate::discover::{StoreOptions, Stores};
 use crate::filter::{Filter, ProjectMatcher, parse_when};
+use crate::output::{Guard, OutputError};
 use crate::scan::ScanOptions;
 
 /// Exit statuses (documented in the README and `--help`).
@@ -62,14 +67,28 @@ pub type CmdResult = Result<Report, Failure>;
 
 pub fn run(cli: Cli) -> ExitCode {
     let g = &cli.global;
-    let outcome = match &cli.command {
+    crate::render::configure(crate::render::Settings {
+        utc: g.utc,
+        wide: g.wide,
+    });
+    if let Some(path) = &g.prices {
+        match crate::pricing::Pricing::with_file(path) {
+            Ok(p) => crate::pricing::install(p),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(exit::USAGE);
+            }
+        }
+    }
+    let outcome = check_home(g).and_then(|()| match &cli.command {
         Command::List(a) => list::run(g, a),
         Command::Show(a) => show::run(g, a),
         Command::Projects(a) => projects::run(g, a),
         Command::Compactions(a) => compactions::run(g, a),
         Command::ReplayCompress(a) => replay::run(g, a),
         Command::Export(a) => export::run(g, a),
-    };
+        Command::Usage(a) => usage::run(g, a),
+    });
     match outcome {
         Ok(report) => {
             report.print(g.verbose, g.quiet);
@@ -104,6 +123,117 @@ pub fn stores(g: &GlobalArgs) -> Stores {
     Stores::resolve(&opts, &|k| std::env::var(k).ok())
 }
 
+/// What a session argument of `show`, `export` or `replay-compress` names.
+pub enum Target {
+    /// A readable regular file.
+    File(PathBuf),
+    /// No such file: a session id or id prefix.
+    Id(String),
+}
+
+/// Classify a session argument, saying what is wrong with a path that cannot be a session:
+/// a folder (with `folder_hint`), a FIFO, a device or a socket (never opened), a file that
+/// cannot be read, a path that does not exist.
+pub fn target(t: &OsStr, folder_hint: &str) -> Result<Target, Failure> {
+    let path = Path::new(t);
+    let shown = path.display();
+    match fs::metadata(path) {
+        Ok(m) if m.is_file() => match fs::File::open(path) {
+            Ok(_) => Ok(Target::File(path.to_path_buf())),
+            Err(e) => Err(Failure::failed(format!("{shown}: cannot read: {e}"))),
+        },
+        Ok(m) if m.is_dir() => Err(Failure::usage(format!(
+            "{shown} is a folder, not a session file; {folder_hint}"
+        ))),
+        Ok(m) => Err(Failure::usage(format!(
+            "{shown} is {}, not a session file",
+            crate::output::kind_of(&m.file_type())
+        ))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            // Ids never contain a path separator and are UTF-8: anything else was a path.
+            match t.to_str() {
+                Some(id) if !id.contains(std::path::MAIN_SEPARATOR) && !id.contains('/') => {
+                    Ok(Target::Id(id.to_string()))
+                }
+                _ => Err(Failure::usage(format!("{shown}: no such file"))),
+            }
+        }
+        Err(e) => Err(Failure::failed(format!("{shown}: cannot read: {e}"))),
+    }
+}
+
+/// Files and folders named on the command line must exist: the same usage error (exit 2) for
+/// every command.
+pub fn check_named_paths(paths: &[PathBuf]) -> Result<(), Failure> {
+    for p in paths {
+        match fs::symlink_metadata(p) {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Err(Failure::usage(format!(
+                    "{}: no such file or folder",
+                    p.display()
+                )));
+            }
+            // Anything else (permissions, a loop) is reported by the scan as unreadable.
+            Err(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// `--home` must be a folder that can be read: otherwise every store in it would silently be
+/// "not found".
+fn check_home(g: &GlobalArgs) -> Result<(), Failure> {
+    let Some(h) = &g.home else {
+        return Ok(());
+    };
+    let shown = h.display();
+    match fs::metadata(h) {
+        Ok(m) if m.is_dir() => fs::read_dir(h)
+            .map(|_| ())
+            .map_err(|e| Failure::usage(format!("--home {shown}: cannot read: {e}"))),
+        Ok(m) => Err(Failure::usage(format!(
+            "--home {shown}: is {}, not a folder",
+            crate::output::kind_of(&m.file_type())
+        ))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            Err(Failure::usage(format!("--home {shown}: no such folder")))
+        }
+        Err(e) => Err(Failure::usage(format!("--home {shown}: cannot read: {e}"))),
+    }
+}
+
+/// The output guard of a command that writes files: it protects the stores this run reads, the
+/// machine's own stores (whatever `--home` or the flags point at), and every file or folder
+/// being read.
+pub fn guard<'p>(
+    g: &GlobalArgs,
+    force: bool,
+    reading: impl IntoIterator<Item = &'p Path>,
+) -> Guard {
+    let mut guard = Guard::new(force);
+    guard.protect_stores(&stores(g));
+    guard.protect_stores(&Stores::resolve(&StoreOptions::default(), &|k| {
+        std::env::var(k).ok()
+    }));
+    // A `--home` copy: the agents' whole folders in it, not only their session folders.
+    if let Some(h) = &g.home {
+        for d in [".claude", ".codex", ".gemini", ".config/claude"] {
+            guard.protect_dir(&h.join(d), "the agent folder");
+        }
+    }
+    for p in reading {
+        guard.protect_read(p);
+    }
+    guard
+}
+
+impl From<OutputError> for Failure {
+    fn from(e: OutputError) -> Self {
+        Failure::failed(e.to_string())
+    }
+}
+
 pub fn filter(sel: &SelectArgs) -> Result<Filter, Failure> {
     let now = Utc::now();
     let when = |v: &Option<String>, end: bool| -> Result<_, Failure> {
@@ -128,6 +258,7 @@ pub fn filter(sel: &SelectArgs) -> Result<Filter, Failure> {
 }
 
 pub fn scan_options(g: &GlobalArgs, sel: &SelectArgs) -> Result<ScanOptions, Failure> {
+    check_named_paths(&sel.paths)?;
     Ok(ScanOptions {
         stores: stores(g),
         paths: sel.paths.clone(),

@@ -11,10 +11,11 @@ use crate::cli::{GlobalArgs, ListFormat, ProjectsArgs};
 use crate::commands::{CmdResult, scan_options, stdout, write_csv, write_json};
 use crate::filter::KindFilter;
 use crate::model::{Agent, SessionKind, TokenTotals};
+use crate::pricing::Cost;
 use crate::render::json::SCHEMA_VERSION;
-use crate::render::table::{Align, Column, render, target_width};
-use crate::render::{human_count, local_time, rfc3339};
-use crate::scan::{SessionSummary, aggregate_usage, scan};
+use crate::render::table::{Align, Column, Cut, render, target_width};
+use crate::render::{human_count, project_cell, rfc3339, thousands, time};
+use crate::scan::{SessionSummary, aggregate_usage, scan, unique_requests_of};
 
 #[derive(Debug, Serialize)]
 pub struct ProjectRecord {
@@ -32,6 +33,10 @@ pub struct ProjectRecord {
     pub sessions_by_agent: BTreeMap<&'static str, u64>,
     /// De-duplicated across files: a response replayed in a sub-agent log counts once.
     pub tokens: TokenTotals,
+    /// USD of those tokens at the active prices; `null` when none of it has a price.
+    pub cost_usd: Option<f64>,
+    #[serde(skip)]
+    pub cost: Cost,
     pub first_at: Option<String>,
     pub last_at: Option<String>,
 }
@@ -61,6 +66,7 @@ pub fn run(g: &GlobalArgs, args: &ProjectsArgs) -> CmdResult {
                 tokens_output: u64,
                 tokens_cache_read: u64,
                 tokens_cache_write: u64,
+                cost_usd: Option<f64>,
                 first_at: Option<&'a str>,
                 last_at: Option<&'a str>,
             }
@@ -79,6 +85,7 @@ pub fn run(g: &GlobalArgs, args: &ProjectsArgs) -> CmdResult {
                     tokens_output: r.tokens.output,
                     tokens_cache_read: r.tokens.cache_read,
                     tokens_cache_write: r.tokens.cache_write,
+                    cost_usd: r.cost_usd,
                     first_at: r.first_at.as_deref(),
                     last_at: r.last_at.as_deref(),
                 })
@@ -95,6 +102,11 @@ pub fn run(g: &GlobalArgs, args: &ProjectsArgs) -> CmdResult {
             out.flush()?;
         }
     }
+    let mut cost = Cost::default();
+    for r in &records {
+        cost.merge(&r.cost);
+    }
+    crate::commands::usage::warn_unpriced(&cost, g.quiet);
     Ok(result.report)
 }
 
@@ -143,6 +155,11 @@ pub fn build(sessions: &[SessionSummary]) -> Vec<ProjectRecord> {
                 };
             }
             agents.sort();
+            let cost = crate::pricing::cost_of(
+                unique_requests_of(members.iter().copied())
+                    .into_iter()
+                    .map(|(_, r)| (r.model.as_deref(), &r.usage)),
+            );
             ProjectRecord {
                 schema_version: SCHEMA_VERSION,
                 project,
@@ -153,6 +170,8 @@ pub fn build(sessions: &[SessionSummary]) -> Vec<ProjectRecord> {
                 subagent_sessions: sub,
                 sessions_by_agent: by_agent,
                 tokens: aggregate_usage(members.iter().copied()).into(),
+                cost_usd: cost.usd(),
+                cost,
                 first_at: first.map(rfc3339),
                 last_at: last.map(rfc3339),
             }
@@ -167,34 +186,40 @@ pub fn build(sessions: &[SessionSummary]) -> Vec<ProjectRecord> {
 }
 
 fn table(records: &[ProjectRecord]) -> String {
+    let lasts: Vec<Option<DateTime<Utc>>> = records
+        .iter()
+        .map(|r| {
+            r.last_at
+                .as_deref()
+                .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+                .map(|t| t.with_timezone(&Utc))
+        })
+        .collect();
+    let (last, last_cells) = time::column("LAST ACTIVE", &lasts);
     let columns = [
-        Column::flexible("PROJECT", 0, 16),
-        Column::fixed("AGENTS", Align::Left),
+        Column::flexible("PROJECT", 1, 16).cut(Cut::Start),
+        Column::fixed("AGENTS", Align::Left).optional(2),
         Column::fixed("SESSIONS", Align::Right),
-        Column::fixed("SUB", Align::Right),
+        Column::fixed("SUB", Align::Right).optional(1),
         Column::fixed("TOKENS", Align::Right),
-        Column::fixed("LAST ACTIVE", Align::Left),
-        Column::fixed("RESOLVED BY", Align::Left),
+        Column::fixed("COST", Align::Right).optional(2),
+        Column::named(last, Align::Left).optional(3),
+        Column::fixed("RESOLVED BY", Align::Left)
+            .shrink(0, 11)
+            .optional(0),
     ];
     let rows = records
         .iter()
-        .map(|r| {
-            let label = match (&r.project, &r.project_hash) {
-                (Some(p), _) => p.clone(),
-                (None, Some(h)) => format!("unresolved ({}…)", &h[..h.len().min(12)]),
-                (None, None) => "unknown".into(),
-            };
+        .zip(last_cells)
+        .map(|(r, last)| {
             vec![
-                label,
+                project_cell(r.project.as_deref(), r.project_hash.as_deref()),
                 r.agents.join(","),
-                r.sessions.to_string(),
-                r.subagent_sessions.to_string(),
+                thousands(r.sessions),
+                thousands(r.subagent_sessions),
                 human_count(r.tokens.total),
-                r.last_at
-                    .as_deref()
-                    .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-                    .map(|t| local_time(t.with_timezone(&Utc)))
-                    .unwrap_or_else(|| "-".into()),
+                crate::commands::usage::cost_label(&r.cost),
+                last,
                 r.sources.join(","),
             ]
         })

@@ -8,14 +8,20 @@ use rayon::prelude::*;
 
 use crate::cli::{GlobalArgs, ReplayArgs, ReplayFormat, SelectArgs};
 use crate::commands::show::{load, resolve};
-use crate::commands::{CmdResult, Failure, scan_options, stdout, write_json};
+use crate::commands::{
+    CmdResult, Failure, Target, guard, scan_options, stdout, target, write_json,
+};
 use crate::diag::Report;
+use crate::output::Guard;
 use crate::render::table::{Align, Column, render, target_width};
-use crate::render::{human_count, plot};
+use crate::render::text::wrap;
+use crate::render::{human_count, plot, plural, thousands};
 use crate::replay::settings::Settings;
-use crate::replay::{Algorithm, ReplayInput, ReplayOptions, SessionReplay, Totals, replay};
+use crate::replay::{
+    Algorithm, ReplayInput, ReplayOptions, SessionReplay, Totals, replay, validate,
+};
 use crate::scan::{SessionSummary, scan};
-use crate::tokens::estimate_text;
+use crate::tokens::{MAX_TOKENS, estimate_text};
 
 pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
     let alg = args.algorithm;
@@ -25,15 +31,37 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
         out.flush()?;
         return Ok(Report::default());
     }
+    if let Some(w) = args.context_window {
+        if !(1..=MAX_TOKENS).contains(&w) {
+            return Err(Failure::usage(format!(
+                "--context-window {w}: expected a window of 1 to {MAX_TOKENS} tokens"
+            )));
+        }
+    }
     let grid = grid(alg, &args.set, &args.sweep).map_err(Failure::usage)?;
     let (sessions, all, report) = select(g, args)?;
     if sessions.is_empty() {
         return Err(Failure::failed("no session selected"));
     }
     let (summary_tokens, summary_source) = summary_size(alg, &args.summary_tokens, &all)?;
+    // The plot goes through the output guard, which knows every file this run read.
+    let guard = args.plot.as_ref().map(|_| {
+        let reading = sessions
+            .iter()
+            .chain(&all)
+            .map(SessionSummary::path)
+            .chain(args.targets.iter().map(Path::new).filter(|p| p.exists()));
+        guard(g, args.force, reading)
+    });
     drop(all);
 
     let want_timeline = args.timeline || args.plot.is_some();
+    // The agent's own algorithm at its own constants reproduces history; any override asks a
+    // what-if question, and the replay then goes its own way.
+    let follow = args.set.is_empty()
+        && args.sweep.is_empty()
+        && args.context_window.is_none()
+        && args.summary_tokens == "auto";
     let options: Vec<ReplayOptions> = grid
         .into_iter()
         .map(|settings| ReplayOptions {
@@ -44,17 +72,30 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
             summary_tokens_source: summary_source,
             timeline: want_timeline,
             validate: args.validate,
+            follow_recording: follow,
         })
         .collect();
 
     // Sessions in parallel; each worker parses one session and runs every setting on it.
+    let bar = progress(
+        g,
+        sessions.iter().map(|s| s.source.size).sum(),
+        sessions.len(),
+    );
     let results: Vec<Result<Vec<SessionReplay>, Failure>> = sessions
         .par_iter()
         .map(|s| {
             let input = ReplayInput::from_session(load(s)?);
-            Ok(options.iter().map(|o| replay(&input, o)).collect())
+            let out = options.iter().map(|o| replay(&input, o)).collect();
+            if let Some(b) = &bar {
+                b.inc(s.source.size);
+            }
+            Ok(out)
         })
         .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     let mut per_session: Vec<Vec<SessionReplay>> = Vec::new();
     let mut report = report;
     for (r, s) in results.into_iter().zip(&sessions) {
@@ -69,9 +110,9 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
         }
     }
 
-    if let Some(path) = &args.plot {
+    if let (Some(path), Some(guard)) = (&args.plot, &guard) {
         let first: Vec<&SessionReplay> = per_session.iter().filter_map(|v| v.first()).collect();
-        let written = plot_all(&first, path).map_err(Failure::failed)?;
+        let written = plot_all(&first, path, guard)?;
         if !g.quiet {
             for p in &written {
                 eprintln!("wrote {}", p.display());
@@ -82,7 +123,20 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
     let flat: Vec<&SessionReplay> = per_session.iter().flatten().collect();
     match args.format {
         ReplayFormat::Json | ReplayFormat::Ndjson => {
-            let records: Vec<Record> = flat.iter().map(|r| Record::new(r, args.timeline)).collect();
+            let mut records: Vec<serde_json::Value> = Vec::with_capacity(flat.len() + 3);
+            for r in &flat {
+                records.push(to_value(&Record::new(r, args.timeline))?);
+            }
+            // One more record per agent: the fidelity over distinct compactions.
+            if args.validate {
+                for s in validate::summarize(&flat) {
+                    records.push(to_value(&SummaryRecord {
+                        schema_version: crate::render::json::SCHEMA_VERSION,
+                        kind: "validation_summary",
+                        summary: s,
+                    })?);
+                }
+            }
             write_json(&records, args.format == ReplayFormat::Ndjson)?;
         }
         ReplayFormat::Table => {
@@ -145,6 +199,36 @@ impl<'a> Record<'a> {
     }
 }
 
+/// A progress bar over the bytes of the sessions to replay, on a terminal only and only when
+/// there is more than one.
+fn progress(g: &GlobalArgs, bytes: u64, sessions: usize) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if g.quiet || sessions < 2 || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(bytes);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} replaying sessions {bar:30} {bytes}/{total_bytes} ({eta})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
+/// `--validate`'s aggregate per agent, after the session records.
+#[derive(serde::Serialize)]
+struct SummaryRecord {
+    schema_version: u32,
+    kind: &'static str,
+    #[serde(flatten)]
+    summary: validate::Summary,
+}
+
+fn to_value(v: &impl serde::Serialize) -> Result<serde_json::Value, Failure> {
+    serde_json::to_value(v).map_err(|e| Failure::failed(e.to_string()))
+}
+
 /// Resolve the selection: `--all` with filters, or each target id/prefix/path. Returns the
 /// selected sessions, every session scanned (for calibration), and the warnings that concern
 /// the selection.
@@ -159,19 +243,55 @@ fn select(
         let selected = result.sessions.clone();
         return Ok((selected, result.sessions, result.report));
     }
-    let (paths, ids): (Vec<&String>, Vec<&String>) = args
-        .targets
-        .iter()
-        .partition(|t| Path::new(t.as_str()).is_file());
+    let mut paths: Vec<PathBuf> = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
+    for t in &args.targets {
+        // A folder is read like `list`'s: every session in it.
+        if Path::new(t).is_dir() {
+            paths.push(PathBuf::from(t));
+            continue;
+        }
+        let hint = format!(
+            "`--all` replays every session the filters select; `sessions list {}` lists the \
+             sessions in it",
+            Path::new(t).display()
+        );
+        match target(t, &hint)? {
+            Target::File(p) => paths.push(p),
+            Target::Id(id) => ids.push(id),
+        }
+    }
     let mut selected = Vec::new();
     let mut all = Vec::new();
     let mut report = Report::default();
     if !paths.is_empty() {
         let select = SelectArgs {
-            paths: paths.iter().map(PathBuf::from).collect(),
+            paths: paths.clone(),
             ..SelectArgs::every_kind()
         };
         let result = scan(&scan_options(g, &select)?);
+        // A named file that gave no session is an error, not a silent omission.
+        for p in &paths {
+            if p.is_dir() {
+                if !result.sessions.iter().any(|s| s.path().starts_with(p)) {
+                    return Err(Failure::failed(format!(
+                        "{}: no session selected in this folder",
+                        p.display()
+                    )));
+                }
+                continue;
+            }
+            if !result.sessions.iter().any(|s| s.path() == p.as_path()) {
+                let why = result
+                    .report
+                    .warnings
+                    .iter()
+                    .find(|w| w.path == *p)
+                    .map(|w| w.message.clone())
+                    .unwrap_or_else(|| "not a session file of any supported agent".into());
+                return Err(Failure::failed(format!("{}: {why}", p.display())));
+            }
+        }
         report.extend(result.report.warnings);
         selected.extend(result.sessions.iter().cloned());
         all.extend(result.sessions);
@@ -179,7 +299,7 @@ fn select(
     if !ids.is_empty() {
         let select = SelectArgs::every_kind();
         let result = scan(&scan_options(g, &select)?);
-        for t in ids {
+        for t in &ids {
             let i = resolve(&result.sessions, t)?;
             report.extend(result.sessions[i].warnings.iter().cloned());
             selected.push(result.sessions[i].clone());
@@ -196,11 +316,17 @@ fn summary_size(
     scanned: &[SessionSummary],
 ) -> Result<(u64, &'static str), Failure> {
     if arg != "auto" {
-        let n: u64 = arg.trim().parse().map_err(|_| {
-            Failure::usage(format!(
-                "--summary-tokens {arg}: expected a whole number of tokens or `auto`"
-            ))
-        })?;
+        let n: u64 = arg
+            .trim()
+            .parse()
+            .ok()
+            .filter(|n| *n <= MAX_TOKENS)
+            .ok_or_else(|| {
+                Failure::usage(format!(
+                    "--summary-tokens {arg}: expected a whole number of tokens from 0 to \
+                     {MAX_TOKENS}, or `auto`"
+                ))
+            })?;
         return Ok((n, "--summary-tokens"));
     }
     if alg.default_summary_tokens() == 0 {
@@ -274,38 +400,61 @@ fn signed(n: i64) -> String {
     }
 }
 
-fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> (Totals, usize, u64, usize) {
+/// Totals over several replays: the sums, compressions, followed compactions, the peak and how
+/// many sessions.
+struct Aggregate {
+    t: Totals,
+    comp: usize,
+    followed: usize,
+    peak: u64,
+    n: usize,
+}
+
+fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> Aggregate {
     let mut t = Totals::default();
-    let (mut comp, mut peak, mut n) = (0, 0, 0);
+    let (mut comp, mut followed, mut peak, mut n) = (0, 0, 0, 0);
     for r in rs {
-        t.full += r.totals.full;
-        t.recorded += r.totals.recorded;
-        t.what_if += r.totals.what_if;
-        t.saved += r.totals.saved;
-        t.saved_vs_recorded += r.totals.saved_vs_recorded;
-        t.summariser_tokens += r.totals.summariser_tokens;
-        t.net_saved += r.totals.net_saved;
+        // Saturating: a session's totals can be as large as a hostile file makes them.
+        t.full = t.full.saturating_add(r.totals.full);
+        t.recorded = t.recorded.saturating_add(r.totals.recorded);
+        t.what_if = t.what_if.saturating_add(r.totals.what_if);
+        t.saved = t.saved.saturating_add(r.totals.saved);
+        t.saved_vs_recorded = t
+            .saved_vs_recorded
+            .saturating_add(r.totals.saved_vs_recorded);
+        t.summariser_tokens = t
+            .summariser_tokens
+            .saturating_add(r.totals.summariser_tokens);
+        t.net_saved = t.net_saved.saturating_add(r.totals.net_saved);
         comp += r.compressions;
+        followed += r.followed;
         peak = peak.max(r.peak.what_if);
         n += 1;
     }
     t.saved_pct = crate::replay::pct(t.saved, t.full);
     t.saved_vs_recorded_pct = crate::replay::pct(t.saved_vs_recorded, t.recorded);
-    (t, comp, peak, n)
+    Aggregate {
+        t,
+        comp,
+        followed,
+        peak,
+        n,
+    }
 }
 
-/// The totals columns both tables share, and their cells.
+/// The totals columns both tables share, and their cells. On a narrow terminal the optional
+/// ones go, lowest priority first (`render::table`).
 const TOTAL_COLUMNS: [Column; 10] = [
     Column::fixed("FULL", Align::Right),
-    Column::fixed("RECORDED", Align::Right),
+    Column::fixed("RECORDED", Align::Right).optional(4),
     Column::fixed("WHAT-IF", Align::Right),
     Column::fixed("SAVED", Align::Right),
     Column::fixed("SAVED%", Align::Right),
-    Column::fixed("VS REC%", Align::Right),
-    Column::fixed("SUMMARISER", Align::Right),
-    Column::fixed("NET", Align::Right),
-    Column::fixed("COMP", Align::Right),
-    Column::fixed("PEAK", Align::Right),
+    Column::fixed("VS REC%", Align::Right).optional(1),
+    Column::fixed("SUMMARISER", Align::Right).optional(0),
+    Column::fixed("NET", Align::Right).optional(3),
+    Column::fixed("COMP", Align::Right).optional(2),
+    Column::fixed("PEAK", Align::Right).optional(2),
 ];
 
 fn totals_cells(t: &Totals, comp: usize, peak: u64) -> Vec<String> {
@@ -334,12 +483,12 @@ fn totals_cells(t: &Totals, comp: usize, peak: u64) -> Vec<String> {
 
 fn session_table(rs: &[&SessionReplay]) -> String {
     let mut columns = vec![
-        Column::fixed("AGENT", Align::Left),
+        Column::fixed("AGENT", Align::Left).optional(5),
         Column::fixed("SESSION", Align::Left),
-        Column::fixed("REQS", Align::Right),
+        Column::fixed("REQS", Align::Right).optional(3),
     ];
     columns.extend(TOTAL_COLUMNS);
-    columns.push(Column::fixed("BASIS", Align::Left));
+    columns.push(Column::fixed("BASIS", Align::Left).optional(0));
     let row = |agent: String,
                id: String,
                reqs: usize,
@@ -352,7 +501,15 @@ fn session_table(rs: &[&SessionReplay]) -> String {
         cells.push(basis.to_string());
         cells
     };
-    let mut rows: Vec<Vec<String>> = rs
+    // Biggest saving first, then the newest session.
+    let mut sorted: Vec<&SessionReplay> = rs.to_vec();
+    sorted.sort_by(|a, b| {
+        b.totals
+            .saved
+            .cmp(&a.totals.saved)
+            .then_with(|| b.started_at.cmp(&a.started_at))
+    });
+    let mut rows: Vec<Vec<String>> = sorted
         .iter()
         .map(|r| {
             row(
@@ -367,7 +524,9 @@ fn session_table(rs: &[&SessionReplay]) -> String {
         })
         .collect();
     if rs.len() > 1 {
-        let (t, comp, peak, n) = aggregate(rs.iter().copied());
+        let Aggregate {
+            t, comp, peak, n, ..
+        } = aggregate(rs.iter().copied());
         let reqs = rs.iter().map(|r| r.requests).sum();
         rows.push(row(
             "all".into(),
@@ -379,48 +538,160 @@ fn session_table(rs: &[&SessionReplay]) -> String {
             "",
         ));
     }
-    let algo = rs.first().map(|r| r.algorithm.as_str()).unwrap_or("");
+    let all = aggregate(rs.iter().copied());
     format!(
-        "algorithm: {algo}\n{}",
-        render(&columns, rows, target_width())
+        "{}\n{}{}\n{}\n",
+        wrap(&header(rs, true), target_width(), 2),
+        render(&columns, rows, target_width()),
+        wrap(LEGEND, target_width(), 2),
+        wrap(&verdict(rs.first().copied(), &all, None), target_width(), 2)
     )
+}
+
+/// What the columns mean, for a newcomer.
+const LEGEND: &str = "FULL: context with no management · RECORDED: what the agent really sent · \
+WHAT-IF: under the algorithm · SAVED: FULL − WHAT-IF · VS REC%: saving against RECORDED · \
+SUMMARISER: the summary calls' tokens · NET: SAVED − SUMMARISER · COMP: compressions or prunes \
+· PEAK: largest what-if context (sums of context tokens over requests)";
+
+/// The line above a table: the algorithm, and the window and threshold the replays used.
+fn header(rs: &[&SessionReplay], with_threshold: bool) -> String {
+    let Some(first) = rs.first() else {
+        return String::new();
+    };
+    let windows = range(rs.iter().map(|r| r.limits.context_window).collect());
+    let mut line = format!("algorithm: {} · window {windows}", first.algorithm.as_str());
+    if with_threshold {
+        let thresholds = range(rs.iter().filter_map(|r| r.threshold).collect());
+        line.push_str(&format!(" · threshold {thresholds}"));
+    }
+    if with_threshold && first.algorithm.has_versioned_constants() {
+        line.push_str(" (as each session's recorded version had it)");
+    }
+    if first.summary_tokens > 0 {
+        line.push_str(&format!(
+            " · summary {} tokens",
+            thousands(first.summary_tokens)
+        ));
+    }
+    line
+}
+
+/// `155,000–167,000`, or one figure when they are all equal.
+fn range(v: Vec<u64>) -> String {
+    match (v.iter().min(), v.iter().max()) {
+        (Some(lo), Some(hi)) if lo == hi => thousands(*lo),
+        (Some(lo), Some(hi)) => format!("{}–{}", thousands(*lo), thousands(*hi)),
+        _ => "-".into(),
+    }
+}
+
+/// One sentence for an aggregate: what the algorithm would have done and saved.
+fn verdict(r: Option<&SessionReplay>, a: &Aggregate, setting: Option<&str>) -> String {
+    let (t, comp) = (&a.t, a.comp);
+    let alg = r.map_or("the algorithm", |r| r.algorithm.as_str());
+    let how = match setting {
+        Some(s) if !s.is_empty() => format!("{alg} at {s}"),
+        _ => alg.to_string(),
+    };
+    let over = plural(a.n, "session");
+    // Compactions the agent recorded and the replay only followed are not the algorithm's.
+    let followed = match a.followed {
+        0 => String::new(),
+        f => format!(
+            " (besides following {} the agent recorded)",
+            plural(f, "compaction")
+        ),
+    };
+    if comp == 0 {
+        return format!("verdict: {how} would not have intervened on {over}{followed}.");
+    }
+    let events = plural(comp, "intervention");
+    let mut s = format!(
+        "verdict: {how} would have saved {} tokens ({:.1}% of the unmanaged context) over {events} on {over}{followed}",
+        signed(t.saved),
+        t.saved_pct
+    );
+    if t.summariser_tokens > 0 {
+        s.push_str(&format!("; net of summariser cost {}", signed(t.net_saved)));
+    }
+    if t.recorded > 0 {
+        s.push_str(&format!(
+            "; against what was recorded {} ({:.1}%)",
+            signed(t.saved_vs_recorded),
+            t.saved_vs_recorded_pct
+        ));
+    }
+    s.push('.');
+    s
 }
 
 fn sweep_table(per_session: &[Vec<SessionReplay>], sweep: &[(String, String)]) -> String {
     let keys: Vec<&str> = sweep.iter().map(|(k, _)| k.as_str()).collect();
     let points = per_session.first().map_or(0, Vec::len);
-    let mut columns = vec![Column::flexible("SETTING", 0, 12)];
+    let mut columns = vec![
+        Column::flexible("SETTING", 0, 12),
+        Column::fixed("THRESHOLD", Align::Right).optional(1),
+    ];
     columns.extend(TOTAL_COLUMNS);
+    let mut verdicts = Vec::new();
     let rows = (0..points)
         .map(|i| {
-            let (t, comp, peak, _) = aggregate(per_session.iter().filter_map(|v| v.get(i)));
-            let setting = per_session[0][i]
+            let agg = aggregate(per_session.iter().filter_map(|v| v.get(i)));
+            let (t, comp, peak) = (agg.t, agg.comp, agg.peak);
+            let swept: Vec<(&str, String)> = per_session[0][i]
                 .settings
                 .iter()
                 .filter(|(k, _)| keys.contains(k) || keys.contains(&k.replace('_', "-").as_str()))
+                .map(|(k, v)| (*k, v.to_string()))
+                .collect();
+            let setting = swept
+                .iter()
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(" ");
-            let mut cells = vec![setting];
+            verdicts.push(verdict(per_session[0].get(i), &agg, Some(&setting)));
+            let thresholds = range(
+                per_session
+                    .iter()
+                    .filter_map(|v| v.get(i).and_then(|r| r.threshold))
+                    .collect(),
+            );
+            // One key swept: its name is in the header line, the cell holds the value.
+            let cell = match swept.as_slice() {
+                [(_, v)] => v.clone(),
+                _ => setting,
+            };
+            let mut cells = vec![cell, thresholds];
             cells.extend(totals_cells(&t, comp, peak));
             cells
         })
         .collect();
-    let algo = per_session
-        .first()
-        .and_then(|v| v.first())
-        .map(|r| r.algorithm.as_str())
-        .unwrap_or("");
+    let firsts: Vec<&SessionReplay> = per_session.iter().filter_map(|v| v.first()).collect();
+    let head = format!(
+        "{} · sweep of {} · {} · {}",
+        header(&firsts, false),
+        keys.join(", "),
+        plural(per_session.len(), "session"),
+        plural(points, "setting"),
+    );
     format!(
-        "algorithm: {algo}, {} session(s), {points} settings\n{}",
-        per_session.len(),
-        render(&columns, rows, target_width())
+        "{}\n{}{}\n{}\n",
+        wrap(&head, target_width(), 2),
+        render(&columns, rows, target_width()),
+        wrap(LEGEND, target_width(), 2),
+        verdicts
+            .iter()
+            .map(|v| wrap(v, target_width(), 2))
+            .collect::<Vec<_>>()
+            .join("\n")
     )
 }
 
 fn validation_table(rs: &[&SessionReplay]) -> String {
     let columns = [
         Column::fixed("SESSION", Align::Left),
+        Column::fixed("TRIGGER", Align::Left),
         Column::fixed("RECORDED AT", Align::Right),
         Column::fixed("REPLAY AT", Align::Right),
         Column::fixed("ΔREQ", Align::Right),
@@ -434,12 +705,15 @@ fn validation_table(rs: &[&SessionReplay]) -> String {
             let opt = |x: Option<u64>| x.map(human_count).unwrap_or_else(|| "-".into());
             rows.push(vec![
                 r.id.chars().take(13).collect(),
+                format!("{:?}", v.trigger).to_lowercase(),
                 v.recorded_request.to_string(),
-                v.replay_request
-                    .map(|x| x.to_string())
-                    .unwrap_or_else(|| "none".into()),
+                match (v.replay_request, v.followed) {
+                    (Some(x), _) => x.to_string(),
+                    (None, true) => "followed".into(),
+                    (None, false) => "none".into(),
+                },
                 v.request_delta
-                    .map(|x| format!("{x:+}"))
+                    .map(|x| format!("{x:+}{}", if v.matched { "" } else { " ✗" }))
                     .unwrap_or_else(|| "-".into()),
                 opt(v.recorded_tokens_before),
                 opt(v.replay_tokens_before),
@@ -453,10 +727,39 @@ fn validation_table(rs: &[&SessionReplay]) -> String {
         return "validation: no recorded compactions of this algorithm's agent in the selection\n"
             .into();
     }
-    format!(
-        "validation against recorded compactions\n{}",
+    let mut out = format!(
+        "validation against recorded compactions (✗: not within ±1 request)\n{}",
         render(&columns, rows, target_width())
-    )
+    );
+    let columns = [
+        Column::fixed("AGENT", Align::Left),
+        Column::fixed("SESSIONS", Align::Right),
+        Column::fixed("AUTO", Align::Right),
+        Column::fixed("WITHIN ±1", Align::Right),
+        Column::fixed("TOKEN ERR%", Align::Right),
+        Column::fixed("SERIES ERR%", Align::Right),
+        Column::fixed("CALIBRATION ERR%", Align::Right),
+    ];
+    let pct = |x: Option<f64>| x.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
+    let rows = validate::summarize(rs)
+        .into_iter()
+        .map(|s| {
+            vec![
+                s.agent.to_string(),
+                s.sessions.to_string(),
+                s.recorded_auto.to_string(),
+                format!("{} ({:.1}%)", s.predicted, s.predicted_pct),
+                pct(s.median_token_error_pct),
+                pct(s.median_series_error_pct),
+                pct(s.median_calibration_error_pct),
+            ]
+        })
+        .collect();
+    out.push_str(&format!(
+        "\nfidelity: distinct automatic compactions predicted within ±1 request; medians of |replay − recorded| before them, of the what-if series against the recorded one, and of the calibration\n{}",
+        render(&columns, rows, target_width())
+    ));
+    out
 }
 
 fn timeline_table(r: &SessionReplay) -> String {
@@ -509,27 +812,35 @@ fn timeline_table(r: &SessionReplay) -> String {
     )
 }
 
-fn plot_all(rs: &[&SessionReplay], path: &Path) -> Result<Vec<PathBuf>, String> {
-    if rs.len() == 1 {
-        plot::draw(rs[0], path)?;
-        return Ok(vec![path.to_path_buf()]);
-    }
+/// One SVG per session (suffixed with its id when there are several), every target checked
+/// before any is written.
+fn plot_all(rs: &[&SessionReplay], path: &Path, guard: &Guard) -> Result<Vec<PathBuf>, Failure> {
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "replay".into());
-    let mut written = Vec::new();
-    for r in rs {
-        let short: String =
-            r.id.chars()
-                .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-                .take(13)
-                .collect();
-        let p = path.with_file_name(format!("{stem}-{}-{short}.svg", r.agent));
-        plot::draw(r, &p)?;
-        written.push(p);
+    let targets: Vec<PathBuf> = if rs.len() == 1 {
+        vec![path.to_path_buf()]
+    } else {
+        rs.iter()
+            .map(|r| {
+                let short: String =
+                    r.id.chars()
+                        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+                        .take(13)
+                        .collect();
+                path.with_file_name(format!("{stem}-{}-{short}.svg", r.agent))
+            })
+            .collect()
+    };
+    for t in &targets {
+        guard.check(t)?;
     }
-    Ok(written)
+    for (r, t) in rs.iter().zip(&targets) {
+        let svg = plot::svg(r).map_err(|e| Failure::failed(format!("{}: {e}", t.display())))?;
+        guard.write_bytes(t, svg.as_bytes())?;
+    }
+    Ok(targets)
 }
 
 fn settings_table(alg: Algorithm) -> String {

@@ -2,6 +2,7 @@
 //! session as JSON.
 
 use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::io::Write;
 use std::path::Path;
 
@@ -9,12 +10,16 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::{GlobalArgs, SelectArgs, ShowArgs, ShowFormat};
-use crate::commands::{CmdResult, Failure, scan_options, stdout};
-use crate::diag::Report;
+use crate::commands::{CmdResult, Failure, Target, scan_options, stdout};
+use crate::diag::{Report, WarningKind};
 use crate::model::{Counts, Part, Role, Session, TokenTotals};
-use crate::parse::{self, preview};
+use crate::parse;
 use crate::render::json::SCHEMA_VERSION;
-use crate::render::{human_count, human_duration, local_time};
+use crate::render::table::{Cut, target_width};
+use crate::render::text::{cut_end, cut_prefix, cut_start, safe_line, width as text_width};
+use crate::render::{
+    human_count, human_duration, local_time, plural, project_detail, thousands, time,
+};
 use crate::scan::{SessionSummary, scan};
 
 /// `show --format json`: the unified session plus its derived figures.
@@ -23,22 +28,42 @@ pub struct SessionDocument<'a> {
     pub schema_version: u32,
     pub counts: Counts,
     pub tokens: TokenTotals,
+    /// USD at the active prices; `null` when none of its usage has a price.
+    pub cost_usd: Option<f64>,
     #[serde(flatten)]
     pub session: &'a Session,
+}
+
+impl<'a> SessionDocument<'a> {
+    pub fn new(session: &'a Session) -> Self {
+        SessionDocument {
+            schema_version: SCHEMA_VERSION,
+            counts: session.counts(),
+            tokens: session.usage().into(),
+            cost_usd: session_cost(session).usd(),
+            session,
+        }
+    }
+}
+
+/// A session's cost at the active prices, from its own requests.
+pub fn session_cost(session: &Session) -> crate::pricing::Cost {
+    crate::pricing::cost_of(
+        session
+            .requests
+            .iter()
+            .map(|r| (r.model.as_deref(), &r.usage)),
+    )
 }
 
 pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
     let (summary, siblings, report) = find_one(g, &args.target)?;
     let session = load(&summary)?;
+    let cost = session_cost(&session);
     let mut out = stdout();
     match args.format {
         ShowFormat::Json => {
-            let doc = SessionDocument {
-                schema_version: SCHEMA_VERSION,
-                counts: session.counts(),
-                tokens: session.usage().into(),
-                session: &session,
-            };
+            let doc = SessionDocument::new(&session);
             serde_json::to_writer_pretty(&mut out, &doc)
                 .map_err(|e| Failure::failed(e.to_string()))?;
             writeln!(out)?;
@@ -50,12 +75,14 @@ pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
                     s.parent_id.as_deref() == Some(session.id.as_str()) && s.id != session.id
                 })
                 .collect();
-            write_header(&mut out, &session, &children)?;
+            let width = line_width(args);
+            write_header(&mut out, &session, &children, &cost, width)?;
             writeln!(out)?;
-            write_timeline(&mut out, &session, args.width)?;
+            write_timeline(&mut out, &session, width)?;
         }
     }
     out.flush()?;
+    crate::commands::usage::warn_unpriced(&cost, g.quiet);
     Ok(report)
 }
 
@@ -63,14 +90,17 @@ pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
 /// scan (to list sub-agents) and the scan's warnings.
 pub fn find_one(
     g: &GlobalArgs,
-    target: &str,
+    target: &OsStr,
 ) -> Result<(SessionSummary, Vec<SessionSummary>, Report), Failure> {
-    let as_path = Path::new(target);
+    let hint = format!(
+        "`sessions list {}` lists the sessions in it",
+        Path::new(target).display()
+    );
+    let named = crate::commands::target(target, &hint)?;
     let select = SelectArgs {
-        paths: if as_path.is_file() {
-            vec![as_path.to_path_buf()]
-        } else {
-            Vec::new()
+        paths: match &named {
+            Target::File(p) => vec![p.clone()],
+            Target::Id(_) => Vec::new(),
         },
         ..SelectArgs::every_kind()
     };
@@ -78,19 +108,48 @@ pub fn find_one(
     opts.progress = false;
     let result = scan(&opts);
     let sessions = result.sessions;
-    if as_path.is_file() {
-        let Some(first) = sessions.first().cloned() else {
-            return Err(Failure::failed(format!(
-                "{target}: not a session file of any supported agent"
-            )));
-        };
-        let report = own_report(&first);
-        return Ok((first, sessions, report));
+    match named {
+        Target::File(path) => {
+            let Some(first) = sessions.first().cloned() else {
+                let why = result
+                    .report
+                    .warnings
+                    .iter()
+                    .find(|w| w.path == path)
+                    .map(|w| w.message.clone())
+                    .unwrap_or_else(|| "not a session file of any supported agent".into());
+                return Err(Failure::failed(format!("{}: {why}", path.display())));
+            };
+            let report = own_report(&first);
+            Ok((first, sessions, report))
+        }
+        Target::Id(id) => {
+            let i = resolve(&sessions, &id).map_err(|mut f| {
+                // A store that could not be read may be where the session is.
+                let unread: Vec<String> = result
+                    .report
+                    .warnings
+                    .iter()
+                    .filter(|w| {
+                        w.line.is_none()
+                            && matches!(w.kind, WarningKind::Unreadable | WarningKind::SymlinkLoop)
+                    })
+                    .map(|w| w.to_string())
+                    .collect();
+                if !unread.is_empty() {
+                    f.message.push_str(&format!(
+                        "; {} could not be read:\n  {}",
+                        plural(unread.len(), "path"),
+                        unread.join("\n  ")
+                    ));
+                }
+                f
+            })?;
+            let s = sessions[i].clone();
+            let report = own_report(&s);
+            Ok((s, sessions, report))
+        }
     }
-    let i = resolve(&sessions, target)?;
-    let s = sessions[i].clone();
-    let report = own_report(&s);
-    Ok((s, sessions, report))
 }
 
 /// Find the one session whose id is `target`, or starts with it. Ambiguity is an error that
@@ -119,9 +178,9 @@ pub fn resolve(sessions: &[SessionSummary], target: &str) -> Result<usize, Failu
                 msg.push_str(&format!(
                     "\n  {} {} {} {}",
                     s.agent,
-                    s.id,
+                    safe_line(&s.id),
                     s.started_at.map(local_time).unwrap_or_default(),
-                    s.path().display()
+                    safe_line(&s.path().display().to_string())
                 ));
             }
             Err(Failure::failed(msg))
@@ -140,43 +199,109 @@ pub fn load(summary: &SessionSummary) -> Result<Session, Failure> {
     Ok(s)
 }
 
+/// The fitting width of `show`'s lines: `--width`, else the table width rule (terminal,
+/// `$COLUMNS`, or none when piped).
+fn line_width(args: &ShowArgs) -> Option<usize> {
+    args.width.or_else(target_width)
+}
+
+/// Characters of each message shown when lines are not fitted (piped output).
+const PIPED_PREVIEW: usize = 160;
+
+/// One line: `prefix`, then `body` cut (its way) so that the line, `suffix` included, fits
+/// `width`; the suffix goes first when even a short body would not fit.
+fn fit_line(prefix: &str, body: &str, suffix: &str, width: Option<usize>, cut: Cut) -> String {
+    let body = safe_line(body);
+    let Some(w) = width else {
+        return format!("{prefix}{}{suffix}", cut_end(&body, PIPED_PREVIEW));
+    };
+    let room = w.saturating_sub(text_width(prefix));
+    let (body_room, suffix) = if room >= text_width(suffix) + 12 {
+        (room - text_width(suffix), suffix)
+    } else {
+        (room, "")
+    };
+    let body = match cut {
+        Cut::Start => cut_start(&body, body_room),
+        Cut::Prefix => cut_prefix(&body, body_room),
+        Cut::End => cut_end(&body, body_room),
+    };
+    format!("{prefix}{body}{suffix}").trim_end().to_string()
+}
+
 fn write_header(
     out: &mut impl Write,
     s: &Session,
     children: &[&SessionSummary],
+    cost: &crate::pricing::Cost,
+    width: Option<usize>,
 ) -> std::io::Result<()> {
     let counts = s.counts();
     let u = s.usage();
-    let field = |out: &mut dyn Write, k: &str, v: String| writeln!(out, "{k:<12} {v}");
-    field(out, "agent", format!("{} ({})", s.agent, s.kind.as_str()))?;
-    field(out, "id", s.id.clone())?;
+    let field = |out: &mut dyn Write, k: &str, v: &str| {
+        writeln!(
+            out,
+            "{}",
+            fit_line(&format!("{k:<12} "), v, "", width, Cut::End)
+        )
+    };
+    // Lists of figures wrap after a comma instead of losing their end.
+    let wrapped = |out: &mut dyn Write, k: &str, v: &str| -> std::io::Result<()> {
+        let room = width.map(|w| w.saturating_sub(13)).unwrap_or(usize::MAX);
+        let mut line = String::new();
+        let mut first = true;
+        for piece in v.split_inclusive(", ") {
+            if !line.is_empty() && text_width(&line) + text_width(piece.trim_end()) > room {
+                field(out, if first { k } else { "" }, line.trim_end())?;
+                first = false;
+                line.clear();
+            }
+            line.push_str(piece);
+        }
+        field(out, if first { k } else { "" }, line.trim_end())
+    };
+    field(out, "agent", &format!("{} ({})", s.agent, s.kind.as_str()))?;
+    field(out, "id", &s.id)?;
     if let Some(p) = &s.parent_id {
-        field(out, "parent", p.clone())?;
+        field(out, "parent", p)?;
     }
     if let Some(t) = &s.title {
-        field(out, "title", preview(t, 200))?;
+        field(out, "title", t)?;
     }
-    let project = match (&s.project, &s.project_hash) {
-        (Some(p), _) => format!("{p} (from {})", s.project_source.as_str()),
-        (None, Some(h)) => format!("unresolved (projectHash {}…)", &h[..h.len().min(12)]),
-        _ => "unknown".into(),
-    };
-    field(out, "project", project)?;
-    field(out, "path", s.path.display().to_string())?;
+    field(
+        out,
+        "project",
+        &project_detail(
+            s.project.as_deref(),
+            s.project_hash.as_deref(),
+            s.project_source.as_str(),
+        ),
+    )?;
+    writeln!(
+        out,
+        "{}",
+        fit_line(
+            "path         ",
+            &s.path.display().to_string(),
+            "",
+            width,
+            Cut::Start
+        )
+    )?;
     if !s.models.is_empty() {
-        field(out, "models", s.models.join(", "))?;
+        wrapped(out, "models", &s.models.join(", "))?;
     }
     if let Some(v) = &s.agent_version {
-        field(out, "version", v.clone())?;
+        field(out, "version", v)?;
     }
     if let (Some(a), Some(b)) = (s.started_at, s.updated_at) {
         field(
             out,
             "time",
-            format!(
+            &format!(
                 "{} → {} ({})",
-                local_time(a),
-                local_time(b),
+                time::timestamp(a),
+                time::timestamp(b),
                 human_duration(b - a)
             ),
         )?;
@@ -184,26 +309,30 @@ fn write_header(
     field(
         out,
         "counts",
-        format!(
-            "{} user turns · {} assistant messages · {} tool calls ({} failed)",
-            counts.user_turns, counts.assistant_messages, counts.tool_calls, counts.tool_errors
+        &format!(
+            "{} · {} · {} ({} failed)",
+            plural(counts.user_turns as usize, "user turn"),
+            plural(counts.assistant_messages as usize, "assistant message"),
+            plural(counts.tool_calls as usize, "tool call"),
+            thousands(counts.tool_errors)
         ),
     )?;
-    field(
+    wrapped(
         out,
         "tokens",
-        format!(
-            "{} total: {} input, {} cache read, {} cache write, {} output ({} reasoning) over {} requests",
-            human_count(u.total()),
-            human_count(u.input),
-            human_count(u.cache_read),
-            human_count(u.cache_write),
-            human_count(u.output),
-            human_count(u.reasoning),
-            s.requests.len()
+        &format!(
+            "{} total over {}, {} input, {} cache read, {} cache write, {} output ({} reasoning)",
+            thousands(u.total()),
+            plural(s.requests.len(), "request"),
+            thousands(u.input),
+            thousands(u.cache_read),
+            thousands(u.cache_write),
+            thousands(u.output),
+            thousands(u.reasoning),
         ),
     )?;
-    field(out, "compactions", s.compactions.len().to_string())?;
+    field(out, "cost", &crate::commands::usage::cost_label(cost))?;
+    field(out, "compactions", &thousands(s.compactions.len() as u64))?;
     if !children.is_empty() || !s.subagents.is_empty() {
         let mut names: Vec<String> = children
             .iter()
@@ -212,9 +341,9 @@ fn write_header(
                     .map(|t| format!("{t}, "))
                     .unwrap_or_default();
                 format!(
-                    "{} ({kind}{} assistant messages, {} tokens)",
+                    "{} ({kind}{}, {} tokens)",
                     c.id,
-                    c.counts.assistant_messages,
+                    plural(c.counts.assistant_messages as usize, "assistant message"),
                     human_count(c.usage.total())
                 )
             })
@@ -224,15 +353,17 @@ fn write_header(
                 names.push(format!("{} (inline or not found)", l.id));
             }
         }
-        field(out, "sub-agents", names.join("\n             "))?;
+        for (i, n) in names.iter().enumerate() {
+            field(out, if i == 0 { "sub-agents" } else { "" }, n)?;
+        }
     }
     if !s.warnings.is_empty() {
-        field(out, "warnings", s.warnings.len().to_string())?;
+        field(out, "warnings", &thousands(s.warnings.len() as u64))?;
     }
     Ok(())
 }
 
-fn write_timeline(out: &mut impl Write, s: &Session, width: usize) -> std::io::Result<()> {
+fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> std::io::Result<()> {
     // Tool call id → failed?, from every result in the session.
     let mut status: HashMap<&str, bool> = HashMap::new();
     for m in &s.messages {
@@ -249,13 +380,12 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: usize) -> std::io::R
     for m in &s.messages {
         let time = match m.timestamp {
             Some(t) => {
-                let local = t.with_timezone(&chrono::Local);
-                let day = local.date_naive();
+                let day = time::day(t);
                 if last_day != Some(day) {
-                    writeln!(out, "── {} ──", day.format("%Y-%m-%d"))?;
+                    writeln!(out, "── {} ({}) ──", day.format("%Y-%m-%d"), time::zone(t))?;
                     last_day = Some(day);
                 }
-                local.format("%H:%M:%S").to_string()
+                time::clock(t)
             }
             None => "        ".to_string(),
         };
@@ -308,7 +438,7 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: usize) -> std::io::R
         let text = m.text();
         let thinking = m.parts.iter().any(|p| matches!(p, Part::Thinking { .. }));
         let body = if !text.trim().is_empty() {
-            preview(&text, width)
+            text
         } else if thinking {
             "(thinking)".into()
         } else {
@@ -316,7 +446,12 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: usize) -> std::io::R
         };
         let only_results = m.role == Role::Tool;
         if !only_results || !body.is_empty() {
-            writeln!(out, "{time}  {role:<9}{flags} {body}{tokens}")?;
+            let prefix = format!("{time}  {role:<9}{flags} ");
+            writeln!(
+                out,
+                "{}",
+                fit_line(&prefix, &body, &tokens, width, Cut::End)
+            )?;
         }
         for p in &m.parts {
             match p {
@@ -326,11 +461,9 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: usize) -> std::io::R
                         Some(false) => "✓",
                         None => "…",
                     };
-                    writeln!(
-                        out,
-                        "          → {mark} {name}: {}",
-                        preview(&call_summary(input), width.saturating_sub(10))
-                    )?;
+                    let prefix = format!("          → {mark} {}: ", safe_line(name));
+                    let line = fit_line(&prefix, &call_summary(input), "", width, Cut::End);
+                    writeln!(out, "{line}")?;
                 }
                 Part::Image {
                     media_type, bytes, ..
@@ -338,9 +471,9 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: usize) -> std::io::R
                     writeln!(
                         out,
                         "          [image {} {}]",
-                        media_type.as_deref().unwrap_or("?"),
+                        safe_line(media_type.as_deref().unwrap_or("?")),
                         bytes
-                            .map(|b| format!("{} bytes", human_count(b)))
+                            .map(|b| format!("{} bytes", thousands(b)))
                             .unwrap_or_default()
                     )?;
                 }
@@ -350,11 +483,8 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: usize) -> std::io::R
                     call_id,
                     ..
                 } if only_results => {
-                    writeln!(
-                        out,
-                        "          ✗ {call_id}: {}",
-                        preview(output, width.saturating_sub(10))
-                    )?;
+                    let prefix = format!("          ✗ {}: ", safe_line(call_id));
+                    writeln!(out, "{}", fit_line(&prefix, output, "", width, Cut::End))?;
                 }
                 _ => {}
             }

@@ -6,10 +6,12 @@
 
 use std::io::{self, Write};
 
-use pulldown_cmark::{Options, Parser, html};
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, Parser, Tag, TagEnd, html};
 
 use super::IndexEntry;
+use super::markdown::prose::{options, safe_url};
 use super::markdown::{Document, Section, SectionKind, html_escape};
+use crate::render::thousands;
 
 /// The page's style: system fonts, light by default, dark when the reader's system is.
 const CSS: &str = r#"
@@ -65,6 +67,17 @@ details > summary:first-letter { }
 p { margin: 0.5rem 0; overflow-wrap: anywhere; }
 ul { padding-left: 1.25rem; }
 img { max-width: 100%; border: 1px solid var(--border); border-radius: 4px; }
+section.turn h3, section.turn h4, section.turn h5, section.turn h6,
+section.compaction h3, section.compaction h4, section.compaction h5, section.compaction h6 {
+  font-size: 1rem; margin: 1rem 0 0.4rem; color: var(--fg); }
+section.turn h3 { font-size: 1.1rem; }
+li > p { margin: 0.2rem 0; }
+section.turn table { width: auto; margin: 0.5rem 0; }
+section.turn th { border-bottom: 2px solid var(--border); }
+pre.diff .add { color: var(--assistant); }
+pre.diff .del { color: var(--error); }
+pre.diff .hunk { color: var(--system); }
+pre.diff .file { color: var(--muted); font-weight: 600; }
 table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
 th, td { border-bottom: 1px solid var(--border); padding: 0.35rem 0.5rem; text-align: left; vertical-align: top; }
 td.num, th.num { text-align: right; white-space: nowrap; }
@@ -87,10 +100,94 @@ fn head(out: &mut dyn Write, title: &str) -> io::Result<()> {
     )
 }
 
-/// Markdown → HTML, plain CommonMark (the same rules the Markdown export is written for).
+/// The only raw HTML of an export: its own collapsible blocks.
+fn own_html(h: &str) -> bool {
+    let h = h.trim();
+    h == "<details>"
+        || h == "<details open>"
+        || h == "</details>"
+        || h.strip_prefix("<summary>")
+            .and_then(|r| r.strip_suffix("</summary>"))
+            .is_some_and(|inner| !inner.contains(['<', '>']))
+}
+
+/// An image the export itself wrote next to the page (`--images extract`): a relative path.
+fn own_image(url: &str) -> bool {
+    !url.contains(':') && !url.starts_with('/') && !url.starts_with('\\')
+}
+
+/// A diff block with one span per line, so additions and removals can be coloured.
+fn diff_html(code: &str) -> String {
+    let mut out = String::from("<pre class=\"diff\"><code class=\"language-diff\">");
+    for line in code.lines() {
+        let class = match line.as_bytes().first() {
+            Some(b'+') if line.starts_with("+++ ") => "file",
+            Some(b'-') if line.starts_with("--- ") => "file",
+            Some(b'+') => "add",
+            Some(b'-') => "del",
+            Some(b'@') => "hunk",
+            _ => "ctx",
+        };
+        out.push_str(&format!(
+            "<span class=\"{class}\">{}</span>\n",
+            html_escape(line)
+        ));
+    }
+    out.push_str("</code></pre>\n");
+    out
+}
+
+/// Markdown → HTML with the transcript's extensions (tables, strikethrough, task lists). The
+/// Markdown is already safe (`markdown::prose`); this is a second fence: any raw HTML but the
+/// export's own `<details>` becomes text, a link to anything but http(s)/mailto or an image
+/// from anywhere but next to the page becomes its text.
 pub fn markdown_to_html(md: &str) -> String {
     let mut s = String::with_capacity(md.len() + md.len() / 4);
-    html::push_html(&mut s, Parser::new_ext(md, Options::empty()));
+    let mut events: Vec<Event> = Vec::new();
+    let mut dropped: Vec<bool> = Vec::new();
+    let mut diff: Option<String> = None;
+    for e in Parser::new_ext(md, options()) {
+        if let Some(body) = diff.as_mut() {
+            match e {
+                Event::Text(t) => body.push_str(&t),
+                Event::End(TagEnd::CodeBlock) => {
+                    let html = diff_html(&diff.take().unwrap_or_default());
+                    events.push(Event::Html(CowStr::from(html)));
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match e {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(ref info)))
+                if info.as_ref() == "diff" =>
+            {
+                diff = Some(String::new());
+            }
+            Event::Html(h) | Event::InlineHtml(h) if !own_html(&h) => events.push(Event::Text(h)),
+            Event::Start(Tag::Link { ref dest_url, .. }) => {
+                let keep = safe_url(dest_url);
+                dropped.push(!keep);
+                if keep {
+                    events.push(e);
+                }
+            }
+            Event::Start(Tag::Image { ref dest_url, .. }) => {
+                let keep = own_image(dest_url);
+                dropped.push(!keep);
+                if keep {
+                    events.push(e);
+                }
+            }
+            Event::End(TagEnd::Link) | Event::End(TagEnd::Image) => {
+                if !dropped.pop().unwrap_or(false) {
+                    events.push(e);
+                }
+            }
+            e => events.push(e),
+        }
+    }
+    html::push_html(&mut s, events.into_iter());
     s
 }
 
@@ -157,8 +254,8 @@ pub fn write_index(out: &mut dyn Write, entries: &[IndexEntry]) -> io::Result<()
     )?;
     writeln!(
         out,
-        "<h1>Exported sessions</h1>\n<p class=\"muted\">{} sessions, exported by sessions {}.</p>",
-        entries.len(),
+        "<h1>Exported sessions</h1>\n<p class=\"muted\">{}, exported by sessions {}.</p>",
+        crate::render::plural(entries.len(), "session"),
         env!("CARGO_PKG_VERSION")
     )?;
     out.write_all(
@@ -173,14 +270,14 @@ pub fn write_index(out: &mut dyn Write, entries: &[IndexEntry]) -> io::Result<()
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
             html_escape(&e.started()),
             html_escape(&e.agent_label()),
-            html_escape(e.project.as_deref().unwrap_or("-")),
+            html_escape(&e.project_label()),
             html_escape(&href(&e.file)),
             html_escape(&e.title_or_id()),
             html_escape(&e.id),
-            e.counts.user_turns,
-            e.counts.tool_calls,
+            thousands(e.counts.user_turns),
+            thousands(e.counts.tool_calls),
             crate::render::human_count(e.tokens.total),
-            e.compactions
+            thousands(e.compactions as u64)
         )?;
     }
     out.write_all(b"</tbody>\n</table>\n</main>\n</div>\n</body>\n</html>\n")?;

@@ -32,12 +32,7 @@ fn to_io(e: serde_json::Error) -> io::Error {
 }
 
 pub fn write_json(out: &mut dyn Write, s: &Session) -> io::Result<()> {
-    let doc = SessionDocument {
-        schema_version: SCHEMA_VERSION,
-        counts: s.counts(),
-        tokens: s.usage().into(),
-        session: s,
-    };
+    let doc = SessionDocument::new(s);
     serde_json::to_writer_pretty(&mut *out, &doc).map_err(to_io)?;
     out.write_all(b"\n")
 }

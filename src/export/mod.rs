@@ -10,12 +10,12 @@ pub mod redact;
 
 use std::io::{self, Write};
 
-use chrono::{DateTime, Local, Utc};
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::model::{Counts, Part, Session, TokenTotals};
 use crate::render::json::SCHEMA_VERSION;
-use crate::render::rfc3339;
+use crate::render::{plural, rfc3339, time};
 
 use markdown::{Document, Env, inline};
 
@@ -70,6 +70,8 @@ pub struct ExportOptions {
     pub thinking: bool,
     pub tools: bool,
     pub redact: bool,
+    /// Message text exactly as typed instead of rendered as Markdown.
+    pub literal: bool,
 }
 
 impl Default for ExportOptions {
@@ -81,6 +83,7 @@ impl Default for ExportOptions {
             thinking: true,
             tools: true,
             redact: false,
+            literal: false,
         }
     }
 }
@@ -117,7 +120,7 @@ pub fn write_session(out: &mut dyn Write, s: &Session, env: &Env) -> io::Result<
 /// reduced to characters safe in any file system.
 pub fn file_stem(agent: &str, started: Option<DateTime<Utc>>, id: &str) -> String {
     let date = started
-        .map(|t| t.with_timezone(&Local).format("%Y-%m-%d").to_string())
+        .map(|t| time::day(t).format("%Y-%m-%d").to_string())
         .unwrap_or_else(|| "undated".into());
     let short: String = id
         .chars()
@@ -149,6 +152,8 @@ pub struct IndexEntry {
     pub kind: &'static str,
     pub parent_id: Option<String>,
     pub project: Option<String>,
+    #[serde(skip)]
+    project_hash: Option<String>,
     pub title: Option<String>,
     pub started_at: Option<String>,
     pub updated_at: Option<String>,
@@ -171,6 +176,7 @@ impl IndexEntry {
             kind: s.kind.as_str(),
             parent_id: s.parent_id.clone(),
             project: s.project.clone(),
+            project_hash: s.project_hash.clone(),
             title: s
                 .title
                 .as_deref()
@@ -185,10 +191,16 @@ impl IndexEntry {
         }
     }
 
+    /// The start in the display zone, with its offset (`2026-03-14 09:00 +01:00`).
     pub fn started(&self) -> String {
         self.started
-            .map(crate::render::local_time)
+            .map(|t| format!("{} {}", time::minutes(t), time::zone(t)))
             .unwrap_or_else(|| "-".into())
+    }
+
+    /// The project as every human output names it.
+    pub fn project_label(&self) -> String {
+        crate::render::project_label(self.project.as_deref(), self.project_hash.as_deref())
     }
 
     pub fn agent_label(&self) -> String {
@@ -216,23 +228,23 @@ pub fn write_index_md(out: &mut dyn Write, entries: &[IndexEntry]) -> io::Result
     writeln!(out, "# Exported sessions\n")?;
     writeln!(
         out,
-        "{} sessions, exported by sessions {}.\n",
-        entries.len(),
+        "{}, exported by sessions {}.\n",
+        crate::render::plural(entries.len(), "session"),
         env!("CARGO_PKG_VERSION")
     )?;
     for e in entries {
         writeln!(
             out,
-            "- [{}](<{}>) — {} · {} · {} · {} turns · {} tool calls · {} tokens · {} compactions",
+            "- [{}](<{}>) — {} · {} · {} · {} · {} · {} tokens · {}",
             inline(&e.title_or_id()),
             e.file,
             inline(&e.started()),
             inline(&e.agent_label()),
-            inline(e.project.as_deref().unwrap_or("-")),
-            e.counts.user_turns,
-            e.counts.tool_calls,
-            markdown::thousands(e.tokens.total),
-            e.compactions
+            inline(&e.project_label()),
+            plural(e.counts.user_turns as usize, "turn"),
+            plural(e.counts.tool_calls as usize, "tool call"),
+            crate::render::thousands(e.tokens.total),
+            plural(e.compactions, "compaction")
         )?;
     }
     Ok(())

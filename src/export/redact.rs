@@ -3,13 +3,19 @@
 //! rendered, and count what was replaced per kind.
 //!
 //! Only shapes that are secrets with near certainty are matched (vendor key prefixes, key
-//! blocks, JWTs, bearer tokens, URL passwords, assignments to secret-looking names), so
-//! hashes, UUIDs and base64 data (images) are left alone. Image data is never scanned.
+//! blocks, JWTs, bearer tokens, passwords in URLs and command lines, assignments to
+//! secret-looking names), so hashes, UUIDs, digests and base64 data (images) are left alone.
+//! Image data is never scanned.
+//!
+//! Matching produces spans over the text, so a message whose text arrived in several pieces
+//! (Claude streams one response over several records, merged into one message with several
+//! text parts) is matched as the whole text and each piece loses its share of a secret.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::LazyLock;
 
-use regex::{Captures, Regex};
+use regex::Regex;
 use serde_json::Value;
 
 use crate::model::{Part, Session};
@@ -57,14 +63,19 @@ pub const KINDS: &[&str] = &[
     "url_password",
     "bearer_token",
     "basic_auth",
+    "cli_password",
     "anthropic_api_key",
     "openai_api_key",
     "github_token",
+    "gitlab_token",
     "aws_access_key",
     "google_api_key",
+    "google_oauth",
     "slack_token",
     "stripe_key",
     "npm_token",
+    "sendgrid_key",
+    "digitalocean_token",
     "secret_assignment",
 ];
 
@@ -112,16 +123,23 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             0,
             any,
         ),
+        // A PuTTY key file, from its header to its MAC line (or the end of the text).
+        rule(
+            "private_key",
+            r"PuTTY-User-Key-File-[0-9]+:(?s:.*?)(?:Private-MAC:[^\r\n]*|\z)",
+            0,
+            any,
+        ),
         rule(
             "jwt",
             r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
             0,
             any,
         ),
-        // scheme://user:PASSWORD@host
+        // scheme://user:PASSWORD@host, the user possibly empty (redis://:pw@host).
         rule(
             "url_password",
-            r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@?#]+:([^\s:/@?#]+)@",
+            r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@?#]*:([^\s:/@?#]+)@",
             1,
             not_placeholder,
         ),
@@ -137,6 +155,20 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             1,
             any,
         ),
+        // curl -u user:PASSWORD / --user user:PASSWORD.
+        rule(
+            "cli_password",
+            r#"\bcurl\b[^\r\n]*?[ \t](?:-u|--user)(?:[ \t]+|=)['"]?[^\s:'"]*:([^\s'"]+)"#,
+            1,
+            not_placeholder,
+        ),
+        // sshpass -p PASSWORD.
+        rule(
+            "cli_password",
+            r#"\bsshpass\b[^\r\n]*?[ \t]-p[ \t]*['"]?([^\s'"]+)"#,
+            1,
+            not_placeholder,
+        ),
         rule("anthropic_api_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", 0, any),
         rule(
             "openai_api_key",
@@ -151,12 +183,25 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             any,
         ),
         rule(
+            "gitlab_token",
+            r"\bgl(?:pat|dt|rt|ptt|soat)-[A-Za-z0-9_-]{20,}",
+            0,
+            any,
+        ),
+        rule(
             "aws_access_key",
             r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",
             0,
             any,
         ),
         rule("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}", 0, any),
+        // OAuth access tokens (ya29.) and client secrets (GOCSPX-).
+        rule(
+            "google_oauth",
+            r"\b(?:ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{20,})",
+            0,
+            any,
+        ),
         rule(
             "slack_token",
             r"\b(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,})|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}",
@@ -170,14 +215,21 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             any,
         ),
         rule("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b", 0, any),
+        rule(
+            "sendgrid_key",
+            r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}",
+            0,
+            any,
+        ),
+        rule("digitalocean_token", r"\bdo[opr]_v1_[a-f0-9]{64}\b", 0, any),
     ]
 });
 
-/// `NAME = value`, `NAME: "value"`, `"name": "value"`: a candidate assignment. Whether NAME is
-/// secret-looking is decided by [`secret_name`].
+/// `NAME = value`, `NAME: "value"`, `"name": "value"`, `--name=value`: a candidate assignment.
+/// Whether NAME is secret-looking is decided by [`secret_name`].
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?i)\b([A-Za-z][A-Za-z0-9_.\-]*(?:pass|pwd|secret|token|key|credential|auth)[A-Za-z0-9_\-]*)(["']?)[ \t]*([=:])[ \t]*(?:"([^"\r\n]*)"|'([^'\r\n]*)'|([^\s"'`,;&()\[\]{}<>]+))"#,
+        r#"(?i)\b((?:[A-Za-z_][A-Za-z0-9_.\-]*)?(?:pass|pwd|secret|token|key|credential|auth)[A-Za-z0-9_\-]*)(["']?)[ \t]*([=:])[ \t]*(?:"([^"\r\n]*)"|'([^'\r\n]*)'|([^\s"'`,;&()\[\]{}<>]+))"#,
     )
     .expect("assignment pattern")
 });
@@ -208,27 +260,53 @@ fn words(name: &str) -> Vec<String> {
     out
 }
 
-/// Whether a variable/field name names a secret: it contains `password`/`secret`/…, ends in
-/// `token`/`pass`/…, or ends in `<qualifier> key` (`API_KEY`, `accountKey`, `private-key`).
+/// Whether a variable/field name names a secret. What the name is *about* is its last word
+/// (after encoding words like `_BASE`, `_VALUE`): `DB_PASSWORD`, `GITHUB_TOKEN`, `PGPASSWORD`,
+/// `API_KEY`, `accountKey`, `SECRET_KEY_BASE` name secrets; `MIN_PASSWORD_LENGTH`,
+/// `PASSWORD_FILE`, `password_hash`, `token_count`, `max_tokens`, `PWD` do not.
 pub fn secret_name(name: &str) -> bool {
-    let w = words(name);
-    let Some(last) = w.last() else {
-        return false;
-    };
-    const ANYWHERE: &[&str] = &[
+    const SECRET: &[&str] = &[
         "password",
         "passwd",
         "passphrase",
+        "pass",
+        "pwd",
         "secret",
         "secrets",
+        "token",
         "credential",
         "credentials",
+        "creds",
         "apikey",
         "accesskey",
         "privatekey",
         "accountkey",
+        "secretkey",
+        "auth",
+        "pat",
     ];
-    const LAST: &[&str] = &["token", "pass", "pwd", "pat", "auth"];
+    // Compound words: `pgpassword`, `clientsecret`, `csrftoken`, `xapikey`.
+    const SUFFIX: &[&str] = &[
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "token",
+        "apikey",
+    ];
+    // Words that say how the secret is written, not what the name is about.
+    const ENCODING: &[&str] = &[
+        "base",
+        "value",
+        "raw",
+        "plain",
+        "plaintext",
+        "b64",
+        "base64",
+        "hex",
+        "str",
+        "string",
+    ];
     const KEY_QUALIFIERS: &[&str] = &[
         "api",
         "access",
@@ -246,17 +324,21 @@ pub fn secret_name(name: &str) -> bool {
         "license",
         "service",
     ];
-    if w.iter().any(|x| ANYWHERE.contains(&x.as_str())) {
+    let mut w = words(name);
+    while w.len() > 1 && w.last().is_some_and(|l| ENCODING.contains(&l.as_str())) {
+        w.pop();
+    }
+    let Some(last) = w.last() else {
+        return false;
+    };
+    // `PWD`/`OLDPWD` are directories, not passwords.
+    if w.len() == 1 && last == "pwd" {
+        return false;
+    }
+    if SECRET.contains(&last.as_str()) || SUFFIX.iter().any(|s| last.ends_with(s)) {
         return true;
     }
-    if LAST.contains(&last.as_str()) {
-        // `PWD`/`OLDPWD` are directories, not passwords.
-        return !(w.len() == 1 && last == "pwd");
-    }
-    if last == "key" && w.len() >= 2 {
-        return KEY_QUALIFIERS.contains(&w[w.len() - 2].as_str());
-    }
-    false
+    last == "key" && w.len() >= 2 && KEY_QUALIFIERS.contains(&w[w.len() - 2].as_str())
 }
 
 /// Values that stand for a secret rather than being one: `$VAR`, `${VAR}`, `<token>`, `***`,
@@ -294,94 +376,238 @@ fn is_placeholder(v: &str) -> bool {
     false
 }
 
-/// A dotted identifier (`self.password`, `config.api_key`) is a reference in code, not a value.
-fn is_reference(v: &str) -> bool {
-    let mut parts = v.split('.');
+/// A dotted identifier that reads as code (`self.password`, `config.api_key`,
+/// `process.env.API_KEY`) is a reference, not a value. Segments that look random
+/// (`SG.x7Yq…`, `wJalrXUtnFEMI.K7MDENG…`) make it a secret; so does an environment-style
+/// name (`SENDGRID_API_KEY=SG.x.y`) unless the value starts with a known receiver.
+fn is_reference(name: &str, v: &str) -> bool {
+    const RECEIVERS: &[&str] = &[
+        "self",
+        "this",
+        "config",
+        "cfg",
+        "conf",
+        "settings",
+        "options",
+        "opts",
+        "args",
+        "params",
+        "props",
+        "ctx",
+        "context",
+        "process",
+        "env",
+        "os",
+        "import",
+        "window",
+        "app",
+        "request",
+        "req",
+        "secrets",
+        "vars",
+        "inputs",
+        "credentials",
+        "creds",
+        "values",
+        "state",
+        "data",
+        "user",
+        "form",
+        "github",
+        "steps",
+        "matrix",
+        "std",
+        "super",
+        "module",
+    ];
+    if !v.contains('.') {
+        return false;
+    }
+    let segments: Vec<&str> = v.split('.').collect();
     let ident = |p: &str| {
-        !p.is_empty()
-            && p.chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        p.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     };
-    v.contains('.') && parts.all(ident)
+    if !segments.iter().all(|p| ident(p)) || segments.iter().any(|p| looks_random(p)) {
+        return false;
+    }
+    let env_style = name.bytes().any(|b| b.is_ascii_uppercase())
+        && !name.bytes().any(|b| b.is_ascii_lowercase());
+    !env_style || RECEIVERS.contains(&segments[0].to_ascii_lowercase().as_str())
+}
+
+/// A segment of generated text rather than a word of code: long with digits and letters, or
+/// with the case flipping again and again.
+fn looks_random(p: &str) -> bool {
+    let switches = p
+        .as_bytes()
+        .windows(2)
+        .filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+        .count();
+    p.len() >= 32 || (p.len() >= 12 && has_digit_and_letter(p)) || switches >= 3
+}
+
+/// A secret found in a text: where it is and what kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Span {
+    range: Range<usize>,
+    kind: &'static str,
+}
+
+/// Every secret in `text`, in order, non-overlapping (earlier rules win).
+fn find(text: &str) -> Vec<Span> {
+    let mut spans: Vec<Span> = Vec::new();
+    let free = |spans: &[Span], r: &Range<usize>| {
+        !spans
+            .iter()
+            .any(|s| s.range.start < r.end && r.start < s.range.end)
+    };
+    for rule in RULES.iter() {
+        for c in rule.re.captures_iter(text) {
+            let Some(secret) = c.get(rule.group) else {
+                continue;
+            };
+            if secret.is_empty() || !(rule.accept)(secret.as_str()) {
+                continue;
+            }
+            let r = secret.range();
+            if free(&spans, &r) {
+                spans.push(Span {
+                    range: r,
+                    kind: rule.kind,
+                });
+            }
+        }
+    }
+    for c in ASSIGNMENT.captures_iter(text) {
+        if let Some(r) = assignment_value(text, &c) {
+            if free(&spans, &r) {
+                spans.push(Span {
+                    range: r,
+                    kind: "secret_assignment",
+                });
+            }
+        }
+    }
+    spans.sort_by_key(|s| s.range.start);
+    spans
+}
+
+/// The secret value of an [`ASSIGNMENT`] match, if it is one.
+fn assignment_value(text: &str, c: &regex::Captures) -> Option<Range<usize>> {
+    let name = c.get(1)?;
+    if !secret_name(name.as_str()) {
+        return None;
+    }
+    let key_quoted = c.get(2).is_some_and(|m| !m.as_str().is_empty());
+    let colon = c.get(3).is_some_and(|m| m.as_str() == ":");
+    let (value, quoted) = match (c.get(4), c.get(5), c.get(6)) {
+        (Some(v), _, _) | (_, Some(v), _) => (v, true),
+        (_, _, Some(v)) => (v, false),
+        _ => return None,
+    };
+    let v = value.as_str();
+    if is_placeholder(v) || (!quoted && is_reference(name.as_str(), v)) {
+        return None;
+    }
+    // A call (`password=get_password()`) is code, not a secret.
+    if !quoted && text[value.end()..].starts_with('(') {
+        return None;
+    }
+    // A small number under a token-ish name is a count or a setting (`max_token = 4096`).
+    let last = words(name.as_str()).pop().unwrap_or_default();
+    if !quoted
+        && matches!(last.as_str(), "token" | "auth" | "pat" | "key")
+        && v.len() < 8
+        && v.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    // `name: value` is prose as often as it is configuration: only quoted, token-like, or a
+    // YAML line (`  password: hunter2` alone on its line).
+    if colon && !(quoted || key_quoted || (v.len() >= 8 && has_digit_and_letter(v))) {
+        let line_start = text[..name.start()].rfind('\n').map_or(0, |i| i + 1);
+        let before = text[line_start..name.start()].trim_start();
+        let line_end = text[value.end()..]
+            .find('\n')
+            .map_or(text.len(), |i| value.end() + i);
+        let after = text[value.end()..line_end].trim();
+        let yaml_key = before.is_empty() || before == "-";
+        if !(yaml_key && (after.is_empty() || after.starts_with('#'))) {
+            return None;
+        }
+    }
+    Some(value.range())
+}
+
+/// `text` with each span replaced by its marker.
+fn apply(text: &str, spans: &[Span]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for s in spans {
+        out.push_str(&text[at..s.range.start]);
+        out.push_str(&marker(s.kind));
+        at = s.range.end;
+    }
+    out.push_str(&text[at..]);
+    out
 }
 
 /// Redact one string. Returns `None` when nothing was found (the common case, no allocation).
 pub fn redact_str(text: &str, counts: &mut Redactions) -> Option<String> {
-    let mut current: Option<String> = None;
-    for rule in RULES.iter() {
-        let src = current.as_deref().unwrap_or(text);
-        if !rule.re.is_match(src) {
-            continue;
-        }
-        let mut n = 0;
-        let replaced = rule.re.replace_all(src, |c: &Captures| {
-            let whole = c.get(0).expect("match");
-            let Some(secret) = c.get(rule.group) else {
-                return whole.as_str().to_string();
-            };
-            if !(rule.accept)(secret.as_str()) {
-                return whole.as_str().to_string();
-            }
-            n += 1;
-            let start = secret.start() - whole.start();
-            let end = secret.end() - whole.start();
-            let w = whole.as_str();
-            format!("{}{}{}", &w[..start], marker(rule.kind), &w[end..])
-        });
-        if n > 0 {
-            counts.add(rule.kind, n);
-            current = Some(replaced.into_owned());
-        }
+    let spans = find(text);
+    if spans.is_empty() {
+        return None;
     }
-    let src = current.as_deref().unwrap_or(text);
-    if ASSIGNMENT.is_match(src) {
-        let mut n = 0;
-        let replaced = ASSIGNMENT.replace_all(src, |c: &Captures| {
-            let whole = c.get(0).expect("match");
-            let keep = || whole.as_str().to_string();
-            let name = c.get(1).map_or("", |m| m.as_str());
-            if !secret_name(name) {
-                return keep();
-            }
-            let key_quoted = c.get(2).is_some_and(|m| !m.as_str().is_empty());
-            let colon = c.get(3).is_some_and(|m| m.as_str() == ":");
-            let (value, quoted) = match (c.get(4), c.get(5), c.get(6)) {
-                (Some(v), _, _) | (_, Some(v), _) => (v, true),
-                (_, _, Some(v)) => (v, false),
-                _ => return keep(),
-            };
-            let v = value.as_str();
-            if is_placeholder(v) || (!quoted && is_reference(v)) {
-                return keep();
-            }
-            // `name: value` is prose as often as it is config: only quoted or token-like.
-            let token_like = v.len() >= 8 && has_digit_and_letter(v);
-            if colon && !(quoted || key_quoted || token_like) {
-                return keep();
-            }
-            // A call (`password=get_password()`) is code, not a secret.
-            if !quoted && src[value.end()..].starts_with('(') {
-                return keep();
-            }
-            n += 1;
-            let w = whole.as_str();
-            let start = value.start() - whole.start();
-            let end = value.end() - whole.start();
-            format!(
-                "{}{}{}",
-                &w[..start],
-                marker("secret_assignment"),
-                &w[end..]
-            )
-        });
-        if n > 0 {
-            counts.add("secret_assignment", n);
-            current = Some(replaced.into_owned());
-        }
+    for s in &spans {
+        counts.add(s.kind, 1);
     }
-    current
+    Some(apply(text, &spans))
+}
+
+/// Redact pieces of one text as the text they make together (streamed pieces of one message):
+/// a secret split across pieces is found whole; the piece where it starts gets the marker and
+/// every piece loses its share of it.
+pub fn redact_pieces(pieces: &mut [&mut String], counts: &mut Redactions) {
+    if pieces.len() < 2 {
+        for p in pieces.iter_mut() {
+            redact_string(p, counts);
+        }
+        return;
+    }
+    let joined: String = pieces.iter().map(|p| p.as_str()).collect();
+    let spans = find(&joined);
+    if spans.is_empty() {
+        return;
+    }
+    for s in &spans {
+        counts.add(s.kind, 1);
+    }
+    let mut offset = 0;
+    for p in pieces.iter_mut() {
+        let range = offset..offset + p.len();
+        offset = range.end;
+        let mut out = String::with_capacity(p.len());
+        let mut at = range.start;
+        for s in spans
+            .iter()
+            .filter(|s| s.range.start < range.end && range.start < s.range.end)
+        {
+            let start = s.range.start.max(range.start);
+            out.push_str(&joined[at..start]);
+            if s.range.start >= range.start {
+                out.push_str(&marker(s.kind));
+            }
+            at = s.range.end.min(range.end);
+        }
+        if at == range.start {
+            continue; // no secret touches this piece
+        }
+        out.push_str(&joined[at..range.end]);
+        **p = out;
+    }
 }
 
 fn redact_string(s: &mut String, counts: &mut Redactions) {
@@ -418,21 +644,49 @@ pub fn redact_value(v: &mut Value, counts: &mut Redactions) {
     }
 }
 
-fn redact_part(p: &mut Part, counts: &mut Redactions) {
-    match p {
-        Part::Text { text } | Part::Thinking { text } => redact_string(text, counts),
-        Part::ToolCall { input, .. } => redact_value(input, counts),
-        Part::ToolResult {
-            output,
-            attachments,
-            ..
-        } => {
-            redact_string(output, counts);
-            attachments.iter_mut().for_each(|a| redact_part(a, counts));
+/// Redact the parts of one message. Adjacent text parts are one text (and adjacent thinking
+/// parts another): a response streamed over several records arrives as several parts.
+fn redact_parts(parts: &mut [Part], counts: &mut Redactions) {
+    let mut i = 0;
+    while i < parts.len() {
+        let thinking = matches!(parts[i], Part::Thinking { .. });
+        if matches!(parts[i], Part::Text { .. } | Part::Thinking { .. }) {
+            let mut j = i + 1;
+            while j < parts.len()
+                && match parts[j] {
+                    Part::Text { .. } => !thinking,
+                    Part::Thinking { .. } => thinking,
+                    _ => false,
+                }
+            {
+                j += 1;
+            }
+            let mut run: Vec<&mut String> = parts[i..j]
+                .iter_mut()
+                .filter_map(|p| match p {
+                    Part::Text { text } | Part::Thinking { text } => Some(text),
+                    _ => None,
+                })
+                .collect();
+            redact_pieces(&mut run, counts);
+            i = j;
+            continue;
         }
-        Part::Unknown { raw, .. } => redact_value(raw, counts),
-        // Image data is base64 (never a secret worth scanning, and must stay intact).
-        Part::Image { .. } | Part::Compaction { .. } => {}
+        match &mut parts[i] {
+            Part::ToolCall { input, .. } => redact_value(input, counts),
+            Part::ToolResult {
+                output,
+                attachments,
+                ..
+            } => {
+                redact_string(output, counts);
+                redact_parts(attachments, counts);
+            }
+            Part::Unknown { raw, .. } => redact_value(raw, counts),
+            // Image data is base64 (never a secret worth scanning, and must stay intact).
+            _ => {}
+        }
+        i += 1;
     }
 }
 
@@ -443,9 +697,7 @@ pub fn redact_session(s: &mut Session) -> Redactions {
         redact_string(t, &mut counts);
     }
     for m in &mut s.messages {
-        for p in &mut m.parts {
-            redact_part(p, &mut counts);
-        }
+        redact_parts(&mut m.parts, &mut counts);
     }
     for c in &mut s.compactions {
         if let Some(t) = &mut c.summary {

@@ -671,7 +671,7 @@ impl Body<'_> {
 impl<'de: 'a, 'a> Deserialize<'de> for Body<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V<'a>(bool, PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> V<'a> {
+        impl<'a> V<'a> {
             fn of(&self, s: Cow<'a, str>) -> Body<'a> {
                 Body {
                     is_str: true,
@@ -742,17 +742,12 @@ impl Body<'_> {
 
 /// A key that may be absent, `null`, or hold a `T` (`Option` alone cannot tell the first two
 /// apart: serde reads `null` as `None`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum Field<T> {
+    #[default]
     Absent,
     Null,
     Val(T),
-}
-
-impl<T> Default for Field<T> {
-    fn default() -> Self {
-        Field::Absent
-    }
 }
 
 impl<T> Field<T> {

@@ -94,16 +94,13 @@ pub fn parse_file_with(file: &SourceFile, detail: Detail) -> Result<Session, War
         Agent::Codex => codex::parse(file),
         Agent::Gemini => gemini::parse(file),
     })?;
-    // Recorded times beat the file's mtime, which copies and backups reset. Only a file with no
-    // usable timestamp at all falls back to its mtime.
+    // Recorded times only: a file's mtime is reset by every copy, backup and checkout, so a
+    // session that recorded no time at all (a Gemini saved chat) stays undated rather than
+    // becoming the newest session, dated today.
     match (session.started_at, session.updated_at) {
         (Some(s), None) => session.updated_at = Some(s),
         (None, Some(u)) => session.started_at = Some(u),
-        (None, None) => {
-            session.started_at = file.mtime;
-            session.updated_at = file.mtime;
-        }
-        (Some(_), Some(_)) => {}
+        (None, None) | (Some(_), Some(_)) => {}
     }
     Ok(session)
 }
@@ -134,11 +131,8 @@ pub fn sniff_agent(path: &Path) -> Option<Agent> {
         }
     }
     // Whole-document files (pretty-printed, so no single line is a record).
-    let doc = match serde_json::from_slice::<Value>(&head) {
-        Ok(v) => Some(v),
-        // Only the head was read: judge by the top-level keys that are visible.
-        Err(_) => None,
-    };
+    // When only the head was read this fails: judge by the top-level keys that are visible.
+    let doc = serde_json::from_slice::<Value>(&head).ok();
     let text = String::from_utf8_lossy(&head);
     let gemini_doc = match &doc {
         Some(Value::Object(o)) => o.contains_key("sessionId") && o.contains_key("projectHash"),

@@ -636,7 +636,9 @@ mod tests {
         type Rec<'a> = P<'a>;
     }
 
-    fn run(data: &[u8]) -> (Vec<(u64, String)>, Vec<(WarningKind, u64)>) {
+    type Seen = Vec<(u64, String)>;
+
+    fn run(data: &[u8]) -> (Seen, Vec<(WarningKind, u64)>) {
         let mut seen = Vec::new();
         let mut w = Vec::new();
         for_each_record::<Probe>(Path::new("x.jsonl"), data, &mut w, |n, r, _| {

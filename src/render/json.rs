@@ -32,6 +32,8 @@ pub struct SessionRecord<'a> {
     pub git_branch: Option<&'a str>,
     pub counts: Counts,
     pub tokens: TokenTotals,
+    /// USD at the active prices; `null` when none of its usage has a price.
+    pub cost_usd: Option<f64>,
     pub compactions: usize,
     pub subagents: usize,
     pub warnings: Vec<WarningRecord<'a>>,
@@ -75,6 +77,10 @@ impl<'a> SessionRecord<'a> {
             git_branch: s.git_branch.as_deref(),
             counts: s.counts,
             tokens: s.usage.into(),
+            cost_usd: crate::pricing::cost_of(
+                s.requests.iter().map(|r| (r.model.as_deref(), &r.usage)),
+            )
+            .usd(),
             compactions: s.compactions,
             subagents: s.subagents.len(),
             warnings: s.warnings.iter().map(WarningRecord::from).collect(),
@@ -108,6 +114,7 @@ pub struct SessionCsvRow<'a> {
     pub tokens_cache_write: u64,
     pub tokens_reasoning: u64,
     pub tokens_total: u64,
+    pub cost_usd: Option<f64>,
     pub compactions: usize,
     pub warnings: usize,
 }
@@ -138,6 +145,7 @@ impl<'a> From<&SessionRecord<'a>> for SessionCsvRow<'a> {
             tokens_cache_write: r.tokens.cache_write,
             tokens_reasoning: r.tokens.reasoning,
             tokens_total: r.tokens.total,
+            cost_usd: r.cost_usd,
             compactions: r.compactions,
             warnings: r.warnings.len(),
         }

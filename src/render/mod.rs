@@ -1,11 +1,41 @@
-//! Rendering shared by the commands: human number/time formatting, terminal-width tables, and
-//! the versioned JSON records of the output contract.
+//! Rendering shared by the commands: human numbers and times, terminal-safe text, tables
+//! fitted to the terminal, and the versioned JSON records of the output contract.
+//!
+//! Interfaces every command printing for humans follows:
+//! - [`text::safe_line`] / [`text::terminal_safe`]: session text is never printed raw;
+//! - [`table::render`] with [`table::target_width`]: one width-fitting table for every command;
+//! - [`time`]: one time-zone rule (local with the offset shown, or `--utc`);
+//! - [`thousands`] / [`plural`] for exact numbers, [`human_count`] for compact ones.
 
 pub mod json;
 pub mod plot;
 pub mod table;
+pub mod text;
+pub mod time;
 
-use chrono::{DateTime, Duration, Local, Utc};
+use std::sync::OnceLock;
+
+use chrono::{DateTime, Duration, Utc};
+
+/// Display choices that apply to every human output of a run (global flags).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// `--utc`: times in UTC instead of local time.
+    pub utc: bool,
+    /// `--wide`: tables keep every column at full width, whatever the terminal.
+    pub wide: bool,
+}
+
+static SETTINGS: OnceLock<Settings> = OnceLock::new();
+
+/// Set the display settings once, at start-up (later calls are ignored).
+pub fn configure(s: Settings) {
+    let _ = SETTINGS.set(s);
+}
+
+pub fn settings() -> Settings {
+    SETTINGS.get().copied().unwrap_or_default()
+}
 
 /// 1234 → "1.2k", 5_600_000 → "5.6M". Exact below 1000.
 pub fn human_count(n: u64) -> String {
@@ -23,6 +53,38 @@ pub fn human_count(n: u64) -> String {
     n.to_string()
 }
 
+/// 1234567 → "1,234,567".
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// "1 turn", "22 sessions", "1,204 files".
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{} {word}s", thousands(n as u64))
+    }
+}
+
+/// 1536 → "1.5 kB".
+pub fn human_bytes(n: u64) -> String {
+    match n {
+        0..1000 => format!("{n} B"),
+        1000..1_000_000 => format!("{:.1} kB", n as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", n as f64 / 1e6),
+        _ => format!("{:.1} GB", n as f64 / 1e9),
+    }
+}
+
 /// "45s", "12m", "1h05m", "3d04h".
 pub fn human_duration(d: Duration) -> String {
     let s = d.num_seconds().max(0);
@@ -34,14 +96,58 @@ pub fn human_duration(d: Duration) -> String {
     }
 }
 
-/// Local wall-clock time for tables: "2026-03-02 14:05".
+/// "2026-03-02 14:05" in the display zone ([`time`]); tables name the zone in the header.
 pub fn local_time(t: DateTime<Utc>) -> String {
-    t.with_timezone(&Local).format("%Y-%m-%d %H:%M").to_string()
+    time::minutes(t)
 }
 
 /// RFC 3339 in UTC with millisecond precision, the contract's time format.
 pub fn rfc3339(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// How a project is named in every human output (list, projects, compactions, show, exports):
+/// its path; `unresolved <hash prefix>` for a Gemini project whose path is not known; `unknown`
+/// when the session recorded no working directory.
+pub fn project_label(project: Option<&str>, hash: Option<&str>) -> String {
+    match (project, hash) {
+        (Some(p), _) => p.to_string(),
+        (None, Some(h)) => format!("{UNRESOLVED} {}", &h[..h.len().min(8)]),
+        (None, None) => UNKNOWN_PROJECT.to_string(),
+    }
+}
+
+pub const UNRESOLVED: &str = "unresolved";
+pub const UNKNOWN_PROJECT: &str = "unknown";
+
+/// A project path for a table cell: the home folder as `~` (the tail is what a table keeps when
+/// it must cut).
+pub fn project_cell(project: Option<&str>, hash: Option<&str>) -> String {
+    let label = project_label(project, hash);
+    match (project, std::env::var("HOME").ok()) {
+        (Some(p), Some(home)) if home.len() > 1 => {
+            let home = home.trim_end_matches('/');
+            match p.strip_prefix(home) {
+                Some("") => "~".into(),
+                Some(rest) if rest.starts_with('/') => format!("~{rest}"),
+                _ => label,
+            }
+        }
+        _ => label,
+    }
+}
+
+/// The project line of `show` and of export headers: the label plus how it was found.
+pub fn project_detail(project: Option<&str>, hash: Option<&str>, source: &str) -> String {
+    match (project, hash) {
+        (Some(p), _) => format!("{p} (from {source})"),
+        (None, Some(h)) => format!(
+            "{} (Gemini projectHash {}…; --project-root DIR can resolve it)",
+            project_label(None, Some(h)),
+            &h[..h.len().min(16)]
+        ),
+        (None, None) => format!("{UNKNOWN_PROJECT} (no working directory recorded)"),
+    }
 }
 
 #[cfg(test)]
@@ -57,5 +163,20 @@ mod tests {
         assert_eq!(human_duration(Duration::seconds(45)), "45s");
         assert_eq!(human_duration(Duration::seconds(3900)), "1h05m");
         assert_eq!(human_duration(Duration::hours(76)), "3d04h");
+        assert_eq!(thousands(1234567), "1,234,567");
+        assert_eq!(thousands(12), "12");
+        assert_eq!(plural(1, "turn"), "1 turn");
+        assert_eq!(plural(0, "turn"), "0 turns");
+        assert_eq!(plural(22_000, "session"), "22,000 sessions");
+    }
+
+    #[test]
+    fn project_names() {
+        assert_eq!(project_label(Some("/a/b"), None), "/a/b");
+        assert_eq!(
+            project_label(None, Some("7b8ebbc448bee587f474")),
+            "unresolved 7b8ebbc4"
+        );
+        assert_eq!(project_label(None, None), "unknown");
     }
 }

@@ -2,8 +2,6 @@
 //! algorithm's threshold, and a mark at each compression. SVG via plotters (text is laid out
 //! without system fonts, so it renders the same everywhere).
 
-use std::path::Path;
-
 use plotters::prelude::*;
 
 use crate::replay::{EventKind, SessionReplay};
@@ -14,8 +12,15 @@ const WHAT_IF: RGBColor = RGBColor(214, 39, 40);
 const WINDOW: RGBColor = RGBColor(0, 0, 0);
 const THRESHOLD: RGBColor = RGBColor(255, 127, 14);
 
-/// Draw one session's replay into an SVG file. Requires the replay's timeline.
-pub fn draw(r: &SessionReplay, path: &Path) -> Result<(), String> {
+/// Draw one session's replay as an SVG document (the caller writes it, through the output
+/// guard). Requires the replay's timeline.
+pub fn svg(r: &SessionReplay) -> Result<String, String> {
+    let mut buf = String::new();
+    draw(r, SVGBackend::with_string(&mut buf, (1100, 560)))?;
+    Ok(buf)
+}
+
+fn draw(r: &SessionReplay, backend: SVGBackend) -> Result<(), String> {
     let timeline = r.timeline.as_ref().ok_or("the replay has no timeline")?;
     let n = timeline.len().max(1);
     let peak = timeline
@@ -24,11 +29,11 @@ pub fn draw(r: &SessionReplay, path: &Path) -> Result<(), String> {
         .max()
         .unwrap_or(0);
     let window = r.limits.context_window;
-    // Show the window when the data comes near it; otherwise it would flatten everything.
-    let show_window = peak as f64 >= window as f64 * 0.5;
-    let top = if show_window { peak.max(window) } else { peak } as f64 * 1.08 + 1.0;
+    // The window and the threshold are always on the chart: how far the data stays below them
+    // is part of the answer.
+    let top = peak.max(window).max(r.threshold.unwrap_or(0)) as f64 * 1.08 + 1.0;
 
-    let root = SVGBackend::new(path, (1100, 560)).into_drawing_area();
+    let root = backend.into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let title = format!(
         "{} {} — {} ({} requests, saved {:.1}% vs full)",
@@ -61,31 +66,34 @@ pub fn draw(r: &SessionReplay, path: &Path) -> Result<(), String> {
             .filter_map(|p| f(p).map(|v| (p.request as f64, v as f64)))
             .collect()
     };
+    // Widest first, so a line that coincides with another stays visible around it.
     chart
         .draw_series(LineSeries::new(
             series(&|p| Some(p.full)),
-            FULL.stroke_width(2),
+            FULL.mix(0.6).stroke_width(6),
         ))
         .map_err(|e| e.to_string())?
         .label("full (no management)")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], FULL.stroke_width(2)));
+        .legend(|(x, y)| {
+            PathElement::new(vec![(x, y), (x + 18, y)], FULL.mix(0.6).stroke_width(6))
+        });
     let recorded = series(&|p| p.recorded);
     if !recorded.is_empty() {
         chart
-            .draw_series(LineSeries::new(recorded, RECORDED.stroke_width(2)))
+            .draw_series(LineSeries::new(recorded, RECORDED.stroke_width(3)))
             .map_err(|e| e.to_string())?
             .label("recorded")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], RECORDED.stroke_width(2)));
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], RECORDED.stroke_width(3)));
     }
     chart
         .draw_series(LineSeries::new(
             series(&|p| Some(p.what_if)),
-            WHAT_IF.stroke_width(2),
+            WHAT_IF.stroke_width(1),
         ))
         .map_err(|e| e.to_string())?
         .label(format!("what-if ({})", r.algorithm.as_str()))
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], WHAT_IF.stroke_width(2)));
-    if show_window {
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], WHAT_IF.stroke_width(1)));
+    {
         chart
             .draw_series(LineSeries::new(
                 vec![(0.0, window as f64), (n as f64, window as f64)],
@@ -107,22 +115,33 @@ pub fn draw(r: &SessionReplay, path: &Path) -> Result<(), String> {
                 PathElement::new(vec![(x, y), (x + 18, y)], THRESHOLD.stroke_width(1))
             });
     }
-    let marks: Vec<(f64, f64)> = r
+    // Each event is a thin tick on the axis: hundreds of prunes stay readable.
+    let ticks: Vec<f64> = r
         .events
         .iter()
         .filter(|e| e.kind != EventKind::Failed)
-        .map(|e| (e.request as f64, e.tokens_before as f64))
+        .map(|e| e.request as f64)
         .collect();
-    if !marks.is_empty() {
+    if !ticks.is_empty() {
+        let h = top * 0.04;
         chart
             .draw_series(
-                marks
+                ticks
                     .iter()
-                    .map(|&(x, y)| TriangleMarker::new((x, y), 7, WHAT_IF.filled())),
+                    .map(|&x| PathElement::new(vec![(x, 0.0), (x, h)], WHAT_IF.stroke_width(1))),
             )
             .map_err(|e| e.to_string())?
-            .label("compression / prune")
-            .legend(|(x, y)| TriangleMarker::new((x + 9, y), 6, WHAT_IF.filled()));
+            .label(format!(
+                "{} {}",
+                ticks.len(),
+                if ticks.len() == 1 { "event" } else { "events" }
+            ))
+            .legend(|(x, y)| {
+                PathElement::new(
+                    vec![(x + 9, y - 6), (x + 9, y + 6)],
+                    WHAT_IF.stroke_width(1),
+                )
+            });
     }
     chart
         .configure_series_labels()

@@ -1,9 +1,22 @@
-//! Plain, aligned tables that fit the terminal: one line per row, flexible columns (titles,
-//! projects) cut with an ellipsis instead of wrapping.
+//! The one table renderer of every human output: aligned columns, one line per row, fitted to
+//! the terminal.
+//!
+//! Fitting a table to `width` columns, in order:
+//! 1. every cell is made terminal-safe ([`super::text::safe_line`]) and measured in display
+//!    columns (CJK and emoji are two);
+//! 2. optional columns ([`Column::optional`]) are dropped, lowest priority first, until the
+//!    rest can fit at their minimum widths;
+//! 3. flexible columns ([`Column::flexible`]) give up width, lowest rank first, the widest of a
+//!    rank first, down to their minimum; each is shortened its own way ([`Cut`]): titles keep
+//!    their start, paths their end, ids their prefix (no ellipsis, so it can be typed back).
+//!
+//! With no width (output piped, or `--wide`) every column keeps its full width.
 
+use std::borrow::Cow;
 use std::io::IsTerminal;
 
-use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
+use super::settings;
+use super::text::{cut_end, cut_prefix, cut_start, pad, safe_line, width};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {
@@ -11,118 +24,206 @@ pub enum Align {
     Right,
 }
 
+/// How a flexible column shortens a cell that does not fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// Keep the start, end with `…` (titles, free text).
+    End,
+    /// Keep the end, start with `…` (paths).
+    Start,
+    /// Keep the start with no mark (ids: a prefix is still an id prefix).
+    Prefix,
+}
+
 #[derive(Debug, Clone)]
 pub struct Column {
-    pub header: &'static str,
+    pub header: Cow<'static, str>,
     pub align: Align,
-    /// Flexible columns give up width, in order of `shrink_priority` (lower shrinks first),
-    /// down to `min` characters.
+    /// Flexible columns give up width, in order of rank (lower shrinks first), down to `min`
+    /// columns.
     pub flex: Option<(u8, usize)>,
+    pub cut: Cut,
+    /// Optional columns are dropped when the table cannot fit otherwise, lowest first.
+    pub drop: Option<u8>,
 }
 
 impl Column {
     pub const fn fixed(header: &'static str, align: Align) -> Self {
         Column {
-            header,
+            header: Cow::Borrowed(header),
             align,
             flex: None,
+            cut: Cut::End,
+            drop: None,
         }
     }
-    pub const fn flexible(header: &'static str, priority: u8, min: usize) -> Self {
+
+    pub const fn flexible(header: &'static str, rank: u8, min: usize) -> Self {
         Column {
-            header,
+            header: Cow::Borrowed(header),
             align: Align::Left,
-            flex: Some((priority, min)),
+            flex: Some((rank, min)),
+            cut: Cut::End,
+            drop: None,
         }
+    }
+
+    /// A column whose header is computed (e.g. a time column naming its zone).
+    pub fn named(header: String, align: Align) -> Self {
+        Column {
+            header: Cow::Owned(header),
+            ..Column::fixed("", align)
+        }
+    }
+
+    /// Make the column flexible: it shrinks (lower rank first) down to `min` columns.
+    pub const fn shrink(mut self, rank: u8, min: usize) -> Self {
+        self.flex = Some((rank, min));
+        self
+    }
+
+    pub const fn cut(mut self, cut: Cut) -> Self {
+        self.cut = cut;
+        self
+    }
+
+    /// The column may be dropped when the terminal is too narrow (lower priority goes first).
+    pub const fn optional(mut self, priority: u8) -> Self {
+        self.drop = Some(priority);
+        self
     }
 }
 
-/// The width to fit: the terminal's when stdout is one, else `$COLUMNS` if set, else no limit
-/// (pipes get whole lines).
+/// The width to fit: none with `--wide`; else `$COLUMNS` when set (so a width can be chosen,
+/// and tests can inject one); else the terminal's when stdout is one; else none (pipes get
+/// whole lines).
 pub fn target_width() -> Option<usize> {
-    if std::io::stdout().is_terminal() {
-        let w = Table::new().width().map(usize::from);
-        if w.is_some() {
-            return w;
-        }
+    if settings().wide {
+        return None;
     }
-    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok())
+    if let Some(c) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+    {
+        return Some(c);
+    }
+    if std::io::stdout().is_terminal() {
+        return terminal_size::terminal_size_of(std::io::stdout())
+            .map(|(w, _)| usize::from(w.0))
+            .filter(|&w| w > 0);
+    }
+    None
 }
 
 const GAP: usize = 2;
 
-/// Render rows under `columns`, fitted to `width`.
-pub fn render(columns: &[Column], rows: Vec<Vec<String>>, width: Option<usize>) -> String {
-    let n = columns.len();
-    let mut widths: Vec<usize> = columns.iter().map(|c| c.header.chars().count()).collect();
-    for r in &rows {
-        for (i, cell) in r.iter().enumerate().take(n) {
-            widths[i] = widths[i].max(cell.chars().count());
+/// The widths of the columns shown (`None` = dropped) for a table of `natural` widths fitted to
+/// `limit`.
+fn fit(columns: &[Column], natural: &[usize], limit: usize) -> Vec<Option<usize>> {
+    let floor = |i: usize| match columns[i].flex {
+        Some((_, min)) => min.min(natural[i]),
+        None => natural[i],
+    };
+    let total = |shown: &[bool], w: &dyn Fn(usize) -> usize| -> usize {
+        let n = shown.iter().filter(|s| **s).count();
+        (0..columns.len())
+            .filter(|&i| shown[i])
+            .map(w)
+            .sum::<usize>()
+            + GAP * n.saturating_sub(1)
+    };
+    let mut droppable: Vec<(u8, usize)> = columns
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.drop.map(|p| (p, i)))
+        .collect();
+    droppable.sort();
+    let mut shown = vec![true; columns.len()];
+    for &(_, i) in &droppable {
+        if total(&shown, &floor) <= limit {
+            break;
         }
+        shown[i] = false;
     }
-    if let Some(limit) = width {
-        let total = |w: &[usize]| w.iter().sum::<usize>() + GAP * n.saturating_sub(1);
-        let mut flex: Vec<(u8, usize, usize)> = columns
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| c.flex.map(|(p, min)| (p, i, min)))
+    let mut widths: Vec<usize> = natural.to_vec();
+    let mut over = total(&shown, &|i| widths[i]).saturating_sub(limit);
+    let mut ranks: Vec<u8> = columns.iter().filter_map(|c| c.flex.map(|f| f.0)).collect();
+    ranks.sort();
+    ranks.dedup();
+    for rank in ranks {
+        let members: Vec<usize> = (0..columns.len())
+            .filter(|&i| shown[i] && columns[i].flex.map(|f| f.0) == Some(rank))
             .collect();
-        flex.sort();
-        for (_, i, min) in flex {
-            let over = total(&widths).saturating_sub(limit);
-            if over == 0 {
+        // Take from the widest member first, so a rank's columns end up sharing the room.
+        while over > 0 {
+            let Some(&i) = members
+                .iter()
+                .filter(|&&i| widths[i] > floor(i))
+                .max_by_key(|&&i| (widths[i], std::cmp::Reverse(i)))
+            else {
                 break;
-            }
-            let floor = min.min(widths[i]);
-            widths[i] -= over.min(widths[i] - floor);
+            };
+            widths[i] -= 1;
+            over -= 1;
         }
     }
-    let mut table = Table::new();
-    table
-        .load_preset(presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled);
-    table.set_header(columns.iter().map(|c| Cell::new(c.header)));
-    for r in rows {
-        table.add_row(r.into_iter().enumerate().map(|(i, text)| {
-            let text = ellipsize(&text, widths.get(i).copied().unwrap_or(usize::MAX));
-            Cell::new(text).set_alignment(match columns.get(i).map(|c| c.align) {
-                Some(Align::Right) => CellAlignment::Right,
-                _ => CellAlignment::Left,
-            })
-        }));
-    }
-    for (i, c) in columns.iter().enumerate() {
-        if let Some(col) = table.column_mut(i) {
-            col.set_padding((0, if i + 1 == n { 0 } else { GAP as u16 }));
-            if c.align == Align::Right {
-                col.set_cell_alignment(CellAlignment::Right);
-            }
-        }
-    }
-    let mut out = String::new();
-    for line in table.lines() {
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    (0..columns.len())
+        .map(|i| shown[i].then_some(widths[i]))
+        .collect()
 }
 
-/// Cut `s` to `max` characters, ending with `…` when cut.
-pub fn ellipsize(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
+/// Render rows under `columns`, fitted to `width` (see the module documentation).
+pub fn render(columns: &[Column], rows: Vec<Vec<String>>, width_limit: Option<usize>) -> String {
+    let n = columns.len();
+    let headers: Vec<String> = columns.iter().map(|c| safe_line(&c.header)).collect();
+    let rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .map(|r| r.iter().take(n).map(|c| safe_line(c)).collect())
+        .collect();
+    let mut natural: Vec<usize> = headers.iter().map(|h| width(h)).collect();
+    for r in &rows {
+        for (i, cell) in r.iter().enumerate() {
+            natural[i] = natural[i].max(width(cell));
+        }
     }
-    if max == 0 {
-        return String::new();
+    let widths: Vec<Option<usize>> = match width_limit {
+        Some(limit) => fit(columns, &natural, limit),
+        None => natural.iter().map(|w| Some(*w)).collect(),
+    };
+    let mut out = String::new();
+    let mut line = |cells: &[String], header: bool| {
+        let mut parts: Vec<String> = Vec::with_capacity(n);
+        for (i, c) in columns.iter().enumerate() {
+            let Some(w) = widths[i] else { continue };
+            let cell = cells.get(i).map(String::as_str).unwrap_or("");
+            let cut = match (header, c.cut) {
+                (true, _) | (false, Cut::End) => cut_end(cell, w),
+                // Only paths are cut from the start; a label such as `unresolved 7b8e…` keeps
+                // its start.
+                (false, Cut::Start) if cell.contains('/') => cut_start(cell, w),
+                (false, Cut::Start) => cut_end(cell, w),
+                (false, Cut::Prefix) => cut_prefix(cell, w),
+            };
+            parts.push(pad(&cut, w, c.align == Align::Right));
+        }
+        out.push_str(parts.join(&" ".repeat(GAP)).trim_end());
+        out.push('\n');
+    };
+    line(&headers, true);
+    for r in &rows {
+        line(r, false);
     }
-    let mut out: String = s.chars().take(max - 1).collect();
-    out.push('…');
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn widest(s: &str) -> usize {
+        s.lines().map(width).max().unwrap_or(0)
+    }
 
     #[test]
     fn fits_width_by_cutting_flexible_columns() {
@@ -137,11 +238,54 @@ mod tests {
             "a very long title that goes on".into(),
         ]];
         let out = render(&cols, rows.clone(), Some(20));
-        for line in out.lines() {
-            assert!(line.chars().count() <= 20, "{line:?}");
-        }
+        assert!(widest(&out) <= 20, "{out}");
         assert!(out.contains('…'));
         let wide = render(&cols, rows, None);
         assert!(wide.contains("a very long title that goes on"));
+    }
+
+    #[test]
+    fn drops_optional_columns_by_priority_and_shares_the_rest() {
+        let cols = [
+            Column::fixed("ID", Align::Left)
+                .shrink(0, 8)
+                .cut(Cut::Prefix),
+            Column::fixed("PATH", Align::Left)
+                .shrink(1, 8)
+                .cut(Cut::Start),
+            Column::fixed("TOOLS", Align::Right).optional(1),
+            Column::fixed("CMP", Align::Right).optional(0),
+            Column::flexible("TITLE", 1, 8),
+        ];
+        let rows = vec![vec![
+            "019d4e99-de40-7b52".into(),
+            "/home/dev/api-server".into(),
+            "1,234".into(),
+            "3".into(),
+            "日本語のタイトルはとても長いです".into(),
+        ]];
+        // The floors (8 + 8 + 5 + 3 + 8 and the gaps) need 40 columns: at 36 CMP goes.
+        let out = render(&cols, rows.clone(), Some(40));
+        assert!(out.contains("CMP"), "{out}");
+        let out = render(&cols, rows.clone(), Some(36));
+        assert!(widest(&out) <= 36, "{out}");
+        assert!(!out.contains("CMP"), "lowest priority dropped first: {out}");
+        assert!(out.contains("019d4e99 "), "id cut to a prefix: {out}");
+        assert!(out.contains("…/api-server") || out.contains("…"), "{out}");
+        let out = render(&cols, rows.clone(), Some(200));
+        assert!(out.contains("CMP") && out.contains("019d4e99-de40-7b52"));
+        // Every width from tiny to roomy: never wider than asked once the floor fits.
+        for w in 24..120 {
+            let out = render(&cols, rows.clone(), Some(w));
+            assert!(widest(&out) <= w.max(28), "{w}: {out}");
+        }
+    }
+
+    #[test]
+    fn cells_are_terminal_safe() {
+        let cols = [Column::flexible("TITLE", 0, 5)];
+        let out = render(&cols, vec![vec!["\x1b]0;owned\x07 title".into()]], None);
+        assert!(!out.contains('\x1b'));
+        assert!(out.contains("^[]0;owned^G title"));
     }
 }

@@ -57,8 +57,6 @@ pub struct Codex {
     initial_context: u64,
     /// A human prompt arrived since the last request (a new turn: the pre-turn check applies).
     new_turn: bool,
-    /// A simulated compaction happened: recorded figures no longer describe this context.
-    diverged: bool,
 }
 
 impl Codex {
@@ -73,15 +71,14 @@ impl Codex {
             user_messages: VecDeque::new(),
             initial_context: 0,
             new_turn: false,
-            diverged: false,
         }
     }
 
-    fn compact(&mut self, before_with_overhead: u64) -> Event {
-        self.diverged = true;
+    fn compact(&mut self, measure: u64) -> Event {
         let mut e = Event::new(EventKind::Compress);
         e.tokens_before = self.context;
-        e.summariser_input = before_with_overhead;
+        e.measure = Some(measure);
+        e.summariser_input = self.context;
         e.summariser_output = self.summary;
         // Newest user messages first, up to the budget; the overflowing one is truncated.
         let mut kept: VecDeque<u64> = VecDeque::new();
@@ -122,25 +119,24 @@ impl Strategy for Codex {
 
     fn before_request(&mut self, req: &RequestInfo) -> Vec<Event> {
         let turn_start = std::mem::take(&mut self.new_turn);
-        let now = req.overhead + self.context;
-        if turn_start && now >= self.limit && self.items > 0 {
-            return vec![self.compact(now)];
+        if turn_start && req.context_now >= self.limit && self.items > 0 {
+            return vec![self.compact(req.context_now)];
         }
         Vec::new()
     }
 
     fn after_request(&mut self, req: &RequestInfo, what_if_prompt: u64) -> Vec<Event> {
-        // Codex compares the response's recorded total; while the replay has not intervened,
-        // the recorded prompt is this context's size.
-        let prompt = match (self.diverged, req.recorded_unmanaged, req.recorded_prompt) {
-            (false, true, Some(p)) => p,
-            _ => what_if_prompt,
-        };
-        let total = prompt + req.output;
+        // Codex compares the response's total (`last_token_usage.total_tokens`): the recorded
+        // prompt while the replayed history is the recorded one, else the calibrated size.
+        let total = what_if_prompt.saturating_add(req.output);
         if total >= self.limit && self.items > 0 {
             return vec![self.compact(total)];
         }
         Vec::new()
+    }
+
+    fn compact_now(&mut self, req: &RequestInfo) -> Option<Event> {
+        (self.items > 0).then(|| self.compact(req.context_now))
     }
 
     fn full_tokens(&self) -> u64 {

@@ -1,41 +1,52 @@
 //! Offline replay of context-management algorithms over real history.
 //!
-//! A session becomes a sequence of model requests. At each request the context holds a fixed
-//! overhead (system prompt, tool declarations) plus the history so far. Three series come out:
+//! A session becomes a sequence of model requests ([`input`]). At each request the context
+//! holds a fixed overhead (system prompt, tool declarations) plus the history so far. Three
+//! series come out:
 //!
-//! - `full`: overhead + the whole history with no management at all (even what the agent itself
-//!   later compacted away);
+//! - `full`: the whole history with no management at all (even what the agent itself later
+//!   compacted away);
 //! - `recorded`: the prompt tokens the agent reported for that request, where it did;
-//! - `what_if`: overhead + the history as the chosen algorithm would have managed it.
+//! - `what_if`: the history as the chosen algorithm would have managed it.
 //!
-//! Each algorithm (one module each) decides with its own estimator, ported exactly. Absolute
-//! figures are anchored to recorded usage: the overhead is the first recorded prompt minus the
-//! estimated history at that request. Without recorded usage the overhead is 0 and every figure
-//! is an estimate (the result says so).
+//! Each algorithm (one module each) decides with its own estimator, ported exactly, at the
+//! constants of the agent version that recorded the session ([`versions`]). The figures are
+//! real tokens wherever they can be: while the replayed history is the recorded one (the
+//! replay has not intervened, or it compacted where the agent did), a request's what-if size
+//! *is* its recorded size, and triggers compare the recorded figures the real agent compared
+//! ([`engine`]). Elsewhere a figure is extrapolated from the last such request with a per-session
+//! calibration of the estimator against the recorded sizes ([`calibrate`]). Without recorded
+//! usage every figure is a raw estimate (the result says so).
 //!
 //! The engine feeds history items to a [`Strategy`] incrementally and asks it, before and after
 //! each request, for the managed context size. Strategies keep running sums so a replay is
 //! linear (or n·log n) in the number of messages: nothing re-sums the whole history per request.
 
+pub mod calibrate;
 pub mod claude;
 pub mod codex;
+mod engine;
 pub mod gemini;
+pub mod input;
 pub mod js;
 pub mod openclaw;
 pub mod pi;
 pub mod settings;
+mod sync;
+pub mod validate;
 pub mod window;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::model::{Agent, Compaction, CompactionKind, Message, Part, Role, Session};
-use crate::tokens::estimate_text;
+use crate::model::{Agent, Compaction, Part, Role, Trigger};
+use calibrate::Calibration;
 use settings::{Settings, Spec};
 use window::Limits;
+
+pub use engine::replay;
 
 /// The algorithms `replay-compress` can replay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, Serialize)]
@@ -108,6 +119,31 @@ impl Algorithm {
         }
     }
 
+    /// Whether the algorithm's constants depend on the recording agent's version.
+    pub fn has_versioned_constants(self) -> bool {
+        matches!(self, Algorithm::Claude | Algorithm::Codex)
+    }
+
+    /// The trigger constants in force, in words, for the report.
+    pub fn constants(self, ctx: &StrategyContext) -> String {
+        match self {
+            Algorithm::Claude => claude::describe(ctx),
+            _ => match threshold(self, ctx) {
+                Some(t) => format!(
+                    "{}: threshold {} of a {}-token window",
+                    self.as_str(),
+                    t,
+                    ctx.limits.context_window
+                ),
+                None => format!(
+                    "{}: {}-token window",
+                    self.as_str(),
+                    ctx.limits.context_window
+                ),
+            },
+        }
+    }
+
     fn build(self, ctx: &StrategyContext) -> Box<dyn Strategy> {
         match self {
             Algorithm::Gemini => Box::new(gemini::Gemini::new(ctx)),
@@ -168,130 +204,29 @@ pub struct ReplayInput {
     pub model: Option<String>,
     /// The context window the agent recorded, if it did (Codex).
     pub recorded_window: Option<u64>,
+    pub started_at: Option<DateTime<Utc>>,
+    /// The agent version that wrote the session, when recorded (Claude `version`, Codex
+    /// `cli_version`): it decides the constants of the agent's own algorithm.
+    pub agent_version: Option<String>,
     /// Whether requests carry recorded prompt sizes (else everything is estimated).
     pub recorded_usage: bool,
-    /// The compactions the agent itself performed, with `request_index` into `requests`.
+    /// The compactions the agent itself performed (tool-output masking included), with
+    /// `request_index` into `requests`: the first request that saw their effect.
     pub recorded_compactions: Vec<Compaction>,
+    /// The context the agent had right after each of its compactions, where recorded.
+    pub post_compaction: Vec<PostCompaction>,
 }
 
-/// Messages that are artifacts of the agent's own context management, not conversation.
-fn is_management_artifact(m: &Message) -> bool {
-    matches!(
-        m.subtype.as_deref(),
-        Some("compaction" | "compact_summary" | "compact_ack" | "checkpoint_copy" | "synthetic")
-    )
-}
-
-impl ReplayInput {
-    pub fn from_session(s: Session) -> ReplayInput {
-        // Tool names by call id, for results (allow/deny lists and Gemini functionResponse names).
-        let mut names: HashMap<String, String> = HashMap::new();
-        for m in &s.messages {
-            for p in &m.parts {
-                if let Part::ToolCall { id, name, .. } = p {
-                    names.insert(id.clone(), name.clone());
-                }
-            }
-        }
-        // In a main session, sidechain records are a sub-agent's separate context; in a
-        // sub-agent's own file they are the context.
-        let own_sidechain = s.kind == crate::model::SessionKind::Subagent;
-        // history position of each original message index
-        let mut position: Vec<usize> = Vec::with_capacity(s.messages.len() + 1);
-        let mut items = Vec::new();
-        for m in s.messages {
-            position.push(items.len());
-            let keep = matches!(m.role, Role::User | Role::Assistant | Role::Tool)
-                && (own_sidechain || !m.sidechain)
-                && !is_management_artifact(&m);
-            if !keep {
-                continue;
-            }
-            let tool_names = m
-                .parts
-                .iter()
-                .map(|p| match p {
-                    Part::ToolResult { call_id, .. } => names.get(call_id).cloned(),
-                    _ => None,
-                })
-                .collect();
-            let is_context = m.role == Role::User
-                && !m.is_human
-                && !m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. }));
-            items.push(HistoryItem {
-                role: m.role,
-                is_human: m.is_human,
-                timestamp: m.timestamp,
-                model: m.model,
-                parts: m.parts,
-                tool_names,
-                is_context,
-            });
-        }
-        position.push(items.len());
-
-        let mut requests: Vec<RequestPoint> = Vec::new();
-        for r in &s.requests {
-            if !own_sidechain && r.dedup_key.as_ref().is_some_and(|k| k.sidechain) {
-                continue; // a sub-agent's request: another context
-            }
-            let upto = match r.message_index {
-                Some(i) => position[i.min(position.len() - 1)],
-                None => requests.last().map_or(0, |p: &RequestPoint| p.upto),
-            };
-            requests.push(RequestPoint {
-                upto,
-                recorded_prompt: r.prompt_tokens,
-                output: r.usage.output,
-                timestamp: r.timestamp,
-                model: r.model.clone(),
-            });
-        }
-        requests.sort_by_key(|r| r.upto);
-        let recorded_usage = requests.iter().any(|r| r.recorded_prompt.is_some());
-        if requests.is_empty() {
-            // No recorded usage at all: one estimated request per assistant response.
-            for (i, it) in items.iter().enumerate() {
-                if it.role == Role::Assistant {
-                    requests.push(RequestPoint {
-                        upto: i,
-                        recorded_prompt: None,
-                        output: estimate_text(&it.text()),
-                        timestamp: it.timestamp,
-                        model: it.model.clone(),
-                    });
-                }
-            }
-        }
-        let mut counts: HashMap<&str, usize> = HashMap::new();
-        for r in &requests {
-            if let Some(m) = r.model.as_deref() {
-                *counts.entry(m).or_default() += 1;
-            }
-        }
-        let model = counts
-            .into_iter()
-            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))
-            .map(|(m, _)| m.to_string())
-            .or_else(|| s.models.last().cloned());
-        let recorded_compactions = s
-            .compactions
-            .into_iter()
-            .filter(|c| !matches!(c.kind, CompactionKind::GeminiMasking))
-            .collect();
-        ReplayInput {
-            recorded_window: s.context_window,
-            agent: s.agent,
-            id: s.id,
-            path: s.path,
-            project: s.project,
-            items,
-            requests,
-            model,
-            recorded_usage,
-            recorded_compactions,
-        }
-    }
+/// The size of the context right after one of the agent's own compactions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PostCompaction {
+    /// The first recorded prompt after the compaction.
+    pub recorded: u64,
+    /// Estimated tokens (UTF-8 bytes / 4) of the history added between the compaction and that
+    /// request.
+    pub added: u64,
+    /// Estimated tokens of the summary the agent wrote.
+    pub summary: u64,
 }
 
 /// What a strategy is built with.
@@ -301,6 +236,8 @@ pub struct StrategyContext {
     pub limits: Limits,
     /// Size of a summary the algorithm would write (`--summary-tokens`).
     pub summary_tokens: u64,
+    /// The recording agent's version, for algorithms whose constants changed between versions.
+    pub agent_version: Option<String>,
 }
 
 /// What the engine tells a strategy about a request.
@@ -311,19 +248,23 @@ pub struct RequestInfo {
     pub recorded_prompt: Option<u64>,
     /// Output tokens of this request's response.
     pub output: u64,
-    /// The what-if prompt size (anchored, i.e. including the overhead) of the previous request:
-    /// what the agent's API would have reported, the figure real triggers compare.
+    /// The previous request's prompt size as the agent's API reported it, the figure real
+    /// triggers compare: the recorded one while the replayed history is the recorded one
+    /// (`prev_recorded`), else the calibrated estimate of the replayed context.
     pub prev_prompt: Option<u64>,
+    /// Whether `prev_prompt` is a recorded figure.
+    pub prev_recorded: bool,
     /// Output tokens of the previous request.
     pub prev_output: u64,
-    /// Fixed overhead (system prompt + tools) added to the strategy's history estimate.
-    pub overhead: u64,
-    /// Whether `recorded_prompt` still describes the unmanaged history: the agent has not
-    /// compacted anything yet. Until a replay first intervenes, that recorded figure *is* the
-    /// what-if context, and it is what the real agent's trigger compared.
-    pub recorded_unmanaged: bool,
-    /// The previous request's recorded prompt, when it too described the unmanaged history.
-    pub prev_recorded: Option<u64>,
+    /// The calibrated size of the replayed context with everything pushed so far, in the same
+    /// units as `prev_prompt` (for checks that look at the current context, not the last
+    /// response: Codex's pre-turn check, Claude before the first response).
+    pub context_now: u64,
+    /// Recorded tokens per estimated token on this session ([`calibrate`]).
+    pub scale: f64,
+    /// In [`Strategy::after_request`]: whether this request's what-if size is its recorded
+    /// one (the replayed history was the recorded one). Always false before the request.
+    pub in_sync: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -352,12 +293,28 @@ pub struct Event {
     pub summarised: usize,
     /// History messages kept verbatim.
     pub kept: usize,
-    /// Context size before and after (anchored: overhead included).
+    /// Context size before and after. A strategy reports them in its estimator's units; the
+    /// engine turns them into calibrated tokens (overhead included), and for a compaction that
+    /// matches one the agent recorded, `tokens_after` is the size the agent really had next.
     pub tokens_before: u64,
     pub tokens_after: u64,
-    /// Summariser input and output tokens (Gemini makes two calls).
+    /// Summariser input and output tokens (Gemini makes two calls). Strategies report the input
+    /// in estimator units without the overhead; the engine calibrates it.
     pub summariser_input: u64,
     pub summariser_output: u64,
+    /// How many summariser calls `summariser_input` covers (each pays the system prompt).
+    #[serde(skip)]
+    pub summariser_calls: u64,
+    /// The figure the trigger compared with its threshold, in the units of
+    /// [`RequestInfo::prev_prompt`] (real tokens where recorded): what `--validate` sets
+    /// against the agent's recorded `preTokens`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measure: Option<u64>,
+    /// Not the algorithm's decision: the replay followed a compaction the agent recorded (a
+    /// manual `/compact`, or an automatic one the replay of the agent's own algorithm at its own
+    /// settings did not make within a request), so that it keeps tracking the recording.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub forced: bool,
 }
 
 impl Event {
@@ -371,11 +328,14 @@ impl Event {
             tokens_after: 0,
             summariser_input: 0,
             summariser_output: 0,
+            summariser_calls: 1,
+            measure: None,
+            forced: false,
         }
     }
 
     pub fn summariser_tokens(&self) -> u64 {
-        self.summariser_input + self.summariser_output
+        self.summariser_input.saturating_add(self.summariser_output)
     }
 }
 
@@ -385,12 +345,20 @@ pub trait Strategy {
     /// Append the next history item (in log order).
     fn push(&mut self, item: &HistoryItem);
     /// A request is about to be sent with everything pushed so far. Apply triggers; return what
-    /// happened (events' token figures without the overhead; the engine anchors them).
+    /// happened (token figures in the strategy's estimator units; the engine calibrates them).
     fn before_request(&mut self, req: &RequestInfo) -> Vec<Event>;
-    /// The request was sent and answered with a context of `what_if_prompt` tokens (anchored).
-    /// For algorithms that trigger after sampling (Codex mid-turn, Pi after a run).
+    /// The request was sent and answered with a context of `what_if_prompt` tokens (recorded
+    /// while in sync, else calibrated). For algorithms that trigger after sampling (Codex
+    /// mid-turn, Pi after a run).
     fn after_request(&mut self, _req: &RequestInfo, _what_if_prompt: u64) -> Vec<Event> {
         Vec::new()
+    }
+    /// The user compacted by hand here (a recorded manual `/compact`): do what the agent's
+    /// compaction does now, whatever the trigger says. Replaying the agent's own algorithm
+    /// reproduces the user's manual compactions so the replay keeps tracking the recording;
+    /// `None` when the algorithm has no manual compaction.
+    fn compact_now(&mut self, _req: &RequestInfo) -> Option<Event> {
+        None
     }
     /// Estimated size of the whole unmanaged history pushed so far.
     fn full_tokens(&self) -> u64;
@@ -405,6 +373,8 @@ pub struct Point {
     pub full: u64,
     pub recorded: Option<u64>,
     pub what_if: u64,
+    /// `what_if` is the recorded figure: the replayed history was the recorded one here.
+    pub in_sync: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
@@ -433,9 +403,17 @@ pub struct Series<T> {
     pub what_if: T,
 }
 
-/// A recorded compaction next to the replay's nearest one (`--validate`).
+/// A recorded compaction next to the replay's matching (or nearest) one (`--validate`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Validation {
+    pub trigger: Trigger,
+    /// When the agent compacted (it identifies one compaction across checkpoint copies).
+    pub timestamp: Option<DateTime<Utc>>,
+    /// The replay compacted within ±1 request of it (its history is the recorded one again).
+    pub matched: bool,
+    /// The replay did not make it (within ±1 request) and followed the agent's compaction to
+    /// keep tracking the recording (always, for a manual one).
+    pub followed: bool,
     pub recorded_request: usize,
     pub recorded_tokens_before: Option<u64>,
     pub replay_request: Option<usize>,
@@ -446,25 +424,55 @@ pub struct Validation {
     pub tokens_delta_pct: Option<f64>,
 }
 
+/// How closely replaying the agent's own algorithm reproduced what it did (`--validate`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Fidelity {
+    /// Automatic compactions the agent recorded (manual ones are replayed as given).
+    pub recorded_auto: usize,
+    /// Of those, how many the replay made within ±1 request.
+    pub predicted: usize,
+    /// Compressions the replay made that match no recorded one.
+    pub unexpected: usize,
+    /// Median of |replay trigger measure − recorded `preTokens`| / `preTokens` over the
+    /// predicted compactions, in percent.
+    pub median_token_error_pct: Option<f64>,
+    /// Median over the requests with a recorded prompt of |what_if − recorded| / recorded, in
+    /// percent: how well the what-if series tracks the recording.
+    pub median_series_error_pct: Option<f64>,
+}
+
 /// The replay of one session under one setting.
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionReplay {
     pub agent: Agent,
     pub id: String,
+    #[serde(serialize_with = "crate::diag::serialize_path")]
     pub path: PathBuf,
     pub project: Option<String>,
+    /// When the session started.
+    pub started_at: Option<DateTime<Utc>>,
     pub algorithm: Algorithm,
     pub settings: Settings,
     pub model: Option<String>,
     pub limits: Limits,
     pub summary_tokens: u64,
-    /// Threshold of the algorithm in anchored tokens, when it has one (for plots).
+    /// The agent version that recorded the session, when it did.
+    pub agent_version: Option<String>,
+    /// The constants in force and where they come from, e.g. "Claude Code 2.1.7:
+    /// 200,000 − min(64,000, 32,000) − 13,000 = 155,000".
+    pub constants: String,
+    /// Threshold of the algorithm in real tokens, when it has one (for plots).
     pub threshold: Option<u64>,
     /// `recorded` when anchored to recorded usage, `estimated` otherwise.
     pub basis: &'static str,
+    /// The estimator → recorded mapping fitted on this session.
+    pub calibration: Calibration,
     pub requests: usize,
     pub totals: Totals,
+    /// Events the algorithm decided (failed attempts and followed compactions excluded).
     pub compressions: usize,
+    /// Compactions the agent recorded that the replay followed ([`Event::forced`]).
+    pub followed: usize,
     pub events: Vec<Event>,
     pub peak: Series<u64>,
     pub over_window: Series<usize>,
@@ -476,6 +484,8 @@ pub struct SessionReplay {
     pub timeline: Option<Vec<Point>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub validation: Option<Vec<Validation>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fidelity: Option<Fidelity>,
 }
 
 /// Options of one replay.
@@ -488,174 +498,15 @@ pub struct ReplayOptions {
     pub summary_tokens_source: &'static str,
     pub timeline: bool,
     pub validate: bool,
+    /// Replaying the session's own agent at its own settings: follow every compaction the
+    /// agent recorded (see [`Event::forced`]). Set by the caller when no setting, window or
+    /// summary size was overridden.
+    pub follow_recording: bool,
 }
 
-/// Replay one session.
-pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
-    let alg = opts.algorithm;
-    let limits = window::resolve(
-        input.model.as_deref(),
-        input.recorded_window,
-        opts.context_window,
-        alg.default_limits(),
-    );
-    let ctx = StrategyContext {
-        settings: opts.settings.clone(),
-        limits,
-        summary_tokens: opts.summary_tokens,
-    };
-    let mut strategy = alg.build(&ctx);
-    let mut notes = Vec::new();
-    if limits.source == window::WindowSource::Default {
-        notes.push(format!(
-            "model {} unknown: assumed a {}-token window",
-            input.model.as_deref().unwrap_or("(none recorded)"),
-            limits.context_window
-        ));
-    }
-    if !input.recorded_usage {
-        notes.push("no recorded usage: every figure is an estimate".into());
-    }
-    if alg.default_summary_tokens() > 0 {
-        notes.push(format!(
-            "summary size {} tokens ({})",
-            opts.summary_tokens, opts.summary_tokens_source
-        ));
-    }
-
-    let mut overhead: Option<u64> = None;
-    let first_real = input
-        .recorded_compactions
-        .iter()
-        .map(|c| c.request_index)
-        .min();
-    let mut prev_recorded = None;
-    let mut pushed = 0;
-    let mut prev_prompt = None;
-    let mut prev_output = 0;
-    let mut events: Vec<Event> = Vec::new();
-    let mut timeline: Vec<Point> = Vec::with_capacity(input.requests.len());
-    for (k, r) in input.requests.iter().enumerate() {
-        while pushed < r.upto.min(input.items.len()) {
-            strategy.push(&input.items[pushed]);
-            pushed += 1;
-        }
-        if overhead.is_none() {
-            if let Some(rec) = r.recorded_prompt {
-                overhead = Some(rec.saturating_sub(strategy.full_tokens()));
-            }
-        }
-        let oh = overhead.unwrap_or(0);
-        let info = RequestInfo {
-            index: k,
-            timestamp: r.timestamp,
-            recorded_prompt: r.recorded_prompt,
-            output: r.output,
-            prev_prompt,
-            prev_output,
-            overhead: oh,
-            recorded_unmanaged: first_real.is_none_or(|f| k < f),
-            prev_recorded,
-        };
-        for mut e in strategy.before_request(&info) {
-            e.request = k;
-            e.tokens_before += oh;
-            e.tokens_after += oh;
-            events.push(e);
-        }
-        let point = Point {
-            request: k,
-            full: oh + strategy.full_tokens(),
-            recorded: r.recorded_prompt,
-            what_if: oh + strategy.context_tokens(),
-        };
-        for mut e in strategy.after_request(&info, point.what_if) {
-            // It takes effect from the next request on, like a recorded compaction's index.
-            e.request = k + 1;
-            e.tokens_before += oh;
-            e.tokens_after += oh;
-            events.push(e);
-        }
-        timeline.push(point);
-        prev_prompt = Some(point.what_if);
-        prev_recorded = r.recorded_prompt.filter(|_| info.recorded_unmanaged);
-        prev_output = r.output;
-    }
-
-    let w = limits.context_window;
-    let mut totals = Totals::default();
-    let mut peak = Series::<u64>::default();
-    let mut over = Series::<usize>::default();
-    let mut recorded_only_what_if = 0u64;
-    for p in &timeline {
-        totals.full += p.full;
-        totals.what_if += p.what_if;
-        peak.full = peak.full.max(p.full);
-        peak.what_if = peak.what_if.max(p.what_if);
-        over.full += usize::from(p.full > w);
-        over.what_if += usize::from(p.what_if > w);
-        if let Some(r) = p.recorded {
-            totals.recorded += r;
-            recorded_only_what_if += p.what_if;
-            peak.recorded = peak.recorded.max(r);
-            over.recorded += usize::from(r > w);
-        }
-    }
-    totals.saved = totals.full as i64 - totals.what_if as i64;
-    totals.saved_pct = pct(totals.saved, totals.full);
-    totals.saved_vs_recorded = totals.recorded as i64 - recorded_only_what_if as i64;
-    totals.saved_vs_recorded_pct = pct(totals.saved_vs_recorded, totals.recorded);
-    totals.summariser_tokens = events.iter().map(Event::summariser_tokens).sum();
-    totals.net_saved = totals.saved - totals.summariser_tokens as i64;
-    let compressions = events
-        .iter()
-        .filter(|e| e.kind != EventKind::Failed)
-        .count();
-
-    let estimator_drift = timeline
-        .iter()
-        .take_while(|p| first_real.is_none_or(|f| p.request < f))
-        .filter(|p| p.full > 0)
-        .filter_map(|p| p.recorded.map(|r| r as f64 / p.full as f64))
-        .last()
-        .map(|d| (d * 100.0).round() / 100.0);
-    if let Some(d) = estimator_drift.filter(|d| !(0.8..=1.25).contains(d)) {
-        notes.push(format!(
-            "the {} estimator is {:.0}% {} than the recorded prompt sizes on this session; absolute figures are anchored only by the overhead",
-            alg.as_str(),
-            (d - 1.0).abs() * 100.0,
-            if d > 1.0 { "lower" } else { "higher" }
-        ));
-    }
-    let validation = (opts.validate && alg.native_agent() == Some(input.agent))
-        .then(|| validate(&input.recorded_compactions, &events, &timeline));
-    SessionReplay {
-        agent: input.agent,
-        id: input.id.clone(),
-        path: input.path.clone(),
-        project: input.project.clone(),
-        algorithm: alg,
-        settings: opts.settings.clone(),
-        model: input.model.clone(),
-        limits,
-        summary_tokens: opts.summary_tokens,
-        threshold: threshold(alg, &ctx),
-        basis: if input.recorded_usage {
-            "recorded"
-        } else {
-            "estimated"
-        },
-        requests: timeline.len(),
-        totals,
-        compressions,
-        events,
-        peak,
-        over_window: over,
-        estimator_drift,
-        notes,
-        timeline: opts.timeline.then_some(timeline),
-        validation,
-    }
+/// `a − b` as a signed figure, held to the range of i64.
+pub fn difference(a: u64, b: u64) -> i64 {
+    (i128::from(a) - i128::from(b)).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
 /// `part / whole` in percent, one decimal; 0 when `whole` is 0.
@@ -684,41 +535,6 @@ pub fn threshold(alg: Algorithm, ctx: &StrategyContext) -> Option<u64> {
             Some((ctx.settings.num("soft_trim_ratio") * ctx.limits.context_window as f64) as u64)
         }
     }
-}
-
-/// Pair each recorded compaction with the replay's compressions in order.
-fn validate(recorded: &[Compaction], events: &[Event], timeline: &[Point]) -> Vec<Validation> {
-    let compress: Vec<&Event> = events
-        .iter()
-        .filter(|e| e.kind == EventKind::Compress)
-        .collect();
-    recorded
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            // The recorded size before: what the agent wrote, else the last recorded prompt.
-            let rec_before = c.tokens_before.or_else(|| {
-                c.request_index
-                    .checked_sub(1)
-                    .and_then(|j| timeline.get(j))
-                    .and_then(|p| p.recorded)
-            });
-            let e = compress.get(i);
-            Validation {
-                recorded_request: c.request_index,
-                recorded_tokens_before: rec_before,
-                replay_request: e.map(|e| e.request),
-                replay_tokens_before: e.map(|e| e.tokens_before),
-                request_delta: e.map(|e| e.request as i64 - c.request_index as i64),
-                tokens_delta_pct: match (e, rec_before) {
-                    (Some(e), Some(r)) if r > 0 => Some(
-                        ((e.tokens_before as f64 - r as f64) / r as f64 * 1000.0).round() / 10.0,
-                    ),
-                    _ => None,
-                },
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use super::settings::Settings;
 use super::*;
-use crate::model::Usage;
+use crate::model::{CompactionKind, Message, Session, Trigger, Usage};
 
 fn item(role: Role, human: bool, text: &str) -> HistoryItem {
     HistoryItem {
@@ -48,7 +48,10 @@ fn input(turns: usize, chars: usize, recorded: impl Fn(usize, u64) -> Option<u64
         model: Some("claude-sonnet-4-5".into()),
         recorded_usage: true,
         recorded_compactions: Vec::new(),
+        post_compaction: Vec::new(),
         recorded_window: None,
+        started_at: None,
+        agent_version: None,
     }
 }
 
@@ -65,6 +68,7 @@ fn opts(alg: Algorithm, summary: u64, pairs: &[(&str, &str)]) -> ReplayOptions {
         summary_tokens_source: "test",
         timeline: true,
         validate: true,
+        follow_recording: false,
     }
 }
 
@@ -99,6 +103,7 @@ fn claude_compacts_at_window_minus_output_cap_minus_buffer() {
             settings: Settings::resolve(claude::SPECS, &[]).unwrap(),
             limits: window::resolve(Some("claude-sonnet-4-5"), None, None, (0, 0)),
             summary_tokens: 0,
+            agent_version: None,
         },
     );
     assert_eq!(ctx_threshold, Some(200_000 - 20_000 - 13_000));
@@ -252,4 +257,161 @@ fn from_session_drops_management_artifacts_and_sidechains() {
         "only the prompt precedes the response"
     );
     assert_eq!(inp.items[2].tool_names, vec![Some("Bash".to_string())]);
+}
+
+fn timeline(r: &SessionReplay) -> Vec<(u64, Option<u64>, u64, bool)> {
+    r.timeline
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|p| (p.full, p.recorded, p.what_if, p.in_sync))
+        .collect()
+}
+
+#[test]
+fn with_no_intervention_what_if_is_the_recording() {
+    // The real tokenizer counts 1.3 × the estimate, plus 7,000 of system prompt: an estimator
+    // 30% off must not show up as a saving.
+    let inp = input(6, 4_000, |_, h| Some(7_000 + h * 13 / 10));
+    let r = replay(&inp, &opts(Algorithm::Pi, 2_500, &[]));
+    assert_eq!(r.compressions, 0);
+    for (full, rec, what_if, in_sync) in timeline(&r) {
+        assert_eq!(Some(what_if), rec);
+        assert_eq!(Some(full), rec);
+        assert!(in_sync);
+    }
+    assert_eq!((r.totals.saved, r.totals.saved_vs_recorded), (0, 0));
+    let c = r.calibration;
+    assert_eq!(c.method, calibrate::Method::LeastSquares);
+    assert!((c.scale - 1.3).abs() < 1e-9, "{c:?}");
+    assert!((c.offset - 7_000.0).abs() < 1e-6, "{c:?}");
+    assert_eq!((c.requests_used, c.median_error_pct), (6, Some(0.0)));
+}
+
+#[test]
+fn after_the_replay_intervenes_figures_extrapolate_from_the_last_recorded_one() {
+    // Recorded = 2 × estimate + 1,000. 40,000-token messages: requests see 40k, 120k, 200k,
+    // 280k estimated (81k, 241k, 401k, 561k recorded). At 60% of the effective window
+    // (0.6 × 180,000 = 108,000) Claude compacts before request 1, where its measure (recorded
+    // 81k + output 40k + the new prompt 40k = 161k) crosses the threshold.
+    let inp = input(4, 160_000, |_, h| Some(1_000 + 2 * h));
+    let r = replay(
+        &inp,
+        &opts(Algorithm::Claude, 3_000, &[("autocompact_pct", "60")]),
+    );
+    let e = &r.events[0];
+    assert_eq!((e.request, e.measure), (1, Some(161_000)));
+    // The last recorded point: request 0, estimate 40,000, recorded 81,000. After the
+    // compaction the estimate is the 3,000-token summary: 81,000 + 2 × (3,000 − 40,000).
+    assert_eq!(e.tokens_after, 7_000);
+    let t = timeline(&r);
+    assert_eq!(t[0], (81_000, Some(81_000), 81_000, true));
+    assert_eq!(t[1], (241_000, Some(241_000), 7_000, false));
+    // Request 2 adds the answer and a prompt: 80,000 estimated = 160,000 real.
+    assert_eq!(t[2].2, 167_000);
+    // Saved against the recording is real: the recording never compacted.
+    assert!(r.totals.saved_vs_recorded > 0);
+    assert_eq!(r.totals.saved, r.totals.saved_vs_recorded);
+}
+
+#[test]
+fn a_compaction_made_where_the_agent_made_it_resyncs_with_the_recording() {
+    // Estimates 40k, 120k, 200k, 280k; the agent compacted before request 2 (its measure
+    // 200k ≥ 167k) and its next prompt was 30,000; the replay compacts there too.
+    let mut inp = input(4, 160_000, |k, h| {
+        Some(if k >= 2 { 30_000 + (h - 200_000) } else { h })
+    });
+    let mut c = Compaction::new(CompactionKind::ClaudeBoundary);
+    c.request_index = 2;
+    c.trigger = Trigger::Auto;
+    c.tokens_before = Some(200_000);
+    inp.recorded_compactions = vec![c];
+    let r = replay(&inp, &opts(Algorithm::Claude, 3_000, &[]));
+    assert_eq!(r.compressions, 1);
+    let t = timeline(&r);
+    assert_eq!(
+        t.iter().map(|p| (p.2, p.3)).collect::<Vec<_>>(),
+        [
+            (40_000, true),
+            (120_000, true),
+            (30_000, true),
+            (110_000, true)
+        ]
+    );
+    // `full` goes on from the last unmanaged request: 120k + the 160k added since.
+    assert_eq!(t[3].0, 280_000);
+    let e = &r.events[0];
+    assert_eq!((e.measure, e.tokens_after), (Some(200_000), 30_000));
+    let f = r.fidelity.unwrap();
+    assert_eq!((f.recorded_auto, f.predicted, f.unexpected), (1, 1, 0));
+    assert_eq!(f.median_token_error_pct, Some(0.0));
+    assert_eq!(f.median_series_error_pct, Some(0.0));
+    let v = &r.validation.as_ref().unwrap()[0];
+    assert!(v.matched && !v.followed);
+}
+
+#[test]
+fn the_agents_own_algorithm_follows_a_compaction_it_did_not_predict() {
+    // 20,000-token messages: estimates 20k, 60k, 100k, 140k, 180k. The agent compacted before
+    // request 1 at 60k (far below its threshold as we see it; the recording went on 55k
+    // lower): the replay does not predict it, follows it one request late, and is back in sync
+    // after.
+    let mut inp = input(5, 80_000, |k, h| Some(if k >= 1 { h - 55_000 } else { h }));
+    let mut c = Compaction::new(CompactionKind::ClaudeBoundary);
+    c.request_index = 1;
+    c.trigger = Trigger::Auto;
+    c.tokens_before = Some(60_000);
+    inp.recorded_compactions = vec![c];
+    let mut o = opts(Algorithm::Claude, 3_000, &[]);
+    o.follow_recording = true;
+    let r = replay(&inp, &o);
+    assert_eq!((r.compressions, r.followed), (0, 1));
+    let t = timeline(&r);
+    assert_eq!(
+        t.iter().map(|p| p.3).collect::<Vec<_>>(),
+        [true, false, true, true, true]
+    );
+    assert_eq!(t[2].2, t[2].1.unwrap());
+    let v = &r.validation.as_ref().unwrap()[0];
+    assert!(v.followed && !v.matched);
+    assert_eq!(r.fidelity.unwrap().predicted, 0);
+    // Without following, the replay goes its own way: out of sync to the end.
+    o.follow_recording = false;
+    let r = replay(&inp, &o);
+    assert_eq!(r.followed, 0);
+    assert!(timeline(&r)[1..].iter().all(|p| !p.3));
+}
+
+#[test]
+fn a_replay_compaction_lands_on_the_size_the_agents_compactions_left() {
+    // A native replay at 40% compacts where the agent did not; the agent's own compactions
+    // left 52,000-token contexts, so that is what the replay's leaves too.
+    let mut inp = input(4, 160_000, |_, h| Some(1_000 + 2 * h));
+    inp.post_compaction = vec![PostCompaction {
+        recorded: 52_000,
+        added: 0,
+        summary: 3_000,
+    }];
+    let r = replay(
+        &inp,
+        &opts(Algorithm::Claude, 3_000, &[("autocompact_pct", "60")]),
+    );
+    assert_eq!((r.events[0].request, r.events[0].tokens_after), (1, 52_000));
+    assert_eq!(timeline(&r)[1].2, 52_000);
+}
+
+#[test]
+fn claude_constants_follow_the_recorded_version() {
+    let mut inp = input(4, 160_000, |_, h| Some(h));
+    let o = opts(Algorithm::Claude, 3_000, &[]);
+    inp.agent_version = Some("2.1.7".into());
+    let r = replay(&inp, &o);
+    assert_eq!(r.threshold, Some(155_000));
+    assert!(r.constants.contains("2.1.7"), "{}", r.constants);
+    inp.agent_version = Some("2.1.37".into());
+    assert_eq!(replay(&inp, &o).threshold, Some(167_000));
+    inp.agent_version = None;
+    let r = replay(&inp, &o);
+    assert_eq!(r.threshold, Some(167_000));
+    assert!(r.notes.iter().any(|n| n.contains("newest constants")));
 }

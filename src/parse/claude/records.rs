@@ -203,6 +203,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
 }
 
 /// One element of a block array.
+// Unboxed on purpose: nearly every element is an object, and a box per block costs an
+// allocation on the hottest path of the parse.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Block<'a> {
     /// A bare string element.
     Text(Cow<'a, str>),

@@ -286,15 +286,14 @@ enum Shape {
 impl OutputError {
     fn of_string(s: &str) -> Self {
         let trimmed = s.trim_start();
-        if trimmed.starts_with('{') || trimmed.starts_with('[') {
-            if let Ok(Structured(inner)) = serde_json::from_str::<Structured>(s)
-                && matches!(inner.shape, Shape::WithOutput | Shape::ContentArray)
-            {
-                return OutputError {
-                    is_error: inner.is_error,
-                    shape: Shape::Scalar,
-                };
-            }
+        if (trimmed.starts_with('{') || trimmed.starts_with('['))
+            && let Ok(Structured(inner)) = serde_json::from_str::<Structured>(s)
+            && matches!(inner.shape, Shape::WithOutput | Shape::ContentArray)
+        {
+            return OutputError {
+                is_error: inner.is_error,
+                shape: Shape::Scalar,
+            };
         }
         OutputError {
             is_error: text_is_error(s),

@@ -935,8 +935,8 @@ pub(super) fn usage_of(t: &Map<String, Value>) -> (Usage, u64) {
     let thoughts = u64_of(t.get("thoughts"));
     let tool = u64_of(t.get("tool"));
     let usage = Usage {
-        input: input.saturating_sub(cached) + tool,
-        output: output + thoughts,
+        input: input.saturating_sub(cached).saturating_add(tool),
+        output: output.saturating_add(thoughts),
         cache_read: cached,
         cache_write: 0,
         reasoning: thoughts,

@@ -85,6 +85,8 @@ pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
     }
 }
 
+// One value per file, moved once: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum View {
     Done(Session),
     NeedsBodies,

@@ -174,6 +174,8 @@ pub(super) enum MessagesIn {
 }
 
 /// A line, as the log engine dispatches it.
+// Messages are most lines: a box for each would be an allocation per line for nothing.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum LineIn {
     Rewind(Value),
     /// `$set` with an object (its metadata and messages), or the kind of what it held.

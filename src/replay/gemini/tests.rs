@@ -434,6 +434,7 @@ fn params(limit: u64, summary: u64, pairs: &[(&str, &str)]) -> Params {
             source: WindowSource::Override,
         },
         summary_tokens: summary,
+        agent_version: None,
     };
     Params::from_ctx(&ctx)
 }
@@ -445,10 +446,11 @@ fn request(index: usize, prev: Option<u64>) -> RequestInfo {
         recorded_prompt: None,
         output: 0,
         prev_prompt: prev,
+        prev_recorded: false,
         prev_output: 0,
-        overhead: 0,
-        recorded_unmanaged: true,
-        prev_recorded: None,
+        context_now: 0,
+        scale: 1.0,
+        in_sync: false,
     }
 }
 
@@ -1230,7 +1232,10 @@ fn bench_session(shape: &str, messages: usize) -> crate::replay::ReplayInput {
         model: Some("gemini-2.5-pro".into()),
         recorded_usage: false,
         recorded_compactions: Vec::new(),
+        post_compaction: Vec::new(),
         recorded_window: None,
+        started_at: None,
+        agent_version: None,
     }
 }
 
@@ -1264,6 +1269,7 @@ fn bench_100k_messages() {
             summary_tokens_source: "bench",
             timeline: false,
             validate: false,
+            follow_recording: false,
         };
         let t = std::time::Instant::now();
         let out = replay(&input, &opts);

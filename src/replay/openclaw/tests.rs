@@ -155,6 +155,7 @@ fn ctx(st: Settings, window: u64) -> StrategyContext {
             source: WindowSource::Override,
         },
         summary_tokens: 0,
+        agent_version: None,
     }
 }
 
@@ -165,10 +166,11 @@ fn request(index: usize, timestamp: Option<DateTime<Utc>>) -> RequestInfo {
         recorded_prompt: None,
         output: 0,
         prev_prompt: None,
+        prev_recorded: false,
         prev_output: 0,
-        overhead: 0,
-        recorded_unmanaged: true,
-        prev_recorded: None,
+        context_now: 0,
+        scale: 1.0,
+        in_sync: false,
     }
 }
 
@@ -638,7 +640,10 @@ fn engine_replay_reports_prune_events() {
         model: Some("claude-sonnet-4-5".into()),
         recorded_usage: false,
         recorded_compactions: Vec::new(),
+        post_compaction: Vec::new(),
         recorded_window: None,
+        started_at: None,
+        agent_version: None,
     };
     let opts = crate::replay::ReplayOptions {
         algorithm: crate::replay::Algorithm::OpenclawPrune,
@@ -648,6 +653,7 @@ fn engine_replay_reports_prune_events() {
         summary_tokens_source: "test",
         timeline: true,
         validate: false,
+        follow_recording: false,
     };
     let r = crate::replay::replay(&inp, &opts);
     assert!(

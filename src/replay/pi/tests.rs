@@ -563,7 +563,10 @@ fn session(items: Vec<HistoryItem>, requests_after: &[usize], output: u64) -> Re
         model: None,
         recorded_usage: false,
         recorded_compactions: Vec::new(),
+        post_compaction: Vec::new(),
         recorded_window: None,
+        started_at: None,
+        agent_version: None,
     }
 }
 
@@ -587,6 +590,7 @@ fn run(
             summary_tokens_source: "test",
             timeline: true,
             validate: false,
+            follow_recording: false,
         },
     )
 }
@@ -749,6 +753,7 @@ fn summary_sizes_are_capped_by_the_budgets() {
         settings: Settings::resolve(SPECS, &[]).unwrap(),
         limits: crate::replay::window::resolve(None, None, Some(200_000), (200_000, 32_000)),
         summary_tokens: 50_000,
+        agent_version: None,
     };
     let p = Pi::new(&ctx);
     assert_eq!(p.history_summary, 13_107, "floor(0.8 × 16,384)");

@@ -1,0 +1,377 @@
+//! CommonMark building blocks that keep any content inert: code fences longer than any backtick
+//! run inside, `<details>` with an escaped summary, block quotes, and literal text (every
+//! character that could start Markdown syntax backslash-escaped: what `--literal` shows, and
+//! what headings and labels use).
+//!
+//! Every primitive that takes session text makes it terminal-safe first
+//! ([`crate::render::text::terminal_safe`]): a transcript printed with `cat` cannot drive the
+//! terminal, and the escapes (`^[`) are then escaped like any other text.
+
+use crate::render::text::{safe_line, terminal_safe};
+
+/// CR LF and lone CR are line endings in CommonMark: make them LF so line-based escaping sees
+/// every line.
+pub(super) fn normalize(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\r') {
+        std::borrow::Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// A fenced code block whose fence is longer than any backtick run in `content`.
+pub fn fence(info: &str, content: &str) -> String {
+    let content = normalize(content);
+    let content = terminal_safe(&content);
+    let mut longest = 0;
+    let mut run = 0;
+    for c in content.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let f = "`".repeat((longest + 1).max(3));
+    let info: String = info
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || "_+-.#".contains(*c))
+        .take(32)
+        .collect();
+    let mut out = String::with_capacity(content.len() + 2 * f.len() + info.len() + 4);
+    out.push_str(&f);
+    out.push_str(&info);
+    out.push('\n');
+    out.push_str(&content);
+    if !content.is_empty() && !content.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&f);
+    out.push_str("\n\n");
+    out
+}
+
+/// `<details>` around Markdown content, the summary HTML-escaped. Errors are `open`.
+pub fn details(summary: &str, open: bool, body: &str) -> String {
+    format!(
+        "<details{}>\n<summary>{}</summary>\n\n{}\n\n</details>\n\n",
+        if open { " open" } else { "" },
+        html_escape(&safe_line(summary)),
+        body.trim_end()
+    )
+}
+
+/// Prefix every line with `> ` (blank lines with `>`), ending with a blank line so nothing
+/// after it continues the quote.
+pub fn blockquote(md: &str) -> String {
+    let mut out = String::with_capacity(md.len() + md.len() / 20 + 4);
+    for line in md.trim_end_matches('\n').split('\n') {
+        if line.is_empty() {
+            out.push_str(">\n");
+        } else {
+            out.push_str("> ");
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// HTML-escape text (made terminal-safe first, like all session text).
+pub fn html_escape(s: &str) -> String {
+    let s = terminal_safe(s);
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Escape a single line of text for use inside a heading, list item or paragraph: the result
+/// renders as exactly the given characters.
+pub fn inline(text: &str) -> String {
+    let flat = safe_line(text);
+    let mut out = String::with_capacity(flat.len() + 8);
+    escape_chars(&mut out, &flat, true);
+    out
+}
+
+pub(super) fn escape_chars(out: &mut String, s: &str, everywhere: bool) {
+    let chars: Vec<char> = s.chars().collect();
+    // A line-start digit run followed by `.` or `)` would be an ordered list marker.
+    let digits = chars.iter().take_while(|c| c.is_ascii_digit()).count();
+    for (i, &c) in chars.iter().enumerate() {
+        let escape = match c {
+            '\\' | '`' | '*' | '[' | ']' | '<' | '&' | '~' | '|' => true,
+            '_' => {
+                let alnum = |j: Option<usize>| {
+                    j.and_then(|j| chars.get(j))
+                        .is_some_and(|c| c.is_alphanumeric())
+                };
+                !(alnum(i.checked_sub(1)) && alnum(Some(i + 1)))
+            }
+            '#' | '>' => everywhere || i == 0,
+            '-' | '+' | '=' => i == 0,
+            '.' | ')' => digits > 0 && i == digits,
+            _ => false,
+        };
+        if escape {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+/// Escape one line of prose: leading indentation as no-break spaces, trailing whitespace
+/// dropped, every syntax character escaped.
+fn prose_line(out: &mut String, line: &str) {
+    let line = line.trim_end();
+    let body = line.trim_start_matches([' ', '\t']);
+    for c in line[..line.len() - body.len()].chars() {
+        let n = if c == '\t' { 4 } else { 1 };
+        for _ in 0..n {
+            out.push('\u{a0}');
+        }
+    }
+    escape_chars(out, body, false);
+}
+
+/// Paragraphs of literal text: blank lines separate paragraphs, other line breaks are hard
+/// breaks.
+pub(super) fn prose(out: &mut String, lines: &[&str]) {
+    let mut in_para = false;
+    for line in lines {
+        if line.trim().is_empty() {
+            if in_para {
+                out.push_str("\n\n");
+                in_para = false;
+            }
+            continue;
+        }
+        if in_para {
+            out.push_str("\\\n");
+        }
+        prose_line(out, line);
+        in_para = true;
+    }
+    if in_para {
+        out.push_str("\n\n");
+    }
+}
+
+/// `(fence char, fence length, info)` when `line` opens a code fence.
+pub(super) fn fence_open(line: &str) -> Option<(char, usize, &str)> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if indent > 3 {
+        return None;
+    }
+    let rest = &line[indent..];
+    let ch = rest.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let n = rest.chars().take_while(|c| *c == ch).count();
+    if n < 3 {
+        return None;
+    }
+    let info = &rest[n..];
+    if ch == '`' && info.contains('`') {
+        return None;
+    }
+    Some((ch, n, info.trim()))
+}
+
+fn fence_close(line: &str, ch: char, len: usize) -> bool {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if indent > 3 {
+        return false;
+    }
+    let rest = &line[indent..];
+    let n = rest.chars().take_while(|c| *c == ch).count();
+    n >= len && rest[n..].trim().is_empty()
+}
+
+/// Any text (a prompt, a reply, a summary) as Markdown that renders literally, except that
+/// code fences in it stay code blocks.
+pub fn text_block(text: &str) -> String {
+    let text = normalize(text);
+    let text = terminal_safe(&text);
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out = String::with_capacity(text.len() + text.len() / 8 + 8);
+    let mut start = 0;
+    let mut i = 0;
+    while i < lines.len() {
+        if let Some((ch, n, info)) = fence_open(lines[i]) {
+            prose(&mut out, &lines[start..i]);
+            let mut j = i + 1;
+            while j < lines.len() && !fence_close(lines[j], ch, n) {
+                j += 1;
+            }
+            let lang = info.split_whitespace().next().unwrap_or("");
+            let body_end = j.min(lines.len());
+            let mut code = lines[i + 1..body_end].join("\n");
+            if !code.is_empty() {
+                code.push('\n');
+            }
+            out.push_str(&fence(lang, &code));
+            i = (j + 1).min(lines.len());
+            start = i;
+            continue;
+        }
+        i += 1;
+    }
+    prose(&mut out, &lines[start..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+
+    fn events(md: &str) -> Vec<Event<'_>> {
+        Parser::new(md).collect()
+    }
+
+    /// Concatenated text of a rendering, soft/hard breaks as newlines.
+    fn plain(md: &str) -> String {
+        let mut out = String::new();
+        for e in Parser::new(md) {
+            match e {
+                Event::Text(t) | Event::Code(t) => out.push_str(&t),
+                Event::SoftBreak | Event::HardBreak => out.push('\n'),
+                Event::End(TagEnd::Paragraph) => out.push('\n'),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn only_text(md: &str) {
+        for e in events(md) {
+            match e {
+                Event::Start(Tag::Paragraph)
+                | Event::End(TagEnd::Paragraph)
+                | Event::Text(_)
+                | Event::HardBreak
+                | Event::SoftBreak => {}
+                other => panic!("unexpected {other:?} in {md:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn hostile_text_renders_literally() {
+        let nasty = [
+            "# heading",
+            "## also\n===",
+            "- list\n* star\n+ plus\n1. one\n2) two",
+            "> quote",
+            "<script>alert(1)</script>",
+            "<div>\nblock\n</div>",
+            "[link](http://x) ![img](y.png) <http://auto>",
+            "[ref]: http://example.com",
+            "*emph* _under_ **strong** __strong__",
+            "`code` and ``two``",
+            "&amp; &#65; &copy;",
+            "---\n***\n___",
+            "    indented code\n\ttabbed",
+            "a | b\n--|--\n1 | 2",
+            "trailing backslash \\\nnext",
+            "two spaces  \nnext",
+            "line\rwith CR\r# heading after CR",
+            "~~strike~~ ~~~",
+            "snake_case_name and _x_",
+        ];
+        for t in nasty {
+            let md = text_block(t);
+            only_text(&md);
+            let expect: String = normalize(t)
+                .split('\n')
+                .map(|l| l.trim_end().replace('\t', "    "))
+                .filter(|l| !l.trim().is_empty())
+                .collect::<Vec<_>>()
+                .join("\n");
+            let got: String = plain(&md)
+                .replace('\u{a0}', " ")
+                .split('\n')
+                .filter(|l| !l.trim().is_empty())
+                .collect::<Vec<_>>()
+                .join("\n");
+            assert_eq!(got, expect, "{t:?} → {md:?}");
+        }
+    }
+
+    #[test]
+    fn fences_in_text_stay_code_and_close() {
+        let t = "Here:\n```rust\nfn main() {}\n```\nand ~~~\n~~~sh\necho ```` hi\n~~~\nend";
+        let md = text_block(t);
+        let ev = events(&md);
+        let blocks: Vec<String> = ev
+            .iter()
+            .filter_map(|e| match e {
+                Event::Start(Tag::CodeBlock(pulldown_cmark::CodeBlockKind::Fenced(i))) => {
+                    Some(i.to_string())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(blocks, ["rust", "sh"]);
+        assert!(plain(&md).contains("echo ```` hi"));
+        assert!(plain(&md).ends_with("end\n"));
+        // An unclosed fence runs to the end of the text, and is closed by us.
+        let md = text_block("```\nnever closed\n# not a heading");
+        assert!(
+            !events(&md)
+                .iter()
+                .any(|e| matches!(e, Event::Start(Tag::Heading { .. })))
+        );
+    }
+
+    #[test]
+    fn fence_is_longer_than_any_backtick_run() {
+        let content = "a ``````` b\n```\n````";
+        let md = fence("text", content);
+        assert!(md.starts_with("````````text\n"));
+        let ev = events(&md);
+        assert_eq!(
+            ev.iter()
+                .filter(|e| matches!(e, Event::Start(Tag::CodeBlock(_))))
+                .count(),
+            1
+        );
+        assert_eq!(plain(&md), format!("{content}\n"));
+    }
+
+    #[test]
+    fn details_and_blockquote_nest() {
+        let inner = details(
+            "Result <b> & \"x\"",
+            false,
+            &fence("text", "```\n</details>\n"),
+        );
+        let md = blockquote(&format!("#### 1 · User\n\n{}", text_block("hi\n\n> there")));
+        let md = format!("{md}{}", blockquote(&inner));
+        let html: Vec<String> = events(&md)
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Html(h) | Event::InlineHtml(h) => Some(h.trim().to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            html,
+            [
+                "<details>",
+                "<summary>Result &lt;b&gt; &amp; &quot;x&quot;</summary>",
+                "</details>"
+            ]
+        );
+    }
+}

@@ -1,0 +1,519 @@
+//! Tool calls and their results: a shell command as an `sh` block, an edit (Claude
+//! `Edit`/`MultiEdit`/`Write`, Codex `apply_patch`, Gemini `replace`/`write_file`) as a unified
+//! diff, other arguments as pretty JSON with multi-line fields in their own blocks; each result
+//! verbatim in a fenced block under its call, cut to `--max-output-lines`.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::cmark::{blockquote, details, fence, inline};
+use super::{Document, ImageMode};
+use crate::model::Part;
+use crate::render::{human_bytes, plural, thousands};
+
+impl Document<'_, '_> {
+    /// The results that belong to the call in message `mi`: a call id can repeat (checkpoint
+    /// copies), and each copy gets the results up to the next copy.
+    pub(super) fn results_of(&self, id: &str, mi: usize) -> Vec<(usize, usize)> {
+        let all = self.results.get(id).map(Vec::as_slice).unwrap_or(&[]);
+        let occ = self.call_sites.get(id).map(Vec::as_slice).unwrap_or(&[]);
+        let k = occ.iter().position(|&m| m == mi).unwrap_or(0);
+        let lo = if k == 0 { 0 } else { mi };
+        let hi = occ.get(k + 1).copied().unwrap_or(usize::MAX);
+        all.iter()
+            .copied()
+            .filter(|&(m, _)| m >= lo && m < hi)
+            .collect()
+    }
+
+    pub(super) fn tool_call(
+        &self,
+        out: &mut String,
+        mi: usize,
+        id: &str,
+        name: &str,
+        input: &Value,
+    ) {
+        let results = self.results_of(id, mi);
+        let results = results.as_slice();
+        let failed = results.iter().any(|&(mi, pi)| {
+            matches!(
+                self.s.messages[mi].parts.get(pi),
+                Some(Part::ToolResult { is_error: true, .. })
+            )
+        });
+        let status = if results.is_empty() {
+            " · no result recorded"
+        } else if failed {
+            " · ✗ failed"
+        } else {
+            ""
+        };
+        let _ = write!(
+            out,
+            "**Tool call: {}**{} · {}\n\n",
+            inline(name),
+            status,
+            inline(id)
+        );
+        out.push_str(&self.arguments(name, input));
+        for range in self.runs.get(id).map(Vec::as_slice).unwrap_or(&[]) {
+            let _ = write!(
+                out,
+                "**Sub-agent conversation** ({}, recorded inline)\n\n",
+                plural(range.len(), "message")
+            );
+            out.push_str(&blockquote(&self.run(range.clone())));
+        }
+        for l in self.links.get(id).map(Vec::as_slice).unwrap_or(&[]) {
+            out.push_str(&self.child(&l.id, Some(l)));
+        }
+        for &(mi, pi) in results {
+            if let Some(Part::ToolResult {
+                output,
+                is_error,
+                attachments,
+                ..
+            }) = self.s.messages[mi].parts.get(pi)
+            {
+                out.push_str(&self.result(output, *is_error, attachments));
+            }
+        }
+    }
+
+    /// A shell command as an `sh` block; other arguments as pretty JSON, with multi-line string
+    /// fields (file contents, edits) pulled out into their own blocks.
+    pub(super) fn arguments(&self, name: &str, input: &Value) -> String {
+        let mut out = String::new();
+        if let Some(edit) = edit_diff(name, input) {
+            out.push_str(&self.code("diff", &edit.diff));
+            if !edit.rest.is_empty() {
+                out.push_str(&self.code("json", &pretty(&Value::Object(edit.rest))));
+            }
+            return out;
+        }
+        if let Some((cmd, rest)) = shell_command(name, input) {
+            out.push_str(&self.code("sh", &cmd));
+            if !rest.is_empty() {
+                out.push_str(&self.code("json", &pretty(&Value::Object(rest))));
+            }
+            return out;
+        }
+        match input {
+            Value::Null => {}
+            Value::String(s) => out.push_str(&self.code("text", s)),
+            Value::Object(o) => {
+                let (long, short): (Vec<_>, Vec<_>) = o
+                    .iter()
+                    .partition(|(_, v)| v.as_str().is_some_and(|s| s.contains('\n')));
+                if !short.is_empty() {
+                    let rest: serde_json::Map<String, Value> = short
+                        .into_iter()
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
+                    out.push_str(&self.code("json", &pretty(&Value::Object(rest))));
+                }
+                for (k, v) in long {
+                    let _ = write!(out, "*{}:*\n\n", inline(k));
+                    out.push_str(&self.code("text", v.as_str().unwrap_or_default()));
+                }
+            }
+            v => out.push_str(&self.code("json", &pretty(v))),
+        }
+        out
+    }
+
+    /// A fenced block cut to `--max-output-lines`, with a note of what was cut.
+    pub(super) fn code(&self, info: &str, text: &str) -> String {
+        let (kept, cut) = cut_lines(text, self.env.opts.max_output_lines);
+        let mut out = fence(info, kept);
+        if let Some((lines, bytes)) = cut {
+            let _ = write!(
+                out,
+                "*{}*\n\n",
+                inline(&format!(
+                    "… {} more lines ({}) cut by --max-output-lines {}",
+                    thousands(lines as u64),
+                    human_bytes(bytes as u64),
+                    self.env.opts.max_output_lines
+                ))
+            );
+        }
+        out
+    }
+
+    pub(super) fn cut_note(&self, text: &str) -> String {
+        let (kept, cut) = cut_lines(text, self.env.opts.max_output_lines);
+        match cut {
+            None => kept.to_string(),
+            Some((lines, _)) => format!("{kept}\n… {lines} more lines cut"),
+        }
+    }
+
+    pub(super) fn result(&self, output: &str, is_error: bool, attachments: &[Part]) -> String {
+        let mut body = String::new();
+        let total = output.lines().count();
+        if !output.trim().is_empty() {
+            body.push_str(&self.code("text", output));
+        }
+        for a in attachments {
+            match a {
+                Part::Image {
+                    media_type,
+                    bytes,
+                    data,
+                } => body.push_str(&self.image(media_type.as_deref(), *bytes, data.as_deref())),
+                Part::Text { text } => body.push_str(&self.code("text", text)),
+                other => body.push_str(&self.code("json", &pretty(&serde_json::json!(other)))),
+            }
+        }
+        let what = if is_error { "✗ Error" } else { "Result" };
+        if body.is_empty() {
+            return format!("*{}*\n\n", inline(&format!("{what}: no output")));
+        }
+        let mut facts = vec![what.to_string()];
+        if total > 0 {
+            facts.push(plural(total, "line"));
+        }
+        if !attachments.is_empty() {
+            facts.push(plural(attachments.len(), "attachment"));
+        }
+        let summary = facts.join(" · ");
+        details(&summary, is_error, &body)
+    }
+
+    pub(super) fn image(
+        &self,
+        media_type: Option<&str>,
+        bytes: Option<u64>,
+        data: Option<&str>,
+    ) -> String {
+        let desc = format!(
+            "{} · {}",
+            media_type.unwrap_or("unknown type"),
+            bytes
+                .map(human_bytes)
+                .unwrap_or_else(|| "size unknown".into())
+        );
+        if self.env.opts.images == ImageMode::Extract {
+            if let (Some(data), Some(assets)) = (data, self.env.assets.borrow_mut().as_mut()) {
+                match assets.write(media_type, data) {
+                    Ok(rel) => {
+                        return format!("![{}](<{}>)\n\n", inline(&format!("image: {desc}")), rel);
+                    }
+                    Err(e) => self.env.notes.borrow_mut().push(e),
+                }
+            }
+        }
+        format!("{}\n\n", inline(&format!("[image: {desc}]")))
+    }
+}
+
+/// The command of a shell tool (Claude `Bash`, Codex `shell`/`exec_command`/`shell_command`,
+/// Gemini `run_shell_command`), and the other arguments.
+pub fn shell_command(
+    name: &str,
+    input: &Value,
+) -> Option<(String, serde_json::Map<String, Value>)> {
+    let n = name.to_ascii_lowercase();
+    let shell = n.contains("bash")
+        || n.contains("shell")
+        || n == "exec_command"
+        || n == "exec"
+        || n.ends_with(".exec");
+    if !shell {
+        return None;
+    }
+    let o = input.as_object()?;
+    let key = ["command", "cmd"]
+        .into_iter()
+        .find(|k| o.contains_key(*k))?;
+    let cmd = match &o[key] {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => {
+            let words: Vec<&str> = a.iter().filter_map(Value::as_str).collect();
+            if words.len() != a.len() {
+                return None;
+            }
+            match words.as_slice() {
+                [sh, flag, script]
+                    if sh.ends_with("sh") && matches!(*flag, "-c" | "-lc" | "-ic") =>
+                {
+                    script.to_string()
+                }
+                _ => words
+                    .iter()
+                    .map(|w| shell_quote(w))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            }
+        }
+        _ => return None,
+    };
+    let mut rest = o.clone();
+    rest.remove(key);
+    Some((cmd, rest))
+}
+
+fn shell_quote(w: &str) -> String {
+    if !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+    {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', r"'\''"))
+    }
+}
+
+pub(super) fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+/// The first `max` lines of `text` (all of it when `max` is 0), and what was cut: lines and
+/// bytes.
+pub fn cut_lines(text: &str, max: usize) -> (&str, Option<(usize, usize)>) {
+    if max == 0 {
+        return (text, None);
+    }
+    let mut end = 0;
+    let mut lines = 0;
+    for (i, b) in text.bytes().enumerate() {
+        if b == b'\n' {
+            lines += 1;
+            if lines == max {
+                end = i;
+                break;
+            }
+        }
+    }
+    if lines < max {
+        return (text, None);
+    }
+    let rest = &text[end + 1..];
+    if rest.trim().is_empty() {
+        return (text, None);
+    }
+    let cut = rest.lines().count();
+    (&text[..end], Some((cut, rest.len())))
+}
+
+/// An edit tool call shown as a diff, and the arguments the diff does not show.
+pub struct EditDiff {
+    pub diff: String,
+    pub rest: serde_json::Map<String, Value>,
+}
+
+/// A unified diff for the edit tools of the three agents: Claude `Edit` and `MultiEdit`
+/// (`old_string` → `new_string`), `Write` and Gemini `write_file` (the whole new content),
+/// Gemini `replace`, and Codex `apply_patch` (its patch format, with unified-diff file
+/// headers). `None` for any other call, or when the arguments do not have the expected shape.
+pub fn edit_diff(name: &str, input: &Value) -> Option<EditDiff> {
+    let str_of = |o: &serde_json::Map<String, Value>, k: &str| -> Option<String> {
+        o.get(k).and_then(Value::as_str).map(String::from)
+    };
+    let mut rest = input.as_object().cloned().unwrap_or_default();
+    let mut take = |keys: &[&str]| {
+        for k in keys {
+            rest.remove(*k);
+        }
+    };
+    let diff = match name {
+        "Edit" | "replace" | "MultiEdit" | "Write" | "write_file" => {
+            let o = input.as_object()?;
+            let path = str_of(o, "file_path").or_else(|| str_of(o, "path"))?;
+            match name {
+                "Edit" | "replace" => {
+                    let old = str_of(o, "old_string")?;
+                    let new = str_of(o, "new_string")?;
+                    take(&["file_path", "path", "old_string", "new_string"]);
+                    file_diff(&path, Some(&old), &new)
+                }
+                "MultiEdit" => {
+                    let edits = o.get("edits")?.as_array()?;
+                    let mut d = String::new();
+                    for e in edits {
+                        let e = e.as_object()?;
+                        d.push_str(&file_diff(
+                            &path,
+                            Some(&str_of(e, "old_string")?),
+                            &str_of(e, "new_string")?,
+                        ));
+                    }
+                    take(&["file_path", "path", "edits"]);
+                    d
+                }
+                _ => {
+                    let content = str_of(o, "content")?;
+                    take(&["file_path", "path", "content"]);
+                    file_diff(&path, None, &content)
+                }
+            }
+        }
+        "apply_patch" => {
+            let patch = match input {
+                Value::String(p) => p.clone(),
+                Value::Object(o) => {
+                    let p = str_of(o, "input").or_else(|| str_of(o, "patch"))?;
+                    take(&["input", "patch"]);
+                    p
+                }
+                _ => return None,
+            };
+            codex_patch(&patch)?
+        }
+        _ => {
+            // `shell` running `apply_patch` with the patch as its argument.
+            let (cmd, _) = shell_command(name, input)?;
+            let patch = cmd
+                .strip_prefix("apply_patch")
+                .map(|p| p.trim().trim_matches(['\'', '"']).to_string())?;
+            take(&["command", "cmd"]);
+            codex_patch(&patch)?
+        }
+    };
+    Some(EditDiff { diff, rest })
+}
+
+/// `--- a/path` / `+++ b/path` and the changed lines with three lines of context. The hunk
+/// headers carry no line numbers: the tool saw a fragment, not the file.
+fn file_diff(path: &str, old: Option<&str>, new: &str) -> String {
+    // git's a/ and b/ prefixes for relative paths; an absolute path stands as it is.
+    let (a, b) = if path.starts_with('/') {
+        (path.to_string(), path.to_string())
+    } else {
+        (format!("a/{path}"), format!("b/{path}"))
+    };
+    // A whole-file write does not record what the file held before.
+    let mut out = match old {
+        Some(_) => format!("--- {a}\n+++ {b}\n"),
+        None => format!("--- /dev/null (earlier content not recorded)\n+++ {b}\n"),
+    };
+    let old = old.unwrap_or("");
+    let diff = similar::TextDiff::from_lines(old, new);
+    for group in diff.grouped_ops(3) {
+        out.push_str("@@\n");
+        for op in group {
+            for change in diff.iter_changes(&op) {
+                let sign = match change.tag() {
+                    similar::ChangeTag::Delete => '-',
+                    similar::ChangeTag::Insert => '+',
+                    similar::ChangeTag::Equal => ' ',
+                };
+                out.push(sign);
+                out.push_str(change.value().trim_end_matches(['\n', '\r']));
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// Codex's patch format (`*** Begin Patch`, `*** Update File: p`, `@@`, `+`/`-`/` ` lines) with
+/// unified-diff file headers.
+fn codex_patch(patch: &str) -> Option<String> {
+    let body = patch.trim();
+    if !body.starts_with("*** Begin Patch") {
+        return None;
+    }
+    let mut out = String::new();
+    let mut pending_update: Option<String> = None;
+    for line in body.lines() {
+        if let Some(p) = pending_update.take() {
+            match line.strip_prefix("*** Move to: ") {
+                Some(to) => {
+                    let _ = writeln!(out, "--- a/{p}\n+++ b/{}", to.trim());
+                    continue;
+                }
+                None => {
+                    let _ = writeln!(out, "--- a/{p}\n+++ b/{p}");
+                }
+            }
+        }
+        if line.starts_with("*** Begin Patch")
+            || line.starts_with("*** End Patch")
+            || line.starts_with("*** End of File")
+        {
+            continue;
+        }
+        if let Some(p) = line.strip_prefix("*** Update File: ") {
+            pending_update = Some(p.trim().to_string());
+        } else if let Some(p) = line.strip_prefix("*** Add File: ") {
+            let _ = writeln!(out, "--- /dev/null\n+++ b/{}\n@@", p.trim());
+        } else if let Some(p) = line.strip_prefix("*** Delete File: ") {
+            let _ = writeln!(out, "--- a/{}\n+++ /dev/null", p.trim());
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    if let Some(p) = pending_update {
+        let _ = writeln!(out, "--- a/{p}\n+++ b/{p}");
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cutting() {
+        let t = "1\n2\n3\n4\n5\n";
+        assert_eq!(cut_lines(t, 0), (t, None));
+        assert_eq!(cut_lines(t, 5), (t, None));
+        assert_eq!(cut_lines(t, 2), ("1\n2", Some((3, 6))));
+        assert_eq!(cut_lines("a\nb", 1), ("a", Some((1, 1))));
+    }
+
+    #[test]
+    fn shell_commands() {
+        let v = serde_json::json!({"command": ["bash", "-lc", "ls -la"], "workdir": "/x"});
+        let (cmd, rest) = shell_command("shell", &v).unwrap();
+        assert_eq!(cmd, "ls -la");
+        assert_eq!(rest.len(), 1);
+        let v = serde_json::json!({"command": ["git", "commit", "-m", "a b"]});
+        assert_eq!(shell_command("shell", &v).unwrap().0, "git commit -m 'a b'");
+        let v = serde_json::json!({"command": "view", "path": "/x"});
+        assert!(shell_command("str_replace_based_edit_tool", &v).is_none());
+        assert!(shell_command("Bash", &serde_json::json!({"command": "ls"})).is_some());
+    }
+
+    #[test]
+    fn edits_are_diffs() {
+        let v = serde_json::json!({"file_path": "src/a.rs", "old_string": "fn a() {\n    1\n}", "new_string": "fn a() {\n    2\n}", "replace_all": false});
+        let e = edit_diff("Edit", &v).unwrap();
+        assert_eq!(
+            e.diff,
+            "--- a/src/a.rs\n+++ b/src/a.rs\n@@\n fn a() {\n-    1\n+    2\n }\n"
+        );
+        assert_eq!(e.rest.keys().collect::<Vec<_>>(), ["replace_all"]);
+        let v = serde_json::json!({"file_path": "x", "edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]});
+        assert_eq!(
+            edit_diff("MultiEdit", &v).unwrap().diff,
+            "--- a/x\n+++ b/x\n@@\n-a\n+b\n--- a/x\n+++ b/x\n@@\n-c\n+d\n"
+        );
+        let v = serde_json::json!({"file_path": "n.txt", "content": "one\ntwo\n"});
+        assert_eq!(
+            edit_diff("write_file", &v).unwrap().diff,
+            "--- /dev/null (earlier content not recorded)\n+++ b/n.txt\n@@\n+one\n+two\n"
+        );
+        let v = serde_json::json!({"file_path": "/n", "old_string": "x", "new_string": "y", "instruction": "swap"});
+        let e = edit_diff("replace", &v).unwrap();
+        assert_eq!(e.diff, "--- /n\n+++ /n\n@@\n-x\n+y\n");
+        assert!(e.rest.contains_key("instruction"));
+        let patch = "*** Begin Patch\n*** Update File: src/app.ts\n@@ app.get\n-old\n+new\n*** Add File: b.md\n+hello\n*** Delete File: c.txt\n*** End Patch\n";
+        let want = "--- a/src/app.ts\n+++ b/src/app.ts\n@@ app.get\n-old\n+new\n--- /dev/null\n+++ b/b.md\n@@\n+hello\n--- a/c.txt\n+++ /dev/null\n";
+        assert_eq!(
+            edit_diff("apply_patch", &Value::String(patch.into()))
+                .unwrap()
+                .diff,
+            want
+        );
+        let v = serde_json::json!({"command": ["apply_patch", patch]});
+        assert_eq!(edit_diff("shell", &v).unwrap().diff, want);
+        assert!(edit_diff("Read", &serde_json::json!({"file_path": "x"})).is_none());
+        assert!(edit_diff("Edit", &serde_json::json!({"file_path": "x"})).is_none());
+    }
+}

@@ -1,0 +1,657 @@
+//! The one door out: every file `sessions` writes (exports, extracted images, plots) goes
+//! through a [`Guard`].
+//!
+//! The tool is forensic and read-only towards what it reads, so a guard knows the agents'
+//! stores, the folders and the session files being read, and before any write it:
+//! - resolves the target (relative parts, `..`, every symbolic link of the part that exists);
+//! - refuses a target inside a store or a folder being read, or that is a file being read
+//!   (also through another hard link);
+//! - refuses to replace anything but a regular file, and a regular file without `--force`;
+//! - writes to a temporary name in the target's folder and renames it into place, so a failed
+//!   write never leaves half a file and never truncates the previous one.
+//!
+//! Commands ask the guard for a write; they never open files for writing themselves (a test in
+//! `tests/read_only.rs` checks the source for it).
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::fmt;
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::discover::Stores;
+use crate::model::Agent;
+
+/// Why a write was refused or failed.
+#[derive(Debug)]
+pub enum Refusal {
+    /// Inside a store or a folder being read.
+    Inside { root: PathBuf, what: String },
+    /// The target is a file being read.
+    ReadFile,
+    /// A regular file is there and `--force` was not given.
+    Exists,
+    /// The file there is an agent's session (even outside any store): never replaced.
+    Session(Agent),
+    /// Something other than a regular file is there (a folder, a device, a FIFO, …).
+    NotRegular(&'static str),
+    /// The target, or a folder on its way, is a symbolic link to nothing (or a loop).
+    BadLink(io::Error),
+    /// The write itself failed (permissions, a full disk, …).
+    Io(io::Error),
+}
+
+/// A refused or failed write of one path.
+#[derive(Debug)]
+pub struct OutputError {
+    pub path: PathBuf,
+    pub refusal: Refusal,
+}
+
+impl OutputError {
+    pub fn new(path: &Path, refusal: Refusal) -> Self {
+        OutputError {
+            path: path.to_path_buf(),
+            refusal,
+        }
+    }
+
+    /// Only "already exists": `--force` would make the write go through.
+    pub fn is_exists(&self) -> bool {
+        matches!(self.refusal, Refusal::Exists)
+    }
+}
+
+impl fmt::Display for OutputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.path.display();
+        match &self.refusal {
+            Refusal::Inside { root, what } => write!(
+                f,
+                "refusing to write {p}: it is inside {what} {}; sessions never writes where it \
+                 reads (choose another output path)",
+                root.display()
+            ),
+            Refusal::ReadFile => write!(
+                f,
+                "refusing to write {p}: it is a session file being read (choose another output \
+                 path)"
+            ),
+            Refusal::Exists => write!(f, "{p} already exists; use --force to overwrite"),
+            Refusal::Session(agent) => write!(
+                f,
+                "refusing to write {p}: it is a {agent} session file; sessions never replaces a \
+                 session, even with --force (choose another output path)"
+            ),
+            Refusal::NotRegular(kind) => write!(
+                f,
+                "refusing to write {p}: it is {kind}; only regular files are ever replaced"
+            ),
+            Refusal::BadLink(e) => write!(
+                f,
+                "refusing to write {p}: a symbolic link on the way cannot be followed ({e})"
+            ),
+            Refusal::Io(e) => write!(f, "cannot write {p}: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for OutputError {}
+
+/// What nothing may be written into or over, and whether regular files may be replaced.
+#[derive(Debug, Default)]
+pub struct Guard {
+    /// Resolved folders (stores, folders being read), with what they are, for messages.
+    dirs: Vec<(PathBuf, String)>,
+    /// Resolved files being read.
+    files: HashSet<PathBuf>,
+    /// Device and inode of the files being read: another hard link is the same file.
+    inodes: HashSet<(u64, u64)>,
+    force: bool,
+}
+
+/// Folder names that are an agent's own folder (`~/.claude`, `~/.config/claude`, …).
+const AGENT_DIRS: &[&str] = &[".claude", ".codex", ".gemini"];
+
+impl Guard {
+    /// A guard that protects nothing yet; `force` allows replacing regular files.
+    pub fn new(force: bool) -> Guard {
+        Guard {
+            force,
+            ..Default::default()
+        }
+    }
+
+    pub fn force(&self) -> bool {
+        self.force
+    }
+
+    /// Protect every store root, and the agent's own folder around it (`.claude` around
+    /// `.claude/projects`, `.codex` around `.codex/sessions`).
+    pub fn protect_stores(&mut self, stores: &Stores) {
+        for agent in Agent::ALL {
+            for root in stores.roots(agent) {
+                let what = format!("the {agent} store");
+                self.protect_dir(root, &what);
+                if let Some(parent) = agent_home(agent, root) {
+                    self.protect_dir(parent, &what);
+                }
+            }
+        }
+    }
+
+    /// Protect a folder: nothing is written anywhere below it.
+    pub fn protect_dir(&mut self, dir: &Path, what: &str) {
+        let r = resolve(dir).unwrap_or_else(|_| lexical(dir));
+        self.protect_resolved_dir(r, what);
+    }
+
+    fn protect_resolved_dir(&mut self, r: PathBuf, what: &str) {
+        if !self.dirs.iter().any(|(d, _)| *d == r) {
+            self.dirs.push((r, what.to_string()));
+        }
+    }
+
+    /// Protect something being read: a folder (nothing below it is written), or a file (never
+    /// replaced, through any name). An agent folder (`.claude`, `.codex`, `.gemini`) around it
+    /// is a store given on the command line, and is protected whole.
+    pub fn protect_read(&mut self, path: &Path) {
+        let r = resolve(path).unwrap_or_else(|_| lexical(path));
+        if let Some(home) = r.ancestors().find(|a| {
+            a.file_name()
+                .and_then(OsStr::to_str)
+                .is_some_and(|n| AGENT_DIRS.contains(&n))
+        }) {
+            // Already resolved, as an ancestor of a resolved path.
+            let home = home.to_path_buf();
+            self.protect_resolved_dir(home, "the agent folder");
+        }
+        match fs::metadata(&r) {
+            Ok(m) if m.is_dir() => self.protect_resolved_dir(r, "the folder being read"),
+            Ok(m) => {
+                if let Some(id) = inode(&m) {
+                    self.inodes.insert(id);
+                }
+                self.files.insert(r);
+            }
+            Err(_) => {
+                self.files.insert(r);
+            }
+        }
+    }
+
+    /// Decide whether `target` may be written, without writing. Returns the resolved path the
+    /// write would replace.
+    pub fn check(&self, target: &Path) -> Result<PathBuf, OutputError> {
+        let err = |r| OutputError::new(target, r);
+        let r = resolve(target).map_err(|e| err(link_or_io(e)))?;
+        self.check_location(target, &r)?;
+        if self.files.contains(&r) {
+            return Err(err(Refusal::ReadFile));
+        }
+        match fs::metadata(&r) {
+            Ok(m) if m.is_file() => {
+                if inode(&m).is_some_and(|id| self.inodes.contains(&id)) {
+                    return Err(err(Refusal::ReadFile));
+                }
+                if let Some(agent) = session_file(&r) {
+                    return Err(err(Refusal::Session(agent)));
+                }
+                if !self.force {
+                    return Err(err(Refusal::Exists));
+                }
+            }
+            Ok(m) => return Err(err(Refusal::NotRegular(kind_of(&m.file_type())))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(err(Refusal::Io(e))),
+        }
+        Ok(r)
+    }
+
+    /// Decide whether a folder may be created (or written into, if it exists).
+    pub fn check_dir(&self, dir: &Path) -> Result<PathBuf, OutputError> {
+        let err = |r| OutputError::new(dir, r);
+        let r = resolve(dir).map_err(|e| err(link_or_io(e)))?;
+        self.check_location(dir, &r)?;
+        match fs::metadata(&r) {
+            Ok(m) if m.is_dir() => Ok(r),
+            Ok(m) => Err(err(Refusal::NotRegular(kind_of(&m.file_type())))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(r),
+            Err(e) => Err(err(Refusal::Io(e))),
+        }
+    }
+
+    fn check_location(&self, target: &Path, resolved: &Path) -> Result<(), OutputError> {
+        // The deepest protected folder is the most telling one to name.
+        let inside = self
+            .dirs
+            .iter()
+            .filter(|(d, _)| resolved.starts_with(d))
+            .max_by_key(|(d, _)| d.components().count());
+        match inside {
+            Some((root, what)) => Err(OutputError::new(
+                target,
+                Refusal::Inside {
+                    root: root.clone(),
+                    what: what.clone(),
+                },
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Create a folder (and its parents) after checking it.
+    pub fn create_dir_all(&self, dir: &Path) -> Result<PathBuf, OutputError> {
+        let r = self.check_dir(dir)?;
+        fs::create_dir_all(&r).map_err(|e| OutputError::new(dir, Refusal::Io(e)))?;
+        Ok(r)
+    }
+
+    /// Write `target` through a temporary file in its folder, renamed into place when `f`
+    /// succeeds. The folder is created if needed.
+    pub fn write<T>(
+        &self,
+        target: &Path,
+        f: impl FnOnce(&mut dyn Write) -> io::Result<T>,
+    ) -> Result<T, OutputError> {
+        let io_err = |e| OutputError::new(target, Refusal::Io(e));
+        let r = self.check(target)?;
+        let parent = r.parent().unwrap_or(Path::new("/"));
+        fs::create_dir_all(parent).map_err(io_err)?;
+        let (tmp, file) = temp_file(&r).map_err(io_err)?;
+        let remove = |e: OutputError| {
+            let _ = fs::remove_file(&tmp);
+            e
+        };
+        // Keep the permissions of a file being replaced.
+        if let Ok(m) = fs::metadata(&r) {
+            let _ = file.set_permissions(m.permissions());
+        }
+        let mut w = BufWriter::with_capacity(256 * 1024, file);
+        let value = f(&mut w)
+            .and_then(|v| w.flush().map(|_| v))
+            .map_err(|e| remove(io_err(e)))?;
+        drop(w);
+        // Check again at the last moment: something may have appeared there meanwhile.
+        match fs::symlink_metadata(&r) {
+            Ok(m) if !m.file_type().is_file() => {
+                return Err(remove(OutputError::new(
+                    target,
+                    Refusal::NotRegular(kind_of(&m.file_type())),
+                )));
+            }
+            Ok(_) if !self.force => return Err(remove(OutputError::new(target, Refusal::Exists))),
+            _ => {}
+        }
+        fs::rename(&tmp, &r).map_err(|e| remove(io_err(e)))?;
+        Ok(value)
+    }
+
+    /// Write bytes to `target` (see [`Guard::write`]).
+    pub fn write_bytes(&self, target: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+        self.write(target, |w| w.write_all(bytes))
+    }
+}
+
+/// Whether a regular file holds an agent's session, judged from its first 64 KiB with positive
+/// evidence only (the keys session records carry); an export of `sessions` itself (it starts
+/// with `schema_version`) is not one.
+fn session_file(path: &Path) -> Option<Agent> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    crate::parse::open(path)
+        .ok()?
+        .take(64 * 1024)
+        .read_to_end(&mut head)
+        .ok()?;
+    let text = String::from_utf8_lossy(&head);
+    if text[..text.len().min(256)].contains("\"schema_version\"") {
+        return None;
+    }
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if let Ok(serde_json::Value::Object(o)) = serde_json::from_str(first) {
+        let has = |k: &str| o.contains_key(k);
+        if has("payload") && has("type") || has("id") && has("instructions") {
+            return Some(Agent::Codex);
+        }
+        if has("sessionId") && (has("projectHash") || has("startTime")) {
+            return Some(Agent::Gemini);
+        }
+        if has("uuid") || has("parentUuid") || has("leafUuid") || has("sessionId") {
+            return Some(Agent::Claude);
+        }
+    }
+    if text.contains("\"sessionId\"") && text.contains("\"projectHash\"") {
+        return Some(Agent::Gemini);
+    }
+    if text.contains("\"session\"")
+        && text.contains("\"items\"")
+        && text.contains("\"instructions\"")
+    {
+        return Some(Agent::Codex);
+    }
+    None
+}
+
+/// `.claude` around `.claude/projects`, `.codex` around `.codex/sessions`: the agent's own
+/// folder, when the root has the standard shape.
+fn agent_home(agent: Agent, root: &Path) -> Option<&Path> {
+    let name = root.file_name()?.to_str()?;
+    let parent = root.parent()?;
+    let pn = parent.file_name()?.to_str()?;
+    let shaped = match agent {
+        Agent::Claude => name == "projects" && matches!(pn, ".claude" | "claude"),
+        Agent::Codex => {
+            matches!(name, "sessions" | "archived_sessions") && matches!(pn, ".codex" | "codex")
+        }
+        Agent::Gemini => false,
+    };
+    shaped.then_some(parent)
+}
+
+fn link_or_io(e: io::Error) -> Refusal {
+    // Resolution only fails on a link that leads nowhere, a loop, or an unreadable folder.
+    match e.kind() {
+        io::ErrorKind::NotFound => Refusal::BadLink(e),
+        _ if e.raw_os_error() == Some(40) => Refusal::BadLink(e), // ELOOP
+        _ => Refusal::Io(e),
+    }
+}
+
+/// A unique temporary file next to `target`, created exclusively (never through a link).
+fn temp_file(target: &Path) -> io::Result<(PathBuf, fs::File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = target.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id()));
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => return Ok((tmp, f)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// An absolute path with `.` and `..` resolved and every symbolic link of its existing part
+/// followed; the part that does not exist yet is appended as written. Fails on a link that
+/// leads nowhere, a loop, or a folder that cannot be searched.
+pub fn resolve(p: &Path) -> io::Result<PathBuf> {
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()?.join(p)
+    };
+    let mut out = PathBuf::new();
+    let mut exists = true;
+    for c in abs.components() {
+        match c {
+            Component::Prefix(_) | Component::RootDir => out.push(c.as_os_str()),
+            Component::CurDir => {}
+            // `out` has no links while it exists, so popping is what the OS would do.
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => {
+                out.push(n);
+                if exists {
+                    match fs::symlink_metadata(&out) {
+                        Ok(m) if m.file_type().is_symlink() => out = fs::canonicalize(&out)?,
+                        Ok(_) => {}
+                        Err(e) if e.kind() == io::ErrorKind::NotFound => exists = false,
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Absolute with `.`/`..` removed, links not followed: for paths that cannot be resolved.
+fn lexical(p: &Path) -> PathBuf {
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    };
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(unix)]
+fn inode(m: &fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn inode(_: &fs::Metadata) -> Option<(u64, u64)> {
+    None
+}
+
+/// "a folder", "a FIFO (named pipe)", …: what a non-regular file is, for messages.
+pub fn kind_of(t: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+    }
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guard_over(dir: &Path, force: bool) -> (Guard, PathBuf, PathBuf) {
+        let store = dir.join("home/.claude/projects/-p");
+        fs::create_dir_all(&store).unwrap();
+        let session = store.join("s.jsonl");
+        fs::write(&session, "{}\n").unwrap();
+        let outside = dir.join("elsewhere/t.jsonl");
+        fs::create_dir_all(outside.parent().unwrap()).unwrap();
+        fs::write(&outside, "{\"x\":1}\n").unwrap();
+        let mut g = Guard::new(force);
+        g.protect_stores(&Stores {
+            claude: vec![dir.join("home/.claude/projects")],
+            ..Default::default()
+        });
+        g.protect_read(&outside);
+        (g, session, outside)
+    }
+
+    #[test]
+    fn refuses_stores_files_being_read_and_their_aliases() {
+        let d = tempfile::tempdir().unwrap();
+        let (g, session, outside) = guard_over(d.path(), true);
+        let home = d.path().join("home");
+        // In the store, in the agent folder around it, through `..`, through a link.
+        std::os::unix::fs::symlink(home.join(".claude/projects"), d.path().join("link")).unwrap();
+        std::os::unix::fs::symlink(&outside, d.path().join("alias.jsonl")).unwrap();
+        fs::hard_link(&outside, d.path().join("hard.jsonl")).unwrap();
+        for (t, want) in [
+            (session.clone(), "inside the claude store"),
+            (home.join(".claude/settings.md"), "inside the claude store"),
+            (
+                d.path().join("elsewhere/../home/.claude/projects/x.md"),
+                "inside",
+            ),
+            (d.path().join("link/new.md"), "inside"),
+            (outside.clone(), "being read"),
+            (d.path().join("alias.jsonl"), "being read"),
+            (d.path().join("hard.jsonl"), "being read"),
+        ] {
+            let e = g.check(&t).unwrap_err().to_string();
+            assert!(e.contains(want), "{}: {e}", t.display());
+            assert!(g.write_bytes(&t, b"x").is_err());
+        }
+        assert_eq!(fs::read_to_string(&session).unwrap(), "{}\n");
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "{\"x\":1}\n");
+        assert!(!home.join(".claude/settings.md").exists());
+    }
+
+    #[test]
+    fn replaces_only_regular_files_and_only_with_force() {
+        let d = tempfile::tempdir().unwrap();
+        let (strict, _, _) = guard_over(d.path(), false);
+        let (forced, _, _) = guard_over(d.path(), true);
+        let t = d.path().join("out/a.md");
+        strict.write_bytes(&t, b"one").unwrap();
+        let e = strict.write_bytes(&t, b"two").unwrap_err();
+        assert!(e.is_exists(), "{e}");
+        assert_eq!(fs::read_to_string(&t).unwrap(), "one");
+        forced.write_bytes(&t, b"two").unwrap();
+        assert_eq!(fs::read_to_string(&t).unwrap(), "two");
+        // A folder, a FIFO and a device node of our own are never replaced, even with force.
+        let fifo = d.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        for (p, kind) in [(d.path().join("out"), "a folder"), (fifo, "a FIFO")] {
+            let e = forced.write_bytes(&p, b"x").unwrap_err().to_string();
+            assert!(e.contains(kind), "{e}");
+        }
+        let e = forced
+            .write_bytes(Path::new("/dev/null"), b"x")
+            .unwrap_err();
+        assert!(e.to_string().contains("character device"), "{e}");
+        // A link to a regular file replaces that file and keeps the link.
+        let link = d.path().join("out/link.md");
+        std::os::unix::fs::symlink(&t, &link).unwrap();
+        forced.write_bytes(&link, b"three").unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&t).unwrap(), "three");
+        // A dangling link is not followed.
+        let dangling = d.path().join("out/dangling.md");
+        std::os::unix::fs::symlink(d.path().join("nowhere/x"), &dangling).unwrap();
+        assert!(forced.write_bytes(&dangling, b"x").is_err());
+        assert!(!d.path().join("nowhere").exists());
+        // No temporary file is left behind.
+        let left: Vec<_> = fs::read_dir(d.path().join("out"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp-"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+
+    #[test]
+    fn never_replaces_a_session_even_outside_a_store() {
+        let d = tempfile::tempdir().unwrap();
+        let g = Guard::new(true);
+        for (name, text) in [
+            (
+                "c.jsonl",
+                "{\"type\":\"user\",\"uuid\":\"u1\",\"sessionId\":\"s\"}\n",
+            ),
+            (
+                "x.jsonl",
+                "{\"timestamp\":\"t\",\"type\":\"session_meta\",\"payload\":{}}\n",
+            ),
+            (
+                "g.json",
+                "{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"h\",\n  \"messages\": []\n}",
+            ),
+        ] {
+            let p = d.path().join(name);
+            fs::write(&p, text).unwrap();
+            let e = g.write_bytes(&p, b"x").unwrap_err().to_string();
+            assert!(e.contains("session file"), "{name}: {e}");
+            assert_eq!(fs::read_to_string(&p).unwrap(), text);
+        }
+        // An earlier export (JSONL or JSON), or any other file, is replaced with --force.
+        for (name, text) in [
+            (
+                "e.jsonl",
+                "{\"schema_version\":1,\"agent\":\"claude\",\"session_id\":\"s\"}\n",
+            ),
+            (
+                "e.json",
+                "{\n  \"schema_version\": 1,\n  \"sessionId\": \"s\"\n}",
+            ),
+            ("e.md", "# title\n"),
+        ] {
+            let p = d.path().join(name);
+            fs::write(&p, text).unwrap();
+            g.write_bytes(&p, b"new").unwrap();
+            assert_eq!(fs::read_to_string(&p).unwrap(), "new");
+        }
+    }
+
+    #[test]
+    fn a_failed_write_keeps_the_previous_file() {
+        let d = tempfile::tempdir().unwrap();
+        let g = Guard::new(true);
+        let t = d.path().join("a.md");
+        fs::write(&t, "previous").unwrap();
+        let r: Result<(), _> = g.write(&t, |w| {
+            w.write_all(b"half")?;
+            Err(io::Error::other("boom"))
+        });
+        assert!(r.unwrap_err().to_string().contains("boom"));
+        assert_eq!(fs::read_to_string(&t).unwrap(), "previous");
+        assert_eq!(fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn resolution() {
+        let d = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(d.path()).unwrap();
+        fs::create_dir_all(base.join("a/b")).unwrap();
+        std::os::unix::fs::symlink(base.join("a/b"), base.join("l")).unwrap();
+        assert_eq!(resolve(&base.join("l/../x")).unwrap(), base.join("a/x"));
+        assert_eq!(
+            resolve(&base.join("a/./b/new/../y")).unwrap(),
+            base.join("a/b/y")
+        );
+        std::os::unix::fs::symlink(base.join("loop"), base.join("loop")).unwrap();
+        assert!(resolve(&base.join("loop/x")).is_err());
+    }
+}

@@ -1,0 +1,230 @@
+//! Session text made safe and measured for a terminal.
+//!
+//! Session files are untrusted: a title or a tool output can hold ESC sequences that retitle the
+//! terminal, clear the screen or write the clipboard (OSC 52). Everything printed for humans
+//! goes through [`terminal_safe`] (multi-line text) or [`safe_line`] (one line: table cells,
+//! previews), which show control characters as visible escapes instead of sending them:
+//! `ESC` → `^[`, `DEL` → `^?`, C1 controls as `M-^[` (the `cat -v` notation), and the
+//! bidirectional overrides that can reorder what a line appears to say as `<U+202E>`.
+//! JSON output keeps the characters (escaped by the serialiser).
+//!
+//! Widths are display columns (`unicode-width`): CJK and most emoji take two.
+
+use std::borrow::Cow;
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// Bidirectional formatting characters (embeddings, overrides, isolates, marks that are not
+/// harmless).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{061C}')
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control() || is_bidi_control(c)
+}
+
+fn push_escape(out: &mut String, c: char) {
+    let n = c as u32;
+    match n {
+        0x00..=0x1F => {
+            out.push('^');
+            out.push(char::from(n as u8 + 0x40));
+        }
+        0x7F => out.push_str("^?"),
+        0x80..=0x9F => {
+            out.push_str("M-^");
+            out.push(char::from((n - 0x80) as u8 + 0x40));
+        }
+        _ => out.push_str(&format!("<U+{n:04X}>")),
+    }
+}
+
+/// Multi-line text for a terminal: newlines and tabs are kept, a CR LF pair becomes a newline,
+/// every other control character is shown as a visible escape.
+pub fn terminal_safe(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| needs_escape(c) && c != '\n' && c != '\t') {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\r' if chars.peek() == Some(&'\n') => {}
+            c if needs_escape(c) => push_escape(&mut out, c),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// One line for a terminal (a table cell, a preview): runs of whitespace, line breaks included,
+/// become one space; leading and trailing whitespace goes; control characters are shown as
+/// visible escapes.
+pub fn safe_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        if needs_escape(c) {
+            push_escape(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Wrap prose at word boundaries to `max` display columns (`None`: one line per paragraph).
+/// Continuation lines are indented by `indent` spaces. A word longer than a line stays whole.
+pub fn wrap(s: &str, max: Option<usize>, indent: usize) -> String {
+    let Some(max) = max.filter(|m| *m > indent + 10) else {
+        return s.to_string();
+    };
+    let mut out = String::with_capacity(s.len() + s.len() / max * (indent + 1));
+    let mut col = 0;
+    for word in s.split(' ').filter(|w| !w.is_empty()) {
+        let w = width(word);
+        if col > 0 && col + 1 + w > max {
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', indent));
+            col = indent;
+        } else if col > 0 {
+            out.push(' ');
+            col += 1;
+        }
+        out.push_str(word);
+        col += w;
+    }
+    out
+}
+
+/// Display width in terminal columns.
+pub fn width(s: &str) -> usize {
+    UnicodeWidthStr::width(s)
+}
+
+fn char_width(c: char) -> usize {
+    UnicodeWidthChar::width(c).unwrap_or(0)
+}
+
+/// Cut `s` to at most `max` columns, keeping the start and ending with `…` when cut (titles).
+pub fn cut_end(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = char_width(c);
+        if w + cw > max - 1 {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    let trimmed = out.trim_end().len();
+    out.truncate(trimmed);
+    out.push('…');
+    out
+}
+
+/// Cut `s` to at most `max` columns, keeping the end and starting with `…` when cut (paths:
+/// the last folders say the most). The kept end starts at a `/` when it holds one, so no folder
+/// name is shown half.
+pub fn cut_start(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut w = 0;
+    for c in s.chars().rev() {
+        let cw = char_width(c);
+        if w + cw > max - 1 {
+            break;
+        }
+        tail.push(c);
+        w += cw;
+    }
+    tail.reverse();
+    if let Some(slash) = tail.iter().position(|&c| c == '/' || c == '\\') {
+        if slash > 0 && slash + 1 < tail.len() {
+            tail.drain(..slash);
+        }
+    }
+    let mut out = String::from("…");
+    out.extend(tail);
+    out
+}
+
+/// The first `max` columns of `s`, with no ellipsis (an id prefix stays a valid prefix).
+pub fn cut_prefix(s: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = char_width(c);
+        if w + cw > max {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    out
+}
+
+/// `s` padded with spaces to `cols` columns (on the right, or on the left when `right`).
+pub fn pad(s: &str, cols: usize, right: bool) -> String {
+    let fill = cols.saturating_sub(width(s));
+    if right {
+        format!("{}{s}", " ".repeat(fill))
+    } else {
+        format!("{s}{}", " ".repeat(fill))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_become_visible() {
+        let hostile = "title\x1b]0;pwned\x07 \x1b[2J\u{9b}31m\x7f\u{202e}evil";
+        let line = safe_line(hostile);
+        assert_eq!(line, "title^[]0;pwned^G ^[[2JM-^[31m^?<U+202E>evil");
+        assert!(!line.chars().any(|c| c.is_control()));
+        assert_eq!(terminal_safe("a\r\nb\tc\rd\x1b"), "a\nb\tc^Md^[");
+        assert!(matches!(terminal_safe("plain\ntext"), Cow::Borrowed(_)));
+        assert_eq!(safe_line("  two\n\n lines\t "), "two lines");
+    }
+
+    #[test]
+    fn widths_and_cuts() {
+        assert_eq!(width("日本語"), 6);
+        assert_eq!(width("ok🙂"), 4);
+        assert_eq!(cut_end("日本語のタイトル", 7), "日本語…");
+        assert!(width(&cut_end("日本語のタイトル", 7)) <= 7);
+        assert_eq!(cut_end("short", 10), "short");
+        assert_eq!(cut_end("a long title", 7), "a long…");
+        assert_eq!(cut_start("/home/dev/api-server", 12), "…/api-server");
+        assert_eq!(cut_start("/home/dev/api-server", 17), "…/dev/api-server");
+        assert_eq!(cut_start("/home/dev/ml-notebooks", 12), "…l-notebooks");
+        assert_eq!(cut_start("/home/日本/プロジェクト", 9), "…ジェクト");
+        assert_eq!(cut_prefix("019d4e99-de40-7b52", 8), "019d4e99");
+        assert_eq!(pad("日本", 6, false), "日本  ");
+        assert_eq!(pad("7", 3, true), "  7");
+    }
+}

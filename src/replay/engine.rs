@@ -1,0 +1,407 @@
+//! The replay loop: feed a session's history to a strategy request by request, keep the three
+//! series, and keep them in real tokens.
+//!
+//! Per request `k`:
+//! 1. push the history items sent with it;
+//! 2. a recorded manual `/compact` here is applied first (native replays only: the user's
+//!    hand is not the algorithm's choice), then the strategy's own trigger runs, told the
+//!    previous request's size as the agent's API reported it — recorded while the replayed
+//!    history is the recorded one, else calibrated;
+//! 3. both sides' events at `k` go to the [`Tracker`]: is the history still the recorded one?
+//! 4. `what_if` is the recorded prompt when it is, else extrapolated from the last request
+//!    where it was ([`Anchor`]); `full` likewise from the last request before the agent first
+//!    managed its context;
+//! 5. the strategy hears the response (triggers after sampling act from `k + 1`).
+
+use crate::model::Trigger;
+
+use super::calibrate::{Anchor, Calibration};
+use super::sync::{Class, Tracker};
+use super::validate::{is_compaction, median, validate};
+use super::{
+    Algorithm, Event, EventKind, Point, ReplayInput, ReplayOptions, RequestInfo, Series,
+    SessionReplay, StrategyContext, Totals, difference, pct, threshold, window,
+};
+
+/// Replay one session.
+pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
+    let alg = opts.algorithm;
+    let limits = window::resolve(
+        input.model.as_deref(),
+        input.recorded_window,
+        opts.context_window.map(crate::tokens::cap),
+        alg.default_limits(),
+    );
+    let ctx = StrategyContext {
+        settings: opts.settings.clone(),
+        limits,
+        summary_tokens: crate::tokens::cap(opts.summary_tokens),
+        agent_version: input.agent_version.clone(),
+    };
+    let native = alg.native_agent() == Some(input.agent);
+    let follow = native && opts.follow_recording;
+    let mut notes = Vec::new();
+    if limits.source == window::WindowSource::Default {
+        notes.push(format!(
+            "model {} unknown: assumed a {}-token window",
+            input.model.as_deref().unwrap_or("(none recorded)"),
+            limits.context_window
+        ));
+    }
+    let constants = alg.constants(&ctx);
+    if native && input.agent_version.is_none() && alg.has_versioned_constants() {
+        notes.push(format!(
+            "no {} version recorded: the newest constants apply",
+            input.agent
+        ));
+    }
+    if alg.default_summary_tokens() > 0 {
+        notes.push(format!(
+            "summary size {} tokens ({})",
+            opts.summary_tokens, opts.summary_tokens_source
+        ));
+    }
+
+    // The agent's own context management, by the first request that saw it.
+    let first_managed = input
+        .recorded_compactions
+        .iter()
+        .map(|c| c.request_index)
+        .min();
+    let (calibration, drift) = calibrate(input, &ctx, alg, first_managed);
+    if !calibration.is_calibrated() {
+        notes.push("no recorded usage: every figure is an estimate (uncalibrated)".into());
+    }
+    let mut recorded_at: Vec<usize> = (0..input.recorded_compactions.len()).collect();
+    recorded_at.sort_by_key(|&i| input.recorded_compactions[i].request_index);
+    let mut next_recorded = 0;
+
+    let after = AfterCompaction::of(input, &calibration, native);
+    let mut strategy = alg.build(&ctx);
+    let mut anchor = Anchor::new(&calibration);
+    let mut full_anchor = anchor;
+    let mut tracker = Tracker::new(native);
+    let mut pushed = 0;
+    let mut prev_prompt = None;
+    let mut prev_recorded = false;
+    let mut prev_output = 0;
+    let mut events: Vec<Event> = Vec::new();
+    // Events an after-sampling trigger made at the previous request: they act from this one.
+    let mut carried: Vec<usize> = Vec::new();
+    let mut timeline: Vec<Point> = Vec::with_capacity(input.requests.len());
+    for (k, r) in input.requests.iter().enumerate() {
+        while pushed < r.upto.min(input.items.len()) {
+            strategy.push(&input.items[pushed]);
+            pushed += 1;
+        }
+        let info = RequestInfo {
+            index: k,
+            timestamp: r.timestamp,
+            recorded_prompt: r.recorded_prompt,
+            output: r.output,
+            prev_prompt,
+            prev_recorded,
+            prev_output,
+            context_now: anchor.tokens(strategy.context_tokens()),
+            scale: anchor.scale,
+            in_sync: false,
+        };
+        let mut recorded_here = Vec::new();
+        while let Some(&i) = recorded_at.get(next_recorded) {
+            let c = &input.recorded_compactions[i];
+            if c.request_index > k {
+                break;
+            }
+            next_recorded += 1;
+            let class = if is_compaction(c) {
+                Class::Compact
+            } else {
+                Class::Mask
+            };
+            recorded_here.push((i, class));
+        }
+        let mut here: Vec<Event> = Vec::new();
+        if native {
+            for &(i, _) in &recorded_here {
+                if input.recorded_compactions[i].trigger == Trigger::Manual {
+                    here.extend(strategy.compact_now(&info).map(forced));
+                }
+            }
+        }
+        here.extend(strategy.before_request(&info));
+        let compacted = |evs: &[Event]| evs.iter().any(|e| e.kind == EventKind::Compress);
+        if follow
+            && tracker.agent_waiting(k)
+            && !compacted(&here)
+            && !carried
+                .iter()
+                .any(|&i| events[i].kind == EventKind::Compress)
+        {
+            here.extend(strategy.compact_now(&info).map(forced));
+        }
+        let mut acting = std::mem::take(&mut carried);
+        for mut e in here {
+            e.request = k;
+            calibrate_event(&mut e, &mut anchor, &after);
+            acting.push(events.len());
+            events.push(e);
+        }
+        let kinds: Vec<(usize, EventKind)> = acting.iter().map(|&i| (i, events[i].kind)).collect();
+        let pairs_before = tracker.pairs.len();
+        tracker.step(k, &recorded_here, &kinds);
+        let in_sync = tracker.in_sync();
+
+        let (x_full, x_ctx) = (strategy.full_tokens(), strategy.context_tokens());
+        let what_if = match r.recorded_prompt.filter(|_| in_sync) {
+            Some(rec) => {
+                anchor.set(x_ctx, rec);
+                rec
+            }
+            None => anchor.tokens(x_ctx),
+        };
+        let unmanaged = first_managed.is_none_or(|f| k < f);
+        let full = match r.recorded_prompt.filter(|_| unmanaged) {
+            Some(rec) => {
+                full_anchor.set(x_full, rec);
+                rec
+            }
+            None => full_anchor.tokens(x_full),
+        };
+        if in_sync {
+            // A compaction that matched the agent's: what it left is what the agent had next.
+            for &(_, e) in &tracker.pairs[pairs_before..] {
+                if events[e].kind == EventKind::Compress && r.recorded_prompt.is_some() {
+                    events[e].tokens_after = what_if;
+                }
+            }
+        }
+        let point = Point {
+            request: k,
+            full,
+            recorded: r.recorded_prompt,
+            what_if,
+            in_sync: in_sync && r.recorded_prompt.is_some(),
+        };
+        let info = RequestInfo {
+            in_sync: point.in_sync,
+            ..info
+        };
+        for mut e in strategy.after_request(&info, what_if) {
+            e.request = k + 1;
+            calibrate_event(&mut e, &mut anchor, &after);
+            carried.push(events.len());
+            events.push(e);
+        }
+        timeline.push(point);
+        prev_prompt = Some(what_if);
+        prev_recorded = point.in_sync;
+        prev_output = r.output;
+    }
+
+    let w = limits.context_window;
+    let mut totals = Totals::default();
+    let mut peak = Series::<u64>::default();
+    let mut over = Series::<usize>::default();
+    let mut recorded_only_what_if = 0u64;
+    for p in &timeline {
+        totals.full = totals.full.saturating_add(p.full);
+        totals.what_if = totals.what_if.saturating_add(p.what_if);
+        peak.full = peak.full.max(p.full);
+        peak.what_if = peak.what_if.max(p.what_if);
+        over.full += usize::from(p.full > w);
+        over.what_if += usize::from(p.what_if > w);
+        if let Some(r) = p.recorded {
+            totals.recorded = totals.recorded.saturating_add(r);
+            recorded_only_what_if = recorded_only_what_if.saturating_add(p.what_if);
+            peak.recorded = peak.recorded.max(r);
+            over.recorded += usize::from(r > w);
+        }
+    }
+    totals.saved = difference(totals.full, totals.what_if);
+    totals.saved_pct = pct(totals.saved, totals.full);
+    totals.saved_vs_recorded = difference(totals.recorded, recorded_only_what_if);
+    totals.saved_vs_recorded_pct = pct(totals.saved_vs_recorded, totals.recorded);
+    totals.summariser_tokens = events
+        .iter()
+        .map(Event::summariser_tokens)
+        .fold(0u64, u64::saturating_add);
+    totals.net_saved = totals
+        .saved
+        .saturating_sub(i64::try_from(totals.summariser_tokens).unwrap_or(i64::MAX));
+    let compressions = events
+        .iter()
+        .filter(|e| e.kind != EventKind::Failed && !e.forced)
+        .count();
+    let followed = events.iter().filter(|e| e.forced).count();
+
+    if let Some(d) = drift.filter(|d| !(0.8..=1.25).contains(d)) {
+        notes.push(format!(
+            "the {} estimator is {:.0}% {} than the recorded prompt sizes on this session; estimated figures are calibrated ({})",
+            alg.as_str(),
+            (d - 1.0).abs() * 100.0,
+            if d > 1.0 { "lower" } else { "higher" },
+            calibration.describe()
+        ));
+    }
+    let (validation, fidelity) = if opts.validate && native {
+        let (v, f) = validate(&input.recorded_compactions, &events, &tracker, &timeline);
+        (Some(v), Some(f))
+    } else {
+        (None, None)
+    };
+    SessionReplay {
+        agent: input.agent,
+        id: input.id.clone(),
+        path: input.path.clone(),
+        project: input.project.clone(),
+        started_at: input.started_at,
+        algorithm: alg,
+        settings: opts.settings.clone(),
+        model: input.model.clone(),
+        limits,
+        summary_tokens: crate::tokens::cap(opts.summary_tokens),
+        agent_version: input.agent_version.clone(),
+        constants,
+        // OpenClaw compares its own character estimate of the log: in real tokens its
+        // threshold sits where the calibration puts that estimate.
+        threshold: threshold(alg, &ctx).map(|t| match alg {
+            Algorithm::OpenclawPrune => calibration.apply(t),
+            _ => t,
+        }),
+        basis: if input.recorded_usage {
+            "recorded"
+        } else {
+            "estimated"
+        },
+        calibration,
+        requests: timeline.len(),
+        totals,
+        compressions,
+        followed,
+        events,
+        peak,
+        over_window: over,
+        estimator_drift: drift,
+        notes,
+        timeline: opts.timeline.then_some(timeline),
+        validation,
+        fidelity,
+    }
+}
+
+/// Fit the strategy's estimator to the recorded prompt sizes on the requests before the agent
+/// first managed its context (where recorded history and full history are the same thing).
+/// A push-only pass: no trigger runs, so it costs a fraction of the replay. Also returns the
+/// estimator drift: the recorded/estimated ratio at the last such request, the estimate
+/// anchored on the first recorded request by a constant overhead.
+fn calibrate(
+    input: &ReplayInput,
+    ctx: &StrategyContext,
+    alg: super::Algorithm,
+    first_managed: Option<usize>,
+) -> (Calibration, Option<f64>) {
+    if !input.recorded_usage {
+        return (Calibration::NONE, None);
+    }
+    let end = first_managed.unwrap_or(input.requests.len());
+    let mut strategy = alg.build(ctx);
+    let mut pushed = 0;
+    let mut points: Vec<(u64, u64)> = Vec::new();
+    for r in &input.requests[..end.min(input.requests.len())] {
+        while pushed < r.upto.min(input.items.len()) {
+            strategy.push(&input.items[pushed]);
+            pushed += 1;
+        }
+        if let Some(rec) = r.recorded_prompt {
+            points.push((strategy.full_tokens(), rec));
+        }
+    }
+    let drift = match (points.first(), points.last()) {
+        (Some(&(x0, y0)), Some(&(x, y))) => {
+            let est = y0.saturating_sub(x0).saturating_add(x);
+            (est > 0).then(|| (y as f64 / est as f64 * 100.0).round() / 100.0)
+        }
+        _ => None,
+    };
+    if points.is_empty() {
+        // Managed from the first request on: nothing unmanaged to fit, but the recorded sizes
+        // still anchor every figure (scale 1).
+        let c = Calibration {
+            method: super::calibrate::Method::Offset,
+            ..Calibration::NONE
+        };
+        return (c, drift);
+    }
+    (Calibration::fit(&points), drift)
+}
+
+/// What the context holds right after a compaction the replay makes on its own, from the sizes
+/// the agent's context really had right after its own compactions in this session.
+#[derive(Debug, Clone, Copy)]
+enum AfterCompaction {
+    /// Nothing recorded: the calibrated intercept stays the fixed part.
+    Unknown,
+    /// The agent's own algorithm: the median size right after its compactions (system prompt,
+    /// tools, its real summary, the context it re-injects).
+    Recorded(u64),
+    /// Another algorithm: the part of that size which is not the agent's summary (system
+    /// prompt, tools), under the algorithm's own summary and kept history.
+    Fixed(u64),
+}
+
+impl AfterCompaction {
+    fn of(input: &ReplayInput, c: &Calibration, native: bool) -> AfterCompaction {
+        let scaled = |x: u64| (x as f64 * c.scale) as u64;
+        let sizes: Vec<f64> = input
+            .post_compaction
+            .iter()
+            .map(|p| {
+                let base = p.recorded.saturating_sub(scaled(p.added));
+                if native {
+                    base
+                } else {
+                    base.saturating_sub(scaled(p.summary))
+                }
+            })
+            .map(|v| v as f64)
+            .collect();
+        match median(sizes) {
+            None => AfterCompaction::Unknown,
+            Some(m) if native => AfterCompaction::Recorded(m as u64),
+            Some(m) => AfterCompaction::Fixed(m as u64),
+        }
+    }
+}
+
+/// A strategy's event in estimator units → calibrated tokens, with the anchor in force. A
+/// compaction of the replay's own re-anchors the figures that follow on what the agent's
+/// context really held after a compaction (when the session recorded one): the log alone does
+/// not say how much of the first prompt was fixed overhead and how much history it did not
+/// keep (a resumed or continued session).
+fn calibrate_event(e: &mut Event, anchor: &mut Anchor, after: &AfterCompaction) {
+    e.tokens_before = anchor.tokens(e.tokens_before);
+    if e.summariser_input > 0 {
+        e.summariser_input = anchor
+            .delta(e.summariser_input)
+            .saturating_add(anchor.tokens(0).saturating_mul(e.summariser_calls));
+    }
+    if e.kind == EventKind::Compress && !e.forced {
+        match *after {
+            AfterCompaction::Recorded(b) => anchor.set(e.tokens_after, b),
+            AfterCompaction::Fixed(f) => {
+                let fixed = anchor.tokens(0).min(f);
+                anchor.set(
+                    e.tokens_after,
+                    fixed.saturating_add(anchor.delta(e.tokens_after)),
+                );
+            }
+            AfterCompaction::Unknown => {}
+        }
+    }
+    e.tokens_after = anchor.tokens(e.tokens_after);
+}
+
+fn forced(mut e: Event) -> Event {
+    e.forced = true;
+    e
+}

@@ -1,0 +1,167 @@
+//! Turning a parsed [`Session`] into what a replay consumes: the model-visible history and
+//! the requests made against it, with the agent's own compactions mapped onto those requests.
+
+use std::collections::HashMap;
+
+use crate::model::{Compaction, CompactionKind, Message, Part, Role, Session};
+use crate::tokens::estimate_text;
+
+use super::{HistoryItem, PostCompaction, ReplayInput, RequestPoint, bytes4_tokens};
+
+/// Messages that are artifacts of the agent's own context management, not conversation.
+fn is_management_artifact(m: &Message) -> bool {
+    matches!(
+        m.subtype.as_deref(),
+        Some("compaction" | "compact_summary" | "compact_ack" | "checkpoint_copy" | "synthetic")
+    )
+}
+
+impl ReplayInput {
+    pub fn from_session(s: Session) -> ReplayInput {
+        // Tool names by call id, for results (allow/deny lists and Gemini functionResponse names).
+        let mut names: HashMap<String, String> = HashMap::new();
+        for m in &s.messages {
+            for p in &m.parts {
+                if let Part::ToolCall { id, name, .. } = p {
+                    names.insert(id.clone(), name.clone());
+                }
+            }
+        }
+        // In a main session, sidechain records are a sub-agent's separate context; in a
+        // sub-agent's own file they are the context.
+        let own_sidechain = s.kind == crate::model::SessionKind::Subagent;
+        // history position of each original message index
+        let mut position: Vec<usize> = Vec::with_capacity(s.messages.len() + 1);
+        let mut items = Vec::new();
+        for m in s.messages {
+            position.push(items.len());
+            let keep = matches!(m.role, Role::User | Role::Assistant | Role::Tool)
+                && (own_sidechain || !m.sidechain)
+                && !is_management_artifact(&m);
+            if !keep {
+                continue;
+            }
+            let tool_names = m
+                .parts
+                .iter()
+                .map(|p| match p {
+                    Part::ToolResult { call_id, .. } => names.get(call_id).cloned(),
+                    _ => None,
+                })
+                .collect();
+            let is_context = m.role == Role::User
+                && !m.is_human
+                && !m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. }));
+            items.push(HistoryItem {
+                role: m.role,
+                is_human: m.is_human,
+                timestamp: m.timestamp,
+                model: m.model,
+                parts: m.parts,
+                tool_names,
+                is_context,
+            });
+        }
+        position.push(items.len());
+
+        // Each kept request with its index among the session's requests, so the agent's own
+        // compactions (counted against all of them) land on the right replayed request.
+        let mut requests: Vec<(usize, RequestPoint)> = Vec::new();
+        for (n, r) in s.requests.iter().enumerate() {
+            if !own_sidechain && r.dedup_key.as_ref().is_some_and(|k| k.sidechain) {
+                continue; // a sub-agent's request: another context
+            }
+            let upto = match r.message_index {
+                Some(i) => position[i.min(position.len() - 1)],
+                None => requests.last().map_or(0, |(_, p)| p.upto),
+            };
+            requests.push((
+                n,
+                RequestPoint {
+                    upto,
+                    // Recorded counts are held to MAX_TOKENS: the replay's arithmetic cannot
+                    // overflow.
+                    recorded_prompt: r.prompt_tokens.map(crate::tokens::cap),
+                    output: crate::tokens::cap(r.usage.output),
+                    timestamp: r.timestamp,
+                    model: r.model.clone(),
+                },
+            ));
+        }
+        requests.sort_by_key(|(_, r)| r.upto);
+        let original: Vec<usize> = requests.iter().map(|(n, _)| *n).collect();
+        let mut requests: Vec<RequestPoint> = requests.into_iter().map(|(_, r)| r).collect();
+        let recorded_usage = requests.iter().any(|r| r.recorded_prompt.is_some());
+        if requests.is_empty() {
+            // No recorded usage at all: one estimated request per assistant response.
+            for (i, it) in items.iter().enumerate() {
+                if it.role == Role::Assistant {
+                    requests.push(RequestPoint {
+                        upto: i,
+                        recorded_prompt: None,
+                        output: estimate_text(&it.text()),
+                        timestamp: it.timestamp,
+                        model: it.model.clone(),
+                    });
+                }
+            }
+        }
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        for r in &requests {
+            if let Some(m) = r.model.as_deref() {
+                *counts.entry(m).or_default() += 1;
+            }
+        }
+        let model = counts
+            .into_iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))
+            .map(|(m, _)| m.to_string())
+            .or_else(|| s.models.last().cloned());
+        // `request_index` counts every request of the session; the replay's requests are the
+        // kept ones: the first kept request at or after the compaction sees its effect.
+        let recorded_compactions: Vec<Compaction> = s
+            .compactions
+            .into_iter()
+            .map(|mut c| {
+                c.request_index = original.iter().filter(|&&n| n < c.request_index).count();
+                c
+            })
+            .collect();
+        // What the agent's context held right after each of its compactions: the first
+        // recorded prompt after it, less what was added after the boundary.
+        let post_compaction = recorded_compactions
+            .iter()
+            .filter(|c| c.kind != CompactionKind::GeminiMasking)
+            .filter_map(|c| {
+                let r = requests.get(c.request_index)?;
+                let recorded = r.recorded_prompt?;
+                let from = position[c.message_index.min(position.len() - 1)].min(r.upto);
+                let added = items[from..r.upto.min(items.len())]
+                    .iter()
+                    .map(bytes4_tokens)
+                    .sum();
+                let summary = c.summary.as_deref().map_or(0, estimate_text);
+                Some(PostCompaction {
+                    recorded,
+                    added,
+                    summary,
+                })
+            })
+            .collect();
+        ReplayInput {
+            recorded_window: s.context_window.map(crate::tokens::cap),
+            agent_version: s.agent_version,
+            started_at: s.started_at,
+            agent: s.agent,
+            id: s.id,
+            path: s.path,
+            project: s.project,
+            items,
+            requests,
+            model,
+            recorded_usage,
+            recorded_compactions,
+            post_compaction,
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! The time zone that decides where a day (week, month) begins: `--timezone` takes an IANA
+//! name (`Europe/Paris`), `UTC`, a POSIX TZ string (`EST5EDT,M3.2.0,M11.1.0`) or `local` (the
+//! default: `$TZ`, else the system's zone, as every other time `sessions` shows).
+//!
+//! IANA zones are read from the system's tz database (`$TZDIR`, `/usr/share/zoneinfo`,
+//! `/share/zoneinfo`, `/etc/zoneinfo`) with the small `tz-rs` parser rather than compiled into
+//! the binary: chrono-tz and jiff's bundled database cost 6 to 10 times its build time on a
+//! 2-core machine for data every Unix system already has.
+
+use chrono::{
+    DateTime, Duration, FixedOffset, Local, NaiveDate, NaiveDateTime, Offset, TimeZone, Utc,
+};
+
+/// Largest zone file read (real ones are a few kB).
+const MAX_TZIF: u64 = 1 << 20;
+
+#[derive(Debug, Clone)]
+pub enum Zone {
+    /// The process's local zone (chrono's `Local`: `$TZ`, else `/etc/localtime`).
+    Local,
+    /// A named zone or POSIX rule, with the name the user gave.
+    Named(String, tz::TimeZone),
+}
+
+impl Zone {
+    /// Parse `--timezone`.
+    pub fn parse(name: &str) -> Result<Zone, String> {
+        let name = name.trim();
+        let err = |why: &str| format!("unknown time zone {name:?}: {why}");
+        match name {
+            "" => return Err(err("empty")),
+            "local" | "Local" => return Ok(Zone::Local),
+            "UTC" | "utc" | "Z" | "Etc/UTC" | "GMT" => {
+                let tz = tz::TimeZone::utc();
+                return Ok(Zone::Named("UTC".into(), tz));
+            }
+            _ => {}
+        }
+        let looks_like_name = name
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..")
+            && !name.starts_with('/')
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "/_+-".contains(c));
+        if looks_like_name {
+            if let Some(bytes) = read_zone_file(name) {
+                return tz::TimeZone::from_tz_data(&bytes)
+                    .map(|tz| Zone::Named(name.to_string(), tz))
+                    .map_err(|e| err(&e.to_string()));
+            }
+        }
+        // A POSIX TZ rule, parsed without touching the file system.
+        tz::TimeZoneSettings::new(&[], |_| Err("no file access".into()))
+            .parse_posix_tz(name)
+            .map(|tz| Zone::Named(name.to_string(), tz))
+            .map_err(|_| {
+                err(
+                    "not an IANA name in the system's tz database ($TZDIR, /usr/share/zoneinfo) \
+                     nor a POSIX TZ rule; try e.g. Europe/Paris, America/New_York, UTC or local",
+                )
+            })
+    }
+
+    /// The name shown in reports: the name given, or for `local` `$TZ` or the system zone's
+    /// IANA name (`local` when neither says).
+    pub fn name(&self) -> String {
+        match self {
+            Zone::Local => std::env::var("TZ")
+                .ok()
+                .filter(|t| !t.trim().is_empty())
+                .map(|t| t.trim_start_matches(':').to_string())
+                .or_else(system_zone_name)
+                .unwrap_or_else(|| "local".into()),
+            Zone::Named(n, _) => n.clone(),
+        }
+    }
+
+    /// The zone's offset from UTC at an instant.
+    pub fn offset_at(&self, t: DateTime<Utc>) -> FixedOffset {
+        match self {
+            Zone::Local => Local.offset_from_utc_datetime(&t.naive_utc()).fix(),
+            Zone::Named(_, tz) => tz
+                .find_local_time_type(t.timestamp())
+                .ok()
+                .and_then(|l| FixedOffset::east_opt(l.ut_offset()))
+                .unwrap_or_else(|| Utc.fix()),
+        }
+    }
+
+    /// Wall-clock time of an instant in this zone.
+    pub fn local(&self, t: DateTime<Utc>) -> NaiveDateTime {
+        t.naive_utc() + Duration::seconds(i64::from(self.offset_at(t).local_minus_utc()))
+    }
+
+    /// The calendar day an instant falls on in this zone.
+    pub fn date_of(&self, t: DateTime<Utc>) -> NaiveDate {
+        self.local(t).date()
+    }
+
+    /// The first instant of a calendar day in this zone: local midnight, the earlier one when
+    /// a clock change repeats it, the end of the gap when a clock change skips it.
+    pub fn start_of_day(&self, d: NaiveDate) -> DateTime<Utc> {
+        let midnight = d.and_time(chrono::NaiveTime::MIN);
+        let as_utc = midnight.and_utc();
+        let mut hits: Vec<DateTime<Utc>> = [-1i64, 0, 1]
+            .iter()
+            .map(|days| {
+                let probe = as_utc + Duration::days(*days);
+                as_utc - Duration::seconds(i64::from(self.offset_at(probe).local_minus_utc()))
+            })
+            .filter(|t| self.local(*t) == midnight)
+            .collect();
+        hits.sort();
+        if let Some(t) = hits.first() {
+            return *t;
+        }
+        // Midnight does not exist that day: the day starts when the clock jumps past it.
+        let (mut lo, mut hi) = (as_utc - Duration::days(2), as_utc + Duration::days(2));
+        while hi - lo > Duration::seconds(1) {
+            let mid = lo + (hi - lo) / 2;
+            if self.date_of(mid) >= d {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        hi
+    }
+}
+
+/// The IANA name of the system zone, from the `/etc/localtime` link, when it is one.
+fn system_zone_name() -> Option<String> {
+    let target = std::fs::read_link("/etc/localtime").ok()?;
+    let s = target.to_str()?;
+    let i = s.find("zoneinfo/")?;
+    Some(s[i + "zoneinfo/".len()..].to_string())
+}
+
+/// A zone file by IANA name, from the system's tz database; only regular files, bounded.
+fn read_zone_file(name: &str) -> Option<Vec<u8>> {
+    let tzdir = std::env::var("TZDIR").ok().filter(|d| !d.is_empty());
+    let dirs = tzdir.iter().map(String::as_str).chain([
+        "/usr/share/zoneinfo",
+        "/share/zoneinfo",
+        "/etc/zoneinfo",
+    ]);
+    for dir in dirs {
+        let path = std::path::Path::new(dir).join(name);
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() && m.len() <= MAX_TZIF => {
+                if let Ok(bytes) = std::fs::read(&path) {
+                    return Some(bytes);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    fn d(s: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+    }
+
+    #[test]
+    fn day_boundaries_follow_the_zone() {
+        let utc = Zone::parse("UTC").unwrap();
+        let paris = Zone::parse("Europe/Paris").unwrap();
+        let ny = Zone::parse("America/New_York").unwrap();
+        let instant = t("2026-03-14T23:30:00Z");
+        assert_eq!(utc.date_of(instant), d("2026-03-14"));
+        assert_eq!(paris.date_of(instant), d("2026-03-15")); // 00:30 CET
+        assert_eq!(ny.date_of(instant), d("2026-03-14")); // 19:30 EDT
+        assert_eq!(
+            ny.date_of(t("2026-03-15T03:59:59Z")),
+            d("2026-03-14") // 23:59:59 EDT (UTC−4 since 8 March)
+        );
+        assert_eq!(ny.date_of(t("2026-03-15T04:00:00Z")), d("2026-03-15"));
+    }
+
+    #[test]
+    fn dst_days_are_23_and_25_hours_long() {
+        let paris = Zone::parse("Europe/Paris").unwrap();
+        // Clocks go forward on 2026-03-29 (02:00 → 03:00) and back on 2026-10-25.
+        let len = |day: &str| {
+            let a = paris.start_of_day(d(day));
+            let b = paris.start_of_day(d(day).succ_opt().unwrap());
+            (b - a).num_hours()
+        };
+        assert_eq!(len("2026-03-28"), 24);
+        assert_eq!(len("2026-03-29"), 23);
+        assert_eq!(len("2026-10-25"), 25);
+        assert_eq!(
+            paris.start_of_day(d("2026-03-29")),
+            t("2026-03-28T23:00:00Z")
+        );
+        assert_eq!(
+            paris.start_of_day(d("2026-03-30")),
+            t("2026-03-29T22:00:00Z")
+        );
+        // 02:30 local does not exist on 2026-03-29; 01:30 UTC is 03:30 CEST.
+        assert_eq!(paris.date_of(t("2026-03-29T01:30:00Z")), d("2026-03-29"));
+    }
+
+    #[test]
+    fn a_skipped_midnight_starts_the_day_after_the_gap() {
+        // America/Santiago moved clocks from 24:00 to 01:00 on 2026-09-06 (start of DST).
+        let santiago = Zone::parse("America/Santiago").unwrap();
+        let start = santiago.start_of_day(d("2026-09-06"));
+        assert_eq!(santiago.date_of(start), d("2026-09-06"));
+        assert_eq!(
+            santiago.date_of(start - Duration::seconds(1)),
+            d("2026-09-05")
+        );
+        assert_eq!(santiago.local(start).format("%H:%M").to_string(), "01:00");
+    }
+
+    #[test]
+    fn posix_rules_and_bad_names() {
+        let est = Zone::parse("EST5EDT,M3.2.0,M11.1.0").unwrap();
+        assert_eq!(
+            est.offset_at(t("2026-01-10T12:00:00Z")).local_minus_utc(),
+            -5 * 3600
+        );
+        assert_eq!(
+            est.offset_at(t("2026-07-10T12:00:00Z")).local_minus_utc(),
+            -4 * 3600
+        );
+        for bad in ["Mars/Olympus", "../../etc/passwd", "", "/etc/passwd"] {
+            assert!(Zone::parse(bad).is_err(), "{bad}");
+        }
+        assert!(matches!(Zone::parse("local"), Ok(Zone::Local)));
+    }
+}

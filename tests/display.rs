@@ -1,0 +1,425 @@
+//! Human output: every table and `show` fitted to 80, 100 and 200 columns (insta snapshots of
+//! the sample home), titles cut by display width (CJK, emoji), hostile control characters never
+//! reaching the terminal, one time-zone rule, empty stores and the README's fallback, and the
+//! help that teaches.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+const WIDTHS: [usize; 3] = [80, 100, 200];
+/// Central European time as a POSIX TZ rule (no time-zone database needed).
+const BERLIN: &str = "CET-1CEST,M3.5.0,M10.5.0/3";
+
+/// The binary on the sample home, with a relative `--home` so that paths in the output do not
+/// depend on where the repository is checked out.
+fn sample(width: usize) -> Command {
+    let mut c = common::sessions();
+    c.current_dir(ROOT)
+        .env("COLUMNS", width.to_string())
+        .args(["--home", "testdata/home"]);
+    c
+}
+
+fn stdout(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn display_width(s: &str) -> usize {
+    sessions::render::text::width(s)
+}
+
+fn assert_fits(name: &str, text: &str, width: usize) {
+    for line in text.lines() {
+        assert!(
+            display_width(line) <= width,
+            "{name} at {width}: {} columns: {line:?}",
+            display_width(line)
+        );
+    }
+}
+
+#[test]
+fn tables_fit_80_100_and_200_columns() {
+    let commands: [(&str, &[&str]); 5] = [
+        ("list", &["list"]),
+        ("list_all_kinds", &["list", "--kind", "all"]),
+        ("projects", &["projects"]),
+        ("compactions", &["compactions"]),
+        ("show", &["show", "6f0d3c52"]),
+    ];
+    for (name, args) in commands {
+        for w in WIDTHS {
+            let text = stdout(sample(w).args(args));
+            assert_fits(name, &text, w);
+            insta::assert_snapshot!(format!("{name}_{w}"), text);
+        }
+    }
+}
+
+#[test]
+fn narrow_tables_keep_what_matters_and_wide_keeps_everything() {
+    let narrow = stdout(sample(80).arg("list"));
+    let header = narrow.lines().next().unwrap();
+    for col in ["ID", "PROJECT", "STARTED", "TITLE"] {
+        assert!(header.contains(col), "{header}");
+    }
+    assert!(
+        !header.contains("CMP"),
+        "the least useful column goes first: {header}"
+    );
+    // Ids are cut to a prefix that `show` accepts.
+    let id = narrow
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap();
+    assert!(id.len() >= 8);
+    stdout(sample(80).args(["show", id]));
+    // --wide and a pipe with no COLUMNS keep every column whole.
+    let wide = stdout(sample(80).args(["--wide", "list"]));
+    let mut piped = common::sessions();
+    piped
+        .current_dir(ROOT)
+        .env_remove("COLUMNS")
+        .args(["--home", "testdata/home", "list"]);
+    let piped = stdout(&mut piped);
+    assert_eq!(wide, piped);
+    for col in ["DUR", "TURNS", "TOOLS", "TOKENS", "CMP"] {
+        assert!(wide.lines().next().unwrap().contains(col));
+    }
+    assert!(wide.contains("019d4e99-de40"));
+    assert!(wide.lines().any(|l| display_width(l) > 100));
+}
+
+#[test]
+fn replay_tables_fit_80_columns() {
+    let text = stdout(sample(80).args(["replay-compress", "--all", "-A", "gemini"]));
+    assert_fits("replay-compress", &text, 80);
+    assert!(text.contains("SAVED%"), "{text}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile and wide text.
+
+const HOSTILE_ID: &str = "0e5c0e5c-1111-4222-8333-444455556666";
+
+/// A Claude session whose prompt (hence title), reply, tool output and cwd carry terminal
+/// escapes (retitle, clear screen, clipboard write, C1 CSI, bidi override) and CJK and emoji.
+fn hostile_home(dir: &Path) {
+    let cwd = "/home/dev/\u{1b}]0;pwned\u{7}プロジェクト";
+    let title = "日本語のタイトルはとても長い 🙂🙂 \u{1b}[2J\u{1b}]52;c;cm0gLXJmIC8=\u{7} \u{9b}31m\u{202e}txt.exe";
+    let rec =
+        |kind: &str, uuid: &str, parent: Option<&str>, t: &str, message: serde_json::Value| {
+            serde_json::json!({
+            "type": kind, "sessionId": HOSTILE_ID, "uuid": uuid, "parentUuid": parent,
+            "isSidechain": false, "cwd": cwd, "version": "2.1.90",
+            "timestamp": format!("2026-05-01T10:00:{t}.000Z"), "requestId": format!("req_{uuid}"),
+            "message": message,
+        })
+        .to_string()
+        };
+    let lines = [
+        rec(
+            "user",
+            "u1",
+            None,
+            "00",
+            serde_json::json!({"role": "user", "content": title}),
+        ),
+        rec(
+            "assistant",
+            "a1",
+            Some("u1"),
+            "05",
+            serde_json::json!({"id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "Done \u{1b}[31mred\u{1b}[0m\r\u{1b}[Kspoofed"},
+                            {"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                             "input": {"command": "printf '\u{1b}]0;x\u{7}'"}}],
+                "usage": {"input_tokens": 1200, "output_tokens": 34}}),
+        ),
+        rec(
+            "user",
+            "u2",
+            Some("a1"),
+            "06",
+            serde_json::json!({"role": "user", "content": [{"type": "tool_result",
+                "tool_use_id": "toolu_1", "is_error": true,
+                "content": "\u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2Jfailed"}]}),
+        ),
+    ];
+    let file = dir.join(format!(".claude/projects/-home-dev-x/{HOSTILE_ID}.jsonl"));
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(file, lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn control_characters_never_reach_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    hostile_home(dir.path());
+    let run = |args: &[&str], width: usize| {
+        let mut c = common::sessions();
+        c.env("COLUMNS", width.to_string())
+            .arg("--home")
+            .arg(dir.path())
+            .args(args);
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    for args in [
+        &["list"][..],
+        &["list", "--kind", "all"],
+        &["projects"],
+        &["show", "0e5c0e5c"],
+        &["export", "0e5c0e5c"],
+        &["export", "0e5c0e5c", "--literal"],
+        &["export", "0e5c0e5c", "-f", "html"],
+    ] {
+        for w in [80, 200] {
+            let (out, err) = run(args, w);
+            for text in [&out, &err] {
+                let bad: Vec<char> = text
+                    .chars()
+                    .filter(|c| {
+                        (c.is_control() && *c != '\n' && *c != '\t')
+                            || ('\u{202a}'..='\u{202e}').contains(c)
+                    })
+                    .collect();
+                assert!(bad.is_empty(), "{args:?} at {w}: {bad:?} in\n{text}");
+            }
+            if args[0] != "export" {
+                assert_fits(&format!("{args:?}"), &out, w);
+            }
+            // The escapes are visible (where the cut leaves them room).
+            assert!(
+                out.contains("^") || args[0] == "projects",
+                "{args:?}: {out}"
+            );
+        }
+    }
+    let (show, _) = run(&["show", "0e5c0e5c"], 200);
+    assert!(show.contains("^[]52;c;cm0gLXJmIC8=^G"), "{show}");
+    assert!(show.contains("M-^[31m<U+202E>txt.exe"), "{show}");
+    assert!(show.contains("プロジェクト"), "{show}");
+    // JSON keeps the characters (escaped by the serialiser).
+    let (json, _) = run(&["list", "--format", "json"], 80);
+    assert!(json.contains("\\u001b[2J"), "{json}");
+    let (json, _) = run(&["show", "0e5c0e5c", "--format", "json"], 80);
+    assert!(json.contains("\\u001b]52;c;ZXZpbA==\\u0007"));
+}
+
+#[test]
+fn wide_characters_are_cut_by_display_width() {
+    let dir = tempfile::tempdir().unwrap();
+    hostile_home(dir.path());
+    for w in [60, 80, 100, 120] {
+        let mut c = common::sessions();
+        c.env("COLUMNS", w.to_string())
+            .arg("--home")
+            .arg(dir.path())
+            .arg("list");
+        let text = stdout(&mut c);
+        assert_fits("list", &text, w);
+        let row = text.lines().nth(1).unwrap();
+        assert!(row.contains("日本語"), "{row}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Times, numbers, words.
+
+#[test]
+fn one_time_zone_rule() {
+    let local = |tz: &str, utc: bool| {
+        let mut c = sample(200);
+        c.env("TZ", tz);
+        if utc {
+            c.arg("--utc");
+        }
+        stdout(c.args(["show", "6f0d3c52"]))
+    };
+    let berlin = local(BERLIN, false);
+    assert!(
+        berlin.contains("2026-03-14 10:00:00 +01:00 → 2026-03-14 11:02:00 +01:00"),
+        "{berlin}"
+    );
+    assert!(berlin.contains("── 2026-03-14 (+01:00) ──"));
+    let utc = local(BERLIN, true);
+    assert!(
+        utc.contains("2026-03-14 09:00:00 UTC → 2026-03-14 10:02:00 UTC"),
+        "{utc}"
+    );
+    let mut list = sample(200);
+    list.env("TZ", BERLIN).arg("list");
+    let list = stdout(&mut list);
+    // March is +01:00 and summer +02:00: each cell carries its offset.
+    assert!(list.contains("2026-03-14 10:00 +01:00"), "{list}");
+    assert!(list.contains("2026-07-20 18:00 +02:00"), "{list}");
+    let mut list = sample(200);
+    list.env("TZ", BERLIN).args(["--utc", "list"]);
+    let list = stdout(&mut list);
+    assert!(
+        list.lines().next().unwrap().contains("STARTED (UTC)"),
+        "{list}"
+    );
+    // The Markdown export follows the same rule.
+    let mut md = sample(200);
+    md.env("TZ", BERLIN).args(["export", "6f0d3c52"]);
+    let md = stdout(&mut md);
+    assert!(md.contains("2026-03-14 10:00:00 +01:00"), "{md}");
+}
+
+#[test]
+fn undated_sessions_are_not_dated_today() {
+    let text = stdout(sample(200).args(["list", "--format", "json"]));
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    let saved = rows.iter().find(|r| r["id"] == "checkpoint-mytag").unwrap();
+    assert!(saved["started_at"].is_null() && saved["updated_at"].is_null());
+    let table = stdout(sample(200).arg("list"));
+    let last = table.lines().last().unwrap();
+    let newest = table.lines().nth(1).unwrap();
+    assert!(!newest.contains("checkpoint"), "{newest}");
+    assert!(
+        last.contains("checkpoint"),
+        "undated sessions sort last: {last}"
+    );
+}
+
+#[test]
+fn words_and_numbers() {
+    let out = sample(200).arg("list").output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with("22 sessions, "), "{err}");
+    assert!(!err.contains("session(s)"));
+    let out = sample(200)
+        .args(["list", "--agent", "claude", "--since", "2026-08-01"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with("1 session, "), "{err}");
+    let show = stdout(sample(200).args(["show", "f0e1d2c3"]));
+    assert!(
+        show.contains("2 user turns · 1 assistant message · 0 tool calls"),
+        "{show}"
+    );
+    assert!(show.contains("3,240 total over 1 request, "), "{show}");
+}
+
+#[test]
+fn one_spelling_for_unknown_projects() {
+    let list = stdout(sample(200).arg("list"));
+    let projects = stdout(sample(200).arg("projects"));
+    for text in [&list, &projects] {
+        assert!(text.contains("unresolved 7b8ebbc4"), "{text}");
+    }
+    assert!(projects.contains("\nunknown "), "{projects}");
+    assert!(list.contains("  unknown  "), "{list}");
+    let show = stdout(sample(200).args(["show", "a7b8c9d0"]));
+    assert!(show.contains("project      unresolved 7b8ebbc4 (Gemini projectHash"));
+    let md = stdout(sample(200).args(["export", "a7b8c9d0"]));
+    assert!(md.contains("unresolved 7b8ebbc4"), "{md}");
+    let md = stdout(sample(200).args(["export", "a3b4c5d6"]));
+    assert!(
+        md.contains("unknown (no working directory recorded)"),
+        "{md}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// A fresh machine.
+
+#[test]
+fn empty_stores_say_where_they_looked_and_exit_0() {
+    let home = tempfile::tempdir().unwrap();
+    for d in [".claude/projects", ".codex/sessions", ".gemini/tmp"] {
+        fs::create_dir_all(home.path().join(d)).unwrap();
+    }
+    let mut c = common::sessions();
+    c.env("HOME", home.path()).arg("list");
+    c.assert()
+        .success()
+        .stdout("No sessions found.\n")
+        .stderr(predicate::str::contains("looked in"))
+        .stderr(predicate::str::contains(".claude/projects"))
+        .stderr(predicate::str::contains("0 sessions"));
+    // The README's first command: the sample home when the stores hold nothing.
+    let mut c = common::sessions();
+    c.env("HOME", home.path())
+        .current_dir(ROOT)
+        .args(["list", "--fallback-home", "testdata/home"]);
+    let out = c.output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 23, "{text}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("your stores hold no session") && err.contains("listing testdata/home"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("warning"),
+        "a newcomer sees no warning: {err}"
+    );
+    // No store at all: the same fallback.
+    let bare = tempfile::tempdir().unwrap();
+    let mut c = common::sessions();
+    c.env("HOME", bare.path())
+        .current_dir(ROOT)
+        .args(["list", "--fallback-home", "testdata/home"]);
+    c.assert().success();
+    // A filter that matches nothing is not a fresh machine.
+    let mut c = common::sessions();
+    c.env("HOME", home.path()).current_dir(ROOT).args([
+        "list",
+        "--since",
+        "1d",
+        "--fallback-home",
+        "testdata/home",
+    ]);
+    c.assert().success().stdout("No sessions found.\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Help.
+
+#[test]
+fn help_teaches() {
+    for sub in [
+        "list",
+        "show",
+        "projects",
+        "compactions",
+        "replay-compress",
+        "export",
+    ] {
+        let help = stdout(common::sessions().args([sub, "--help"]));
+        assert!(help.contains("Examples:\n  sessions "), "{sub}: {help}");
+    }
+    let out = common::sessions()
+        .args(["replay-compress", "-A", "gemini"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("tip:") && err.contains("--all"),
+        "replay-compress with no session suggests --all: {err}"
+    );
+}

@@ -1,0 +1,389 @@
+//! Errors that say what happened, through the binary: each case of the hardening issue with
+//! its message and exit status (README "Exit status"). Cases about permissions run as an
+//! unprivileged user (see `common::sessions_unprivileged`), since root reads a mode-000 file.
+
+mod common;
+
+use std::fs;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::{Path, PathBuf};
+
+use common::{open_to_all, sessions_unprivileged};
+
+const ID: &str = "11111111-aaaa-4000-8000-000000000001";
+
+fn claude_session() -> String {
+    format!(
+        r#"{{"type":"user","sessionId":"{ID}","uuid":"u1","parentUuid":null,"cwd":"/home/dev/webapp","timestamp":"2026-05-01T10:00:00.000Z","message":{{"role":"user","content":"hello there"}}}}
+{{"type":"assistant","sessionId":"{ID}","uuid":"u2","parentUuid":"u1","cwd":"/home/dev/webapp","timestamp":"2026-05-01T10:00:05.000Z","requestId":"req_1","message":{{"id":"msg_1","role":"assistant","model":"claude-sonnet-4-5","content":[{{"type":"text","text":"hi"}}],"usage":{{"input_tokens":10,"output_tokens":5}}}}}}
+"#
+    )
+}
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn chmod(path: &Path, mode: u32) {
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// Every hazard the cases need, in one folder the unprivileged user can search.
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        open_to_all(&root);
+        let session = claude_session();
+        write(&root.join("s.jsonl"), &session);
+        write(&root.join("locked.jsonl"), &session);
+        chmod(&root.join("locked.jsonl"), 0o000);
+        let fifo = root.join("fifo.jsonl");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        fs::create_dir(root.join("dir.jsonl")).unwrap();
+        // A readable home with a Claude store.
+        write(
+            &root.join(format!("home/.claude/projects/-home-dev-webapp/{ID}.jsonl")),
+            &session,
+        );
+        // A home whose Claude folder is mode 000.
+        write(
+            &root.join(format!("home000/.claude/projects/-p/{ID}.jsonl")),
+            &session,
+        );
+        chmod(&root.join("home000/.claude"), 0o000);
+        // A home whose agent folders are symlink loops.
+        fs::create_dir(root.join("loophome")).unwrap();
+        symlink(root.join("loophome/.codex"), root.join("loophome/.codex")).unwrap();
+        symlink(root.join("loophome/.b"), root.join("loophome/.claude")).unwrap();
+        symlink(root.join("loophome/.claude"), root.join("loophome/.b")).unwrap();
+        write(
+            &root.join("loophome/.gemini/tmp/p/chats/x.txt"),
+            "not a session",
+        );
+        // Homes that cannot be used.
+        fs::create_dir(root.join("locked-home")).unwrap();
+        chmod(&root.join("locked-home"), 0o000);
+        write(&root.join("file-home"), "x");
+        Fixture { _dir: dir, root }
+    }
+
+    fn p(&self, rel: &str) -> String {
+        self.root.join(rel).display().to_string()
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        // So the temporary folder can be removed by a non-root test run.
+        for p in ["home000/.claude", "locked-home", "locked.jsonl"] {
+            let _ = fs::set_permissions(self.root.join(p), fs::Permissions::from_mode(0o755));
+        }
+    }
+}
+
+/// Run `args` unprivileged with HOME at `home`; assert the exit status and that stderr
+/// contains every `needle`.
+fn expect(f: &Fixture, home: &str, args: &[String], code: i32, needles: &[&str]) {
+    let out = sessions_unprivileged()
+        .env("HOME", f.p(home))
+        .current_dir(&f.root)
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}: exit status; stderr:\n{stderr}"
+    );
+    for n in needles {
+        assert!(
+            stderr.contains(n),
+            "{args:?}: {n:?} not in stderr:\n{stderr}"
+        );
+    }
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+}
+
+fn argv(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+#[test]
+fn session_arguments_say_what_they_are() {
+    let f = Fixture::new();
+    let cmds: [&[&str]; 3] = [&["show"], &["export"], &["replay-compress", "-A", "claude"]];
+    for cmd in cmds {
+        let with = |target: &str| {
+            let mut a = argv(cmd);
+            a.push(target.to_string());
+            a
+        };
+        // Unreadable: permission denied, not "not a session file".
+        expect(
+            &f,
+            "home",
+            &with("locked.jsonl"),
+            1,
+            &["locked.jsonl: cannot read: Permission denied"],
+        );
+        // Never opened (a FIFO would block), named for what it is.
+        expect(
+            &f,
+            "home",
+            &with("fifo.jsonl"),
+            2,
+            &["fifo.jsonl is a FIFO (named pipe), not a session file"],
+        );
+        expect(
+            &f,
+            "home",
+            &with("/dev/null"),
+            2,
+            &["/dev/null is a character device, not a session file"],
+        );
+        if cmd[0] == "replay-compress" {
+            // A folder is read like `list`'s; this one holds no session.
+            expect(&f, "home", &with("dir.jsonl"), 1, &["no session selected"]);
+        } else {
+            expect(
+                &f,
+                "home",
+                &with("dir.jsonl"),
+                2,
+                &["dir.jsonl is a folder"],
+            );
+        }
+        expect(
+            &f,
+            "home",
+            &with("/missing/x.jsonl"),
+            2,
+            &["/missing/x.jsonl: no such file"],
+        );
+        expect(
+            &f,
+            "home",
+            &with("nope"),
+            1,
+            &["no session matches \"nope\""],
+        );
+        // And the readable one works.
+        expect(&f, "home", &with("s.jsonl"), 0, &[]);
+    }
+    // Each folder message points at the command that reads a folder.
+    expect(
+        &f,
+        "home",
+        &argv(&["show", "dir.jsonl"]),
+        2,
+        &["`sessions list dir.jsonl`"],
+    );
+    expect(
+        &f,
+        "home",
+        &argv(&["export", "dir.jsonl"]),
+        2,
+        &["`sessions export --all dir.jsonl`"],
+    );
+}
+
+#[test]
+fn unreadable_store_roots_are_reported_and_fail_strict() {
+    let f = Fixture::new();
+    // Mode 000 ~/.claude: the sessions in it are reported, not silently absent.
+    let msg = format!(
+        "{}: cannot read the claude sessions under it: Permission denied",
+        f.p("home000/.claude")
+    );
+    expect(&f, "home000", &argv(&["list"]), 0, &[&msg]);
+    expect(
+        &f,
+        "home000",
+        &argv(&["--strict", "list"]),
+        3,
+        &[&msg, "--strict"],
+    );
+    expect(&f, "home000", &argv(&["--strict", "projects"]), 3, &[&msg]);
+    // The same through a relative --home: the folder at fault is named, relative as given.
+    expect(
+        &f,
+        "home",
+        &argv(&["--home", "home000", "list"]),
+        0,
+        &["warning: home000/.claude: cannot read the claude sessions under it"],
+    );
+    // Symlink loops at ~/.codex and ~/.claude.
+    let codex = format!("{}: symlink loop", f.p("loophome/.codex"));
+    let claude = format!("{}: symlink loop", f.p("loophome/.claude"));
+    expect(&f, "loophome", &argv(&["list"]), 0, &[&codex, &claude]);
+    expect(
+        &f,
+        "loophome",
+        &argv(&["--strict", "list"]),
+        3,
+        &[&codex, &claude],
+    );
+    // An id looked up in stores that could not be read says so.
+    expect(
+        &f,
+        "home000",
+        &argv(&["show", "11111111"]),
+        1,
+        &["no session matches", "could not be read", &msg],
+    );
+}
+
+#[test]
+fn home_and_store_flags_that_cannot_be_used() {
+    let f = Fixture::new();
+    for (home, msg) in [
+        ("locked-home", "cannot read: Permission denied"),
+        ("file-home", "is a regular file, not a folder"),
+        ("no-such-home", "no such folder"),
+    ] {
+        let args = vec!["--home".to_string(), f.p(home), "list".to_string()];
+        expect(
+            &f,
+            "home",
+            &args,
+            2,
+            &[&format!("--home {}: {msg}", f.p(home))],
+        );
+    }
+    // A named store that does not exist warns (and fails --strict); the others are read.
+    let args = argv(&["--claude-dir", "/nonexistent/claude", "list"]);
+    let msg = "/nonexistent/claude: --claude-dir: no such folder";
+    expect(
+        &f,
+        "home",
+        &args,
+        1,
+        &[
+            "no Claude Code, Codex CLI or Gemini CLI session store",
+            "/nonexistent/claude (--claude-dir: no such folder)",
+        ],
+    );
+    let mut strict = args.clone();
+    strict.insert(0, "--strict".into());
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/home");
+    let mut with_sample = vec!["--home".to_string(), sample.display().to_string()];
+    with_sample.extend(args.clone());
+    expect(&f, "home", &with_sample, 0, &[msg]);
+    with_sample.insert(0, "--strict".into());
+    expect(&f, "home", &with_sample, 3, &[msg]);
+}
+
+#[test]
+fn usage_errors_say_what_to_write() {
+    let f = Fixture::new();
+    // A named path that does not exist: the same status for every command.
+    for cmd in [
+        vec!["list"],
+        vec!["projects"],
+        vec!["compactions"],
+        vec!["export", "--all"],
+    ] {
+        let mut a = argv(&cmd);
+        a.push("/missing".into());
+        expect(&f, "home", &a, 2, &["/missing: no such file or folder"]);
+    }
+    expect(
+        &f,
+        "home",
+        &argv(&["list", "/missing"]),
+        2,
+        &["/missing: no such file or folder"],
+    );
+    expect(
+        &f,
+        "home",
+        &argv(&["export", "--all", "/missing"]),
+        2,
+        &["/missing: no such file or folder"],
+    );
+    // --context-window 0 (and beyond the largest window computed with).
+    for w in ["0", "18446744073709551615"] {
+        expect(
+            &f,
+            "home",
+            &argv(&[
+                "replay-compress",
+                "-A",
+                "claude",
+                "s.jsonl",
+                "--context-window",
+                w,
+            ]),
+            2,
+            &[&format!(
+                "--context-window {w}: expected a window of 1 to 1000000000000 tokens"
+            )],
+        );
+    }
+    expect(
+        &f,
+        "home",
+        &argv(&[
+            "replay-compress",
+            "-A",
+            "claude",
+            "s.jsonl",
+            "--summary-tokens",
+            "18446744073709551615",
+        ]),
+        2,
+        &["--summary-tokens 18446744073709551615: expected a whole number of tokens from 0 to"],
+    );
+    // Several sessions to a file name: an error, and no folder named x.md.
+    let mut a = argv(&["export", "s.jsonl", ID, "-o"]);
+    a.push(f.p("x.md"));
+    expect(
+        &f,
+        "home",
+        &a,
+        2,
+        &["names a file, but 2 sessions need a folder", "-o "],
+    );
+    assert!(!f.root.join("x.md").exists());
+    let mut a = argv(&["export", "--all", "-o"]);
+    a.push(f.p("all.html"));
+    expect(
+        &f,
+        "home",
+        &a,
+        2,
+        &["names a file, but --all exports need a folder"],
+    );
+    assert!(!f.root.join("all.html").exists());
+    // --since -7d: a hint that makes sense (not clap's "use -- -7d").
+    for flag in ["--since", "--until"] {
+        expect(
+            &f,
+            "home",
+            &argv(&["list", flag, "-7d"]),
+            2,
+            &["invalid time \"-7d\": durations already count back from now; write 7d"],
+        );
+    }
+    expect(
+        &f,
+        "home",
+        &argv(&["list", "--since", "99999999d"]),
+        2,
+        &["invalid time \"99999999d\""],
+    );
+}
