@@ -22,16 +22,7 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("SESSIONS_CORPUS_DIR")).join("claude")
 }
 
-/// CI runs the corpus tests: there, a missing corpus is a failure, not a quiet skip.
-#[cfg(not(has_corpus))]
-#[test]
-fn corpus_is_present_in_ci() {
-    assert!(
-        !std::env::var("CI").is_ok_and(|v| v == "true" || v == "1"),
-        "CI=true but the corpus is missing at {} (set SESSIONS_CORPUS)",
-        env!("SESSIONS_CORPUS_DIR")
-    );
-}
+corpus_is_present_in_ci!();
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/home")).join(rel)

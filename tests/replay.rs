@@ -34,7 +34,9 @@ fn json_out(c: &mut Command) -> Vec<Value> {
 
 /// A Claude session of `turns` turns: each prompt is 40,000 ASCII characters (10,000 tokens at
 /// bytes/4), each reply "ok" (1 token); the recorded prompt of request k is
-/// 5,000 + 10,000 × (k + 1) + k, i.e. a 5,000-token overhead plus exactly the estimate.
+/// 5,000 + 10,000 × (k + 1) + k, i.e. a 5,000-token overhead plus exactly the estimate. Past
+/// 19 turns its prompts exceed 200k, which only a 1M-window session records: tests that mean a
+/// 200k window say `--context-window 200000`.
 fn big_claude_session(dir: &Path, turns: usize) -> PathBuf {
     let mut lines = Vec::new();
     let mut parent = Value::Null;
@@ -74,6 +76,8 @@ fn claude_trigger_point_matches_hand_arithmetic() {
                 "replay-compress",
                 "-A",
                 "claude",
+                "--context-window",
+                "200000",
                 "--timeline",
                 "--format",
                 "json",
@@ -134,6 +138,8 @@ fn sweep_gives_one_record_per_setting_and_a_table_row_each() {
                 "claude",
                 "--sweep",
                 "autocompact_pct=50,100",
+                "--context-window",
+                "200000",
                 "--format",
                 "json",
             ])
@@ -255,7 +261,14 @@ fn plot_writes_an_svg_with_the_three_series() {
     let path = big_claude_session(dir.path(), 20);
     let svg = dir.path().join("chart.svg");
     sessions()
-        .args(["replay-compress", "-A", "claude", "--plot"])
+        .args([
+            "replay-compress",
+            "-A",
+            "claude",
+            "--context-window",
+            "200000",
+            "--plot",
+        ])
         .arg(&svg)
         .arg(&path)
         .assert()

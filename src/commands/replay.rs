@@ -18,7 +18,7 @@ use crate::render::text::wrap;
 use crate::render::{human_count, plot, plural, thousands};
 use crate::replay::settings::Settings;
 use crate::replay::{
-    Algorithm, ReplayInput, ReplayOptions, SessionReplay, Totals, replay, validate,
+    Algorithm, ReplayInput, ReplayOptions, SessionReplay, Totals, replay_each, validate,
 };
 use crate::scan::{SessionSummary, scan};
 use crate::tokens::{MAX_TOKENS, estimate_text};
@@ -86,7 +86,7 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
         .par_iter()
         .map(|s| {
             let input = ReplayInput::from_session(load(s)?);
-            let out = options.iter().map(|o| replay(&input, o)).collect();
+            let out = replay_each(&input, &options);
             if let Some(b) = &bar {
                 b.inc(s.source.size);
             }

@@ -9,18 +9,13 @@
 //! mirrors `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`, a percentage of the effective window that can
 //! only lower the threshold.
 
-use crate::model::Role;
+use crate::model::{Part, Role};
 use crate::replay::settings::Spec;
+use crate::replay::versions::{self, ClaudeConstants, ClaudeMeasure, Version};
+use crate::replay::window::WindowSource;
 use crate::replay::{
     Event, EventKind, HistoryItem, RequestInfo, Strategy, StrategyContext, bytes4_tokens,
 };
-
-/// `AUTOCOMPACT_BUFFER_TOKENS`.
-pub const BUFFER_TOKENS: u64 = 13_000;
-/// `COMPACT_MAX_OUTPUT_TOKENS` since 2.1.2x.
-pub const MAX_OUTPUT_CAP: u64 = 20_000;
-/// The output reserve cap of earlier versions.
-pub const OLD_MAX_OUTPUT_CAP: u64 = 32_000;
 
 pub const SPECS: &[Spec] = &[
     Spec::number(
@@ -35,7 +30,7 @@ pub const SPECS: &[Spec] = &[
         0.0,
         0.0,
         10_000_000.0,
-        "cap on the output reserve (0 = as the recorded version: 32,000 up to 2.1.19, then 20,000)",
+        "cap on the output reserve (0 = as the recorded version: 32,000 before 2.1.21, then 20,000)",
     ),
     Spec::integer(
         "buffer_tokens",
@@ -46,9 +41,11 @@ pub const SPECS: &[Spec] = &[
     ),
 ];
 
-/// The constants in force for a session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The constants in force for a session: the recorded version's row of the version table,
+/// then `--context-window` and the settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Constants {
+    pub table: ClaudeConstants,
     pub window: u64,
     pub max_output: u64,
     pub cap: u64,
@@ -56,49 +53,27 @@ pub struct Constants {
     pub threshold: u64,
 }
 
-/// Whether a recorded version is one of the 2.1.20+ builds (provisional until the version table
-/// lands): they cap the output reserve at 20,000 instead of 32,000, and measure the context with
-/// the response's final output count while the transcript keeps the count of its first
-/// streamed chunk.
-fn is_modern(version: Option<&str>) -> bool {
-    let Some(v) = version else {
-        return true;
-    };
-    let n: Vec<u64> = v
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty())
-        .take(3)
-        .map(|s| s.parse().unwrap_or(0))
-        .collect();
-    let key = (
-        n.first().copied().unwrap_or(0),
-        n.get(1).copied().unwrap_or(0),
-        n.get(2).copied().unwrap_or(0),
-    );
-    key > (2, 1, 19)
-}
-
 pub fn constants(ctx: &StrategyContext) -> Constants {
-    let cap = match ctx.settings.int("max_output_cap") {
-        0 if is_modern(ctx.agent_version.as_deref()) => MAX_OUTPUT_CAP,
-        0 => OLD_MAX_OUTPUT_CAP,
-        n => n,
-    };
-    let buffer = match ctx.settings.int("buffer_tokens") {
-        0 => BUFFER_TOKENS,
-        n => n,
-    };
-    let window = ctx.limits.context_window;
-    let max_output = ctx.limits.max_output;
-    let effective = window.saturating_sub(max_output.min(cap));
-    let default = effective.saturating_sub(buffer);
-    let pct = (effective as f64 * ctx.settings.num("autocompact_pct") / 100.0) as u64;
+    let mut table = versions::claude(ctx.agent_version.as_deref(), ctx.model.as_deref());
+    if ctx.limits.source == WindowSource::Override {
+        table.context_window = ctx.limits.context_window;
+    }
+    let mut c = table;
+    if let n @ 1.. = ctx.settings.int("max_output_cap") {
+        c.max_output_cap = n;
+    }
+    if let n @ 1.. = ctx.settings.int("buffer_tokens") {
+        c.buffer = n;
+    }
+    let pct = ctx.settings.num("autocompact_pct");
+    let threshold = c.threshold_with((pct < 100.0).then_some(pct), None);
     Constants {
-        window,
-        max_output,
-        cap,
-        buffer,
-        threshold: default.min(pct),
+        table,
+        window: c.context_window,
+        max_output: c.max_output,
+        cap: c.max_output_cap,
+        buffer: c.buffer,
+        threshold,
     }
 }
 
@@ -110,15 +85,71 @@ pub fn threshold(ctx: &StrategyContext) -> u64 {
 /// How the threshold was computed, for the report.
 pub fn describe(ctx: &StrategyContext) -> String {
     let c = constants(ctx);
-    format!(
-        "Claude Code {}: {} − min({}, {}) − {} = {}",
-        ctx.agent_version.as_deref().unwrap_or("(newest)"),
-        c.window,
-        c.max_output,
-        c.cap,
-        c.buffer,
-        c.threshold
-    )
+    let version = match ctx.agent_version.as_deref() {
+        Some(v) if c.table.version_known => v.to_string(),
+        Some(v) => format!("{v} (unparsable: newest)"),
+        None => "(newest)".to_string(),
+    };
+    match c.table.ratio_percent {
+        Some(p) => format!(
+            "Claude Code {version}: {p}% of ({} − min({}, {})) = {}",
+            c.window, c.max_output, c.cap, c.threshold
+        ),
+        None => format!(
+            "Claude Code {version}: {} − min({}, {}) − {} = {}",
+            c.window, c.max_output, c.cap, c.buffer, c.threshold
+        ),
+    }
+}
+
+/// `Math.round(n / 4)` for a non-negative integer.
+fn round_quarter(n: usize) -> u64 {
+    (n as u64 + 2) / 4
+}
+
+/// Claude Code's estimate of a text: a quarter of its length in UTF-16 code units, rounded.
+fn estimate_str(s: &str) -> u64 {
+    let units = if s.is_ascii() {
+        s.len()
+    } else {
+        s.chars().map(char::len_utf16).sum()
+    };
+    round_quarter(units)
+}
+
+/// Claude Code's estimate of a message added since the last response (docs/versions.md, "What
+/// the check compares"): text and tool results by length, images at a flat rate, and — only
+/// from 2.1.74 — tool calls, thinking and unknown blocks.
+pub fn estimate(item: &HistoryItem, m: &ClaudeMeasure) -> u64 {
+    let all = m.estimates_all_blocks;
+    item.parts
+        .iter()
+        .map(|p| match p {
+            Part::Text { text } => estimate_str(text),
+            Part::Thinking { text } if all => estimate_str(text),
+            Part::ToolCall { name, input, .. } if all => {
+                let json = match input {
+                    serde_json::Value::String(s) => s.clone(),
+                    v => v.to_string(),
+                };
+                round_quarter(name.encode_utf16().count() + json.encode_utf16().count())
+            }
+            Part::ToolResult {
+                output,
+                attachments,
+                ..
+            } => {
+                let images = attachments
+                    .iter()
+                    .filter(|a| matches!(a, Part::Image { .. }))
+                    .count() as u64;
+                estimate_str(output) + images * m.image_tokens()
+            }
+            Part::Image { .. } => m.image_tokens(),
+            Part::Unknown { raw, .. } if all => estimate_str(&raw.to_string()),
+            _ => 0,
+        })
+        .sum()
 }
 
 pub struct Claude {
@@ -127,8 +158,9 @@ pub struct Claude {
     full: u64,
     context: u64,
     items: usize,
-    /// Estimated size of the messages after the last assistant message: what Claude Code adds
-    /// to the last response's usage.
+    /// What the recorded version's measure adds to the last response's usage.
+    measure_rules: ClaudeMeasure,
+    /// Claude Code's estimate of the messages after the last assistant message.
     since_response: u64,
     /// The transcript's output counts are first-chunk stubs while the agent measured with the
     /// final count: the measure adds the output this session's responses typically have.
@@ -142,6 +174,20 @@ pub struct Claude {
     inferred_outputs: std::collections::VecDeque<u64>,
 }
 
+/// Whether the agent measured more than the transcript shows: from 2.1.2x the check that fires
+/// often counts content never written (its `logicalParentUuid` names a record missing from the
+/// file) and responses' final output counts, while the transcript keeps the first streamed
+/// chunk's. The replay then adds the output this session's responses typically had, inferred
+/// from the growth of the recorded prompts. The boundary is evidence, not source: on the real
+/// corpus (2.1.5–2.1.19 and 2.1.29–2.1.42) inferring it for the older builds moves one
+/// compaction 24 requests early, and not inferring it for the newer ones misses one; 2.1.21 is
+/// where the output reserve changed too. Unknown versions are taken as the newest.
+fn hides_output(version: Option<&str>) -> bool {
+    version
+        .and_then(Version::parse)
+        .is_none_or(|v| v >= Version::new(2, 1, 21))
+}
+
 /// How many recent responses the expected hidden output is the median of.
 const INFERRED_WINDOW: usize = 8;
 
@@ -153,8 +199,9 @@ impl Claude {
             full: 0,
             context: 0,
             items: 0,
+            measure_rules: constants(ctx).table.measure,
             since_response: 0,
-            hidden_output: is_modern(ctx.agent_version.as_deref()),
+            hidden_output: hides_output(ctx.agent_version.as_deref()),
             sent_since: 0,
             last_recorded: None,
             inferred_outputs: std::collections::VecDeque::new(),
@@ -173,10 +220,15 @@ impl Claude {
 
     /// Claude Code's measure: the last response's usage plus what came after it.
     fn measure(&self, req: &RequestInfo) -> u64 {
+        let trailing = if self.measure_rules.estimates_trailing {
+            self.since_response
+        } else {
+            0
+        };
         match req.prev_prompt {
             Some(p) => p
                 .saturating_add(self.prev_output(req))
-                .saturating_add(self.since_response),
+                .saturating_add(trailing),
             None => req.context_now,
         }
     }
@@ -207,7 +259,9 @@ impl Strategy for Claude {
         if item.role == Role::Assistant {
             self.since_response = 0;
         } else {
-            self.since_response = self.since_response.saturating_add(t);
+            self.since_response = self
+                .since_response
+                .saturating_add(estimate(item, &self.measure_rules));
         }
     }
 
@@ -247,5 +301,79 @@ impl Strategy for Claude {
 
     fn context_tokens(&self) -> u64 {
         self.context
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::versions;
+
+    fn item(role: Role, parts: Vec<Part>) -> HistoryItem {
+        HistoryItem {
+            role,
+            is_human: false,
+            timestamp: None,
+            model: None,
+            tool_names: vec![None; parts.len()],
+            parts,
+            is_context: false,
+        }
+    }
+
+    #[test]
+    fn the_estimate_rounds_a_quarter_of_utf16_units_per_block() {
+        let m = versions::claude(Some("2.1.37"), Some("claude-opus-4-6")).measure;
+        let text = |t: &str| Part::Text { text: t.into() };
+        // 5 units → 1.25 → 1; 6 → 1.5 → 2 (Math.round); per block, not per message.
+        let it = item(Role::User, vec![text("abcde"), text("abcdef")]);
+        assert_eq!(estimate(&it, &m), 1 + 2);
+        // "é" is one UTF-16 unit (two UTF-8 bytes); "😀" is two units (four bytes).
+        let it = item(Role::User, vec![text("éééééé"), text("😀😀😀")]);
+        assert_eq!(estimate(&it, &m), 2 + 2);
+    }
+
+    #[test]
+    fn tool_calls_and_thinking_count_only_from_2_1_74() {
+        let parts = vec![
+            Part::ToolCall {
+                id: "t".into(),
+                name: "Bash".into(),
+                input: serde_json::json!({"command": "ls -la"}),
+            },
+            Part::Thinking {
+                text: "x".repeat(400),
+            },
+            Part::Image {
+                media_type: None,
+                bytes: None,
+                data: None,
+            },
+        ];
+        let it = item(Role::Assistant, parts);
+        let old = versions::claude(Some("2.1.37"), None).measure;
+        assert_eq!(estimate(&it, &old), 1_334, "only the image counts");
+        let new = versions::claude(Some("2.1.74"), None).measure;
+        // "Bash" + {"command":"ls -la"} = 4 + 20 units → 6; thinking 100; image 2,000.
+        assert_eq!(estimate(&it, &new), 6 + 100 + 2_000);
+    }
+
+    #[test]
+    fn tool_results_count_with_their_images() {
+        let m = versions::claude(Some("2.1.19"), None).measure;
+        let it = item(
+            Role::Tool,
+            vec![Part::ToolResult {
+                call_id: "t".into(),
+                output: "y".repeat(41),
+                is_error: false,
+                attachments: vec![Part::Image {
+                    media_type: None,
+                    bytes: None,
+                    data: None,
+                }],
+            }],
+        );
+        assert_eq!(estimate(&it, &m), 10 + 1_334);
     }
 }

@@ -11,6 +11,8 @@
 use std::collections::VecDeque;
 
 use crate::replay::settings::Spec;
+use crate::replay::versions::{self, CodexConstants};
+use crate::replay::window::WindowSource;
 use crate::replay::{
     Event, EventKind, HistoryItem, RequestInfo, Strategy, StrategyContext, bytes4_tokens,
 };
@@ -35,12 +37,54 @@ pub const SPECS: &[Spec] = &[
     ),
 ];
 
-/// The auto-compact limit in context tokens.
+/// The recorded version's constants: its row of the version table for the session's model
+/// and (full) window, `--context-window` when given, and the configured limit when set.
+pub fn constants(ctx: &StrategyContext) -> CodexConstants {
+    let configured = match ctx.settings.int("auto_compact_token_limit") {
+        0 => None,
+        n => Some(n),
+    };
+    if ctx.limits.source == WindowSource::Default {
+        return versions::codex(
+            ctx.agent_version.as_deref(),
+            ctx.model.as_deref(),
+            None,
+            configured,
+        );
+    }
+    // The engine has already turned a recorded (95%) window into the model's full window.
+    versions::codex_for_window(
+        ctx.agent_version.as_deref(),
+        ctx.model.as_deref(),
+        ctx.limits.context_window,
+        configured,
+    )
+}
+
+/// The auto-compact limit in context tokens (`u64::MAX`: this version never compacts on its
+/// own).
 pub fn limit(ctx: &StrategyContext) -> u64 {
-    let ninety = ctx.limits.context_window * 9 / 10;
-    match ctx.settings.int("auto_compact_token_limit") {
-        0 => ninety,
-        n => n.min(ninety),
+    constants(ctx).auto_compact_limit
+}
+
+/// How the limit was found, for the report.
+pub fn describe(ctx: &StrategyContext) -> String {
+    let c = constants(ctx);
+    let version = match ctx.agent_version.as_deref() {
+        Some(v) if c.version_known => v.to_string(),
+        Some(v) => format!("{v} (unparsable: newest)"),
+        None => "(newest)".to_string(),
+    };
+    if c.auto_compact_limit == u64::MAX {
+        format!(
+            "Codex {version}: no automatic compaction in this version ({}-token window)",
+            c.context_window
+        )
+    } else {
+        format!(
+            "Codex {version}: limit {} of a {}-token window",
+            c.auto_compact_limit, c.context_window
+        )
     }
 }
 
@@ -57,12 +101,16 @@ pub struct Codex {
     initial_context: u64,
     /// A human prompt arrived since the last request (a new turn: the pre-turn check applies).
     new_turn: bool,
+    /// The version checks before a turn too (0.74+), not only after sampling.
+    pre_turn_check: bool,
 }
 
 impl Codex {
     pub fn new(ctx: &StrategyContext) -> Self {
+        let c = constants(ctx);
         Codex {
-            limit: limit(ctx),
+            limit: c.auto_compact_limit,
+            pre_turn_check: c.pre_turn_check,
             budget: ctx.settings.int("user_message_budget"),
             summary: ctx.summary_tokens,
             full: 0,
@@ -119,7 +167,7 @@ impl Strategy for Codex {
 
     fn before_request(&mut self, req: &RequestInfo) -> Vec<Event> {
         let turn_start = std::mem::take(&mut self.new_turn);
-        if turn_start && req.context_now >= self.limit && self.items > 0 {
+        if self.pre_turn_check && turn_start && req.context_now >= self.limit && self.items > 0 {
             return vec![self.compact(req.context_now)];
         }
         Vec::new()

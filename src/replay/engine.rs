@@ -13,30 +13,98 @@
 //!    managed its context;
 //! 5. the strategy hears the response (triggers after sampling act from `k + 1`).
 
-use crate::model::Trigger;
+use crate::model::{Agent, Trigger};
 
 use super::calibrate::{Anchor, Calibration};
 use super::sync::{Class, Tracker};
 use super::validate::{is_compaction, median, validate};
 use super::{
     Algorithm, Event, EventKind, Point, ReplayInput, ReplayOptions, RequestInfo, Series,
-    SessionReplay, StrategyContext, Totals, difference, pct, threshold, window,
+    SessionReplay, StrategyContext, Totals, difference, pct, threshold, versions, window,
 };
+
+/// The session's model as the agent knew it. Claude transcripts record the API model id without
+/// the `[1m]` of a 1M-context session; a recorded prompt above 200k says it was one.
+fn agent_model(input: &ReplayInput) -> Option<String> {
+    let m = input.model.clone()?;
+    let lower = m.to_ascii_lowercase();
+    let over_200k = input
+        .requests
+        .iter()
+        .any(|r| r.recorded_prompt.is_some_and(|p| p > 200_000));
+    if input.agent == Agent::Claude
+        && lower.starts_with("claude")
+        && !lower.contains("[1m]")
+        && over_200k
+    {
+        Some(format!("{m}[1m]"))
+    } else {
+        Some(m)
+    }
+}
 
 /// Replay one session.
 pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
+    replay_calibrated(input, opts, None)
+}
+
+/// Replay one session under several options (a sweep). The calibration is fitted once per
+/// algorithm and window: it maps the algorithm's estimate of the unmanaged history to the
+/// recorded sizes, which no setting changes.
+pub fn replay_each(input: &ReplayInput, options: &[ReplayOptions]) -> Vec<SessionReplay> {
+    let mut fitted: Vec<(Algorithm, Option<u64>, Fitted)> = Vec::new();
+    options
+        .iter()
+        .map(|o| {
+            let known = fitted
+                .iter()
+                .find(|(a, w, _)| *a == o.algorithm && *w == o.context_window)
+                .map(|(_, _, c)| *c);
+            let r = replay_calibrated(input, o, known);
+            if known.is_none() {
+                fitted.push((
+                    o.algorithm,
+                    o.context_window,
+                    (r.calibration, r.estimator_drift),
+                ));
+            }
+            r
+        })
+        .collect()
+}
+
+/// A session's calibration and estimator drift.
+type Fitted = (Calibration, Option<f64>);
+
+fn replay_calibrated(
+    input: &ReplayInput,
+    opts: &ReplayOptions,
+    fitted: Option<Fitted>,
+) -> SessionReplay {
     let alg = opts.algorithm;
-    let limits = window::resolve(
-        input.model.as_deref(),
+    let model = agent_model(input);
+    let mut limits = window::resolve(
+        model.as_deref(),
         input.recorded_window,
         opts.context_window.map(crate::tokens::cap),
         alg.default_limits(),
     );
+    if input.agent == Agent::Codex && limits.source == window::WindowSource::Recorded {
+        // From 0.48 Codex records the window × 95%: the model's window is what limits apply to.
+        limits.context_window = versions::codex(
+            input.agent_version.as_deref(),
+            model.as_deref(),
+            Some(limits.context_window),
+            None,
+        )
+        .context_window;
+    }
     let ctx = StrategyContext {
         settings: opts.settings.clone(),
         limits,
         summary_tokens: crate::tokens::cap(opts.summary_tokens),
         agent_version: input.agent_version.clone(),
+        model,
     };
     let native = alg.native_agent() == Some(input.agent);
     let follow = native && opts.follow_recording;
@@ -68,7 +136,7 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
         .iter()
         .map(|c| c.request_index)
         .min();
-    let (calibration, drift) = calibrate(input, &ctx, alg, first_managed);
+    let (calibration, drift) = fitted.unwrap_or_else(|| calibrate(input, &ctx, alg, first_managed));
     if !calibration.is_calibrated() {
         notes.push("no recorded usage: every figure is an estimate (uncalibrated)".into());
     }

@@ -34,6 +34,7 @@ pub mod pi;
 pub mod settings;
 mod sync;
 pub mod validate;
+pub mod versions;
 pub mod window;
 
 use std::path::PathBuf;
@@ -46,7 +47,7 @@ use calibrate::Calibration;
 use settings::{Settings, Spec};
 use window::Limits;
 
-pub use engine::replay;
+pub use engine::{replay, replay_each};
 
 /// The algorithms `replay-compress` can replay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, Serialize)]
@@ -128,6 +129,7 @@ impl Algorithm {
     pub fn constants(self, ctx: &StrategyContext) -> String {
         match self {
             Algorithm::Claude => claude::describe(ctx),
+            Algorithm::Codex => codex::describe(ctx),
             _ => match threshold(self, ctx) {
                 Some(t) => format!(
                     "{}: threshold {} of a {}-token window",
@@ -238,6 +240,9 @@ pub struct StrategyContext {
     pub summary_tokens: u64,
     /// The recording agent's version, for algorithms whose constants changed between versions.
     pub agent_version: Option<String>,
+    /// The session's main model as the agent knew it (`[1m]` appended when the recorded usage
+    /// shows a 1M-window Claude model), for constants that depend on the model.
+    pub model: Option<String>,
 }
 
 /// What the engine tells a strategy about a request.
@@ -525,7 +530,8 @@ pub fn threshold(alg: Algorithm, ctx: &StrategyContext) -> Option<u64> {
             Some((ctx.settings.num("threshold") * ctx.limits.context_window as f64) as u64)
         }
         Algorithm::Claude => Some(claude::threshold(ctx)),
-        Algorithm::Codex => Some(codex::limit(ctx)),
+        // Codex before 0.35 never compacted on its own: no threshold to draw.
+        Algorithm::Codex => Some(codex::limit(ctx)).filter(|&l| l != u64::MAX),
         Algorithm::Pi => Some(
             ctx.limits
                 .context_window

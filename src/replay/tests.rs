@@ -63,7 +63,9 @@ fn opts(alg: Algorithm, summary: u64, pairs: &[(&str, &str)]) -> ReplayOptions {
     ReplayOptions {
         algorithm: alg,
         settings: Settings::resolve(alg.specs(), &pairs).unwrap(),
-        context_window: None,
+        // These sessions record prompts above 200k on a 200k model, which a real one cannot:
+        // the window is pinned so that the 1M inference (tested on its own) stays out.
+        context_window: Some(200_000),
         summary_tokens: summary,
         summary_tokens_source: "test",
         timeline: true,
@@ -104,6 +106,7 @@ fn claude_compacts_at_window_minus_output_cap_minus_buffer() {
             limits: window::resolve(Some("claude-sonnet-4-5"), None, None, (0, 0)),
             summary_tokens: 0,
             agent_version: None,
+            model: None,
         },
     );
     assert_eq!(ctx_threshold, Some(200_000 - 20_000 - 13_000));
@@ -153,7 +156,9 @@ fn codex_keeps_recent_user_messages_within_budget() {
     let mut inp = input(20, 32_000, |_, h| Some(h));
     inp.model = Some("gpt-5-codex".into());
     inp.agent = Agent::Codex;
-    let r = replay(&inp, &opts(Algorithm::Codex, 1_500, &[]));
+    let mut o = opts(Algorithm::Codex, 1_500, &[]);
+    o.context_window = None;
+    let r = replay(&inp, &o);
     let e = &r.events[0];
     // After request k the total is 8,000 × (2k + 1) + 8,000 of output = 16,000 × (k + 1):
     // 240,000 after request 14, below the limit. The new prompt then brings the context to
@@ -192,7 +197,9 @@ fn estimates_only_when_nothing_was_recorded() {
 fn unknown_model_says_which_window_it_assumed() {
     let mut inp = input(1, 40, |_, h| Some(h));
     inp.model = Some("mystery-model".into());
-    let r = replay(&inp, &opts(Algorithm::Claude, 3_000, &[]));
+    let mut o = opts(Algorithm::Claude, 3_000, &[]);
+    o.context_window = None;
+    let r = replay(&inp, &o);
     assert_eq!(r.limits.source, window::WindowSource::Default);
     assert!(
         r.notes
@@ -414,4 +421,91 @@ fn claude_constants_follow_the_recorded_version() {
     let r = replay(&inp, &o);
     assert_eq!(r.threshold, Some(167_000));
     assert!(r.notes.iter().any(|n| n.contains("newest constants")));
+    inp.agent_version = Some("1.0.50".into());
+    let r = replay(&inp, &o);
+    assert_eq!(
+        r.threshold,
+        Some(154_560),
+        "92% of (200,000 − 32,000): {}",
+        r.constants
+    );
+}
+
+#[test]
+fn claude_prompts_above_200k_mean_a_1m_window() {
+    let mut inp = input(4, 160_000, |_, h| Some(h));
+    inp.agent_version = Some("2.1.37".into());
+    let mut o = opts(Algorithm::Claude, 3_000, &[]);
+    o.context_window = None;
+    let r = replay(&inp, &o);
+    assert_eq!(r.limits.context_window, 1_000_000);
+    assert_eq!(r.threshold, Some(967_000), "{}", r.constants);
+    // Below 200k the recorded model is taken as it is.
+    let small = input(4, 4_000, |_, h| Some(h));
+    let r = replay(&small, &o);
+    assert_eq!(r.limits.context_window, 200_000);
+}
+
+#[test]
+fn codex_limits_follow_the_recorded_version_and_full_window() {
+    let mut inp = input(2, 4_000, |_, h| Some(h));
+    inp.agent = Agent::Codex;
+    inp.model = Some("gpt-5.5".into());
+    // Codex 0.48+ records the window × 95%: 258,400 is gpt-5's 272,000.
+    inp.recorded_window = Some(258_400);
+    let mut o = opts(Algorithm::Codex, 3_000, &[]);
+    o.context_window = None;
+    inp.agent_version = Some("0.125.0".into());
+    let r = replay(&inp, &o);
+    assert_eq!(r.limits.context_window, 272_000);
+    assert_eq!(r.threshold, Some(244_800), "{}", r.constants);
+    // Before 0.35 Codex never compacted on its own.
+    inp.agent_version = Some("0.30.0".into());
+    let r = replay(&inp, &o);
+    assert_eq!(r.threshold, None, "{}", r.constants);
+    assert!(
+        r.constants.contains("no automatic compaction"),
+        "{}",
+        r.constants
+    );
+    // A configured limit is capped at 90% of the window from 0.100.
+    inp.agent_version = Some("0.125.0".into());
+    let o = opts(
+        Algorithm::Codex,
+        3_000,
+        &[("auto_compact_token_limit", "500000")],
+    );
+    let mut o2 = o.clone();
+    o2.context_window = None;
+    assert_eq!(replay(&inp, &o2).threshold, Some(244_800));
+}
+
+#[test]
+fn a_sweep_equals_its_replays_one_by_one() {
+    // The calibration is fitted once per sweep: no setting may change it.
+    let inp = input(30, 40_000, |k, h| Some(4_000 + h + h / 7 + k as u64));
+    let sweeps: &[(Algorithm, &str, &[&str])] = &[
+        (Algorithm::Claude, "autocompact_pct", &["40", "70", "100"]),
+        (
+            Algorithm::Codex,
+            "auto_compact_token_limit",
+            &["0", "90000"],
+        ),
+        (Algorithm::Gemini, "threshold", &["0.2", "0.5"]),
+        (Algorithm::Pi, "reserve_tokens", &["16384", "120000"]),
+        (Algorithm::OpenclawPrune, "soft_trim_ratio", &["0.1", "0.3"]),
+    ];
+    for (alg, key, values) in sweeps {
+        let options: Vec<ReplayOptions> = values
+            .iter()
+            .map(|v| opts(*alg, 2_000, &[(key, v)]))
+            .collect();
+        let swept = replay_each(&inp, &options);
+        for (o, r) in options.iter().zip(&swept) {
+            let alone = replay(&inp, o);
+            assert_eq!(r.calibration, alone.calibration, "{alg:?} {key}");
+            assert_eq!(r.totals, alone.totals, "{alg:?} {key}");
+            assert_eq!(r.events.len(), alone.events.len(), "{alg:?} {key}");
+        }
+    }
 }

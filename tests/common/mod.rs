@@ -73,3 +73,35 @@ pub fn open_to_all(dir: &std::path::Path) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// Runs `c`, which must succeed, and returns the JSON array it printed.
+pub fn json_array(c: &mut Command) -> Vec<serde_json::Value> {
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<serde_json::Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .expect("a JSON array")
+        .clone()
+}
+
+/// The test a corpus test file adds so that CI, which has the corpus, never passes by skipping:
+/// there a missing corpus is a failure.
+#[macro_export]
+macro_rules! corpus_is_present_in_ci {
+    () => {
+        #[cfg(not(has_corpus))]
+        #[test]
+        fn corpus_is_present_in_ci() {
+            assert!(
+                !std::env::var("CI").is_ok_and(|v| v == "true" || v == "1"),
+                "CI=true but the corpus is missing at {} (set SESSIONS_CORPUS)",
+                env!("SESSIONS_CORPUS_DIR")
+            );
+        }
+    };
+}

@@ -435,6 +435,7 @@ fn params(limit: u64, summary: u64, pairs: &[(&str, &str)]) -> Params {
         },
         summary_tokens: summary,
         agent_version: None,
+        model: None,
     };
     Params::from_ctx(&ctx)
 }

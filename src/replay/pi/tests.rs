@@ -754,6 +754,7 @@ fn summary_sizes_are_capped_by_the_budgets() {
         limits: crate::replay::window::resolve(None, None, Some(200_000), (200_000, 32_000)),
         summary_tokens: 50_000,
         agent_version: None,
+        model: None,
     };
     let p = Pi::new(&ctx);
     assert_eq!(p.history_summary, 13_107, "floor(0.8 × 16,384)");
