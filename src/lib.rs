@@ -15,6 +15,8 @@ pub mod diag;
 pub mod discover;
 pub mod export;
 pub mod filter;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod manpage;
 pub mod model;
 pub mod output;

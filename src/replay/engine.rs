@@ -145,7 +145,7 @@ fn replay_calibrated(
     let mut next_recorded = 0;
 
     let after = AfterCompaction::of(input, &calibration, native);
-    let mut strategy = alg.build(&ctx);
+    let mut strategy = alg.build(&ctx, input);
     let mut anchor = Anchor::new(&calibration);
     let mut full_anchor = anchor;
     let mut tracker = Tracker::new(native);
@@ -173,6 +173,7 @@ fn replay_calibrated(
             context_now: anchor.tokens(strategy.context_tokens()),
             scale: anchor.scale,
             in_sync: false,
+            unmanaged: first_managed.is_none_or(|f| k < f),
         };
         let mut recorded_here = Vec::new();
         while let Some(&i) = recorded_at.get(next_recorded) {
@@ -372,7 +373,7 @@ fn calibrate(
         return (Calibration::NONE, None);
     }
     let end = first_managed.unwrap_or(input.requests.len());
-    let mut strategy = alg.build(ctx);
+    let mut strategy = alg.build(ctx, input);
     let mut pushed = 0;
     let mut points: Vec<(u64, u64)> = Vec::new();
     for r in &input.requests[..end.min(input.requests.len())] {

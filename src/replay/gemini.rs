@@ -1,12 +1,30 @@
 //! Gemini CLI chat compression and tool-output masking (`--algorithm gemini`), ported from
 //! `@google/gemini-cli-core` 0.61.0 (spec: `gemini-compression.md` §1–§2).
 //!
+//! # The history
+//!
+//! A Gemini session is replayed on the history Gemini CLI itself rebuilds when it resumes the
+//! file ([`resume`]): `loadConversationRecord` → `convertSessionToClientHistory` → a fresh
+//! environment turn in front → `ensureStableToolIds`, then read as `GeminiChat.getHistory` shows
+//! it ([`native_parts`]: thought parts stripped, the synthetic `thoughtSignature` on the first
+//! call of a model turn that had thoughts, same-role turns merged, as since v0.54;
+//! `coalesce_turns=false` for earlier versions). Every `gemini` record is a request, whether or
+//! not it recorded usage. Sessions that are not files Gemini could load (tests, `/chat save`
+//! checkpoints) use history items converted as described in [`content`].
+//!
 //! # Per request (`GeminiClient.processTurn`, default path)
 //!
-//! 1. **Trigger** (§1.4): `P` = the previous request's prompt size as the API reported it
-//!    ([`RequestInfo::prev_prompt`](crate::replay::RequestInfo), overhead included; before the
-//!    first response, the local estimate). Nothing happens while `P < threshold × tokenLimit`
-//!    (`threshold` 0.5; `tokenLimit` = the context window, 1,048,576 for Gemini models).
+//! The request's own new content (the prompt, or the function responses of the previous call)
+//! joins the history only after steps 1–7, as `tryCompressChat` and the masking run before
+//! `sendMessageStream` adds it.
+//!
+//! 1. **Trigger** (§1.4): `P` = `lastPromptTokenCount`. While the replay has not changed the
+//!    history (no compression, truncation or masking yet) and the agent has not compacted, that
+//!    is the latest recorded `tokens.input` (a response without usage leaves it unchanged);
+//!    otherwise the engine's figure for the previous request
+//!    ([`RequestInfo::prev_prompt`](crate::replay::RequestInfo)); before any, the estimate of
+//!    the history. Nothing happens while `P < threshold × tokenLimit` (`threshold` 0.5;
+//!    `tokenLimit` = the context window, 1,048,576 for Gemini models).
 //! 2. **Reverse-budget truncation** of the whole history ([`truncate`]): newest first, function
 //!    responses past 50,000 estimated tokens become `{output: head 20% … tail 80%}` of
 //!    `maxChars = min(40,000, 4 × (limit − P))`, with the header and omitted-count marker.
@@ -19,28 +37,32 @@
 //!    limit, else truncated, + the instruction + the compression prompt of
 //!    [`COMPRESSION_PROMPT_TOKENS`]) and the verification probe (the same + the summary + the
 //!    probe text); each outputs the summary.
-//! 6. **New history** = [environment turn (the session's first item when it is context),
-//!    snapshot, `Got it. Thanks for the additional context!`, …kept truncated tail]. Its
-//!    estimate above `P` → COMPRESSION_FAILED_INFLATED_TOKEN_COUNT: nothing changes and the
-//!    replay stays in truncation-only mode (the flag is only reset by a re-created chat).
+//! 6. **New history** = [environment turn, snapshot, `Got it. Thanks for the additional
+//!    context!`, …kept truncated tail]. Its estimate above `P` →
+//!    COMPRESSION_FAILED_INFLATED_TOKEN_COUNT: nothing changes and the replay stays in
+//!    truncation-only mode (the flag is only reset by a re-created chat).
 //! 7. **Tool-output masking** ([`masking`], every request, after the compression check): past
 //!    the newest 50,000 tokens of function responses (the newest content protected), when at
 //!    least 30,000 prunable tokens have accumulated, each output is replaced by a short preview
 //!    if that is smaller.
 //!
+//! Steps 2–6 see the curated history (`getHistory(true)`): runs of model turns holding an
+//! empty text part or an empty part are left out; masking sees them.
+//!
 //! Sizes use Gemini's own estimator ([`estimate`]): 0.25 per ASCII UTF-16 unit, 1.5 per other
 //! unit, `length / 4` over 100,000 units, JSON length / 4 for function responses and calls,
-//! 3,000 per image, 25,800 per PDF, floored once per call. History items become Gemini
-//! contents as described in [`content`] (thought parts stripped and same-role turns merged, as
-//! since v0.54; `coalesce_turns=false` for earlier versions).
+//! 3,000 per image, 25,800 per PDF, floored once per call.
+//!
+//! The whole pipeline is checked request by request against the package over the corpus, the
+//! sample home and generated sessions (`testdata/golden/gemini-e2e`, `e2e_tests`).
 //!
 //! # Complexity
 //!
 //! The replay keeps the managed history as contents in slots with running sums: the estimate
-//! total, a Fenwick tree of content JSON lengths, and, per function response, Fenwick trees of
-//! its reverse-budget tokens, of what truncating it would change, and of its masking tokens;
-//! ordered sets of valid split points, of responses a truncation would change and of masking
-//! candidates. Each push is O(size of the item + log n).
+//! total, Fenwick trees of content JSON lengths and of live contents, and, per function
+//! response, Fenwick trees of its reverse-budget tokens, of what truncating it would change, and
+//! of its masking tokens; ordered sets of valid split points, of responses a truncation would
+//! change and of masking candidates. Each push is O(size of the item + log n).
 //! - The trigger check is O(1). A NOOP for lack of a split point is decided in O(log n) from
 //!   the set of valid split points, without a truncation pass.
 //! - A truncation pass finds where the 50,000-token budget is crossed by Fenwick search,
@@ -57,25 +79,35 @@
 //!   are masked (each once, O(length) for the preview) or found not worth masking (once per
 //!   state of the output).
 //!
-//! A whole session is therefore O(n log n) in messages plus linear in the size of the text.
-//! Cached truncation outcomes depend on `maxChars`; below its cap (a previous prompt within
-//! cap / 4 tokens of the window) it is rounded down to a power of two ([`max_chars`]), so those
-//! of outputs longer than the new value are recomputed at most log₂ 40,000 + 1 times.
+//! A whole session is therefore O(n log n) in messages plus linear in the size of the text,
+//! with two bounded exceptions. Cached truncation outcomes depend on `maxChars`, which is below
+//! its cap only while the previous prompt is within cap / 4 tokens of the window; there each
+//! change re-evaluates the live outputs longer than the smaller value, O(live history) per
+//! request, and the live history is then about the window. And two situations take the pure
+//! port's O(live history) path for one check: a curated history that differs from the managed
+//! one (an invalid model turn is live, until the next compression or truncation removes it),
+//! and a compression attempt with the previous prompt at or past the window (it compresses, or
+//! fails once into truncation-only mode).
 //! Measured (release, `bench_100k_messages`): 100,000 messages replay in 2.7–7.3 s depending on
 //! the shape (periodic prompts; one endless turn; an inflated summary then truncation-only
 //! mode on every request).
-
+//!
 //! # Approximations (documented, deliberate)
 //!
 //! - Files: outputs are "saved" under a placeholder project temp dir of realistic length; the
 //!   truncation id in the file name is a fixed two-digit placeholder (upstream counts
 //!   truncations per process, so its digits vary), the masking suffix a fixed six characters
-//!   (upstream: `Math.random().toString(36).substring(7)`, usually six).
-//! - `maxChars` below its cap is rounded down to a power of two, at least 1 (see above). There
-//!   Gemini aborts the turn anyway; JavaScript slicing with `maxChars ≤ 0` would lengthen
-//!   outputs instead of cutting them (the pure [`truncate`] functions keep that behaviour).
-//! - Function calls carry `{name, args}` without the ids `ensureStableToolIds` adds; argument
-//!   keys come sorted from the session model (lengths are unaffected).
+//!   (upstream: `Math.random().toString(36).substring(7)`, usually six). The environment turn
+//!   is a placeholder of Gemini's own form ([`PLACEHOLDER_ENV_TEXT`]), as a resume writes a
+//!   fresh one; the recorded one (v0.44+) is dropped by the conversion, as upstream.
+//! - `$set.messages` checkpoint lists are ignored when the file is read ([`resume`]): the
+//!   replay starts from the conversation, not from the agent's own compressed copies.
+//! - In truncation-only mode with the previous prompt at or past the window (`maxChars` < 1,
+//!   where Gemini aborts the turn), old outputs are cut to one character; JavaScript's slicing
+//!   would lengthen or empty them, with new numbers on every request ([`max_chars`]). The
+//!   differential tests stop comparing a run there.
+//! - Without the file (history items only), function calls carry `{name, args}` without the
+//!   ids `ensureStableToolIds` adds, and argument keys come sorted from the session model.
 //! - `--summary-tokens 0` is treated as "no summary": no attempt is replayed (upstream would
 //!   fail with COMPRESSION_FAILED_EMPTY_SUMMARY and change nothing).
 
@@ -87,14 +119,19 @@ pub mod estimate;
 mod fenwick;
 pub mod json;
 pub mod masking;
+pub mod resume;
 pub mod split;
 mod state;
 pub mod truncate;
 
 #[cfg(test)]
+mod e2e_gen;
+#[cfg(test)]
+mod e2e_tests;
+#[cfg(test)]
 mod tests;
 
-pub use state::{Gemini, Params, max_chars};
+pub use state::{Decision, Gemini, Params, exact_max_chars, max_chars, native_parts};
 
 /// `estimateTokenCountSync` of the compression system prompt (`getCompressionPrompt`, modern
 /// and legacy variants estimate the same), from `testdata/golden/gemini/constants.json`.
@@ -109,10 +146,24 @@ pub const PLACEHOLDER_PROJECT_TEMP_DIR: &str =
 pub const PLACEHOLDER_TRUNCATION_ID: &str = "42";
 /// A session id (a UUID) in masked-output paths.
 pub const PLACEHOLDER_SESSION_ID: &str = "4f6c2a1e-8d3b-4c9a-b7e2-5a0d9c3f1e6b";
-/// `Math.random().toString(36).substring(7)`: usually six characters.
-pub const PLACEHOLDER_RANDOM_SUFFIX: &str = "k3x9qa";
+/// `Math.random().toString(36).substring(7)`: usually six characters (this is 0.123456789's).
+pub const PLACEHOLDER_RANDOM_SUFFIX: &str = "xjylrx";
 /// `Date.now()` for responses without an id.
 pub const PLACEHOLDER_NOW_MS: &str = "1767225600000";
+/// The environment turn (`getEnvironmentContext`) a resumed chat starts with, as Gemini CLI
+/// writes it on Linux with no folder tree and no memory, dated 2026-01-01, for the placeholder
+/// project temp dir. Real ones differ in size by the folder tree and memory; the overhead
+/// anchored to the recorded prompts absorbs the difference.
+pub const PLACEHOLDER_ENV_TEXT: &str = concat!(
+    "<session_context>\n",
+    "This is the Gemini CLI. We are setting up the context for our chat.\n",
+    "Today's date is Thursday, January 1, 2026 (formatted according to the user's locale).\n",
+    "My operating system is: linux\n",
+    "The project's temporary directory is: /home/user/.gemini/tmp/",
+    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n",
+    "\n\n\n",
+    "</session_context>"
+);
 
 pub const SPECS: &[Spec] = &[
     Spec::number(

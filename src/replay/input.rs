@@ -18,6 +18,10 @@ fn is_management_artifact(m: &Message) -> bool {
 
 impl ReplayInput {
     pub fn from_session(s: Session) -> ReplayInput {
+        // Gemini: the history Gemini CLI itself rebuilds from the file.
+        if let Some(input) = super::gemini::resume::replay_input(&s) {
+            return input;
+        }
         // Tool names by call id, for results (allow/deny lists and Gemini functionResponse names).
         let mut names: HashMap<String, String> = HashMap::new();
         for m in &s.messages {
@@ -162,6 +166,7 @@ impl ReplayInput {
             recorded_usage,
             recorded_compactions,
             post_compaction,
+            gemini: None,
         }
     }
 }

@@ -146,9 +146,9 @@ impl Algorithm {
         }
     }
 
-    fn build(self, ctx: &StrategyContext) -> Box<dyn Strategy> {
+    fn build(self, ctx: &StrategyContext, input: &ReplayInput) -> Box<dyn Strategy> {
         match self {
-            Algorithm::Gemini => Box::new(gemini::Gemini::new(ctx)),
+            Algorithm::Gemini => Box::new(gemini::Gemini::for_input(ctx, input)),
             Algorithm::OpenclawPrune => Box::new(openclaw::OpenClaw::new(ctx)),
             Algorithm::Pi => Box::new(pi::Pi::new(ctx)),
             Algorithm::Claude => Box::new(claude::Claude::new(ctx)),
@@ -217,6 +217,10 @@ pub struct ReplayInput {
     pub recorded_compactions: Vec<Compaction>,
     /// The context the agent had right after each of its compactions, where recorded.
     pub post_compaction: Vec<PostCompaction>,
+    /// A Gemini session as Gemini CLI resumes it (`gemini::resume`), when its file could be
+    /// read that way: `items` are its turns, `requests` its `gemini` records, and the Gemini
+    /// replay works on these exact contents.
+    pub gemini: Option<std::sync::Arc<gemini::resume::Resumed>>,
 }
 
 /// The size of the context right after one of the agent's own compactions.
@@ -270,6 +274,9 @@ pub struct RequestInfo {
     /// In [`Strategy::after_request`]: whether this request's what-if size is its recorded
     /// one (the replayed history was the recorded one). Always false before the request.
     pub in_sync: bool,
+    /// The agent had not managed its context before this request (no compaction, masking or
+    /// truncation of its own yet): its recorded prompt still describes the unmanaged history.
+    pub unmanaged: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

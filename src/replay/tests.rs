@@ -48,6 +48,7 @@ fn input(turns: usize, chars: usize, recorded: impl Fn(usize, u64) -> Option<u64
         model: Some("claude-sonnet-4-5".into()),
         recorded_usage: true,
         recorded_compactions: Vec::new(),
+        gemini: None,
         post_compaction: Vec::new(),
         recorded_window: None,
         started_at: None,

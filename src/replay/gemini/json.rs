@@ -8,7 +8,7 @@
 //! in compact and pretty (`null, 2`) forms, byte-for-byte.
 
 use std::fmt::Write as _;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::truncate::Truncated;
 
@@ -25,7 +25,7 @@ pub enum JsStr {
     /// The output of `formatTruncatedToolOutput`, possibly truncated again several times, kept
     /// as its pieces so sizes are O(1) and nesting another truncation is O(1); materialised
     /// only when its characters are needed.
-    Trunc(Rc<Truncated>),
+    Trunc(Arc<Truncated>),
 }
 
 impl Default for JsStr {
@@ -454,13 +454,16 @@ fn write_escaped(out: &mut String, s: &JsStr) {
     };
     match s {
         JsStr::Text(t) => {
-            for c in t.chars() {
-                if (c as u32) < 0x80 {
-                    unit(out, c as u16);
-                } else {
-                    out.push(c);
+            // Runs that need no escape are copied whole.
+            let mut run = 0;
+            for (i, b) in t.bytes().enumerate() {
+                if b < 0x20 || b == b'"' || b == b'\\' {
+                    out.push_str(&t[run..i]);
+                    unit(out, u16::from(b));
+                    run = i + 1;
                 }
             }
+            out.push_str(&t[run..]);
         }
         JsStr::Filler(n) => out.extend(std::iter::repeat_n('A', *n)),
         JsStr::Wide(_) | JsStr::Trunc(_) => {
@@ -494,6 +497,11 @@ pub fn to_json(v: &J) -> String {
     let mut out = String::new();
     write_json(&mut out, v, None, 0);
     out
+}
+
+/// `JSON.stringify(v)` appended to `out`.
+pub fn write_compact(out: &mut String, v: &J) {
+    write_json(out, v, None, 0);
 }
 
 /// `JSON.stringify(v, null, 2)`.
@@ -597,11 +605,19 @@ impl<'de> serde::Deserialize<'de> for J {
                 Ok(J::Arr(v))
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<J, A::Error> {
+                // `JSON.parse`: a repeated key keeps its first position and its last value;
+                // integer-like keys come first.
                 let mut v: Vec<(String, J)> = Vec::new();
+                let mut index: std::collections::HashMap<String, usize> = Default::default();
                 while let Some((k, x)) = a.next_entry::<String, J>()? {
-                    v.push((k, x));
+                    if let Some(&i) = index.get(&k) {
+                        v[i].1 = x;
+                    } else {
+                        index.insert(k.clone(), v.len());
+                        v.push((k, x));
+                    }
                 }
-                Ok(J::Obj(v))
+                Ok(J::Obj(js_key_order(v)))
             }
         }
         d.deserialize_any(V)

@@ -1,9 +1,12 @@
 //! The incremental replay of Gemini's per-request pipeline (see the module doc of
 //! [`super`] for the rules and the complexity argument).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
+use std::sync::Arc;
 
-use crate::replay::{Event, EventKind, HistoryItem, RequestInfo, Strategy, StrategyContext};
+use crate::replay::{
+    Event, EventKind, HistoryItem, ReplayInput, RequestInfo, Strategy, StrategyContext,
+};
 
 use super::compress::{ACK, ANCHOR_MERGE, ANCHOR_NEW, PROBE, SCRATCHPAD};
 use super::content::{GRole, content_overhead, convert};
@@ -11,6 +14,7 @@ use super::estimate::{Est, estimate_token_count_sync, part_est, text_est, text_e
 use super::fenwick::Fenwick;
 use super::json::{J, JsStr, json_len};
 use super::masking::{MaskFiles, MaskingConfig, candidate, masked_part, tool_output_content};
+use super::resume::{Resumed, Turn};
 use super::truncate::{measured, saved_output_path, truncate_part};
 use super::{
     COMPRESSION_PROMPT_TOKENS, PLACEHOLDER_NOW_MS, PLACEHOLDER_PROJECT_TEMP_DIR,
@@ -76,6 +80,9 @@ struct VContent {
     /// A text part contains `<state_snapshot>`.
     snapshot: bool,
     first_fr: Option<usize>,
+    /// A model turn merged into it is one `extractCuratedHistory` drops (an empty text part
+    /// or an empty part): the compression sees the history without it.
+    invalid: bool,
 }
 
 impl VContent {
@@ -90,6 +97,7 @@ impl VContent {
             n_fc: 0,
             snapshot: false,
             first_fr: None,
+            invalid: false,
         }
     }
 
@@ -158,23 +166,58 @@ pub struct Gemini {
     want_max_chars: i64,
     failed: bool,
     files: MaskFiles,
+    /// Live contents per slot (1 or 0), to turn a split slot into a content index.
+    live: Fenwick,
+    /// Live contents that are invalid (see [`VContent::invalid`]).
+    n_invalid: usize,
+    /// The session as Gemini CLI resumes it, when the input carries it: items are its turns.
+    native: Option<Arc<Resumed>>,
+    /// Items pushed by the engine.
+    seen: usize,
+    /// Converted turns (with their item index) not yet in the history: a request's new
+    /// content joins only after the compression check and the masking.
+    queue: VecDeque<(usize, GRole, Vec<VPart>, bool)>,
+    /// The replay changed the history (compressed, truncated or masked): the agent's recorded
+    /// prompt sizes no longer describe it.
+    diverged: bool,
+    /// Every request so far was before the agent's own first compaction.
+    rec_valid: bool,
+    /// The latest recorded prompt size (`lastPromptTokenCount` while in sync).
+    last_rec: Option<u64>,
+    decision: Decision,
 }
 
-/// `maxChars = min(cap, 4 × (limit − P))`, rounded down to a power of two (at least 1) when
-/// below the cap: that only happens when the previous prompt came within cap / 4 tokens of the
-/// window, where Gemini aborts the turn (ContextWindowWillOverflow); every cached truncation
-/// outcome depends on it, so the rounding bounds how often they are recomputed (at most
-/// log₂ cap + 1 values), and it keeps the replay away from JavaScript's slicing with a zero or
-/// negative `maxChars`, which lengthens outputs instead of cutting them.
+/// What happened at the last request, in the package's terms (for the differential tests).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Decision {
+    /// The trigger input (`lastPromptTokenCount`).
+    pub prompt: u64,
+    /// 0 = below the threshold, else `CompressionStatus` (1 COMPRESSED, 2 INFLATED, 4 EMPTY
+    /// SUMMARY, 5 NOOP, 6 CONTENT_TRUNCATED).
+    pub status: u8,
+    /// Index of the split in the curated history, and contents kept after it.
+    pub split: Option<usize>,
+    pub kept: Option<usize>,
+    /// The estimate of the new history (compressed, inflated or truncated).
+    pub new_tokens: Option<u64>,
+    pub masked: usize,
+    pub tokens_saved: u64,
+}
+
+/// `maxChars = min(cap, 4 × (limit − P))` (`Config.getTruncateToolOutputThreshold`).
+///
+/// Below 1 the previous prompt was at or past the window, where Gemini aborts the turn
+/// (ContextWindowWillOverflow) right after this check. JavaScript's slicing with such a
+/// `maxChars` lengthens or empties outputs; a compression attempt there takes the pure port's
+/// path with the exact value, but in truncation-only mode, which would rewrite every old output
+/// with new numbers on every request, the incremental replay uses 1 (module doc,
+/// approximations): [`max_chars`] is that value, [`exact_max_chars`] the formula.
 pub fn max_chars(limit: u64, prompt: u64, cap: u64) -> i64 {
-    let m = 4 * (limit as i64 - prompt as i64);
-    let cap = cap as i64;
-    if m >= cap {
-        cap
-    } else {
-        let m = m.max(1) as u64;
-        1i64 << (63 - m.leading_zeros())
-    }
+    exact_max_chars(limit, prompt, cap).max(1)
+}
+
+pub fn exact_max_chars(limit: u64, prompt: u64, cap: u64) -> i64 {
+    (4 * (limit as i64 - prompt as i64)).min(cap as i64)
 }
 
 fn json_i(x: u64) -> i64 {
@@ -184,6 +227,14 @@ fn json_i(x: u64) -> i64 {
 impl Gemini {
     pub fn new(ctx: &StrategyContext) -> Self {
         Gemini::with_params(Params::from_ctx(ctx))
+    }
+
+    /// For a replay input: on the exact contents Gemini resumes the session with, when the
+    /// input carries them.
+    pub fn for_input(ctx: &StrategyContext, input: &ReplayInput) -> Self {
+        let mut g = Gemini::new(ctx);
+        g.native = input.gemini.clone();
+        g
     }
 
     pub fn with_params(p: Params) -> Self {
@@ -217,7 +268,28 @@ impl Gemini {
                 random_suffix: PLACEHOLDER_RANDOM_SUFFIX.to_string(),
                 now_ms: PLACEHOLDER_NOW_MS.to_string(),
             },
+            live: Fenwick::default(),
+            n_invalid: 0,
+            native: None,
+            seen: 0,
+            queue: VecDeque::new(),
+            diverged: false,
+            rec_valid: true,
+            last_rec: None,
+            decision: Decision::default(),
         }
+    }
+
+    /// The last request's decision.
+    pub fn decision(&self) -> Decision {
+        self.decision
+    }
+
+    /// `JSON.stringify(history).length`, from the running sums: O(log n).
+    pub fn history_json_len(&self) -> u64 {
+        let sum = self.json.prefix(self.json.len()) as u64;
+        let n = self.live.prefix(self.live.len()) as u64;
+        sum + n.max(1) + 1
     }
 
     /// The managed history as Gemini contents (for tests and debugging; O(n)).
@@ -232,6 +304,28 @@ impl Gemini {
                 )
             })
             .collect()
+    }
+
+    /// `JSON.stringify(history)` (for tests; O(size) without copying the contents).
+    pub fn history_json(&self) -> String {
+        let mut out = String::from("[");
+        for (i, c) in self.contents.iter().flatten().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"role\":\"");
+            out.push_str(c.role.as_str());
+            out.push_str("\",\"parts\":[");
+            for (k, p) in c.parts.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                super::json::write_compact(&mut out, &p.j);
+            }
+            out.push_str("]}");
+        }
+        out.push(']');
+        out
     }
 
     /// Whether an inflated summary switched the replay to truncation only.
@@ -401,6 +495,8 @@ impl Gemini {
         self.contents[cid] = Some(c);
         self.json.ensure(cid);
         self.json.set(cid, json_i(json));
+        self.live.ensure(cid);
+        self.live.set(cid, 1);
         if valid {
             self.valid.insert(cid);
         }
@@ -412,6 +508,8 @@ impl Gemini {
             return;
         };
         self.json.set(cid, 0);
+        self.live.set(cid, 0);
+        self.n_invalid -= usize::from(c.invalid);
         self.valid.remove(&cid);
         self.total -= c.est;
         self.items -= c.items;
@@ -551,8 +649,11 @@ impl Gemini {
         let (cross, below) = self.region();
         let t = (self.total + self.region_delta(&cross, below)).tokens(self.p.w);
         if t >= prompt {
+            self.decision.status = 5;
             return None;
         }
+        self.decision.status = 6;
+        self.decision.new_tokens = Some(t);
         let changed = cross.iter().filter(|s| self.nonfixed.contains(s)).count()
             + self.nonfixed.range(..below).count();
         let touched = self.apply_region(&cross, below, None);
@@ -599,6 +700,7 @@ impl Gemini {
         let w = self.p.w;
         // Split 0 (NOOP) needs no truncation pass: only the first content is a valid point
         // and everything cannot be compressed.
+        self.decision.status = 5;
         if !self.plain_model_last() && self.valid.range(self.start + 1..).next().is_none() {
             return None;
         }
@@ -615,6 +717,10 @@ impl Gemini {
             self.undo(log);
             return None;
         }
+        let split_index = self.live.prefix(end.min(self.live.len())) as usize;
+        let live_total = self.live.prefix(self.live.len()) as usize;
+        self.decision.split = Some(split_index);
+        self.decision.kept = Some(live_total - split_index);
         // The summarised prefix, as truncated and as it was.
         let mut est_trunc = Est::ZERO;
         let mut items = 0;
@@ -651,13 +757,16 @@ impl Gemini {
         e.tokens_before = before;
         e.summariser_input = input;
         e.summariser_output = 2 * self.p.summary_tokens;
+        self.decision.new_tokens = Some(new_tokens);
         if new_tokens > prompt {
+            self.decision.status = 2;
             self.undo(log);
             self.failed = true;
             e.kind = EventKind::Failed;
             e.tokens_after = before;
             return Some(e);
         }
+        self.decision.status = 1;
         for cid in self.start..live_end {
             self.kill_content(cid);
         }
@@ -747,6 +856,7 @@ impl Gemini {
             let masked = masked_part(&part, &content, &self.files);
             let new_tok = estimate_token_count_sync(std::slice::from_ref(&masked), self.p.w);
             if self.frs[seq].mask_tok > new_tok {
+                self.decision.tokens_saved += self.frs[seq].mask_tok - new_tok;
                 self.set_fr_part(seq, masked);
                 touched.insert(self.frs[seq].cid);
                 count += 1;
@@ -757,6 +867,7 @@ impl Gemini {
         if count == 0 {
             return None;
         }
+        self.decision.masked = count;
         let mut e = Event::new(EventKind::Mask);
         e.summarised = count;
         e.kept = self.items - self.touched_items(&touched);
@@ -764,28 +875,18 @@ impl Gemini {
         e.tokens_after = self.tokens();
         Some(e)
     }
-}
 
-impl Strategy for Gemini {
-    fn push(&mut self, item: &HistoryItem) {
-        let first = !self.pushed;
-        self.pushed = true;
-        let Some((role, parts)) = convert(item, self.p.coalesce) else {
-            return;
-        };
-        let parts: Vec<VPart> = parts.into_iter().map(|j| self.vpart(j)).collect();
-        self.full += parts.iter().map(|p| p.est).sum::<Est>();
-        if first && item.is_context {
-            self.env = Some(parts.iter().map(|p| p.j.clone()).collect());
-        }
+    /// Append converted parts as a new content, or into the last one when it has the same role
+    /// and turns are merged.
+    fn append(&mut self, role: GRole, parts: Vec<VPart>, items: usize, invalid: bool) {
         let merge = self
             .last
             .filter(|_| self.p.coalesce)
             .filter(|&l| self.content(l).role == role);
         let cid = match merge {
             Some(l) => {
-                self.content_mut(l).items += 1;
-                self.items += 1;
+                self.content_mut(l).items += items;
+                self.items += items;
                 l
             }
             None => {
@@ -794,33 +895,355 @@ impl Strategy for Gemini {
                 if self.last.is_none() {
                     self.start = cid;
                 }
-                self.open_content(cid, role, 1);
+                self.open_content(cid, role, items);
                 self.last = Some(cid);
                 cid
             }
         };
+        if invalid && !self.content(cid).invalid {
+            self.content_mut(cid).invalid = true;
+            self.n_invalid += 1;
+        }
         for p in parts {
             self.add_vpart(cid, p);
         }
     }
 
+    /// Add queued turns up to item `upto` (exclusive).
+    fn flush(&mut self, upto: usize) {
+        while self.queue.front().is_some_and(|q| q.0 < upto) {
+            let (_, role, parts, invalid) = self.queue.pop_front().expect("front exists");
+            self.append(role, parts, 1, invalid);
+        }
+    }
+
+    /// The curated history `ChatCompressionService` sees (`getHistory(true)`): the contents
+    /// without runs of model turns that hold an invalid one, turns merged again; with the
+    /// history items each stands for. O(n): only used while an invalid turn is live.
+    fn curated(&self) -> Vec<(GRole, Vec<J>, usize)> {
+        let live: Vec<&VContent> = self.contents.iter().flatten().collect();
+        let mut out: Vec<(GRole, Vec<J>, usize)> = Vec::new();
+        let mut i = 0;
+        while i < live.len() {
+            let run_start = i;
+            if live[i].role == GRole::User {
+                i += 1;
+            } else {
+                while i < live.len() && live[i].role == GRole::Model {
+                    i += 1;
+                }
+                if live[run_start..i].iter().any(|c| c.invalid) {
+                    continue;
+                }
+            }
+            for c in &live[run_start..i] {
+                let parts: Vec<J> = c.parts.iter().map(|p| p.j.clone()).collect();
+                match out.last_mut() {
+                    Some(last) if self.p.coalesce && last.0 == c.role => {
+                        last.1.extend(parts);
+                        last.2 += c.items;
+                    }
+                    _ => out.push((c.role, parts, c.items)),
+                }
+            }
+        }
+        out
+    }
+
+    /// Replace the whole history (after a compression or truncation on the curated history).
+    fn rebuild(&mut self, contents: Vec<(GRole, Vec<J>, usize)>) {
+        for cid in self.start..self.contents.len() {
+            self.kill_content(cid);
+        }
+        self.start = self.next_id;
+        self.last = None;
+        for (role, parts, items) in contents {
+            let parts: Vec<VPart> = parts.into_iter().map(|j| self.vpart(j)).collect();
+            self.append(role, parts, items, false);
+        }
+    }
+
+    /// The compression check on the curated history when it differs from the managed one
+    /// (an invalid model turn is live): the pure port, then the result installed.
+    fn compress_curated(&mut self, prompt: u64, max_chars: i64) -> Option<Event> {
+        use super::compress::{CompressOptions, CompressionStatus, compress};
+        let curated = self.curated();
+        let js: Vec<J> = curated
+            .iter()
+            .map(|(r, parts, _)| super::compress::content(r.as_str(), parts.clone()))
+            .collect();
+        let env_text = self
+            .env
+            .as_ref()
+            .and_then(|e| e.first())
+            .and_then(|p| p.get("text"))
+            .and_then(J::as_str)
+            .cloned()
+            .unwrap_or_default();
+        let summary = JsStr::Filler(4 * self.p.summary_tokens as usize);
+        let o = CompressOptions {
+            force: false,
+            threshold: self.p.threshold,
+            token_limit: self.p.limit,
+            has_failed: self.failed,
+            budget: self.p.budget,
+            max_chars,
+            preserve: self.p.preserve,
+            non_ascii_weight: self.p.w,
+        };
+        let before = self.tokens();
+        let out = compress(
+            &js,
+            prompt,
+            &o,
+            &env_text,
+            Some(&summary),
+            Some(&summary),
+            &mut Self::save_path,
+        );
+        let total_items = self.items;
+        let split = out.calls.first().map(|c| c.len() - 1);
+        self.decision.split = split;
+        self.decision.kept = split.map(|s| curated.len() - s);
+        let kept_items = |s: usize| curated[s..].iter().map(|c| c.2).sum::<usize>();
+        let mut e = Event::new(EventKind::Compress);
+        e.tokens_before = before;
+        match out.status {
+            CompressionStatus::Compressed => {
+                self.decision.status = 1;
+                self.decision.new_tokens = Some(out.new);
+                let split = split.expect("a compression made its calls");
+                let extra = out.new_history.expect("a compressed history");
+                let mut contents: Vec<(GRole, Vec<J>, usize)> = Vec::new();
+                if let Some(env) = self.env.clone() {
+                    contents.push((GRole::User, env, 1));
+                }
+                let kept = extra.len() - 2;
+                for (k, c) in extra.into_iter().enumerate() {
+                    let role = match c.get("role").and_then(J::as_str) {
+                        Some(r) if r.to_string_lossy() == "model" => GRole::Model,
+                        _ => GRole::User,
+                    };
+                    let parts = c
+                        .get("parts")
+                        .and_then(J::as_array)
+                        .cloned()
+                        .unwrap_or_default();
+                    let items = if k < 2 { 1 } else { curated[split + k - 2].2 };
+                    contents.push((role, parts, items));
+                }
+                debug_assert_eq!(kept, curated.len() - split);
+                e.summarised = total_items - kept_items(split);
+                e.kept = kept_items(split);
+                self.rebuild(contents);
+                self.snapshot_head();
+            }
+            CompressionStatus::FailedInflatedTokenCount => {
+                self.decision.status = 2;
+                self.decision.new_tokens = Some(out.new);
+                self.failed = true;
+                e.kind = EventKind::Failed;
+                let split = split.expect("an attempt made its calls");
+                e.summarised = total_items - kept_items(split);
+                e.kept = kept_items(split);
+                e.tokens_after = before;
+                return Some(e);
+            }
+            CompressionStatus::ContentTruncated => {
+                self.decision.status = 6;
+                self.decision.new_tokens = Some(out.new);
+                let truncated = out.new_history.expect("a truncated history");
+                let contents: Vec<(GRole, Vec<J>, usize)> = truncated
+                    .into_iter()
+                    .zip(&curated)
+                    .map(|(c, (r, _, items))| {
+                        let parts = c
+                            .get("parts")
+                            .and_then(J::as_array)
+                            .cloned()
+                            .unwrap_or_default();
+                        (*r, parts, *items)
+                    })
+                    .collect();
+                e.kind = EventKind::Truncate;
+                e.kept = total_items;
+                self.rebuild(contents);
+            }
+            CompressionStatus::FailedEmptySummary => {
+                self.decision.status = 4;
+                return None;
+            }
+            CompressionStatus::Noop | CompressionStatus::FailedTokenCountError => {
+                self.decision.status = 5;
+                return None;
+            }
+        }
+        e.summariser_output = if e.kind == EventKind::Compress {
+            2 * self.p.summary_tokens
+        } else {
+            0
+        };
+        if e.kind == EventKind::Compress {
+            let w = self.p.w;
+            e.summariser_input = out
+                .calls
+                .iter()
+                .map(|c| {
+                    let parts: Vec<J> = c
+                        .iter()
+                        .filter_map(|x| x.get("parts").and_then(J::as_array))
+                        .flatten()
+                        .cloned()
+                        .collect();
+                    estimate_token_count_sync(&parts, w)
+                })
+                .sum::<u64>()
+                + 2 * COMPRESSION_PROMPT_TOKENS;
+        }
+        e.tokens_after = self.tokens();
+        Some(e)
+    }
+
+    /// After a rebuilt compression: the user contents before the acknowledgement hold a
+    /// snapshot (for the merge instruction of the next summary).
+    fn snapshot_head(&mut self) {
+        let mut cid = self.start;
+        while cid < self.contents.len() {
+            match self.contents[cid].as_mut() {
+                Some(c) if c.role == GRole::User => c.snapshot = true,
+                Some(_) => break,
+                None => {}
+            }
+            cid += 1;
+        }
+    }
+
+    /// The trigger input: the agent's own recorded figure while the replay has not changed
+    /// the history (and the agent has not compacted), else the engine's estimate of the
+    /// previous request; before any, the estimate of the history.
+    fn trigger_input(&self, req: &RequestInfo) -> u64 {
+        match self.last_rec.filter(|_| !self.diverged && self.rec_valid) {
+            Some(rec) => rec,
+            None => req.prev_prompt.unwrap_or_else(|| self.tokens()),
+        }
+    }
+}
+
+/// A resumed turn as `GeminiChat.getHistory` shows it, with whether `extractCuratedHistory`
+/// would drop it: thoughts stripped (the first `functionCall` of a model turn that had one gets
+/// the synthetic signature) and turns left empty removed, when `strip`.
+pub fn native_parts(turn: &Turn, strip: bool) -> Option<(GRole, Vec<J>, bool)> {
+    let role = turn.role;
+    let invalid = role == GRole::Model
+        && (turn.parts.is_empty()
+            || turn.parts.iter().any(|p| match p {
+                J::Obj(e) => {
+                    e.is_empty()
+                        || (!p.get("thought").is_some_and(J::truthy)
+                            && matches!(p.get("text"), Some(J::Str(t)) if t.is_empty())
+                            && e.iter().all(|(k, _)| {
+                                matches!(k.as_str(), "text" | "thought" | "callIndex")
+                            }))
+                }
+                _ => false,
+            }));
+    if !strip {
+        return Some((role, turn.parts.clone(), invalid));
+    }
+    let thought = |p: &J| p.get("thought").is_some_and(J::truthy);
+    let mut parts = turn.parts.clone();
+    if parts.iter().any(|p| p.truthy() && thought(p)) {
+        parts.retain(|p| p.truthy() && !thought(p));
+        if role == GRole::Model {
+            if let Some(call) = parts
+                .iter_mut()
+                .find(|p| p.get("functionCall").is_some_and(J::truthy))
+            {
+                if !call.get("thoughtSignature").is_some_and(J::truthy) {
+                    call.set(
+                        "thoughtSignature",
+                        J::str(super::content::SYNTHETIC_THOUGHT_SIGNATURE),
+                    );
+                }
+            }
+        }
+    }
+    (!parts.is_empty()).then_some((role, parts, invalid))
+}
+
+impl Strategy for Gemini {
+    fn push(&mut self, item: &HistoryItem) {
+        let first = !self.pushed;
+        self.pushed = true;
+        let index = self.seen;
+        self.seen += 1;
+        let converted = match &self.native {
+            Some(n) => n
+                .turns
+                .get(index)
+                .and_then(|t| native_parts(t, self.p.coalesce)),
+            None => convert(item, self.p.coalesce).map(|(r, p)| (r, p, false)),
+        };
+        let Some((role, parts, invalid)) = converted else {
+            return;
+        };
+        let parts: Vec<VPart> = parts.into_iter().map(|j| self.vpart(j)).collect();
+        self.full += parts.iter().map(|p| p.est).sum::<Est>();
+        if first && item.is_context {
+            self.env = Some(parts.iter().map(|p| p.j.clone()).collect());
+        }
+        if self.native.is_some() {
+            self.queue.push_back((index, role, parts, invalid));
+        } else {
+            self.append(role, parts, 1, invalid);
+        }
+    }
+
     fn before_request(&mut self, req: &RequestInfo) -> Vec<Event> {
+        // The request's own new content joins after the check (module doc).
+        let check_at = self
+            .native
+            .as_ref()
+            .and_then(|n| n.requests.get(req.index))
+            .filter(|r| r.upto == self.seen)
+            .map_or(self.seen, |r| r.check_at);
+        self.flush(check_at);
         let mut events = Vec::new();
-        let prompt = req.prev_prompt.unwrap_or_else(|| self.tokens());
+        let prompt = self.trigger_input(req);
+        self.decision = Decision {
+            prompt,
+            ..Decision::default()
+        };
         let limit = self.p.limit;
         if self.last.is_some() && prompt as f64 >= self.p.threshold * limit as f64 {
             self.want_max_chars = max_chars(limit, prompt, self.p.truncate_threshold);
-            let e = if self.failed {
+            let exact = exact_max_chars(limit, prompt, self.p.truncate_threshold);
+            let e = if self.n_invalid > 0 || (exact < 1 && !self.failed) {
+                let m = if self.failed {
+                    self.want_max_chars
+                } else {
+                    exact
+                };
+                self.compress_curated(prompt, m)
+            } else if self.failed {
                 self.truncate_only(prompt)
             } else if self.p.summary_tokens > 0 {
                 self.compress(prompt)
             } else {
+                self.decision.status = 4;
                 None
             };
             events.extend(e);
         }
         if let Some(cfg) = self.p.masking {
             events.extend(self.mask(cfg));
+        }
+        self.diverged |= events.iter().any(|e| e.kind != EventKind::Failed);
+        self.flush(self.seen);
+        if req.unmanaged {
+            self.last_rec = req.recorded_prompt.or(self.last_rec);
+        } else {
+            self.rec_valid = false;
         }
         events
     }

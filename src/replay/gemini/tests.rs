@@ -452,6 +452,7 @@ fn request(index: usize, prev: Option<u64>) -> RequestInfo {
         context_now: 0,
         scale: 1.0,
         in_sync: false,
+        unmanaged: false,
     }
 }
 
@@ -942,7 +943,6 @@ impl Naive {
                 token_limit: p.limit,
                 has_failed: self.failed,
                 budget: p.budget,
-                // The replay's policy (the formula, rounded when below its cap).
                 max_chars: max_chars(p.limit, prompt, p.truncate_threshold),
                 preserve: p.preserve,
                 non_ascii_weight: p.w,
@@ -1233,6 +1233,7 @@ fn bench_session(shape: &str, messages: usize) -> crate::replay::ReplayInput {
         model: Some("gemini-2.5-pro".into()),
         recorded_usage: false,
         recorded_compactions: Vec::new(),
+        gemini: None,
         post_compaction: Vec::new(),
         recorded_window: None,
         started_at: None,
@@ -1292,13 +1293,13 @@ fn bench_100k_messages() {
 }
 
 #[test]
-fn max_chars_follows_the_formula_and_rounds_below_the_cap() {
+fn max_chars_follows_the_formula() {
     let limit = 1_048_576;
     assert_eq!(max_chars(limit, 524_288, 40_000), 40_000);
     assert_eq!(max_chars(limit, limit - 10_000, 40_000), 40_000);
-    // 4 × 9,999 = 39,996 → 32,768; 4 × 300 = 1,200 → 1,024; at or past the window → 1.
-    assert_eq!(max_chars(limit, limit - 9_999, 40_000), 32_768);
-    assert_eq!(max_chars(limit, limit - 300, 40_000), 1_024);
+    assert_eq!(max_chars(limit, limit - 9_999, 40_000), 39_996);
+    assert_eq!(max_chars(limit, limit - 300, 40_000), 1_200);
+    // At or past the window: 1 (the documented approximation).
     assert_eq!(max_chars(limit, limit, 40_000), 1);
     assert_eq!(max_chars(limit, limit + 5_000, 40_000), 1);
     assert_eq!(max_chars(limit, 0, 5_000), 5_000);

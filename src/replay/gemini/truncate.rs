@@ -14,7 +14,7 @@
 //! (en-US thousands separators) and the last `maxChars − head` units, sliced in UTF-16 units as
 //! JavaScript does (a pair cut in two leaves lone surrogates).
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::estimate::text_token_count;
 use super::json::{J, JsStr, StrStats, js_locale_int, to_json_pretty, units_stats};
@@ -111,10 +111,10 @@ pub fn format_truncated_tool_output(content: &JsStr, output_file: &str, max_char
         // The usual case, kept structured: `header + s[0:head] + marker + s[len−tail:]`.
         if let JsStr::Trunc(t) = content {
             if t.same_cut(&header, head as usize, tail as usize) {
-                return JsStr::Trunc(Rc::new(t.again()));
+                return JsStr::Trunc(Arc::new(t.again()));
             }
         }
-        return JsStr::Trunc(Rc::new(Truncated::first(
+        return JsStr::Trunc(Arc::new(Truncated::first(
             content,
             header,
             head as usize,
@@ -160,7 +160,7 @@ struct TruncBase {
 /// once the marker's count stops changing, another round returns the identical string.
 #[derive(Debug)]
 pub struct Truncated {
-    base: Rc<TruncBase>,
+    base: Arc<TruncBase>,
     /// Rounds, capped at `k_sat` (later rounds give the same head).
     k: usize,
     marker: String,
@@ -170,7 +170,7 @@ pub struct Truncated {
 
 impl PartialEq for Truncated {
     fn eq(&self, o: &Truncated) -> bool {
-        Rc::ptr_eq(&self.base, &o.base) && self.k == o.k && self.marker == o.marker
+        Arc::ptr_eq(&self.base, &o.base) && self.k == o.k && self.marker == o.marker
     }
 }
 
@@ -286,10 +286,10 @@ impl Truncated {
             tail,
             cuts: cuts_asc,
         };
-        Truncated::layer(Rc::new(base), 1, len as i64 - h as i64 - t as i64)
+        Truncated::layer(Arc::new(base), 1, len as i64 - h as i64 - t as i64)
     }
 
-    fn layer(base: Rc<TruncBase>, k: usize, omitted: i64) -> Truncated {
+    fn layer(base: Arc<TruncBase>, k: usize, omitted: i64) -> Truncated {
         let k = k.min(base.k_sat());
         let marker = marker(omitted);
         let ms = JsStr::Text(marker.clone()).stats();

@@ -172,6 +172,7 @@ fn request(index: usize, timestamp: Option<DateTime<Utc>>) -> RequestInfo {
         context_now: 0,
         scale: 1.0,
         in_sync: false,
+        unmanaged: false,
     }
 }
 
@@ -641,6 +642,7 @@ fn engine_replay_reports_prune_events() {
         model: Some("claude-sonnet-4-5".into()),
         recorded_usage: false,
         recorded_compactions: Vec::new(),
+        gemini: None,
         post_compaction: Vec::new(),
         recorded_window: None,
         started_at: None,

@@ -563,6 +563,7 @@ fn session(items: Vec<HistoryItem>, requests_after: &[usize], output: u64) -> Re
         model: None,
         recorded_usage: false,
         recorded_compactions: Vec::new(),
+        gemini: None,
         post_compaction: Vec::new(),
         recorded_window: None,
         started_at: None,

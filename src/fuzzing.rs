@@ -1,0 +1,173 @@
+//! What the fuzzers drive: one entry point per input surface, taking raw bytes. The coverage-
+//! guided harness in `fuzz/` (cargo-afl) and the bounded stable test `tests/fuzz_smoke.rs` call
+//! the same functions, so a crash found by one is a regression test in the other.
+//!
+//! Each parser target writes the bytes to a scratch file (parsers read files: the line reader,
+//! its caps and the decompression limit are part of what is fuzzed) and, when the file parses,
+//! pushes the session through everything downstream of the parser: every export format,
+//! redaction, and a replay with every algorithm. The only failure a target can show is a panic
+//! (or an abort, for the fuzzer); wrong results are the other tests' business.
+
+use std::io;
+use std::path::PathBuf;
+
+use crate::export::markdown::{Env, NoChildren};
+use crate::export::{ExportFormat, ExportOptions, redact, write_session};
+use crate::model::{Agent, Session};
+use crate::parse::{FileRole, SourceFile, parse_file};
+use crate::replay::settings::Settings;
+use crate::replay::{Algorithm, ReplayInput, ReplayOptions, replay};
+
+/// An input surface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A Claude Code transcript (`.jsonl`).
+    Claude,
+    /// A Codex rollout (`.jsonl`).
+    Codex,
+    /// A compressed Codex rollout (`.jsonl.zst`): the bytes are the compressed stream.
+    CodexZst,
+    /// A Gemini CLI session document (`.json`, every era).
+    GeminiJson,
+    /// A Gemini CLI session log (`.jsonl`).
+    GeminiJsonl,
+    /// Message text through the Markdown/HTML renderer and the terminal sanitiser.
+    Markdown,
+    /// Text through the secret redactor.
+    Redact,
+}
+
+impl Target {
+    pub const ALL: [Target; 7] = [
+        Target::Claude,
+        Target::Codex,
+        Target::CodexZst,
+        Target::GeminiJson,
+        Target::GeminiJsonl,
+        Target::Markdown,
+        Target::Redact,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Claude => "claude",
+            Target::Codex => "codex",
+            Target::CodexZst => "codex_zst",
+            Target::GeminiJson => "gemini_json",
+            Target::GeminiJsonl => "gemini_jsonl",
+            Target::Markdown => "markdown",
+            Target::Redact => "redact",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// The agent and file name a parser target's bytes are written as.
+    fn file(self) -> Option<(Agent, FileRole, &'static str)> {
+        Some(match self {
+            Target::Claude => (Agent::Claude, FileRole::ClaudeMain, "session.jsonl"),
+            Target::Codex => (
+                Agent::Codex,
+                FileRole::CodexRollout,
+                "rollout-2026-01-01T00-00-00-fuzz.jsonl",
+            ),
+            Target::CodexZst => (
+                Agent::Codex,
+                FileRole::CodexRollout,
+                "rollout-2026-01-01T00-00-00-fuzz.jsonl.zst",
+            ),
+            Target::GeminiJson => (Agent::Gemini, FileRole::GeminiSession, "session-fuzz.json"),
+            Target::GeminiJsonl => (Agent::Gemini, FileRole::GeminiSession, "session-fuzz.jsonl"),
+            Target::Markdown | Target::Redact => return None,
+        })
+    }
+}
+
+/// Run one input through one target. Panics are the findings.
+pub fn run(target: Target, data: &[u8]) {
+    match target.file() {
+        Some((agent, role, name)) => {
+            if let Some(session) = parse_bytes(agent, role, name, data) {
+                downstream(session);
+            }
+        }
+        None => {
+            let text = String::from_utf8_lossy(data);
+            match target {
+                Target::Markdown => {
+                    let html = crate::export::html::markdown_to_html(&text);
+                    // Hostile HTML never passes through the renderer as markup.
+                    assert!(!html.contains("<script"), "raw <script> in {html:?}");
+                    let _ = crate::render::text::terminal_safe(&text);
+                }
+                _ => {
+                    let mut counts = redact::Redactions::default();
+                    if let Some(once) = redact::redact_str(&text, &mut counts) {
+                        // A redacted text has nothing left to redact of what was found.
+                        let _ = redact::redact_str(&once, &mut counts);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A scratch file per process and thread, in the temp directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "sessions-fuzz-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let _ = std::fs::create_dir_all(&dir);
+    dir.join(name)
+}
+
+/// Parse `data` as the file `name` of `agent`; `None` when the parser refused it (a refusal
+/// is a correct answer to garbage).
+pub fn parse_bytes(agent: Agent, role: FileRole, name: &str, data: &[u8]) -> Option<Session> {
+    let path = scratch(name);
+    std::fs::write(&path, data).ok()?;
+    let file = SourceFile::new(agent, path, role);
+    parse_file(&file).ok()
+}
+
+/// Everything that consumes a parsed session.
+fn downstream(session: Session) {
+    for format in [
+        ExportFormat::Md,
+        ExportFormat::Html,
+        ExportFormat::Json,
+        ExportFormat::Jsonl,
+    ] {
+        export(&session, format);
+    }
+    let mut redacted = session.clone();
+    redact::redact_session(&mut redacted);
+    export(&redacted, ExportFormat::Md);
+    let input = ReplayInput::from_session(session);
+    for &algorithm in <Algorithm as clap::ValueEnum>::value_variants() {
+        let opts = ReplayOptions {
+            algorithm,
+            settings: Settings::resolve(algorithm.specs(), &[]).expect("defaults are valid"),
+            context_window: Some(20_000),
+            summary_tokens: algorithm.default_summary_tokens(),
+            summary_tokens_source: "fuzz",
+            timeline: true,
+            validate: true,
+            follow_recording: true,
+        };
+        let _ = replay(&input, &opts);
+    }
+}
+
+fn export(session: &Session, format: ExportFormat) {
+    let opts = ExportOptions {
+        format,
+        ..ExportOptions::default()
+    };
+    let env = Env::new(&opts, &NoChildren, None);
+    write_session(&mut io::sink(), session, &env).expect("a sink never fails");
+}

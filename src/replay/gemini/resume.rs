@@ -1,0 +1,800 @@
+//! The history Gemini CLI resumes a recorded session with, ported from
+//! `@google/gemini-cli-core` 0.61.0, and the replay input built from it.
+//!
+//! `loadConversationRecord` → `convertSessionToClientHistory` → `getInitialChatHistory` (a fresh
+//! environment turn in front) → `ensureStableToolIds`: what `resumeChat` hands the `GeminiChat`
+//! constructor. The file is read again, as JSON with JavaScript semantics ([`J`]: key order,
+//! `JSON.parse` duplicate keys), because the unified session model keeps neither the exact
+//! response objects (`{output}`, `{error}`, `{output, error}`, objects), nor argument key order,
+//! nor the thought records as Gemini rebuilds them.
+//!
+//! One deliberate difference from `loadConversationRecord`: `$set.messages` checkpoint lists
+//! (v0.44+ history sync after a compression, a masking or a truncation) are ignored, so the
+//! replay starts from the conversation, not from the agent's own compressed or masked copies.
+//! A file without checkpoints loads exactly as the package loads it (rewinds included).
+//!
+//! Every `gemini` record is one request. Its new content (the prompt, or the function
+//! responses of the previous call) is the run of user turns since the previous response;
+//! Gemini checks compression and masks before that content joins the history
+//! ([`Request::check_at`]).
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+use super::PLACEHOLDER_ENV_TEXT;
+use super::content::GRole;
+use super::json::{J, JsStr, js_trim, to_json};
+use crate::model::{Agent, CompactionKind, Part, Role, Session};
+use crate::replay::{HistoryItem, ReplayInput, RequestPoint};
+use crate::tokens::estimate_text;
+
+/// Files larger than this are replayed from the unified model instead (memory stays bounded).
+const MAX_RECORD_BYTES: u64 = 1 << 30;
+
+/// One turn of the resumed history (`{id, content: {role, parts}}`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    pub id: J,
+    pub role: GRole,
+    pub parts: Vec<J>,
+    /// The record message it came from (`None` for the environment turn).
+    pub message: Option<usize>,
+}
+
+/// One request: a `gemini` record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    /// Turns already in the history when compression is checked.
+    pub check_at: usize,
+    /// Turns in the history when the request is sent (its new content included).
+    pub upto: usize,
+    /// The record message.
+    pub message: usize,
+}
+
+/// A recorded session as Gemini CLI resumes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resumed {
+    /// The environment turn first, then the converted messages.
+    pub turns: Vec<Turn>,
+    pub requests: Vec<Request>,
+    /// The loaded `ConversationRecord.messages`.
+    pub messages: Vec<J>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// loadConversationRecord
+
+/// The record's messages as `loadConversationRecord` loads them (checkpoint lists ignored), or
+/// `None` when Gemini could not load the file either (no `sessionId` + `projectHash`, and not a
+/// legacy document with a `sessionId`).
+pub fn load_record(path: &Path) -> Option<Vec<J>> {
+    let mut reader = crate::parse::open(path).ok()?;
+    let mut bytes = Vec::new();
+    reader
+        .by_ref()
+        .take(MAX_RECORD_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    if bytes.len() as u64 > MAX_RECORD_BYTES {
+        return None;
+    }
+    load_record_bytes(&bytes)
+}
+
+/// An ordered map with JavaScript `Map` semantics: `set` keeps an existing key's position,
+/// `delete` then `set` moves it to the end.
+#[derive(Default)]
+struct MessageMap {
+    slots: Vec<Option<(String, J)>>,
+    index: HashMap<String, usize>,
+}
+
+impl MessageMap {
+    fn set(&mut self, id: String, m: J) {
+        match self.index.get(&id) {
+            Some(&i) => self.slots[i] = Some((id, m)),
+            None => {
+                self.index.insert(id.clone(), self.slots.len());
+                self.slots.push(Some((id, m)));
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.index.clear();
+    }
+
+    /// `$rewindTo`: delete the message and every later one; everything if it is unknown.
+    fn rewind(&mut self, id: &str) {
+        match self.index.get(id) {
+            Some(&i) => {
+                for slot in self.slots.drain(i..).flatten() {
+                    self.index.remove(&slot.0);
+                }
+            }
+            None => self.clear(),
+        }
+    }
+
+    fn into_values(self) -> Vec<J> {
+        self.slots.into_iter().flatten().map(|(_, m)| m).collect()
+    }
+}
+
+fn string_field<'a>(j: &'a J, key: &str) -> Option<&'a JsStr> {
+    j.get(key).and_then(J::as_str)
+}
+
+fn is_object(j: Option<&J>) -> bool {
+    matches!(j, Some(J::Obj(_) | J::Arr(_)))
+}
+
+/// The text of a line as `readline` splits a stream: at `\n`, `\r\n` and a lone `\r`.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split('\n')
+        .flat_map(|l| l.strip_suffix('\r').unwrap_or(l).split('\r'))
+}
+
+pub fn load_record_bytes(bytes: &[u8]) -> Option<Vec<J>> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut metadata: Vec<(String, J)> = Vec::new();
+    let merge = |metadata: &mut Vec<(String, J)>, entries: &[(String, J)]| {
+        for (k, v) in entries {
+            match metadata.iter_mut().find(|(mk, _)| mk == k) {
+                Some(e) => e.1 = v.clone(),
+                None => metadata.push((k.clone(), v.clone())),
+            }
+        }
+    };
+    let mut messages = MessageMap::default();
+    for line in lines(&text) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Ok(record) = serde_json::from_str::<J>(line) else {
+            continue;
+        };
+        if let Some(to) = string_field(&record, "$rewindTo") {
+            messages.rewind(&to.to_string_lossy());
+        } else if let Some(id) = string_field(&record, "id") {
+            messages.set(id.to_string_lossy(), record.clone());
+        } else if is_object(record.get("$set")) {
+            // Checkpoint lists are not conversation (module doc); the rest is metadata.
+            if let Some(J::Obj(set)) = record.get("$set") {
+                let kept: Vec<(String, J)> = set
+                    .iter()
+                    .filter(|(k, v)| !(k == "messages" && matches!(v, J::Arr(_))))
+                    .cloned()
+                    .collect();
+                merge(&mut metadata, &kept);
+            }
+        } else if string_field(&record, "sessionId").is_some()
+            && string_field(&record, "projectHash").is_some()
+        {
+            if let J::Obj(entries) = &record {
+                merge(&mut metadata, entries);
+            }
+            if let Some(J::Arr(list)) = record.get("messages") {
+                for m in list {
+                    if let Some(id) = string_field(m, "id") {
+                        messages.set(id.to_string_lossy(), m.clone());
+                    }
+                }
+            }
+        }
+    }
+    let truthy = |k: &str| {
+        metadata
+            .iter()
+            .find(|(mk, _)| mk == k)
+            .is_some_and(|(_, v)| v.truthy())
+    };
+    if truthy("sessionId") && truthy("projectHash") {
+        return Some(messages.into_values());
+    }
+    // parseLegacyRecordFallback: the whole file as one document with a `sessionId` key.
+    let doc: J = serde_json::from_str(&text).ok()?;
+    if !doc.has("sessionId") {
+        return None;
+    }
+    Some(match doc.get("messages") {
+        Some(J::Arr(list)) => list.clone(),
+        _ => Vec::new(),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// convertSessionToClientHistory
+
+/// `String(x)` of a value read from a record (`undefined` when missing).
+fn js_string(v: Option<&J>) -> JsStr {
+    match v {
+        None => "undefined".into(),
+        Some(j) => j.to_js_string(),
+    }
+}
+
+/// `partToString(value, {verbose: true})` (`partListUnionToString`).
+fn part_to_string(v: Option<&J>, out: &mut Vec<u16>) {
+    let Some(v) = v.filter(|v| v.truthy()) else {
+        return;
+    };
+    match v {
+        J::Str(s) => out.extend(s.to_units()),
+        J::Arr(items) => {
+            for x in items {
+                part_to_string(Some(x), out);
+            }
+        }
+        _ => {
+            let has = |k: &str| v.get(k).is_some();
+            let label = |s: String, out: &mut Vec<u16>| out.extend(s.encode_utf16());
+            if has("videoMetadata") {
+                label("[Video Metadata]".into(), out);
+            } else if has("thought") {
+                let t = js_string(v.get("thought")).to_string_lossy();
+                label(format!("[Thought: {t}]"), out);
+            } else if has("codeExecutionResult") {
+                label("[Code Execution Result]".into(), out);
+            } else if has("executableCode") {
+                label("[Executable Code]".into(), out);
+            } else if has("fileData") {
+                label("[File Data]".into(), out);
+            } else if let Some(fc) = v.get("functionCall") {
+                let n = js_string(fc.get("name")).to_string_lossy();
+                label(format!("[Function Call: {n}]"), out);
+            } else if let Some(fr) = v.get("functionResponse") {
+                let n = js_string(fr.get("name")).to_string_lossy();
+                label(format!("[Function Response: {n}]"), out);
+            } else if let Some(d) = v.get("inlineData") {
+                // Only where the text starts matters here (the ignore rule); the size is shown
+                // as Gemini rounds it.
+                let mime = match d.get("mimeType") {
+                    None | Some(J::Null) => "unknown".to_string(),
+                    Some(m) => m.to_js_string().to_string_lossy(),
+                };
+                let len = match d.get("data") {
+                    Some(J::Str(s)) => s.len16(),
+                    _ => 0,
+                };
+                let kb = (len * 3).div_ceil(4) as f64 / 1024.0;
+                let category = if mime.starts_with("audio/") {
+                    "Audio"
+                } else if mime.starts_with("video/") {
+                    "Video"
+                } else if mime.starts_with("image/") {
+                    "Image"
+                } else {
+                    "Media"
+                };
+                label(format!("[{category}: {mime}, {kb:.1} KB]"), out);
+            } else {
+                match v.get("text") {
+                    None | Some(J::Null) => {}
+                    Some(t) => out.extend(t.to_js_string().to_units()),
+                }
+            }
+        }
+    }
+}
+
+/// `isIgnoredUserContent(trimmed)`: empty, slash commands, `?`, and harness context.
+pub fn is_ignored_user_content(trimmed: &[u16]) -> bool {
+    let starts = |p: &str| {
+        let p: Vec<u16> = p.encode_utf16().collect();
+        trimmed.starts_with(&p)
+    };
+    trimmed.is_empty()
+        || starts("/")
+        || starts("?")
+        || starts("<session_context>")
+        || starts("<hook_context>")
+}
+
+/// `ensurePartArray(content)`.
+fn part_array(content: Option<&J>) -> Vec<J> {
+    let text = |s: &JsStr| J::obj(vec![("text", J::Str(s.clone()))]);
+    match content {
+        Some(J::Arr(items)) => items
+            .iter()
+            .map(|p| match p {
+                J::Str(s) => text(s),
+                other => other.clone(),
+            })
+            .collect(),
+        Some(J::Str(s)) => vec![text(s)],
+        // `[content]`; `undefined` serialises as `null` in an array.
+        Some(other) => vec![other.clone()],
+        None => vec![J::Null],
+    }
+}
+
+fn has_truthy(part: &J, key: &str) -> bool {
+    part.get(key).is_some_and(J::truthy)
+}
+
+/// An object built with `{key: value}` where `value` may be `undefined` (then the key is
+/// absent from the JSON; `ensureStableToolIds` fills an absent or falsy id in place, so an
+/// absent `id` keeps its slot as `null` until then).
+fn field(entries: &mut Vec<(String, J)>, key: &str, v: Option<&J>) {
+    if let Some(v) = v {
+        entries.push((key.to_string(), v.clone()));
+    }
+}
+
+/// `convertSessionToClientHistory([msg])`: the turns one record message becomes.
+pub fn convert_message(msg: &J, index: usize) -> Vec<Turn> {
+    let typ = string_field(msg, "type").map(JsStr::to_string_lossy);
+    let id = msg.get("id").cloned().unwrap_or(J::Null);
+    let turn = |id: J, role: GRole, parts: Vec<J>| Turn {
+        id,
+        role,
+        parts,
+        message: Some(index),
+    };
+    match typ.as_deref() {
+        Some("info" | "error" | "warning") => Vec::new(),
+        Some("user") => {
+            let mut s = Vec::new();
+            part_to_string(msg.get("content"), &mut s);
+            if is_ignored_user_content(js_trim(&s)) {
+                return Vec::new();
+            }
+            vec![turn(id, GRole::User, part_array(msg.get("content")))]
+        }
+        Some("gemini") => {
+            let content = msg.get("content").filter(|c| c.truthy());
+            let content_parts = content.map(|c| part_array(Some(c))).unwrap_or_default();
+            let has_calls = content_parts.iter().any(|p| has_truthy(p, "functionCall"));
+            let has_thoughts = content_parts.iter().any(|p| has_truthy(p, "thought"));
+            let calls: &[J] = match msg.get("toolCalls") {
+                Some(J::Arr(c)) => c,
+                _ => &[],
+            };
+            let mut model_parts = Vec::new();
+            if has_calls || has_thoughts {
+                model_parts = content_parts;
+            } else {
+                if let Some(J::Arr(thoughts)) = msg.get("thoughts") {
+                    for t in thoughts {
+                        let text = if t.get("subject").is_some_and(J::truthy) {
+                            let s = js_string(t.get("subject")).to_string_lossy();
+                            let d = js_string(t.get("description")).to_string_lossy();
+                            Some(J::str(format!("**{s}** {d}")))
+                        } else {
+                            t.get("description").cloned()
+                        };
+                        let mut e = Vec::new();
+                        field(&mut e, "text", text.as_ref());
+                        e.push(("thought".to_string(), J::Bool(true)));
+                        model_parts.push(J::Obj(e));
+                    }
+                }
+                model_parts.extend(content_parts);
+                for c in calls {
+                    let mut fc = vec![("id".to_string(), c.get("id").cloned().unwrap_or(J::Null))];
+                    field(&mut fc, "name", c.get("name"));
+                    field(&mut fc, "args", c.get("args"));
+                    model_parts.push(J::Obj(vec![("functionCall".to_string(), J::Obj(fc))]));
+                }
+            }
+            if model_parts.is_empty() {
+                return Vec::new();
+            }
+            let mut out = vec![turn(id.clone(), GRole::Model, model_parts)];
+            let mut responses = Vec::new();
+            for c in calls {
+                let Some(result) = c.get("result").filter(|r| r.truthy()) else {
+                    continue;
+                };
+                match result {
+                    J::Str(_) => {
+                        let mut fr =
+                            vec![("id".to_string(), c.get("id").cloned().unwrap_or(J::Null))];
+                        field(&mut fr, "name", c.get("name"));
+                        fr.push((
+                            "response".to_string(),
+                            J::obj(vec![("output", result.clone())]),
+                        ));
+                        responses.push(J::Obj(vec![("functionResponse".to_string(), J::Obj(fr))]));
+                    }
+                    J::Arr(_) => responses.extend(part_array(Some(result))),
+                    other => responses.push(other.clone()),
+                }
+            }
+            if !responses.is_empty() {
+                let rid = {
+                    let mut u = js_string(Some(&id)).to_units();
+                    u.extend("_response".encode_utf16());
+                    J::Str(JsStr::from_units(u))
+                };
+                out.push(turn(rid, GRole::User, responses));
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ensureStableToolIds
+
+/// `deriveStableId(ids)`: sha256 of the sorted ids joined with `|`, 32 hex digits. A missing
+/// id sorts last and joins as an empty string, as `undefined` does.
+pub fn derive_stable_id(ids: &[Option<JsStr>]) -> String {
+    let mut keyed: Vec<Option<Vec<u16>>> = ids
+        .iter()
+        .map(|i| i.as_ref().map(JsStr::to_units))
+        .collect();
+    keyed.sort_by(|a, b| match (a, b) {
+        (Some(a), Some(b)) => a.cmp(b),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    let mut joined: Vec<u16> = Vec::new();
+    for (i, k) in keyed.iter().enumerate() {
+        if i > 0 {
+            joined.push(b'|' as u16);
+        }
+        if let Some(k) = k {
+            joined.extend(k);
+        }
+    }
+    let text = String::from_utf16_lossy(&joined);
+    let digest = Sha256::digest(text.as_bytes());
+    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+fn turn_id_key(id: &J) -> Option<JsStr> {
+    match id {
+        // `null` joins as an empty string but sorts as "null": ids are strings in practice.
+        J::Null => Some(JsStr::default()),
+        other => Some(other.to_js_string()),
+    }
+}
+
+fn synth(prefix: &str, name: Option<&J>, turn_id: &J, i: usize, part: usize) -> J {
+    let name = js_string(name).to_string_lossy();
+    let id = derive_stable_id(&[
+        turn_id_key(turn_id),
+        Some(JsStr::Text(i.to_string())),
+        Some(JsStr::Text(part.to_string())),
+    ]);
+    J::str(format!("{prefix}{name}_{id}"))
+}
+
+fn inner<'a>(part: &'a J, key: &str) -> Option<&'a J> {
+    part.get(key).filter(|v| v.truthy())
+}
+
+fn id_missing(obj: &J) -> bool {
+    !obj.get("id").is_some_and(J::truthy)
+}
+
+/// `ensureStableToolIds(history)`: synthetic ids for calls and responses that have none,
+/// pairing a call with an id-less response of the same name in the next turn (and back).
+pub fn ensure_stable_tool_ids(turns: &mut [Turn]) {
+    for i in 0..turns.len() {
+        for p in 0..turns[i].parts.len() {
+            if let Some(fc) = inner(&turns[i].parts[p], "functionCall").filter(|f| id_missing(f)) {
+                let name = fc.get("name").cloned();
+                if let Some(next) = turns.get(i + 1).filter(|t| t.role == GRole::User) {
+                    let m = next.parts.iter().position(|q| {
+                        inner(q, "functionResponse")
+                            .is_some_and(|fr| fr.get("name") == name.as_ref() && id_missing(fr))
+                    });
+                    if let Some(m) = m {
+                        let id = synth("synth_", name.as_ref(), &turns[i].id, i, p);
+                        set_id(&mut turns[i].parts[p], "functionCall", id.clone());
+                        set_id(&mut turns[i + 1].parts[m], "functionResponse", id);
+                    }
+                }
+                let still = inner(&turns[i].parts[p], "functionCall").is_some_and(id_missing);
+                if still {
+                    let id = synth("synth_", name.as_ref(), &turns[i].id, i, p);
+                    set_id(&mut turns[i].parts[p], "functionCall", id);
+                }
+            }
+            if let Some(fr) =
+                inner(&turns[i].parts[p], "functionResponse").filter(|f| id_missing(f))
+            {
+                let name = fr.get("name").cloned();
+                if i > 0 && turns[i - 1].role == GRole::Model {
+                    let m = turns[i - 1].parts.iter().position(|q| {
+                        inner(q, "functionCall")
+                            .is_some_and(|fc| fc.get("name") == name.as_ref() && id_missing(fc))
+                    });
+                    if let Some(m) = m {
+                        let id = synth("synth_", name.as_ref(), &turns[i - 1].id, i - 1, p);
+                        set_id(&mut turns[i - 1].parts[m], "functionCall", id.clone());
+                        set_id(&mut turns[i].parts[p], "functionResponse", id);
+                    }
+                }
+                let still = inner(&turns[i].parts[p], "functionResponse").is_some_and(id_missing);
+                if still {
+                    let id = synth("synth_orph_", name.as_ref(), &turns[i].id, i, p);
+                    set_id(&mut turns[i].parts[p], "functionResponse", id);
+                }
+            }
+        }
+    }
+}
+
+fn set_id(part: &mut J, key: &str, id: J) {
+    if let Some(obj) = part.get_mut(key) {
+        obj.set("id", id);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The resumed history and its requests
+
+/// The environment turn `getInitialChatHistory` puts in front (placeholder text; see
+/// [`PLACEHOLDER_ENV_TEXT`]).
+pub fn env_turn() -> Turn {
+    Turn {
+        id: J::str(derive_stable_id(&[Some("environment-context".into())])),
+        role: GRole::User,
+        parts: vec![J::obj(vec![("text", J::str(PLACEHOLDER_ENV_TEXT))])],
+        message: None,
+    }
+}
+
+/// Resume the loaded messages; one request per `gemini` record.
+pub fn resume(messages: Vec<J>) -> Resumed {
+    let mut turns = vec![env_turn()];
+    let mut requests = Vec::new();
+    // Turns since the last response: the next request's new content.
+    let mut pending = 0;
+    for (i, m) in messages.iter().enumerate() {
+        let converted = convert_message(m, i);
+        if string_field(m, "type").is_some_and(|t| t.to_string_lossy() == "gemini") {
+            requests.push(Request {
+                check_at: turns.len() - pending,
+                upto: turns.len(),
+                message: i,
+            });
+            // The response joins the history; its function responses wait for the next one.
+            pending = converted.iter().filter(|t| t.role == GRole::User).count();
+        } else {
+            pending += converted.len();
+        }
+        turns.extend(converted);
+    }
+    ensure_stable_tool_ids(&mut turns);
+    Resumed {
+        turns,
+        requests,
+        messages,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The replay input
+
+fn u64_field(j: Option<&J>, key: &str) -> Option<u64> {
+    match j.and_then(|t| t.get(key)) {
+        Some(J::Num(x)) if x.is_finite() && *x > 0.0 => Some(*x as u64),
+        _ => None,
+    }
+}
+
+/// `tokens.input` when the response recorded one (Gemini only updates its count when the API
+/// reported a prompt size).
+pub fn recorded_input(m: &J) -> Option<u64> {
+    u64_field(m.get("tokens").filter(|t| matches!(t, J::Obj(_))), "input")
+}
+
+fn to_value(j: &J) -> serde_json::Value {
+    serde_json::from_str(&to_json(j)).unwrap_or(serde_json::Value::Null)
+}
+
+fn lossy(j: Option<&J>) -> Option<String> {
+    j.and_then(J::as_str).map(JsStr::to_string_lossy)
+}
+
+/// A turn's parts in the unified model, for the other algorithms and the `full` series.
+fn unified(turn: &Turn) -> (Vec<Part>, Vec<Option<String>>) {
+    let mut parts: Vec<Part> = Vec::new();
+    let mut names: Vec<Option<String>> = Vec::new();
+    for p in &turn.parts {
+        if let Some(J::Str(t)) = p.get("text") {
+            let text = t.to_string_lossy();
+            parts.push(if has_truthy(p, "thought") {
+                Part::Thinking { text }
+            } else {
+                Part::Text { text }
+            });
+            names.push(None);
+        } else if let Some(fc) = inner(p, "functionCall") {
+            parts.push(Part::ToolCall {
+                id: lossy(fc.get("id")).unwrap_or_default(),
+                name: lossy(fc.get("name")).unwrap_or_else(|| "unknown".into()),
+                input: fc
+                    .get("args")
+                    .map(to_value)
+                    .unwrap_or(serde_json::Value::Null),
+            });
+            names.push(None);
+        } else if let Some(fr) = inner(p, "functionResponse") {
+            let response = fr.get("response");
+            let pick = |k: &str| response.and_then(|r| r.get(k)).and_then(J::as_str);
+            let (output, is_error) = match (response, pick("output"), pick("error")) {
+                (Some(J::Str(s)), _, _) => (s.to_string_lossy(), false),
+                (_, Some(o), _) => (o.to_string_lossy(), false),
+                (_, None, Some(e)) => (e.to_string_lossy(), true),
+                (Some(r), None, None) => (to_json(r), false),
+                (None, None, None) => (String::new(), false),
+            };
+            parts.push(Part::ToolResult {
+                call_id: lossy(fr.get("id")).unwrap_or_default(),
+                output,
+                is_error,
+                attachments: Vec::new(),
+            });
+            names.push(lossy(fr.get("name")));
+        } else if let Some(d) = inner(p, "inlineData") {
+            let data = lossy(d.get("data")).unwrap_or_default();
+            let image = Part::Image {
+                media_type: lossy(d.get("mimeType")),
+                bytes: Some(crate::parse::base64_decoded_len(&data)),
+                data: None,
+            };
+            match parts.last_mut() {
+                Some(Part::ToolResult { attachments, .. }) => attachments.push(image),
+                _ => {
+                    parts.push(image);
+                    names.push(None);
+                }
+            }
+        } else {
+            parts.push(Part::Unknown {
+                kind: "gemini_part".into(),
+                raw: to_value(p),
+            });
+            names.push(None);
+        }
+    }
+    (parts, names)
+}
+
+/// The replay input of a Gemini session, built from its file as Gemini resumes it; `None` when
+/// the file cannot be read again or Gemini could not load it (the engine then builds the input
+/// from the unified model).
+pub fn replay_input(s: &Session) -> Option<ReplayInput> {
+    if s.agent != Agent::Gemini {
+        return None;
+    }
+    let messages = load_record(&s.path)?;
+    Some(input_from(s, resume(messages)))
+}
+
+/// The replay input for a session already resumed (tests build `resumed` directly).
+pub fn input_from(s: &Session, resumed: Resumed) -> ReplayInput {
+    let m = &resumed.messages;
+    let items: Vec<HistoryItem> = resumed
+        .turns
+        .iter()
+        .map(|t| {
+            let (parts, tool_names) = unified(t);
+            let msg = t.message.map(|i| &m[i]);
+            let is_context = t.message.is_none();
+            let role = match t.role {
+                GRole::Model => Role::Assistant,
+                GRole::User if parts.iter().any(|p| matches!(p, Part::ToolResult { .. })) => {
+                    Role::Tool
+                }
+                GRole::User => Role::User,
+            };
+            HistoryItem {
+                role,
+                is_human: role == Role::User && !is_context,
+                timestamp: msg
+                    .and_then(|m| m.get("timestamp"))
+                    .and_then(J::as_str)
+                    .and_then(|t| crate::parse::parse_time_str(&t.to_string_lossy())),
+                model: msg.and_then(|m| lossy(m.get("model"))),
+                parts,
+                tool_names,
+                is_context,
+            }
+        })
+        .collect();
+    let requests: Vec<RequestPoint> = resumed
+        .requests
+        .iter()
+        .map(|r| {
+            let msg = &m[r.message];
+            let tokens = msg.get("tokens").filter(|t| matches!(t, J::Obj(_)));
+            let output = match (u64_field(tokens, "output"), u64_field(tokens, "thoughts")) {
+                (None, None) => {
+                    let mut s = Vec::new();
+                    part_to_string(msg.get("content"), &mut s);
+                    estimate_text(&String::from_utf16_lossy(&s))
+                }
+                (o, t) => o.unwrap_or(0) + t.unwrap_or(0),
+            };
+            RequestPoint {
+                upto: r.upto,
+                recorded_prompt: recorded_input(msg),
+                output,
+                timestamp: msg
+                    .get("timestamp")
+                    .and_then(J::as_str)
+                    .and_then(|t| crate::parse::parse_time_str(&t.to_string_lossy())),
+                model: lossy(msg.get("model")),
+            }
+        })
+        .collect();
+    let recorded_usage = requests.iter().any(|r| r.recorded_prompt.is_some());
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for r in &requests {
+        if let Some(model) = r.model.as_deref() {
+            *counts.entry(model).or_default() += 1;
+        }
+    }
+    let model = counts
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))
+        .map(|(m, _)| m.to_string())
+        .or_else(|| s.models.last().cloned());
+    let recorded_compactions = compactions(s, &resumed);
+    ReplayInput {
+        agent: s.agent,
+        id: s.id.clone(),
+        path: s.path.clone(),
+        project: s.project.clone(),
+        items,
+        requests,
+        model,
+        recorded_window: s.context_window,
+        recorded_usage,
+        recorded_compactions,
+        post_compaction: Vec::new(),
+        started_at: s.started_at,
+        agent_version: s.agent_version.clone(),
+        gemini: Some(std::sync::Arc::new(resumed)),
+    }
+}
+
+/// The agent's own compactions, their `request_index` moved onto this input's requests: the
+/// number of `gemini` records before the first message after the compaction that the record
+/// still holds.
+fn compactions(s: &Session, resumed: &Resumed) -> Vec<crate::model::Compaction> {
+    let position: HashMap<String, usize> = resumed
+        .messages
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| lossy(m.get("id")).map(|id| (id, i)))
+        .collect();
+    // Requests before each record message.
+    let mut before = Vec::with_capacity(resumed.messages.len() + 1);
+    let mut k = 0;
+    for m in &resumed.messages {
+        before.push(k);
+        if string_field(m, "type").is_some_and(|t| t.to_string_lossy() == "gemini") {
+            k += 1;
+        }
+    }
+    before.push(k);
+    s.compactions
+        .iter()
+        .filter(|c| !matches!(c.kind, CompactionKind::GeminiMasking))
+        .map(|c| {
+            let at = s.messages[c.message_index.min(s.messages.len())..]
+                .iter()
+                .find_map(|m| m.id.as_ref().and_then(|id| position.get(id)))
+                .copied()
+                .unwrap_or(resumed.messages.len());
+            let mut c = c.clone();
+            c.request_index = before[at];
+            c
+        })
+        .collect()
+}
