@@ -580,7 +580,9 @@ pub fn resume(messages: Vec<J>) -> Resumed {
 
 fn u64_field(j: Option<&J>, key: &str) -> Option<u64> {
     match j.and_then(|t| t.get(key)) {
-        Some(J::Num(x)) if x.is_finite() && *x > 0.0 => Some(*x as u64),
+        // Recorded counts are held to MAX_TOKENS, as everywhere: the replay's sums cannot
+        // overflow on a hostile file.
+        Some(J::Num(x)) if x.is_finite() && *x > 0.0 => Some(crate::tokens::cap(*x as u64)),
         _ => None,
     }
 }
@@ -718,7 +720,7 @@ pub fn input_from(s: &Session, resumed: Resumed) -> ReplayInput {
                     part_to_string(msg.get("content"), &mut s);
                     estimate_text(&String::from_utf16_lossy(&s))
                 }
-                (o, t) => o.unwrap_or(0) + t.unwrap_or(0),
+                (o, t) => o.unwrap_or(0).saturating_add(t.unwrap_or(0)),
             };
             RequestPoint {
                 upto: r.upto,
