@@ -1,23 +1,32 @@
 #!/usr/bin/env bash
-# Benchmark `sessions` on a synthetic store: bash scripts/bench.sh [SIZE_GB]   (default 1)
+# Benchmark `sessions` on a synthetic store, every command side by side in one run:
+#   bash scripts/bench.sh [SIZE_GB]   (default 1)
 #
-# 1. cargo build --release
+# 1. cargo build --release (and the parse-floor binary: --features bench-tools)
 # 2. generate bench-store/ (a synthetic HOME, see scripts/gen_store.py) unless a store of the
 #    same size, seed and end date is already there (marker: bench-store/.gen-store.json)
-# 3. time, with /usr/bin/time -v (peak RSS) and a nanosecond clock (wall):
-#      cat of every file (the I/O floor), `list --format json`, `list --since 7d --format json`,
-#      `projects --format json`; BENCH_RUNS runs each (default 3), median reported
-# 4. print a Markdown report on stdout (progress and tool output go to stderr)
+# 3. time, with /usr/bin/time -v (peak RSS) and a nanosecond clock (wall), BENCH_RUNS runs each
+#    (default 1; the median is reported):
+#      cat of every file (the I/O floor), the IgnoredAny parse floor (benches/parse_floor.rs),
+#      `list --format json`, `list --agent X` per agent, `list --since 7d`, `projects`,
+#      `usage daily --format json`, ccusage `daily --json --offline` and its per-agent reports
+#      (when ccusage is found: $CCUSAGE, else `ccusage` on PATH), `replay-compress --all` per
+#      algorithm, a 10-setting sweep, `export --all --format md`
+# 4. print a Markdown report on stdout: the table with ratios, then the issue's targets as
+#    measured ratios (progress and tool output go to stderr)
 #
-# Environment: BENCH_RUNS (3), BENCH_SEED (1), BENCH_END_DATE (newest session date in the
-# store, YYYY-MM-DD; default today in UTC, so that `--since 7d` selects the last week of it).
+# Environment: BENCH_RUNS (1), BENCH_SEED (1), BENCH_END_DATE (newest session date in the
+# store, YYYY-MM-DD; default today in UTC, so that `--since 7d` selects the last week of it),
+# CCUSAGE (path of a ccusage binary; install it outside the repository with
+# `npm install --prefix ~/.cache/sessions-tools ccusage@20.0.24`), BENCH_SKIP_SLOW=1 (only the
+# read-path rows: no replay, sweep or export).
 # Page caches are never dropped: the report says how much of the store was cached before the
 # run; one untimed read of the whole store precedes the timings, so all timed runs are warm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SIZE_GB=${1:-1}
-RUNS=${BENCH_RUNS:-3}
+RUNS=${BENCH_RUNS:-1}
 SEED=${BENCH_SEED:-1}
 END_DATE=${BENCH_END_DATE:-$(date -u +%F)}
 STORE=bench-store
@@ -33,8 +42,11 @@ command -v python3 >/dev/null || { log "bench: python3 is required (scripts/gen_
 case $SIZE_GB in '' | *[!0-9.]* | *.*.*) log "bench: SIZE_GB must be a number, got '$SIZE_GB'"; exit 2 ;; esac
 
 # ---- 1. build
-log "== cargo build --release"
-cargo build --release >&2
+log "== cargo build --release (sessions, parse-floor)"
+cargo build --release --bin sessions >&2
+cargo build --release --features bench-tools --bin parse-floor >&2
+FLOOR=target/release/parse-floor
+CCUSAGE=${CCUSAGE:-$(command -v ccusage || true)}
 
 # ---- 2. store
 if python3 - "$MARKER" "$SIZE_GB" "$SEED" "$END_DATE" <<'EOF'; then
@@ -127,11 +139,21 @@ measure() {
 }
 
 ROWS=()
-row() { # label
+ROWKEYS=()
+row() { # key label
     local mbps
     mbps=$(awk -v m="$STORE_MB" -v s="$MEDIAN" 'BEGIN { if (s > 0) printf "%.0f", m / s; else print "-" }')
     [ "$STATUS" = ok ] || mbps="$mbps ($STATUS)"
-    ROWS+=("| \`${1//|/\\|}\` | $MEDIAN | ${WALLS// / · } | $CPU_S | $mbps | $RSS_MB | $LARGEST_MB |")
+    ROWKEYS+=("$1")
+    ROWS+=("| \`${2//|/\\|}\` | $MEDIAN | @X@ | ${WALLS// / · } | $CPU_S | $mbps | $RSS_MB |")
+}
+# ratio A B: M[A] / M[B] with two decimals, "-" when either is missing
+ratio() {
+    awk -v a="${M[$1]:-}" -v b="${M[$2]:-}" 'BEGIN { if (a != "" && b != "" && b > 0) printf "%.2f", a / b; else print "-" }'
+}
+# cpu_ratio A B: the same over CPU time, which other work on a shared machine disturbs less
+cpu_ratio() {
+    awk -v a="${C[$1]:-}" -v b="${C[$2]:-}" 'BEGIN { if (a != "" && b != "" && a != "n/a" && b > 0) printf "%.2f", a / b; else print "-" }'
 }
 
 # count NAME CMD: one extra untimed run whose JSON output is counted (a sanity check that the
@@ -149,20 +171,58 @@ except Exception:
 BUSY0=$(busy_s)
 T0=$(now_ns)
 log "== timing ($RUNS runs each)"
-measure "cat (I/O floor)" "find $STORE -type f -print0 | xargs -0 cat > /dev/null"
-row "find $STORE -type f -print0 | xargs -0 cat > /dev/null"
+declare -A M # median wall s by key, for the ratios
+declare -A R # peak RSS MB by key
+declare -A C # median CPU s by key
+timed() { # key label cmd
+    measure "$1" "$3"
+    M[$1]=$MEDIAN
+    R[$1]=$RSS_MB
+    C[$1]=$CPU_S
+    row "$1" "$2"
+}
+H="$BIN --home $STORE"
+ABS_STORE=$(cd "$STORE" && pwd)
+# ccusage reads $HOME's stores; nothing else of the environment may point it elsewhere.
+CC_ENV="env -u CLAUDE_CONFIG_DIR -u CODEX_HOME -u GEMINI_CLI_HOME -u XDG_CONFIG_HOME HOME=$ABS_STORE TZ=UTC"
 
-LIST="$BIN --home $STORE list --format json"
-measure "list" "$LIST > /dev/null"
-row "sessions --home $STORE list --format json"
-
-SINCE="$BIN --home $STORE list --since 7d --format json"
-measure "list --since 7d" "$SINCE > /dev/null"
-row "sessions --home $STORE list --since 7d --format json"
-
-PROJ="$BIN --home $STORE projects --format json"
-measure "projects" "$PROJ > /dev/null"
-row "sessions --home $STORE projects --format json"
+timed cat "find $STORE -type f -print0 | xargs -0 cat > /dev/null" \
+    "find $STORE -type f -print0 | xargs -0 cat > /dev/null"
+timed floor "parse-floor $STORE (serde_json IgnoredAny, rayon)" "$FLOOR $STORE > /dev/null"
+LIST="$H list --format json"
+timed list "sessions --home $STORE list --format json" "$LIST > /dev/null"
+for a in claude codex gemini; do
+    timed "list_$a" "sessions --home $STORE list --agent $a --format json" \
+        "$H list --agent $a --format json > /dev/null"
+done
+SINCE="$H list --since 7d --format json"
+timed since "sessions --home $STORE list --since 7d --format json" "$SINCE > /dev/null"
+PROJ="$H projects --format json"
+timed projects "sessions --home $STORE projects --format json" "$PROJ > /dev/null"
+timed usage "sessions --home $STORE usage daily --format json" \
+    "$H usage daily --format json > /dev/null"
+if [ -n "$CCUSAGE" ]; then
+    CC_VERSION=$($CCUSAGE --version 2>/dev/null || echo unknown)
+    timed cc "ccusage daily --json --offline (all agents)" "$CC_ENV $CCUSAGE daily --json --offline > /dev/null"
+    for a in claude codex gemini; do
+        timed "cc_$a" "ccusage $a daily --json --offline" \
+            "$CC_ENV $CCUSAGE $a daily --json --offline > /dev/null"
+    done
+else
+    CC_VERSION="not installed"
+    log "bench: ccusage not found (set CCUSAGE or put it on PATH): its rows are left out"
+fi
+if [ "${BENCH_SKIP_SLOW:-0}" != 1 ]; then
+    for alg in gemini openclaw-prune pi claude codex; do
+        timed "replay_$alg" "sessions --home $STORE replay-compress --all -A $alg --format json" \
+            "$H replay-compress --all -A $alg --format json > /dev/null"
+    done
+    SWEEP="threshold=0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
+    timed sweep "sessions --home $STORE replay-compress --all -A gemini --sweep $SWEEP --format json" \
+        "$H replay-compress --all -A gemini --sweep $SWEEP --format json > /dev/null"
+    timed export "sessions --home $STORE export --all --format md -o OUT/" \
+        "rm -rf $WORK/export && $H export --all --format md -o $WORK/export > /dev/null"
+fi
 
 BUSY1=$(busy_s)
 T1=$(now_ns)
@@ -188,17 +248,49 @@ cat <<EOF
 ## sessions benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')
 
 * machine: $(nproc) cores ($CPU), $MEM RAM, $(uname -sr); $(rustc --version 2>/dev/null || echo rustc unknown)
-* sessions: commit $COMMIT, \`cargo build --release\`
-* store: \`$STORE/\`, ${SIZE_GB} GB requested, $STORE_MB MB in $STORE_FILES files (seed $SEED, sessions 2026-01-01..$END_DATE, generated this run: $GENERATED), largest file $LARGEST_MB MB
+* sessions: commit $COMMIT, \`cargo build --release\`; ccusage: $CC_VERSION
+* store: \`$STORE/\`, ${SIZE_GB} GB requested, $STORE_MB MB in $STORE_FILES files (seed $SEED, sessions 2026-01-01..$END_DATE, generated this run: $GENERATED), largest file $LARGEST_MB MB (no parallel scan ends before its largest file is read)
 * noise: during the timings $OTHER
 * cache: warm. $CACHED of the store was in the page cache before the run (caches are never dropped); one untimed read of every file preceded the timings
 * $RUNS runs per command; wall time from a nanosecond clock around each run, $([ "$HAVE_TIME" = yes ] && echo "peak RSS from \`/usr/bin/time -v\` (max over runs)" || echo "no peak RSS: $TIME is missing (Debian package \`time\`), VmHWM cannot be read with the shell's \`time\`")
-* CPU s = user + system CPU time (median over runs; above the wall time when several cores work); MB = 2^20 bytes; MB/s = store size / median wall time (for \`--since 7d\` most files are skipped by mtime, so it is a skip rate, not a parse rate)
+* CPU s = user + system CPU time (median over runs; above the wall time when several cores work); MB = 2^20 bytes; × list = median wall / \`list\`'s; MB/s = store size / median wall time (for \`--since 7d\` most files are skipped by mtime, so it is a skip rate, not a parse rate); ccusage rows run with HOME set to the store and TZ=UTC
 
-| command | median wall s | runs (s) | CPU s | MB/s over store | peak RSS MB | largest file MB |
-|---|---:|---|---:|---:|---:|---:|
+| command | median wall s | × list | runs (s) | CPU s | MB/s over store | peak RSS MB |
+|---|---:|---:|---|---:|---:|---:|
 EOF
-printf '%s\n' "${ROWS[@]}"
+for i in "${!ROWS[@]}"; do
+    printf '%s\n' "${ROWS[$i]/@X@/$(ratio "${ROWKEYS[$i]}" list)}"
+done
+target() { # what, key A, key B, goal, pass (awk condition on m); the verdict is on wall time
+    local ok m c
+    m=$(ratio "$2" "$3")
+    c=$(cpu_ratio "$2" "$3")
+    ok=$(awk -v m="$m" "BEGIN { if (m == \"-\") print \"not measured\"; else if ($5) print \"met\"; else print \"missed\" }")
+    printf '| %s | %s | %s | %s | %s |\n' "$1" "$m" "$c" "$4" "$ok"
+}
+cat <<EOF
+
+Targets (issue 9; issue 11 item 7), as ratios of the median wall times above (and of the CPU
+times, which other work on a shared machine disturbs less):
+
+| target | wall ratio | CPU ratio | goal | |
+|---|---:|---:|---:|---|
+EOF
+target "\`list\` / ccusage \`daily\` (all agents)" list cc "≤ 0.7" "m <= 0.7"
+target "\`list\` / parse floor" list floor "≤ 1.5" "m <= 1.5"
+for a in claude codex gemini; do
+    target "\`list --agent $a\` / ccusage \`$a daily\`" "list_$a" "cc_$a" "≤ 1" "m <= 1"
+done
+target "\`usage daily\` / ccusage \`daily\`" usage cc "≤ 1" "m <= 1"
+for alg in gemini openclaw-prune pi claude codex; do
+    if [ "$alg" = gemini ]; then goal=2; else goal=1.3; fi
+    target "\`replay-compress --all -A $alg\` / \`list\`" "replay_$alg" list "≤ $goal" "m <= $goal"
+done
+target "10-setting sweep / one \`-A gemini\` replay" sweep replay_gemini "≤ 3" "m <= 3"
+target "\`export --all --format md\` / \`list\`" export list "≤ 3" "m <= 3"
+RSS_LIST=${R[list]:--}
+ok=$(awk -v m="$RSS_LIST" 'BEGIN { if (m == "-") print "not measured"; else if (m <= 64) print "met"; else print "missed" }')
+printf '| peak RSS of `list`, MB | %s | | ≤ 64 | %s |\n' "$RSS_LIST" "$ok"
 cat <<EOF
 
 Output check: \`list\` returned $N_LIST sessions, \`list --since 7d\` $N_SINCE ($RECENT session files modified in the last 7 days), \`projects\` $N_PROJ projects.

@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -110,8 +111,11 @@ pub enum Role {
 }
 
 /// Unified token usage. `total = input + cache_read + cache_write + output`;
-/// `reasoning` is a subset of `output` and `cache_write_1h` a subset of `cache_write`, and
-/// neither is ever added to the total.
+/// `reasoning` is a subset of `output` and `cache_write_1h` a subset of `cache_write`: neither
+/// is ever added to the total.
+///
+/// Sums saturate: recorded counts come from untrusted files, and a file that claims
+/// `u64::MAX` tokens must not wrap a total around to a small number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Usage {
     /// Uncached input tokens.
@@ -121,8 +125,8 @@ pub struct Usage {
     pub cache_write: u64,
     pub reasoning: u64,
     /// The part of `cache_write` Claude recorded as 1-hour cache
-    /// (`usage.cache_creation.ephemeral_1h_input_tokens`), which is priced higher than the
-    /// 5-minute cache.
+    /// (`usage.cache_creation.ephemeral_1h_input_tokens`), priced differently from 5-minute
+    /// writes. 0 for the other agents.
     #[serde(default)]
     pub cache_write_1h: u64,
 }
@@ -210,20 +214,35 @@ pub struct Request {
 }
 
 /// One model request's billable usage: the atom every usage report sums.
+///
+/// A [`SessionSummary`](crate::scan::SessionSummary) carries one per request of its file, in
+/// file order, already de-duplicated within the file; [`crate::scan::unique_requests`] applies
+/// the cross-file rules. Building them never touches message text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RequestUsage {
     #[serde(serialize_with = "serialize_time")]
     pub timestamp: Option<DateTime<Utc>>,
-    pub model: Option<String>,
+    /// Shared between the requests of a session: one allocation per distinct model.
+    pub model: Option<Arc<str>>,
     pub usage: Usage,
     pub dedup_key: Option<DedupKey>,
 }
 
-impl From<&Request> for RequestUsage {
-    fn from(r: &Request) -> Self {
+impl RequestUsage {
+    /// The atom of one request. `models` interns model names across the requests of a session
+    /// (a store holds ~100k requests and a handful of models).
+    pub fn of(r: &Request, models: &mut Vec<Arc<str>>) -> Self {
+        let model = r.model.as_deref().map(|m| {
+            if let Some(x) = models.iter().find(|x| x.as_ref() == m) {
+                return x.clone();
+            }
+            let x: Arc<str> = m.into();
+            models.push(x.clone());
+            x
+        });
         RequestUsage {
             timestamp: r.timestamp,
-            model: r.model.clone(),
+            model,
             usage: r.usage,
             dedup_key: r.dedup_key.clone(),
         }
@@ -582,10 +601,26 @@ impl Session {
 
     /// Count a record kind that is kept only as a tally.
     pub fn note_other(&mut self, kind: &str) {
-        if let Some(slot) = self.other_records.iter_mut().find(|(k, _)| k == kind) {
+        self.note_other_parts(&[kind]);
+    }
+
+    /// [`Session::note_other`] of the concatenation of `parts`, without building it unless it
+    /// is new (tallies run once per metadata record).
+    pub fn note_other_parts(&mut self, parts: &[&str]) {
+        let matches = |k: &str| {
+            let mut rest = k;
+            for p in parts {
+                match rest.strip_prefix(p) {
+                    Some(r) => rest = r,
+                    None => return false,
+                }
+            }
+            rest.is_empty()
+        };
+        if let Some(slot) = self.other_records.iter_mut().find(|(k, _)| matches(k)) {
             slot.1 += 1;
         } else {
-            self.other_records.push((kind.to_string(), 1));
+            self.other_records.push((parts.concat(), 1));
         }
     }
 

@@ -18,7 +18,7 @@ use crate::model::{
     Agent, Compaction, Counts, ProjectSource, RequestUsage, Session, SessionKind, SubagentLink,
     Usage,
 };
-use crate::parse::{self, SourceFile, preview};
+use crate::parse::{self, Detail, SourceFile, preview};
 use crate::project::ProjectIndex;
 
 /// Longest title kept, in characters (first prompts can be pages long).
@@ -62,8 +62,8 @@ pub struct SessionSummary {
     pub compaction_events: Vec<Compaction>,
     pub subagents: Vec<SubagentLink>,
     pub warnings: Vec<Warning>,
-    /// Every request of this file with its usage, time, model and cross-file identity: the
-    /// atom usage reports sum (see [`unique_requests`]).
+    /// Every request of the file, in file order, de-duplicated within the file. Aggregates
+    /// over several sessions go through [`unique_requests`].
     pub requests: Vec<RequestUsage>,
     /// Number of messages (all roles), to tell startup stubs from real sessions.
     pub message_count: usize,
@@ -76,7 +76,12 @@ impl SessionSummary {
     pub fn from_session(session: Session, source: SourceFile) -> Self {
         let counts = session.counts();
         let usage = session.usage();
-        let requests = session.requests.iter().map(RequestUsage::from).collect();
+        let mut models = Vec::new();
+        let requests = session
+            .requests
+            .iter()
+            .map(|r| RequestUsage::of(r, &mut models))
+            .collect();
         let title = session
             .title
             .clone()
@@ -163,6 +168,9 @@ pub fn scan(opts: &ScanOptions) -> ScanResult {
             Err(w) => result.report.warnings.push(w),
         }
     }
+    // Files were parsed largest first; everything downstream (duplicate choices, which copy
+    // of a request is counted) must not depend on sizes or directory order.
+    sessions.sort_by(|a, b| a.source.path.cmp(&b.source.path));
 
     apply_leaf_titles(&mut sessions);
     resolve_projects(&mut sessions, &opts.stores, &opts.project_roots);
@@ -198,7 +206,8 @@ fn parse_all(mut files: Vec<SourceFile>, progress: bool) -> Vec<Result<SessionSu
         .into_par_iter()
         .map(|f| {
             let size = f.size;
-            let r = parse::parse_file(&f).map(|s| SessionSummary::from_session(s, f));
+            let r = parse::parse_file_with(&f, Detail::Summary)
+                .map(|s| SessionSummary::from_session(s, f));
             if let Some(b) = &bar {
                 b.inc(size);
             }
@@ -279,11 +288,15 @@ fn resolve_projects(sessions: &mut [SessionSummary], stores: &Stores, roots: &[P
     }
 }
 
-/// Every request of the given sessions once, with the session it was read from: a Claude API
-/// response that appears in several files (sub-agent logs and resumes replay parent messages)
-/// is kept once. A sidechain copy of a message already seen in a main session is a replay even
-/// with a new request id. Requests without a cross-file identity are unique to their file.
-/// Order: the sessions' order, each session's requests in file order (duplicates dropped).
+/// Every request of `sessions` once, by the cross-file rules (Claude responses once across
+/// files, sidechain replays of main-session messages skipped), in a deterministic order:
+/// sessions in the order given, each session's requests in file order.
+///
+/// A Claude response (`message.id` + `requestId`) written into several files (resumed
+/// sessions, sub-agent logs, `agent_progress` copies) counts once: the main-session copy wins
+/// over sidechain copies, and among equals the first in order. A sidechain copy of a message
+/// whose id a main session holds is a replay of the parent's context (same message, new
+/// request id) and never counts. Requests without an identity are unique to their file.
 pub fn unique_requests(sessions: &[SessionSummary]) -> Vec<(&SessionSummary, &RequestUsage)> {
     unique_requests_of(sessions.iter())
 }
@@ -292,40 +305,48 @@ pub fn unique_requests(sessions: &[SessionSummary]) -> Vec<(&SessionSummary, &Re
 pub fn unique_requests_of<'a>(
     sessions: impl IntoIterator<Item = &'a SessionSummary>,
 ) -> Vec<(&'a SessionSummary, &'a RequestUsage)> {
-    let all: Vec<(&SessionSummary, &RequestUsage)> = sessions
-        .into_iter()
-        .flat_map(|s| s.requests.iter().map(move |r| (s, r)))
-        .collect();
-    // Main-session copies claim their keys first, so replays are recognised whichever file was
-    // read first.
-    let mut order: Vec<usize> = (0..all.len()).collect();
-    order.sort_by_key(|&i| all[i].1.dedup_key.as_ref().is_some_and(|k| k.sidechain));
-    let mut keep = vec![false; all.len()];
-    let mut seen_full: HashSet<(&str, Option<&str>)> = HashSet::new();
-    let mut seen_main_ids: HashSet<&str> = HashSet::new();
-    for i in order {
-        let Some(k) = &all[i].1.dedup_key else {
-            keep[i] = true;
-            continue;
-        };
-        if k.sidechain && seen_main_ids.contains(k.message_id.as_str()) {
-            continue;
+    use rustc_hash::{FxHashMap, FxHashSet};
+    type Key<'k> = (&'k str, Option<&'k str>);
+    let sessions: Vec<&SessionSummary> = sessions.into_iter().collect();
+    // Which copy of each response counts: the first main-session copy, else the first
+    // sidechain copy whose message id no main session holds.
+    let mut main_winner: FxHashMap<Key<'a>, (usize, usize)> = FxHashMap::default();
+    let mut main_ids: FxHashSet<&'a str> = FxHashSet::default();
+    for (si, s) in sessions.iter().enumerate() {
+        for (ri, r) in s.requests.iter().enumerate() {
+            if let Some(k) = r.dedup_key.as_ref().filter(|k| !k.sidechain) {
+                main_winner
+                    .entry((k.message_id.as_str(), k.request_id.as_deref()))
+                    .or_insert((si, ri));
+                main_ids.insert(k.message_id.as_str());
+            }
         }
-        if !seen_full.insert((k.message_id.as_str(), k.request_id.as_deref())) {
-            continue;
-        }
-        if !k.sidechain {
-            seen_main_ids.insert(k.message_id.as_str());
-        }
-        keep[i] = true;
     }
-    all.into_iter()
-        .zip(keep)
-        .filter_map(|(pair, k)| k.then_some(pair))
-        .collect()
+    let mut side_seen: FxHashSet<Key<'a>> = FxHashSet::default();
+    let mut out = Vec::new();
+    for (si, s) in sessions.iter().copied().enumerate() {
+        for (ri, r) in s.requests.iter().enumerate() {
+            let keep = match &r.dedup_key {
+                None => true,
+                Some(k) => {
+                    let key = (k.message_id.as_str(), k.request_id.as_deref());
+                    if !k.sidechain {
+                        main_winner.get(&key) == Some(&(si, ri))
+                    } else {
+                        !main_ids.contains(k.message_id.as_str()) && side_seen.insert(key)
+                    }
+                }
+            };
+            if keep {
+                out.push((s, r));
+            }
+        }
+    }
+    out
 }
 
-/// Token totals over several sessions, each request counted once ([`unique_requests`]).
+/// Token totals over several sessions: a sum over [`unique_requests_of`], so `list`,
+/// `projects` and `usage` totals cannot disagree.
 pub fn aggregate_usage<'a>(sessions: impl IntoIterator<Item = &'a SessionSummary>) -> Usage {
     let mut total = Usage::default();
     for (_, r) in unique_requests_of(sessions) {

@@ -1,15 +1,20 @@
 //! Parsers: one module per agent, each turning one file into one [`Session`].
 //!
-//! Shared here: how a file is opened (plain or zstd), how JSONL is streamed line by line with
-//! every bad line counted, and the small value helpers all three formats need.
+//! Each parser reads its records once into borrowed, typed structs ([`json`]) and serves two
+//! views of a file ([`Detail`]): the full session (`show`, `export`, `replay`) or the same
+//! session without tool bodies, thinking and media (`list`, `projects`, `usage`,
+//! `compactions`). Shared here: how a file is opened and split into lines ([`read`]: regular
+//! files only, size caps, repairs), which agent wrote a file named on the command line
+//! ([`sniff_agent`]), and the small helpers all three formats need.
 
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod json;
+pub mod read;
 pub mod subagents;
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, TimeZone, Utc};
@@ -17,6 +22,9 @@ use serde_json::Value;
 
 use crate::diag::{Warning, WarningKind};
 use crate::model::{Agent, Session};
+
+pub use json::Detail;
+pub use read::{MAX_DECOMPRESSED_BYTES, MAX_LINE_BYTES, Records, for_each_record};
 
 /// What discovery knows about a file before parsing it, from its place in the store.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,14 +81,20 @@ impl SourceFile {
     }
 }
 
-/// Parse one file into a session. An `Err` is a file that could not be read at all; everything
-/// short of that (bad lines, odd records) is a warning inside the session.
+/// Parse one file into a full session. An `Err` is a file that could not be read at all (or
+/// that holds no record of its agent); everything short of that (bad lines, odd records) is a
+/// warning inside the session.
 pub fn parse_file(file: &SourceFile) -> Result<Session, Warning> {
-    let mut session = match file.agent {
+    parse_file_with(file, Detail::Full)
+}
+
+/// Parse one file at the given [`Detail`].
+pub fn parse_file_with(file: &SourceFile, detail: Detail) -> Result<Session, Warning> {
+    let mut session = json::with_detail(detail, || match file.agent {
         Agent::Claude => claude::parse(file),
         Agent::Codex => codex::parse(file),
         Agent::Gemini => gemini::parse(file),
-    }?;
+    })?;
     match session.agent {
         Agent::Claude => subagents::complete_claude_links(&mut session),
         Agent::Gemini => harness_continuations(&mut session),
@@ -108,84 +122,105 @@ fn harness_continuations(s: &mut Session) {
     }
 }
 
-/// Guess the agent of a file named on the command line from its first record.
+/// How many leading object lines [`sniff_agent`] looks at for evidence.
+const SNIFF_LINES: usize = 16;
+
+/// The agent that wrote a file named on the command line, from positive evidence in its first
+/// records; `None` for anything else, including the JSONL of other agents (Kimi, Copilot,
+/// iFlow, Qwen, Droid, Pi, OpenClaw, …), which shares some field names with these three.
 pub fn sniff_agent(path: &Path) -> Option<Agent> {
     let name = path.file_name()?.to_string_lossy().to_string();
-    let mut reader = open(path).ok()?;
+    let reader = read::open(path).ok()?;
     let mut head = Vec::new();
-    // A pretty-printed Gemini legacy document starts with `{` alone on its line: read enough.
-    reader
-        .by_ref()
-        .take(64 * 1024)
-        .read_to_end(&mut head)
-        .ok()?;
+    // A pretty-printed legacy document starts with `{` alone on its line: read enough of it.
+    reader.take(256 * 1024).read_to_end(&mut head).ok()?;
+    read::repair_lone_surrogates(&mut head);
+    let lines = head
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::trim_ascii)
+        .filter(|l| l.first() == Some(&b'{'))
+        .take(SNIFF_LINES);
+    let mut objects = 0;
+    for line in lines {
+        objects += 1;
+        if let Some(agent) = evidence(line) {
+            return Some(agent);
+        }
+    }
+    // Whole-document files (pretty-printed, so no single line is a record).
+    // When only the head was read this fails: judge by the top-level keys that are visible.
+    let doc = serde_json::from_slice::<Value>(&head).ok();
     let text = String::from_utf8_lossy(&head);
-    let first_line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(first_line) {
-        if o.contains_key("payload") && o.contains_key("type") {
+    let gemini_doc = match &doc {
+        Some(Value::Object(o)) => o.contains_key("sessionId") && o.contains_key("projectHash"),
+        _ => text.contains("\"sessionId\"") && text.contains("\"projectHash\""),
+    };
+    if gemini_doc {
+        return Some(Agent::Gemini);
+    }
+    let saved_chat = name.starts_with("checkpoint-")
+        && match &doc {
+            Some(Value::Object(o)) => o.get("history").is_some_and(Value::is_array),
+            Some(Value::Array(a)) => a.iter().all(|c| c.get("role").is_some()),
+            None => text.contains("\"history\""),
+            _ => false,
+        };
+    if saved_chat {
+        return Some(Agent::Gemini);
+    }
+    let codex_ts = match &doc {
+        Some(Value::Object(o)) => {
+            o.get("session").is_some_and(Value::is_object)
+                && o.get("items").is_some_and(Value::is_array)
+        }
+        _ => {
+            text.contains("\"session\"")
+                && text.contains("\"items\"")
+                && name.starts_with("rollout-")
+        }
+    };
+    if codex_ts {
+        return Some(Agent::Codex);
+    }
+    // No record at all (an empty file, as Claude Code leaves behind): nothing contradicts what
+    // the name says, and the user named the file.
+    if objects == 0 && doc.is_none() && head.trim_ascii().first() != Some(&b'{') {
+        if name.starts_with("rollout-") {
             return Some(Agent::Codex);
         }
-        if o.contains_key("sessionId") && o.contains_key("projectHash") {
+        if name.starts_with("session-") {
             return Some(Agent::Gemini);
         }
-        if o.contains_key("id") && o.contains_key("instructions") {
-            return Some(Agent::Codex);
-        }
-        if o.contains_key("parentUuid")
-            || o.contains_key("uuid")
-            || o.contains_key("leafUuid")
-            || o.get("type").and_then(Value::as_str).is_some_and(|t| {
-                matches!(
-                    t,
-                    "summary" | "user" | "assistant" | "system" | "file-history-snapshot"
-                )
-            })
-        {
+        if name.ends_with(".jsonl") {
             return Some(Agent::Claude);
         }
-        if o.contains_key("id") && o.contains_key("timestamp") {
-            return Some(Agent::Codex);
-        }
-    }
-    // Whole-document files.
-    if text.contains("\"projectHash\"")
-        || text.contains("\"history\"") && name.starts_with("checkpoint-")
-    {
-        return Some(Agent::Gemini);
-    }
-    if text.contains("\"session\"") && text.contains("\"items\"") {
-        return Some(Agent::Codex);
-    }
-    if name.starts_with("rollout-") {
-        return Some(Agent::Codex);
-    }
-    if name.starts_with("session-") {
-        return Some(Agent::Gemini);
-    }
-    if name.ends_with(".jsonl") {
-        return Some(Agent::Claude);
     }
     None
 }
 
-/// Open a file for reading, transparently decompressing `.zst`.
-pub fn open(path: &Path) -> io::Result<Box<dyn BufRead>> {
-    let file = File::open(path)?;
-    if path.extension().is_some_and(|e| e == "zst") {
-        let dec = zstd::stream::read::Decoder::new(file)?;
-        Ok(Box::new(BufReader::with_capacity(256 * 1024, dec)))
-    } else {
-        Ok(Box::new(BufReader::with_capacity(256 * 1024, file)))
+/// The agent one JSONL line positively belongs to, if any: each parser's own rule.
+fn evidence(line: &[u8]) -> Option<Agent> {
+    if claude::owns(line) {
+        return Some(Agent::Claude);
     }
+    if codex::owns(line) {
+        return Some(Agent::Codex);
+    }
+    match serde_json::from_slice::<Value>(line) {
+        Ok(Value::Object(o)) if gemini::owns(&o) => Some(Agent::Gemini),
+        _ => None,
+    }
+}
+
+/// Open a session file for reading (regular files only; `.zst` decompressed under a cap).
+pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
+    read::open(path)
 }
 
 /// Read a whole file (decompressing `.zst`) as one JSON document.
 pub fn read_document(path: &Path) -> Result<Value, Warning> {
-    let mut reader = open(path).map_err(|e| unreadable(path, &e))?;
-    let mut buf = Vec::new();
-    reader
-        .read_to_end(&mut buf)
-        .map_err(|e| unreadable(path, &e))?;
+    let mut buf = read::read_all(path)?;
+    read::repair_lone_surrogates(&mut buf);
     serde_json::from_slice(&buf).map_err(|e| {
         Warning::new(
             WarningKind::MalformedDocument,
@@ -197,85 +232,25 @@ pub fn read_document(path: &Path) -> Result<Value, Warning> {
 }
 
 pub fn unreadable(path: &Path, e: &io::Error) -> Warning {
-    Warning::new(
-        WarningKind::Unreadable,
-        path,
-        None,
-        format!("cannot read: {e}"),
-    )
+    read::unreadable(path, e)
 }
 
-/// Stream a JSONL file: call `f(line_number, object)` for every line that is a JSON object.
-/// Blank lines are ignored; anything else is skipped and recorded in `warnings` with its line
-/// number. A final line without a newline that does not parse is a live session mid-write and
-/// is recorded as [`WarningKind::TruncatedLastLine`].
-///
-/// Memory stays at one line at a time. An I/O error mid-file ends the stream with a warning.
+/// Records read as untyped JSON objects (parsers not yet typed, and tests).
+pub struct ValueRecords;
+
+impl Records for ValueRecords {
+    type Rec<'a> = serde_json::Map<String, Value>;
+}
+
+/// Stream a JSONL file: call `f(line_number, object)` for every line that is a JSON object,
+/// with the skipping and warnings of [`for_each_record`].
 pub fn for_each_json_line(
     path: &Path,
-    mut reader: impl BufRead,
+    reader: impl Read,
     warnings: &mut Vec<Warning>,
     mut f: impl FnMut(u64, serde_json::Map<String, Value>),
 ) {
-    let mut buf = Vec::with_capacity(64 * 1024);
-    let mut line_no = 0u64;
-    loop {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => {
-                warnings.push(Warning::new(
-                    WarningKind::Unreadable,
-                    path,
-                    Some(line_no + 1),
-                    format!("read error, rest of file skipped: {e}"),
-                ));
-                break;
-            }
-        }
-        line_no += 1;
-        let complete = buf.last() == Some(&b'\n');
-        let line = trim_ascii(&buf);
-        if line.is_empty() {
-            continue;
-        }
-        match serde_json::from_slice::<Value>(line) {
-            Ok(Value::Object(map)) => f(line_no, map),
-            Ok(other) => warnings.push(Warning::new(
-                WarningKind::UnexpectedRecord,
-                path,
-                Some(line_no),
-                format!("skipped a JSON {} that is not an object", json_kind(&other)),
-            )),
-            Err(e) => {
-                let (kind, msg) = if complete {
-                    (
-                        WarningKind::MalformedLine,
-                        format!("skipped malformed line: {e}"),
-                    )
-                } else {
-                    (
-                        WarningKind::TruncatedLastLine,
-                        "last line is incomplete (session still being written?)".to_string(),
-                    )
-                };
-                warnings.push(Warning::new(kind, path, Some(line_no), msg));
-            }
-        }
-    }
-}
-
-fn trim_ascii(b: &[u8]) -> &[u8] {
-    let start = b
-        .iter()
-        .position(|c| !c.is_ascii_whitespace())
-        .unwrap_or(b.len());
-    let end = b
-        .iter()
-        .rposition(|c| !c.is_ascii_whitespace())
-        .map_or(start, |e| e + 1);
-    &b[start..end]
+    for_each_record::<ValueRecords>(path, reader, warnings, |n, m, _| f(n, m));
 }
 
 pub fn json_kind(v: &Value) -> &'static str {
@@ -294,14 +269,16 @@ pub fn json_kind(v: &Value) -> &'static str {
 pub fn parse_time(v: &Value) -> Option<DateTime<Utc>> {
     match v {
         Value::String(s) => parse_time_str(s),
-        Value::Number(n) => {
-            let x = n.as_f64()?;
-            // Heuristic cut-over: anything past year 2286 in seconds is milliseconds.
-            let ms = if x > 1e11 { x } else { x * 1000.0 };
-            Utc.timestamp_millis_opt(ms as i64).single()
-        }
+        Value::Number(n) => time_from_number(n.as_f64()?),
         _ => None,
     }
+}
+
+/// Epoch seconds or milliseconds. Heuristic cut-over: anything past year 2286 in seconds is
+/// milliseconds.
+pub fn time_from_number(x: f64) -> Option<DateTime<Utc>> {
+    let ms = if x > 1e11 { x } else { x * 1000.0 };
+    Utc.timestamp_millis_opt(ms as i64).single()
 }
 
 pub fn parse_time_str(s: &str) -> Option<DateTime<Utc>> {
@@ -339,11 +316,11 @@ pub fn base64_decoded_len(data: &str) -> u64 {
     (trimmed.len() as u64 * 3) / 4
 }
 
-/// 64-bit hash of a string, for compact membership sets (record uuids).
+/// 64-bit hash of a string, for compact membership sets (record uuids). A fast
+/// non-cryptographic hash, fixed within a run, which is all these sets need.
 pub fn hash64(s: &str) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault};
-    // DefaultHasher with fixed keys: stable within a run, which is all we need.
-    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(s)
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(s)
 }
 
 /// Shorten text for single-line display: first line-ish, whitespace collapsed, cut at `max`
@@ -375,24 +352,6 @@ pub fn preview(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lines_are_counted_not_fatal() {
-        let data = b"{\"a\":1}\n\nnot json\n[1,2]\n{\"b\":2}\n{\"trunc";
-        let mut w = Vec::new();
-        let mut seen = Vec::new();
-        for_each_json_line(Path::new("x.jsonl"), &data[..], &mut w, |n, _| seen.push(n));
-        assert_eq!(seen, vec![1, 5]);
-        let kinds: Vec<_> = w.iter().map(|w| (w.kind, w.line)).collect();
-        assert_eq!(
-            kinds,
-            vec![
-                (WarningKind::MalformedLine, Some(3)),
-                (WarningKind::UnexpectedRecord, Some(4)),
-                (WarningKind::TruncatedLastLine, Some(6)),
-            ]
-        );
-    }
 
     #[test]
     fn times_parse_in_every_shape() {

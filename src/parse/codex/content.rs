@@ -1,8 +1,10 @@
 //! Content and tool-output helpers of the Codex parser: message content items, images, every
 //! recorded tool-output shape with its failure signals, harness-message detection, prompt keys.
 
+use std::fmt;
 use std::path::Path;
 
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::Obj;
@@ -259,6 +261,393 @@ fn flatten_object(o: &Obj) -> (String, bool, Vec<Part>) {
     }
     let err = o.get("success") == Some(&Value::Bool(false));
     (Value::Object(o.clone()).to_string(), err, Vec::new())
+}
+
+/// A tool output as the summary view reads it: only whether it reports a failure, decided by
+/// the rules of [`flatten_output`] while the output streams by, without keeping its text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct OutputError {
+    /// `flatten_output(v).1`.
+    pub(super) is_error: bool,
+    shape: Shape,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Shape {
+    #[default]
+    Scalar,
+    /// An object with an `output` key.
+    WithOutput,
+    /// An array that [`is_content_array`] accepts.
+    ContentArray,
+    Other,
+}
+
+impl OutputError {
+    fn of_string(s: &str) -> Self {
+        let trimmed = s.trim_start();
+        if (trimmed.starts_with('{') || trimmed.starts_with('['))
+            && let Ok(Structured(inner)) = serde_json::from_str::<Structured>(s)
+            && matches!(inner.shape, Shape::WithOutput | Shape::ContentArray)
+        {
+            return OutputError {
+                is_error: inner.is_error,
+                shape: Shape::Scalar,
+            };
+        }
+        OutputError {
+            is_error: text_is_error(s),
+            shape: Shape::Scalar,
+        }
+    }
+}
+
+/// The text a content item contributes to a flattened output (content_parts, then the
+/// `text` of items kept as unknown): `(text, from_unknown)`.
+#[derive(Default)]
+struct ItemText {
+    ty: Option<String>,
+    has_type: bool,
+    has_text: bool,
+    text: Option<String>,
+    refusal: Option<String>,
+    is_object: bool,
+}
+
+impl ItemText {
+    /// `(text of a Text part, text of an Unknown part)` per `content_parts` + `flatten_array`.
+    fn texts(self) -> (Option<String>, Option<String>) {
+        if !self.is_object {
+            return (self.text, None);
+        }
+        match self.ty.as_deref().unwrap_or("") {
+            "input_text" | "output_text" | "text" | "Text" | "inputText" => (self.text, None),
+            "refusal" => (self.refusal, None),
+            "input_image" | "image" | "Image" | "encrypted_content" => (None, None),
+            _ => (None, self.text),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ItemText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ItemText;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a content item")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ItemText, E> {
+                Ok(ItemText {
+                    text: Some(v.to_string()),
+                    ..ItemText::default()
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ItemText, A::Error> {
+                let mut it = ItemText {
+                    is_object: true,
+                    ..ItemText::default()
+                };
+                while let Some(key) = map.next_key::<std::borrow::Cow<str>>()? {
+                    match key.as_ref() {
+                        "type" => {
+                            it.has_type = true;
+                            it.ty = map.next_value::<crate::parse::json::Str>()?.owned();
+                        }
+                        "text" => {
+                            it.has_text = true;
+                            it.text = map.next_value::<crate::parse::json::Str>()?.owned();
+                        }
+                        "refusal" => {
+                            it.refusal = map.next_value::<crate::parse::json::Str>()?.owned();
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(it)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ItemText, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(ItemText::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<ItemText, E> {
+                Ok(ItemText::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<ItemText, E> {
+                Ok(ItemText::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<ItemText, E> {
+                Ok(ItemText::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<ItemText, E> {
+                Ok(ItemText::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<ItemText, E> {
+                Ok(ItemText::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `flatten_array`'s failure signal over items read one by one.
+fn array_error(items: Vec<ItemText>) -> (bool, bool) {
+    let content_array = !items.is_empty()
+        && items
+            .iter()
+            .all(|i| i.is_object && (i.has_type || i.has_text));
+    let mut text = String::new();
+    let mut unknown = Vec::new();
+    for it in items {
+        let (t, u) = it.texts();
+        if let Some(t) = t {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&t);
+        }
+        unknown.extend(u);
+    }
+    for t in unknown {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&t);
+    }
+    (text_is_error(&text), content_array)
+}
+
+impl<'de> Deserialize<'de> for OutputError {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Structured::deserialize(d).map(|s| s.0)
+    }
+}
+
+impl OutputError {
+    fn of_raw(raw: &str) -> Self {
+        match raw.as_bytes().first() {
+            Some(b'"') => match text_head(raw) {
+                Some(Head::Text(head)) => OutputError {
+                    is_error: text_is_error(&head),
+                    shape: Shape::Scalar,
+                },
+                // JSON inside the string, or an odd literal: decode it whole.
+                _ => match crate::parse::read::decode_string(raw) {
+                    Some(s) => OutputError::of_string(&s),
+                    None => OutputError::default(),
+                },
+            },
+            Some(b'{' | b'[') => {
+                serde_json::from_str::<Structured>(raw).map_or(OutputError::default(), |s| s.0)
+            }
+            _ => OutputError::default(),
+        }
+    }
+}
+
+/// What [`text_head`] found at the start of a JSON string literal.
+enum Head {
+    /// The string starts (after whitespace) with `{` or `[`: it may hold JSON.
+    Json,
+    /// Enough of the decoded text for [`text_is_error`]: the first six lines and 40
+    /// characters after leading whitespace, or the whole string.
+    Text(String),
+}
+
+/// Decode the start of a JSON string literal (`raw` includes the quotes). `None` when the
+/// literal is not one this decoder handles (the caller then decodes it whole).
+fn text_head(raw: &str) -> Option<Head> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    let b = inner.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    let (mut started, mut lines, mut chars) = (false, 0usize, 0usize);
+    let mut push = |out: &mut String, c: char| -> Option<bool> {
+        if !started {
+            if c.is_whitespace() {
+                out.push(c);
+                return Some(false);
+            }
+            started = true;
+            if c == '{' || c == '[' {
+                return None;
+            }
+        }
+        out.push(c);
+        chars += 1;
+        if c == '\n' {
+            lines += 1;
+        }
+        Some(lines >= 6 && chars >= 40)
+    };
+    while i < b.len() {
+        if b[i] != b'\\' {
+            // Copy a run of plain characters, one char at a time only until the text starts.
+            let c = inner[i..].chars().next()?;
+            let done = push(&mut out, c);
+            match done {
+                None => return Some(Head::Json),
+                Some(true) => return Some(Head::Text(out)),
+                Some(false) => {}
+            }
+            i += c.len_utf8();
+            continue;
+        }
+        let c = match *b.get(i + 1)? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let hi = u32::from_str_radix(inner.get(i + 2..i + 6)?, 16).ok()?;
+                let lo = (inner.get(i + 6..i + 8) == Some("\\u"))
+                    .then(|| inner.get(i + 8..i + 12))
+                    .flatten()
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .filter(|lo| (0xDC00..0xE000).contains(lo));
+                i += 4;
+                match (hi, lo) {
+                    (0xD800..=0xDBFF, Some(lo)) => {
+                        i += 6;
+                        char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?
+                    }
+                    // A lone surrogate: U+FFFD, as the line reader repairs it.
+                    (0xD800..=0xDFFF, _) => '\u{fffd}',
+                    _ => char::from_u32(hi)?,
+                }
+            }
+            _ => return None,
+        };
+        i += 2;
+        match push(&mut out, c) {
+            None => return Some(Head::Json),
+            Some(true) => return Some(Head::Text(out)),
+            Some(false) => {}
+        }
+    }
+    Some(Head::Text(out))
+}
+
+/// An output that is a JSON object or array, read by the rules of [`flatten_output`].
+struct Structured(OutputError);
+
+impl<'de> Deserialize<'de> for Structured {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = OutputError;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a tool output")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<OutputError, E> {
+                Ok(OutputError::of_string(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<OutputError, A::Error> {
+                let mut items = Vec::new();
+                while let Some(it) = seq.next_element::<ItemText>()? {
+                    items.push(it);
+                }
+                let (is_error, content_array) = array_error(items);
+                Ok(OutputError {
+                    is_error,
+                    shape: if content_array {
+                        Shape::ContentArray
+                    } else {
+                        Shape::Other
+                    },
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OutputError, A::Error> {
+                let mut output: Option<&'de serde_json::value::RawValue> = None;
+                let mut content: Option<OutputError> = None;
+                let mut exit_code: Option<i64> = None;
+                let mut success: Option<bool> = None;
+                let mut item = ItemText {
+                    is_object: true,
+                    ..ItemText::default()
+                };
+                while let Some(key) = map.next_key::<std::borrow::Cow<str>>()? {
+                    match key.as_ref() {
+                        // Read only when no exit code decides (most JSON outputs carry one).
+                        "output" => output = Some(map.next_value()?),
+                        "content" => content = Some(map.next_value()?),
+                        "metadata" => {
+                            let m: crate::parse::json::Obj<ExitCode> = map.next_value()?;
+                            exit_code = m.get().and_then(|m| m.exit_code.0);
+                        }
+                        "success" => success = map.next_value::<crate::parse::json::OptBool>()?.0,
+                        "type" => {
+                            item.has_type = true;
+                            item.ty = map.next_value::<crate::parse::json::Str>()?.owned();
+                        }
+                        "text" => item.text = map.next_value::<crate::parse::json::Str>()?.owned(),
+                        "refusal" => {
+                            item.refusal = map.next_value::<crate::parse::json::Str>()?.owned();
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                let failed = success == Some(false);
+                let (is_error, shape) = if let Some(out) = output {
+                    let failed_code = match exit_code {
+                        Some(c) => c != 0,
+                        None => OutputError::of_raw(out.get()).is_error,
+                    };
+                    (failed_code || failed, Shape::WithOutput)
+                } else if let Some(c) = content {
+                    (success.map_or(c.is_error, |s| !s), Shape::Other)
+                } else if item.has_type {
+                    (array_error(vec![item]).0, Shape::Other)
+                } else {
+                    (failed, Shape::Other)
+                };
+                Ok(OutputError { is_error, shape })
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<OutputError, E> {
+                Ok(OutputError::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<OutputError, E> {
+                Ok(OutputError::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<OutputError, E> {
+                Ok(OutputError::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<OutputError, E> {
+                Ok(OutputError::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<OutputError, E> {
+                Ok(OutputError::default())
+            }
+        }
+        d.deserialize_any(V).map(Structured)
+    }
+}
+
+/// `metadata.exit_code` as `Value::as_i64` reads it.
+#[derive(serde::Deserialize, Default)]
+struct ExitCode {
+    #[serde(default)]
+    exit_code: I64,
+}
+
+#[derive(Default)]
+struct I64(Option<i64>);
+
+impl<'de> Deserialize<'de> for I64 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(I64(match Value::deserialize(d)? {
+            Value::Number(n) => n.as_i64(),
+            _ => None,
+        }))
+    }
 }
 
 /// Failure signals in a plain-text tool output.

@@ -94,6 +94,7 @@
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::diag::{Warning, WarningKind};
@@ -101,10 +102,22 @@ use crate::model::{
     Agent, Compaction, CompactionKind, Message, Part, Provenance, Request, Role, Session,
     SessionKind, SubagentLink, Trigger, Usage,
 };
-use crate::parse::{self, FileRole, SourceFile, base64_decoded_len, parse_time, str_field, u64_of};
+use crate::parse::json::Obj as JsonObj;
+use crate::parse::{
+    self, FileRole, Records, SourceFile, base64_decoded_len, parse_time, str_field,
+};
 use crate::tokens;
 
 mod content;
+mod records;
+
+use records::{Output, P, RawTokens};
+
+struct Lines;
+
+impl Records for Lines {
+    type Rec<'a> = P<'a>;
+}
 
 use content::{
     collect_text, content_parts, flatten_output, harness_kind, id_from_path, image_from_url,
@@ -113,7 +126,8 @@ use content::{
 
 pub(super) type Obj = Map<String, Value>;
 
-/// Parse one Codex rollout (any era).
+/// Parse one Codex rollout (any era). `Err` when the file cannot be opened, or holds records
+/// but none of Codex's.
 pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
     if is_legacy_document(file) {
         return parse_legacy(file);
@@ -121,11 +135,41 @@ pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
     let reader = parse::open(&file.path).map_err(|e| parse::unreadable(&file.path, &e))?;
     let mut b = Builder::new(&file.path);
     let mut line_warnings = Vec::new();
-    parse::for_each_json_line(&file.path, reader, &mut line_warnings, |n, obj| {
-        b.line(n, obj)
+    let (mut lines, mut own) = (0u64, 0u64);
+    parse::for_each_record::<Lines>(&file.path, reader, &mut line_warnings, |n, p, raw| {
+        lines += 1;
+        own += u64::from(p.is_codex());
+        b.line(n, &p, raw)
     });
+    if lines > 0 && own == 0 {
+        return Err(Warning::new(
+            WarningKind::UnexpectedRecord,
+            &file.path,
+            None,
+            "not a Claude/Codex/Gemini session: no Codex record in this file (another agent's transcript?); skipped",
+        ));
+    }
     b.warnings.extend(line_warnings);
     Ok(b.finish())
+}
+
+/// Whether one JSONL line is a Codex record ([`P::is_codex`]), for telling the agent of a file
+/// named on the command line.
+pub(crate) fn owns(line: &[u8]) -> bool {
+    serde_json::from_slice::<P>(line).is_ok_and(|p| p.is_codex())
+}
+
+/// The payload of an envelope line (or the line itself, bare era) read whole, for the rare
+/// kinds whose every key is kept.
+fn whole_payload(raw: &[u8]) -> Obj {
+    match serde_json::from_slice::<Value>(raw) {
+        Ok(Value::Object(mut o)) => match o.remove("payload") {
+            Some(Value::Object(p)) => p,
+            Some(_) => Obj::new(),
+            None => o,
+        },
+        _ => Obj::new(),
+    }
 }
 
 fn is_legacy_document(file: &SourceFile) -> bool {
@@ -143,14 +187,22 @@ fn is_legacy_document(file: &SourceFile) -> bool {
     }
 }
 
-/// TS-era single document `{session:{…}, items:[…]}`.
+/// TS-era single document `{session:{…}, items:[…]}`, always read whole: its items come from a
+/// `Value`, not from a line the summary view could skip through (and such files are small).
 fn parse_legacy(file: &SourceFile) -> Result<Session, Warning> {
+    parse::json::with_detail(parse::Detail::Full, || parse_legacy_document(file))
+}
+
+fn parse_legacy_document(file: &SourceFile) -> Result<Session, Warning> {
     let doc = parse::read_document(&file.path)?;
     let mut b = Builder::new(&file.path);
     match doc {
         Value::Object(o) => {
             match o.get("session") {
-                Some(Value::Object(meta)) => b.bare_meta(meta),
+                Some(meta @ Value::Object(_)) => match P::deserialize(meta) {
+                    Ok(meta) => b.bare_meta(&meta),
+                    Err(e) => b.warn(None, format!("unreadable `session` object: {e}")),
+                },
                 _ => b.warn(None, "TS-era rollout without a `session` object"),
             }
             match o.get("items") {
@@ -162,7 +214,13 @@ fn parse_legacy(file: &SourceFile) -> Result<Session, Warning> {
                                 if let Some(t) = ts {
                                     b.s.note_time(t);
                                 }
-                                b.item(it, ts);
+                                match P::deserialize(item) {
+                                    Ok(p) => {
+                                        let raw = serde_json::to_vec(item).unwrap_or_default();
+                                        b.item(&p, ts, &raw);
+                                    }
+                                    Err(e) => b.warn(None, format!("unreadable item: {e}")),
+                                }
                             }
                             other => b.warn(
                                 None,
@@ -200,16 +258,15 @@ struct Raw {
 }
 
 impl Raw {
-    fn of(v: &Value) -> Option<Raw> {
-        let o = v.as_object()?;
-        Some(Raw {
-            input: u64_of(o.get("input_tokens")),
-            cached: u64_of(o.get("cached_input_tokens")),
-            cache_write: u64_of(o.get("cache_write_input_tokens")),
-            output: u64_of(o.get("output_tokens")),
-            reasoning: u64_of(o.get("reasoning_output_tokens")),
-            total: u64_of(o.get("total_tokens")),
-        })
+    fn of(t: &RawTokens) -> Raw {
+        Raw {
+            input: t.input_tokens.get(),
+            cached: t.cached_input_tokens.get(),
+            cache_write: t.cache_write_input_tokens.get(),
+            output: t.output_tokens.get(),
+            reasoning: t.reasoning_output_tokens.get(),
+            total: t.total_tokens.get(),
+        }
     }
 
     fn decreased_from(&self, p: &Raw) -> bool {
@@ -339,70 +396,70 @@ impl Builder {
     }
 
     fn other(&mut self, kind: &str) {
-        self.s.note_other(&format!("codex:{kind}"));
+        self.s.note_other_parts(&["codex:", kind]);
     }
 
     // ---------------------------------------------------------------- line dispatch
 
-    fn line(&mut self, n: u64, obj: Obj) {
+    fn line(&mut self, n: u64, p: &P, raw: &[u8]) {
         self.line_no = Some(n);
-        let ty = str_field(&obj, "type");
-        if let (Some(kind), true) = (ty, obj.contains_key("payload")) {
-            let kind = kind.to_string();
-            self.envelope(&kind, &obj);
-        } else if obj.contains_key("record_type") {
-            let rt = str_field(&obj, "record_type")
-                .unwrap_or("unknown")
-                .to_string();
+        let ty = p.kind.get();
+        if let (Some(kind), true) = (ty, p.payload.present()) {
+            self.envelope(kind, p, raw);
+        } else if p.record_type.present() {
+            let rt = p
+                .record_type
+                .get()
+                .and_then(|r| r.get())
+                .unwrap_or("unknown");
             self.other(&format!("record_type:{rt}"));
         } else if ty.is_some() {
-            self.item(&obj, None);
-        } else if !self.own_meta_seen && obj.contains_key("id") && obj.contains_key("timestamp") {
-            self.bare_meta(&obj);
+            self.item(p, None, raw);
+        } else if !self.own_meta_seen && p.id.get().is_some() && p.timestamp.is_some() {
+            self.bare_meta(p);
         } else {
             self.warn(Some(n), "skipped an object with no record type");
         }
     }
 
     /// Bare-era line 1 / TS-era `session` object.
-    fn bare_meta(&mut self, meta: &Obj) {
+    fn bare_meta(&mut self, meta: &P) {
         self.own_meta_seen = true;
-        if let Some(id) = str_field(meta, "id").filter(|s| !s.is_empty()) {
+        if let Some(id) = meta.id.filled() {
             self.own_id = Some(id.to_string());
             self.s.id = id.to_string();
         }
         // No per-line timestamps in these eras: the start is known, the end is the file's mtime.
-        if let Some(t) = meta.get("timestamp").and_then(parse_time) {
+        if let Some(t) = meta.ts() {
             self.s.started_at = Some(t);
         }
         self.meta_common(meta);
     }
 
-    fn meta_common(&mut self, meta: &Obj) {
-        if let Some(cwd) = str_field(meta, "cwd").filter(|s| !s.is_empty()) {
+    fn meta_common(&mut self, meta: &P) {
+        if let Some(cwd) = meta.cwd.filled() {
             self.s.cwd = Some(cwd.to_string());
         }
-        if let Some(v) = str_field(meta, "cli_version").filter(|s| !s.is_empty()) {
+        if let Some(v) = meta.cli_version.filled() {
             self.s.agent_version = Some(v.to_string());
         }
-        if let Some(Value::Object(git)) = meta.get("git")
-            && let Some(branch) = str_field(git, "branch").filter(|s| !s.is_empty())
+        if let Some(branch) = meta
+            .git
+            .get()
+            .and_then(JsonObj::get)
+            .and_then(|g| g.branch.filled())
         {
             self.s.git_branch = Some(branch.to_string());
         }
     }
 
-    fn envelope(&mut self, kind: &str, obj: &Obj) {
-        let ts_raw = obj.get("timestamp");
-        let ts = ts_raw.and_then(parse_time);
-        let payload = match obj.get("payload") {
-            Some(Value::Object(p)) => Some(p),
-            _ => None,
-        };
+    fn envelope(&mut self, kind: &str, line: &P, raw: &[u8]) {
+        let ts = line.ts();
+        let payload = line.payload();
         if let Some(t) = ts {
             self.s.note_time(t);
         }
-        if self.is_replayed(kind, obj, payload, ts) {
+        if self.is_replayed(kind, line, payload, ts) {
             self.replayed(kind, payload);
             return;
         }
@@ -412,7 +469,7 @@ impl Builder {
                 _ => self.other("session_meta"),
             },
             "response_item" => match payload {
-                Some(p) => self.item(p, ts),
+                Some(p) => self.item(p, ts, raw),
                 None => self.warn(self.line_no, "response_item without an object payload"),
             },
             "event_msg" => match payload {
@@ -426,52 +483,50 @@ impl Builder {
                 self.other("turn_context");
             }
             "compacted" => match payload {
-                Some(p) => self.compacted(p, ts),
+                Some(_) => self.compacted(&whole_payload(raw), ts),
                 None => self.warn(self.line_no, "compacted without an object payload"),
             },
             other => self.other(other),
         }
     }
 
-    fn own_meta(&mut self, p: &Obj, ts: Option<DateTime<Utc>>) {
+    fn own_meta(&mut self, p: &P, ts: Option<DateTime<Utc>>) {
         self.own_meta_seen = true;
-        if let Some(id) = str_field(p, "id")
-            .or_else(|| str_field(p, "session_id"))
-            .filter(|s| !s.is_empty())
+        if let Some(id) =
+            p.id.get()
+                .or_else(|| p.session_id.get())
+                .filter(|s| !s.is_empty())
         {
             self.own_id = Some(id.to_string());
             self.s.id = id.to_string();
         }
-        if let Some(t) = p.get("timestamp").and_then(parse_time).or(ts) {
+        if let Some(t) = p.ts().or(ts) {
             self.s.note_time(t);
         }
         self.meta_common(p);
-        let subagent = match p.get("source") {
-            Some(Value::Object(src)) => src.get("subagent"),
-            _ => None,
-        };
-        let parent_thread = str_field(p, "parent_thread_id").filter(|s| !s.is_empty());
+        let subagent = p
+            .source
+            .get()
+            .map(|src| &src.subagent)
+            .filter(|s| s.present());
+        let parent_thread = p.parent_thread_id.filled();
         if let Some(sub) = subagent {
             self.s.kind = SessionKind::Subagent;
             let spawn_parent = sub
-                .get("thread_spawn")
-                .and_then(Value::as_object)
-                .and_then(|t| str_field(t, "parent_thread_id"))
-                .filter(|s| !s.is_empty());
+                .get()
+                .and_then(JsonObj::get)
+                .and_then(|s| s.thread_spawn.get())
+                .and_then(|t| t.parent_thread_id.filled());
             self.s.parent_id = spawn_parent.or(parent_thread).map(str::to_string);
-        } else if let Some(fork) = str_field(p, "forked_from_id").filter(|s| !s.is_empty()) {
+        } else if let Some(fork) = p.forked_from_id.filled() {
             self.s.parent_id = Some(fork.to_string());
         } else if let Some(parent) = parent_thread {
             self.s.parent_id = Some(parent.to_string());
         }
         let boundary = p
-            .get("subagent_history_start_ordinal")
-            .and_then(Value::as_u64)
-            .or_else(|| {
-                p.get("history_base")
-                    .and_then(|h| h.get("end_ordinal_exclusive"))
-                    .and_then(Value::as_u64)
-            });
+            .subagent_history_start_ordinal
+            .0
+            .or_else(|| p.history_base.get().and_then(|h| h.end_ordinal_exclusive.0));
         self.ordinal_boundary = boundary;
     }
 
@@ -479,17 +534,14 @@ impl Builder {
     fn is_replayed(
         &mut self,
         kind: &str,
-        obj: &Obj,
-        payload: Option<&Obj>,
+        line: &P,
+        payload: Option<&P>,
         ts: Option<DateTime<Utc>>,
     ) -> bool {
         if !self.own_meta_seen {
             return false;
         }
-        if let (Some(b), Some(o)) = (
-            self.ordinal_boundary,
-            obj.get("ordinal").and_then(Value::as_u64),
-        ) {
+        if let (Some(b), Some(o)) = (self.ordinal_boundary, line.ordinal.0) {
             if o < b {
                 self.replay_detected = true;
                 return true;
@@ -505,7 +557,7 @@ impl Builder {
             return false;
         }
         if kind == "session_meta" && !self.own_content && !self.burst_done {
-            let id = payload.and_then(|p| str_field(p, "id"));
+            let id = payload.and_then(|p| p.id.get());
             if id.is_some() && id != self.own_id.as_deref() {
                 self.replay_detected = true;
                 match ts {
@@ -518,20 +570,20 @@ impl Builder {
         false
     }
 
-    fn replayed(&mut self, kind: &str, payload: Option<&Obj>) {
+    fn replayed(&mut self, kind: &str, payload: Option<&P>) {
         self.other("replayed");
         let Some(p) = payload else { return };
         match kind {
             "turn_context" => self.turn_context(p, true),
-            "event_msg" if str_field(p, "type") == Some("token_count") => {
+            "event_msg" if p.kind.is("token_count") => {
                 self.token_count(p, None, None, true);
             }
             _ => {}
         }
     }
 
-    fn turn_context(&mut self, p: &Obj, replayed: bool) {
-        if let Some(m) = str_field(p, "model").filter(|s| !s.is_empty()) {
+    fn turn_context(&mut self, p: &P, replayed: bool) {
+        if let Some(m) = p.model.filled() {
             self.model = Some(m.to_string());
             if !replayed {
                 self.s.note_model(m);
@@ -539,7 +591,7 @@ impl Builder {
         }
         if !replayed
             && self.s.cwd.is_none()
-            && let Some(cwd) = str_field(p, "cwd").filter(|s| !s.is_empty())
+            && let Some(cwd) = p.cwd.filled()
         {
             self.s.cwd = Some(cwd.to_string());
         }
@@ -605,24 +657,31 @@ impl Builder {
         format!("{prefix}:{}", self.synth)
     }
 
-    /// One ResponseItem (envelope payload, bare line or TS-era item).
-    fn item(&mut self, p: &Obj, ts: Option<DateTime<Utc>>) {
-        let ty = str_field(p, "type").unwrap_or("");
-        let id = str_field(p, "id");
+    /// One ResponseItem (envelope payload, bare line or TS-era item). `raw` is the line's text.
+    fn item(&mut self, p: &P, ts: Option<DateTime<Utc>>, raw: &[u8]) {
+        let ty = p.kind.get().unwrap_or("");
+        let id = p.id.get();
         match ty {
             "message" => self.message_item(p, ts),
             "reasoning" => {
-                for key in ["summary", "content"] {
-                    if let Some(Value::Array(parts)) = p.get(key) {
-                        for x in parts {
-                            if let Some(text) = x.get("text").and_then(Value::as_str)
-                                && !text.is_empty()
-                            {
-                                let part = Part::Thinking {
-                                    text: text.to_string(),
-                                };
-                                self.asst_part(part, ts, id);
-                            }
+                let summary = p.summary.get().map_or(&[][..], |l| &l.0[..]);
+                for x in summary.iter().filter_map(JsonObj::get) {
+                    if x.text.filled() {
+                        let part = Part::Thinking {
+                            text: x.text.owned(),
+                        };
+                        self.asst_part(part, ts, id);
+                    }
+                }
+                if let Some(Value::Array(parts)) = &p.content {
+                    for x in parts {
+                        if let Some(text) = x.get("text").and_then(Value::as_str)
+                            && !text.is_empty()
+                        {
+                            let part = Part::Thinking {
+                                text: text.to_string(),
+                            };
+                            self.asst_part(part, ts, id);
                         }
                     }
                 }
@@ -632,23 +691,26 @@ impl Builder {
             | "local_shell_call"
             | "web_search_call"
             | "tool_search_call"
-            | "image_generation_call" => self.tool_call(ty, p, ts),
+            | "image_generation_call" => self.tool_call(ty, p, ts, raw),
             "function_call_output" | "custom_tool_call_output" | "tool_search_output" => {
-                let call_id = match str_field(p, "call_id").or(id) {
+                let call_id = match p.call_id.get().or(id) {
                     Some(c) => c.to_string(),
                     None => self.synth_id("result"),
                 };
                 let (output, mut is_error, attachments) = if ty == "tool_search_output" {
-                    let text = match p.get("tools").or_else(|| p.get("output")) {
+                    let text = match p.tools.as_ref().or(p.output.value()) {
                         Some(Value::String(s)) => s.clone(),
                         Some(v) if !v.is_null() => v.to_string(),
                         _ => String::new(),
                     };
                     (text, false, Vec::new())
                 } else {
-                    flatten_output(p.get("output").unwrap_or(&Value::Null))
+                    match &p.output {
+                        Output::Summary(e) => (String::new(), e.is_error, Vec::new()),
+                        other => flatten_output(other.value().unwrap_or(&Value::Null)),
+                    }
                 };
-                if str_field(p, "status") == Some("failed") {
+                if p.status.is("failed") {
                     is_error = true;
                 }
                 let part = Part::ToolResult {
@@ -666,7 +728,7 @@ impl Builder {
                 m.timestamp = ts;
                 m.id = id.map(str::to_string);
                 m.subtype = Some("inter_agent".to_string());
-                m.parts = content_parts(p.get("content"));
+                m.parts = content_parts(p.content.as_ref());
                 self.push_msg(m);
             }
             "" => self.warn(self.line_no, "response item without a type"),
@@ -674,9 +736,9 @@ impl Builder {
         }
     }
 
-    fn tool_call(&mut self, ty: &str, p: &Obj, ts: Option<DateTime<Utc>>) {
-        let id_field = str_field(p, "id");
-        let call_id = match str_field(p, "call_id").or(id_field) {
+    fn tool_call(&mut self, ty: &str, p: &P, ts: Option<DateTime<Utc>>, raw: &[u8]) {
+        let id_field = p.id.get();
+        let call_id = match p.call_id.get().or(id_field) {
             Some(c) => c.to_string(),
             None => {
                 let key = self
@@ -691,23 +753,22 @@ impl Builder {
             "web_search_call" => "web_search".to_string(),
             "tool_search_call" => "tool_search".to_string(),
             "image_generation_call" => "image_generation".to_string(),
-            _ => str_field(p, "name").unwrap_or("unknown").to_string(),
+            _ => p.name.get().unwrap_or("unknown").to_string(),
         };
-        let name = match str_field(p, "namespace").filter(|s| !s.is_empty()) {
+        let name = match p.namespace.filled() {
             Some(ns) if matches!(ty, "function_call" | "custom_tool_call") => {
                 format!("{ns}__{base_name}")
             }
             _ => base_name,
         };
         let input = match ty {
-            "function_call" | "tool_search_call" => json_or_raw(p.get("arguments")),
-            "custom_tool_call" => json_or_raw(p.get("input")),
-            "local_shell_call" | "web_search_call" => {
-                p.get("action").cloned().unwrap_or(Value::Null)
-            }
+            "function_call" | "tool_search_call" => json_or_raw(Some(&p.arguments.0)),
+            "custom_tool_call" => json_or_raw(Some(&p.input.0)),
+            "local_shell_call" | "web_search_call" => p.action.0.clone(),
+            _ if parse::json::detail() == parse::Detail::Summary => Value::Null,
             _ => {
                 // image_generation_call: keep everything but the (large) result image.
-                let mut o = p.clone();
+                let mut o = whole_payload(raw);
                 o.remove("result");
                 o.remove("type");
                 Value::Object(o)
@@ -722,24 +783,26 @@ impl Builder {
             ts,
             id_field,
         );
-        if ty == "image_generation_call"
-            && let Some(data) = str_field(p, "result").filter(|d| looks_base64(d))
-        {
-            let part = Part::Image {
-                media_type: Some("image/png".to_string()),
-                bytes: Some(base64_decoded_len(data)),
-                data: Some(data.to_string()),
-            };
-            self.asst_part(part, ts, id_field);
+        if ty == "image_generation_call" && p.result.filled() {
+            let data = p.result.text();
+            // In the summary view the data was not read; the image is still there.
+            if p.result.text.is_none() || looks_base64(data) {
+                let part = Part::Image {
+                    media_type: Some("image/png".to_string()),
+                    bytes: p.result.text.as_ref().map(|d| base64_decoded_len(d)),
+                    data: p.result.text.as_ref().map(|d| d.to_string()),
+                };
+                self.asst_part(part, ts, id_field);
+            }
         }
     }
 
-    fn message_item(&mut self, p: &Obj, ts: Option<DateTime<Utc>>) {
-        let role = str_field(p, "role").unwrap_or("");
-        let id = str_field(p, "id");
+    fn message_item(&mut self, p: &P, ts: Option<DateTime<Utc>>) {
+        let role = p.role.get().unwrap_or("");
+        let id = p.id.get();
         match role {
             "assistant" => {
-                for part in content_parts(p.get("content")) {
+                for part in content_parts(p.content.as_ref()) {
                     self.asst_part(part, ts, id);
                 }
             }
@@ -749,19 +812,19 @@ impl Builder {
                 m.timestamp = ts;
                 m.id = id.map(str::to_string);
                 m.subtype = Some(if role.is_empty() { "system" } else { role }.to_string());
-                m.parts = content_parts(p.get("content"));
+                m.parts = content_parts(p.content.as_ref());
                 self.push_msg(m);
             }
         }
     }
 
     /// A model-visible `role:user` message.
-    fn user_copy(&mut self, p: &Obj, ts: Option<DateTime<Utc>>) {
-        let parts = content_parts(p.get("content"));
+    fn user_copy(&mut self, p: &P, ts: Option<DateTime<Utc>>) {
+        let parts = content_parts(p.content.as_ref());
         let text = crate::model::text_of(&parts);
         let mut m = Message::new(Role::User);
         m.timestamp = ts;
-        m.id = str_field(p, "id").map(str::to_string);
+        m.id = p.id.owned();
         if let Some(kind) = harness_kind(&text) {
             if kind == "environment_context"
                 && self.s.cwd.is_none()
@@ -835,20 +898,16 @@ impl Builder {
 
     // ---------------------------------------------------------------- events
 
-    fn event(&mut self, p: &Obj, ts: Option<DateTime<Utc>>) {
-        let ty = str_field(p, "type").unwrap_or("");
+    fn event(&mut self, p: &P, ts: Option<DateTime<Utc>>) {
+        let ty = p.kind.get().unwrap_or("");
         match ty {
             "user_message" => {
-                let text = str_field(p, "message").unwrap_or("");
+                let text = p.message().unwrap_or("");
                 let mut images = Vec::new();
-                if let Some(Value::Array(urls)) = p.get("images") {
-                    for u in urls {
-                        if let Some(u) = u.as_str() {
-                            images.push(image_from_url(Some(u)));
-                        }
-                    }
+                for u in p.images.0.iter().filter_map(|u| u.get()) {
+                    images.push(image_from_url(Some(u)));
                 }
-                if let Some(Value::Array(paths)) = p.get("local_images") {
+                if let Some(Value::Array(paths)) = &p.local_images {
                     for path in paths {
                         images.push(Part::Unknown {
                             kind: "local_image".to_string(),
@@ -858,25 +917,24 @@ impl Builder {
                 }
                 self.user_event(text, images, ts, None);
             }
-            "item_completed" => {
-                let item = p.get("item").and_then(Value::as_object);
-                match item {
-                    Some(it) if str_field(it, "type") == Some("UserMessage") => {
-                        let parts = content_parts(it.get("content"));
-                        let text = crate::model::text_of(&parts);
-                        let images: Vec<Part> = parts
-                            .into_iter()
-                            .filter(|p| !matches!(p, Part::Text { .. }))
-                            .collect();
-                        self.user_event(&text, images, ts, str_field(it, "id"));
-                    }
-                    _ => self.other("item_completed"),
+            "item_completed" => match p.item.get() {
+                Some(it) if it.kind.is("UserMessage") => {
+                    let parts = content_parts(it.content.as_ref());
+                    let text = crate::model::text_of(&parts);
+                    let images: Vec<Part> = parts
+                        .into_iter()
+                        .filter(|p| !matches!(p, Part::Text { .. }))
+                        .collect();
+                    self.user_event(&text, images, ts, it.id.get());
                 }
-            }
+                _ => self.other("item_completed"),
+            },
             "token_count" => self.token_count(p, ts, ts.map(|t| t.timestamp()), false),
             "thread_name_updated" => {
-                if let Some(name) = str_field(p, "thread_name")
-                    .or_else(|| str_field(p, "name"))
+                if let Some(name) = p
+                    .thread_name
+                    .get()
+                    .or_else(|| p.name.get())
                     .map(str::trim)
                     .filter(|s| !s.is_empty())
                 {
@@ -885,16 +943,16 @@ impl Builder {
                 }
             }
             "context_compacted" => self.context_compacted(ts),
-            "thread_rolled_back" => self.rolled_back(u64_of(p.get("num_turns")) as usize),
+            "thread_rolled_back" => self.rolled_back(p.num_turns.get() as usize),
             "collab_agent_spawn_end" => {
-                if let Some(child) = str_field(p, "new_thread_id").filter(|s| !s.is_empty())
+                if let Some(child) = p.new_thread_id.filled()
                     && !self.s.subagents.iter().any(|l| l.id == child)
                 {
                     self.s.subagents.push(SubagentLink {
                         id: child.to_string(),
-                        tool_call_id: str_field(p, "call_id").map(str::to_string),
+                        tool_call_id: p.call_id.owned(),
                         path: None,
-                        agent_type: str_field(p, "new_agent_role").map(str::to_string),
+                        agent_type: p.new_agent_role.owned(),
                     });
                 }
                 self.other(ty);
@@ -929,26 +987,22 @@ impl Builder {
     /// `second`: epoch second of the line, for the rule-4 lead check.
     fn token_count(
         &mut self,
-        p: &Obj,
+        p: &P,
         ts: Option<DateTime<Utc>>,
         second: Option<i64>,
         replayed: bool,
     ) {
-        let Some(Value::Object(info)) = p.get("info") else {
+        let Some(info) = p.info.get().and_then(JsonObj::get) else {
             self.other("rate_limits");
             return;
         };
-        if let Some(w) = info
-            .get("model_context_window")
-            .and_then(Value::as_u64)
-            .filter(|w| *w > 0)
-        {
+        if let Some(w) = info.model_context_window.0.filter(|w| *w > 0) {
             if !replayed {
                 self.s.context_window = Some(w);
             }
         }
-        let total = info.get("total_token_usage").and_then(Raw::of);
-        let last = info.get("last_token_usage").and_then(Raw::of);
+        let total = info.total_token_usage.get().map(Raw::of);
+        let last = info.last_token_usage.get().map(Raw::of);
         let delta = match (total, self.prev_total) {
             (Some(t), Some(prev)) if t == prev => {
                 if !replayed {
@@ -1090,6 +1144,8 @@ impl Builder {
     }
 
     fn compacted(&mut self, p: &Obj, ts: Option<DateTime<Utc>>) {
+        // The whole payload is kept (window ids and the like go into `extra`): compacted lines
+        // are rare, so this one is read as an untyped object.
         let ci = match self.open_compaction() {
             Some(o) if !o.has_line => o.index,
             _ => {

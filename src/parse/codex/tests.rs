@@ -753,3 +753,89 @@ fn harness_detection() {
         "do it"
     );
 }
+
+#[test]
+fn the_summary_view_reads_tool_failures_like_the_full_view() {
+    use super::content::{OutputError, flatten_output};
+    let inner = |v: Value| Value::String(v.to_string());
+    let cases = [
+        json!("Exit code: 1\nWall time: 0 s\nOutput:\nboom"),
+        json!("Exit code: 0\nOutput:\nok"),
+        json!("Chunk ID: 1\nWall time: 0.1\nProcess exited with code 2\nOutput:\n"),
+        json!("Chunk ID: 1\nProcess exited with code 0\nOutput:\n"),
+        json!("ERROR: no such file"),
+        json!("  aborted by user"),
+        json!("patch rejected: hunk 2"),
+        json!("all good"),
+        json!(""),
+        json!(null),
+        json!(7),
+        inner(json!({"output": "x", "metadata": {"exit_code": 1, "duration_seconds": 0.1}})),
+        inner(json!({"output": "error: x", "metadata": {"exit_code": 0}})),
+        inner(json!({"output": "error: x"})),
+        inner(json!({"output": "ok", "success": false})),
+        inner(json!({"no_output": "error: x"})),
+        inner(json!([{"type": "input_text", "text": "Exit code: 3"}])),
+        inner(json!([1, 2])),
+        json!("{not json, error: x"),
+        json!([{"type": "input_text", "text": "fine"}, {"type": "input_image", "image_url": "data:image/png;base64,AA"}]),
+        json!([{"type": "mystery", "text": "Exit code: 4"}]),
+        json!([{"text": "err: untyped"}, "more"]),
+        json!([]),
+        json!({"content": "Exit code: 9", "success": true}),
+        json!({"content": [{"type": "output_text", "text": "fine"}], "success": false}),
+        json!({"content": "error: x"}),
+        json!({"type": "refusal", "refusal": "aborted"}),
+        json!({"type": "input_text", "text": "Exit code: 5"}),
+        json!({"success": false}),
+        json!({"other": 1}),
+        json!({"output": {"output": "x", "metadata": {"exit_code": 7}}}),
+        json!({"output": null, "metadata": {"exit_code": "1"}}),
+    ];
+    let long_lines = "x".repeat(300);
+    let texts = [
+        format!("\n\t  Exit code: 12\n{long_lines}"),
+        format!("{long_lines}\n{long_lines}\nProcess exited with code 1\n"),
+        "a\nb\nc\nd\ne\nf\nProcess exited with code 1".to_string(),
+        "a\nb\nc\nd\ne\nProcess exited with code 1".to_string(),
+        "short\nlines\nERROR".to_string(),
+        "\u{2192} caf\u{e9} \u{1F600} \"quoted\" back\\slash\r\nExit code: 1".to_string(),
+        "   {\"output\": \"error: x\"}".to_string(),
+        "\n[{\"type\": \"input_text\", \"text\": \"Exit code: 2\"}]".to_string(),
+        "ERROR: first line is an error".to_string(),
+        "ok\u{0}\u{1f}".to_string(),
+    ];
+    let mut all: Vec<Value> = cases.to_vec();
+    all.extend(texts.iter().map(|t| Value::String(t.clone())));
+    all.extend(texts.iter().map(|t| inner(json!({"output": t}))));
+    for v in all {
+        let full = flatten_output(&v).1;
+        // Through a line, as the summary view reads it (serde_json escapes non-ASCII as is;
+        // an ASCII-escaped copy exercises the \u decoder).
+        let line = json!({ "output": v }).to_string();
+        let ascii: String = line
+            .chars()
+            .map(|c| {
+                if c.is_ascii() {
+                    c.to_string()
+                } else {
+                    let mut b = [0u16; 2];
+                    c.encode_utf16(&mut b)
+                        .iter()
+                        .map(|u| format!("\\u{u:04x}"))
+                        .collect()
+                }
+            })
+            .collect();
+        for text in [&line, &ascii] {
+            #[derive(serde::Deserialize)]
+            struct L {
+                output: OutputError,
+            }
+            let l: L = crate::parse::json::with_detail(crate::parse::Detail::Summary, || {
+                serde_json::from_str(text).unwrap()
+            });
+            assert_eq!(l.output.is_error, full, "{text}");
+        }
+    }
+}

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::MASK_TAG;
 use super::log::Entry;
+use super::records::Rec;
 use crate::model::Part;
 use crate::parse::{self, base64_decoded_len, hash64, parse_time, str_field};
 use crate::tokens::estimate_text;
@@ -466,7 +467,7 @@ pub(super) fn collect_response_ids(v: Option<&Value>, into: &mut HashSet<String>
 }
 
 /// Keys (call id, else content hash) of function responses that hold a masked preview.
-pub(super) fn masked_keys(rec: &Map<String, Value>) -> Vec<String> {
+pub(super) fn masked_keys(rec: &Rec) -> Vec<String> {
     let mut keys = Vec::new();
     let mut visit = |p: &Value| {
         if let Some(fr) = p.get("functionResponse").and_then(Value::as_object) {
@@ -480,7 +481,7 @@ pub(super) fn masked_keys(rec: &Map<String, Value>) -> Vec<String> {
         }
     };
     let mut lists: Vec<&Value> = Vec::new();
-    if str_field(rec, "type") == Some("user") {
+    if rec.str("type") == Some("user") {
         if let Some(c) = rec.get("content") {
             lists.push(c);
         }

@@ -11,6 +11,7 @@ use super::content::{
     Ctx, build_parts, collect_response_ids, content_text, estimate_parts, has_function_response,
     masked_keys,
 };
+use super::records::{LineIn, MessagesIn, MetaIn, MsgIn, Rec};
 use super::{ENV_CONTEXT_ID, Ident, JSON_SNAPSHOT_KEYS, SECTION_TAGS, SNAPSHOT_ACK, SNAPSHOT_TAG};
 use crate::diag::{Warning, WarningKind};
 use crate::model::{
@@ -31,7 +32,7 @@ pub(super) struct Entry {
     /// The id was made up by the parser (saved chats, records without `id`).
     pub(super) synthetic_id: bool,
     /// The record, with later upserts overlaid field by field.
-    pub(super) rec: Map<String, Value>,
+    pub(super) rec: Rec,
     /// The last non-null `tokens` object recorded for this id.
     pub(super) tokens: Option<Map<String, Value>>,
     /// First recorded timestamp (when it happened).
@@ -45,7 +46,7 @@ pub(super) struct Entry {
 
 impl Entry {
     pub(super) fn typ(&self) -> &str {
-        str_field(&self.rec, "type").unwrap_or("")
+        self.rec.str("type").unwrap_or("")
     }
 
     pub(super) fn is_history(&self) -> bool {
@@ -95,6 +96,12 @@ pub(super) struct Log {
     /// Call ids answered by functionResponse parts in user messages (v0.44+).
     fr_ids: HashSet<String>,
     lines: u64,
+    /// Lines that are Gemini records: metadata, patches, rewinds, message records.
+    own: u64,
+    /// Tool bodies were read as skeletons (summary view).
+    pub(super) skeletons: bool,
+    /// A `$set.messages` checkpoint was read: its estimates need the bodies.
+    checkpoints: bool,
 }
 
 impl Log {
@@ -117,6 +124,9 @@ impl Log {
             summaries: HashSet::new(),
             fr_ids: HashSet::new(),
             lines: 0,
+            own: 0,
+            skeletons: false,
+            checkpoints: false,
         }
     }
 
@@ -134,52 +144,56 @@ impl Log {
         self.lines
     }
 
-    pub(super) fn line(&mut self, line: u64, mut map: Map<String, Value>) {
+    /// Lines that were Gemini records (positive evidence the file is a Gemini session).
+    pub(super) fn own_records(&self) -> u64 {
+        self.own
+    }
+
+    pub(super) fn line(&mut self, line: u64, rec: LineIn) {
         self.lines += 1;
-        if let Some(target) = map.remove("$rewindTo") {
-            self.rewind(line, &target);
-            return;
-        }
-        if let Some(set) = map.remove("$set") {
-            match set {
-                Value::Object(o) => self.set(line, o),
-                other => self.warn(
+        match rec {
+            LineIn::Rewind(target) => {
+                self.own += 1;
+                self.rewind(line, &target);
+            }
+            LineIn::Set(Ok(o)) => {
+                self.own += 1;
+                self.set(line, *o);
+            }
+            LineIn::Set(Err(kind)) => {
+                self.own += 1;
+                self.warn(
                     WarningKind::UnexpectedRecord,
                     Some(line),
-                    format!(
-                        "`$set` holds a JSON {}, not an object",
-                        parse::json_kind(&other)
-                    ),
-                ),
+                    format!("`$set` holds a JSON {kind}, not an object"),
+                );
             }
-            return;
+            LineIn::Metadata(m) => {
+                self.own += 1;
+                self.metadata(line, *m);
+            }
+            LineIn::Message(m) => {
+                if is_message_type(m.rec.str("type")) {
+                    self.own += 1;
+                }
+                let id = m.id.clone().unwrap_or_default();
+                self.message(line, id, m, false);
+            }
+            LineIn::Other(kind) => self.session.note_other_parts(&["gemini:", &kind]),
         }
-        if str_field(&map, "sessionId").is_some() && str_field(&map, "projectHash").is_some() {
-            self.metadata(line, map);
-            return;
-        }
-        if let Some(id) = str_field(&map, "id").map(str::to_owned) {
-            self.message(line, id, map, false);
-            return;
-        }
-        let kind = str_field(&map, "type")
-            .map(str::to_owned)
-            .or_else(|| map.keys().next().cloned())
-            .unwrap_or_else(|| "empty".to_string());
-        self.session.note_other(&format!("gemini:{kind}"));
     }
 
     /// A metadata line or a whole `ConversationRecord`: merge it, load its `messages[]`.
-    pub(super) fn metadata(&mut self, line: u64, mut map: Map<String, Value>) {
-        let messages = map.remove("messages");
-        self.patch_metadata(&map);
+    pub(super) fn metadata(&mut self, line: u64, mut meta: MetaIn) {
+        let messages = meta.messages.take();
+        self.patch_metadata(&meta);
         match messages {
-            Some(Value::Array(items)) => {
+            Some(Some(MessagesIn::List(items))) => {
                 for (k, item) in items.into_iter().enumerate() {
                     match item {
-                        Value::Object(m) => {
-                            let (id, synth) = match str_field(&m, "id") {
-                                Some(id) => (id.to_string(), false),
+                        Ok(m) => {
+                            let (id, synth) = match &m.id {
+                                Some(id) => (id.clone(), false),
                                 None => (format!("{}#{k}", self.stem), true),
                             };
                             let idx = self.message(line, id, m, false);
@@ -187,58 +201,59 @@ impl Log {
                                 self.entries[idx].synthetic_id = true;
                             }
                         }
-                        other => self.warn(
+                        Err(kind) => self.warn(
                             WarningKind::UnexpectedRecord,
                             Some(line),
-                            format!("messages[{k}] is a JSON {}", parse::json_kind(&other)),
+                            format!("messages[{k}] is a JSON {kind}"),
                         ),
                     }
                 }
             }
-            None | Some(Value::Null) => {}
-            Some(other) => self.warn(
+            None | Some(None) => {}
+            Some(Some(MessagesIn::Not(kind))) => self.warn(
                 WarningKind::UnexpectedRecord,
                 Some(line),
-                format!("`messages` is a JSON {}", parse::json_kind(&other)),
+                format!("`messages` is a JSON {kind}"),
             ),
         }
     }
 
-    fn patch_metadata(&mut self, map: &Map<String, Value>) {
-        if let Some(s) = str_field(map, "sessionId") {
-            self.session_id = Some(s.to_string());
+    fn patch_metadata(&mut self, m: &MetaIn) {
+        let s = |v: &Option<Value>| v.as_ref().and_then(Value::as_str).map(str::to_string);
+        if let Some(x) = s(&m.session_id) {
+            self.session_id = Some(x);
         }
-        if let Some(s) = str_field(map, "projectHash") {
-            self.project_hash = Some(s.to_string());
+        if let Some(x) = s(&m.project_hash) {
+            self.project_hash = Some(x);
         }
-        if let Some(s) = str_field(map, "kind") {
-            self.kind = Some(s.to_string());
+        if let Some(x) = s(&m.kind) {
+            self.kind = Some(x);
         }
-        if let Some(s) = str_field(map, "summary").filter(|s| !s.trim().is_empty()) {
-            self.session.title = Some(s.trim().to_string());
+        if let Some(x) = s(&m.summary).filter(|x| !x.trim().is_empty()) {
+            self.session.title = Some(x.trim().to_string());
             self.session.title_is_explicit = true;
         }
-        for key in ["startTime", "lastUpdated"] {
-            if let Some(t) = map.get(key).and_then(parse_time) {
+        for v in [&m.start_time, &m.last_updated] {
+            if let Some(t) = v.as_ref().and_then(parse_time) {
                 self.session.note_time(t);
             }
         }
     }
 
-    fn set(&mut self, line: u64, mut o: Map<String, Value>) {
-        let messages = o.remove("messages");
+    fn set(&mut self, line: u64, mut o: MetaIn) {
+        let messages = o.messages.take();
         self.patch_metadata(&o);
-        let ts = o.get("lastUpdated").and_then(parse_time);
+        let ts = o.last_updated.as_ref().and_then(parse_time);
         match messages {
-            Some(Value::Array(items)) => self.checkpoint(line, items, ts),
-            None | Some(Value::Null) => {}
-            Some(other) => self.warn(
+            Some(Some(MessagesIn::List(items))) => {
+                self.checkpoints = true;
+                self.checkpoint(line, items, ts)
+            }
+            None | Some(None) => {}
+            Some(Some(MessagesIn::Not(kind))) => self.warn(
                 WarningKind::UnexpectedRecord,
                 Some(line),
-                format!(
-                    "`$set.messages` is a JSON {}, not an array",
-                    parse::json_kind(&other)
-                ),
+                format!("`$set.messages` is a JSON {kind}, not an array"),
             ),
         }
     }
@@ -248,38 +263,42 @@ impl Log {
         &mut self,
         line: u64,
         id: String,
-        mut map: Map<String, Value>,
+        m: MsgIn,
         in_checkpoint: bool,
     ) -> usize {
+        let MsgIn {
+            timestamp,
+            tokens,
+            mut rec,
+            ..
+        } = m;
         // UI renderings (file diffs with whole old/new contents) are never used: drop them
         // instead of holding them for the whole parse. String renderings stay (error text).
-        if let Some(Value::Array(calls)) = map.get_mut("toolCalls") {
+        if let Some(Value::Array(calls)) = &mut rec.tool_calls {
             for c in calls.iter_mut().filter_map(Value::as_object_mut) {
                 if c.get("resultDisplay").is_some_and(|v| !v.is_string()) {
                     c.remove("resultDisplay");
                 }
             }
         }
-        let ts = map.get("timestamp").and_then(parse_time);
+        let ts = timestamp.as_ref().and_then(parse_time);
         if let Some(t) = ts {
             self.session.note_time(t);
         }
-        if let Some(m) = str_field(&map, "model") {
+        if let Some(m) = rec.str("model") {
             self.session.note_model(m);
         }
-        if str_field(&map, "type") == Some("user") {
-            collect_response_ids(map.get("content"), &mut self.fr_ids);
+        if rec.str("type") == Some("user") {
+            collect_response_ids(rec.get("content"), &mut self.fr_ids);
         }
-        let tokens = match map.get("tokens") {
-            Some(Value::Object(t)) => Some(t.clone()),
+        let tokens = match tokens {
+            Some(Value::Object(t)) => Some(t),
             _ => None,
         };
         let (idx, is_new) = match self.by_id.get(&id) {
             Some(&i) => {
                 let e = &mut self.entries[i];
-                for (k, v) in map {
-                    e.rec.insert(k, v);
-                }
+                e.rec.overlay(rec);
                 if tokens.is_some() {
                     e.tokens = tokens;
                 }
@@ -298,7 +317,7 @@ impl Log {
                 self.entries.push(Entry {
                     id: id.clone(),
                     synthetic_id: false,
-                    rec: map,
+                    rec,
                     tokens,
                     timestamp: ts,
                     live: true,
@@ -428,7 +447,12 @@ impl Log {
     }
 
     /// `$set.messages`: the live history is replaced by `items`.
-    fn checkpoint(&mut self, line: u64, items: Vec<Value>, ts: Option<DateTime<Utc>>) {
+    fn checkpoint(
+        &mut self,
+        line: u64,
+        items: Vec<Result<MsgIn, &'static str>>,
+        ts: Option<DateTime<Utc>>,
+    ) {
         let old_live = self.live.clone();
         let old_hist: Vec<usize> = old_live
             .iter()
@@ -441,19 +465,22 @@ impl Log {
         let mut new_live: Vec<usize> = Vec::new();
         let mut keep: HashSet<usize> = HashSet::new();
         for (k, item) in items.into_iter().enumerate() {
-            let Value::Object(map) = item else {
-                self.warn(
-                    WarningKind::UnexpectedRecord,
-                    Some(line),
-                    format!("`$set.messages[{k}]` is a JSON {}", parse::json_kind(&item)),
-                );
-                continue;
+            let m = match item {
+                Ok(m) => m,
+                Err(kind) => {
+                    self.warn(
+                        WarningKind::UnexpectedRecord,
+                        Some(line),
+                        format!("`$set.messages[{k}]` is a JSON {kind}"),
+                    );
+                    continue;
+                }
             };
-            let (id, synth) = match str_field(&map, "id") {
-                Some(id) => (id.to_string(), false),
+            let (id, synth) = match &m.id {
+                Some(id) => (id.clone(), false),
                 None => (format!("{}:{line}:{k}", self.stem), true),
             };
-            let idx = self.message(line, id, map, true);
+            let idx = self.message(line, id, m, true);
             if synth {
                 self.entries[idx].synthetic_id = true;
             }
@@ -625,6 +652,24 @@ impl Log {
         }
     }
 
+    /// The session, unless it was read with skeleton bodies and a compaction event needs the
+    /// bodies for its token estimates (a checkpoint, or a snapshot outside one).
+    pub(super) fn finish_view(self) -> super::View {
+        let needs_bodies = self.skeletons
+            && (self.checkpoints
+                || self.entries.iter().any(|e| {
+                    e.typ() == "user" && {
+                        let text = e.text();
+                        text.contains(SNAPSHOT_TAG) || json_snapshot_sections(&text).is_some()
+                    }
+                }));
+        if needs_bodies {
+            super::View::NeedsBodies
+        } else {
+            super::View::Done(self.finish())
+        }
+    }
+
     pub(super) fn finish(mut self) -> Session {
         self.detect_loose_snapshots();
         let mut s = std::mem::replace(&mut self.session, Session::new(Agent::Gemini, "", ""));
@@ -758,11 +803,24 @@ fn base_message(e: &Entry) -> Message {
     let mut m = Message::new(role);
     m.id = (!e.synthetic_id).then(|| e.id.clone());
     m.timestamp = e.timestamp;
-    m.model = str_field(&e.rec, "model").map(str::to_owned);
+    m.model = e.rec.str("model").map(str::to_owned);
     m.is_human = human;
     m.superseded = e.superseded;
     m.subtype = subtype.map(str::to_owned);
     m
+}
+
+/// One of the message types Gemini CLI writes.
+pub(super) fn is_message_type(t: Option<&str>) -> bool {
+    matches!(t, Some("user" | "gemini" | "info" | "error" | "warning"))
+}
+
+/// A message record as Gemini CLI writes it: a string `id` and one of its message types.
+pub(super) fn is_message_record(o: &Map<String, Value>) -> bool {
+    str_field(o, "id").is_some()
+        && is_message_type(str_field(o, "type"))
+        && !o.contains_key("message")
+        && !o.contains_key("uuid")
 }
 
 fn is_ack(e: &Entry) -> bool {

@@ -13,16 +13,25 @@
 
 mod content;
 mod log;
+mod records;
 
 use std::path::Path;
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::diag::{Warning, WarningKind};
 use crate::model::Session;
-use crate::parse::{self, FileRole, SourceFile, str_field};
+use crate::parse::json::{Detail, detail, with_detail};
+use crate::parse::{self, FileRole, Records, SourceFile, str_field};
 
 use log::Log;
+
+struct Lines;
+
+impl Records for Lines {
+    type Rec<'a> = records::G;
+}
 
 /// Stable id of the environment-context user turn (first 32 hex of sha256("environment-context")).
 const ENV_CONTEXT_ID: &str = "d04923d38bb0f6017037e74183378ef4";
@@ -56,7 +65,34 @@ enum Ident {
     SavedChat { tag: String },
 }
 
+/// Whether one JSONL record is a Gemini CLI metadata line (or a whole legacy record on one
+/// line): the positive evidence a `.jsonl` file is a Gemini session.
+pub(crate) fn owns(o: &Map<String, Value>) -> bool {
+    (str_field(o, "sessionId").is_some() && str_field(o, "projectHash").is_some())
+        || log::is_message_record(o)
+}
+
 pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
+    let s = parse_view(file)?;
+    match s {
+        View::Done(s) => Ok(s),
+        // The summary view read tool bodies as skeletons; a checkpoint or a compression
+        // snapshot estimates token counts from them, so such a file is read again whole.
+        View::NeedsBodies => with_detail(Detail::Full, || match parse_view(file)? {
+            View::Done(s) => Ok(s),
+            View::NeedsBodies => unreachable!("the full view never needs more"),
+        }),
+    }
+}
+
+// One value per file, moved once: its size does not matter.
+#[allow(clippy::large_enum_variant)]
+enum View {
+    Done(Session),
+    NeedsBodies,
+}
+
+fn parse_view(file: &SourceFile) -> Result<View, Warning> {
     let path = file.path.as_path();
     let name = path
         .file_name()
@@ -82,16 +118,16 @@ pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
 
     if matches!(ident, Ident::SavedChat { .. }) {
         let doc = parse::read_document(path)?;
-        return Ok(saved_chat(path, &stem, ident, doc));
+        return Ok(View::Done(saved_chat(path, &stem, ident, doc)));
     }
     if is_json_doc {
         return match parse::read_document(path) {
-            Ok(doc) => Ok(document(path, &stem, ident, doc)),
+            Ok(doc) => Ok(View::Done(document(path, &stem, ident, doc))),
             Err(doc_err) => {
                 // Not one document: maybe JSONL under a `.json` name.
                 let log = read_log(path, &stem, ident)?;
                 if log.has_metadata() {
-                    Ok(log.finish())
+                    Ok(log.finish_view())
                 } else {
                     Err(doc_err)
                 }
@@ -100,7 +136,7 @@ pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
     }
     let log = read_log(path, &stem, ident)?;
     if log.has_metadata() {
-        return Ok(log.finish());
+        return Ok(log.finish_view());
     }
     // No sessionId + projectHash: Gemini falls back to reading a legacy document.
     if let Ok(doc) = parse::read_document(path) {
@@ -114,18 +150,26 @@ pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
             _ => false,
         };
         if is_record {
-            return Ok(document(path, &stem, log.ident, doc));
+            return Ok(View::Done(document(path, &stem, log.ident, doc)));
         }
     }
     let mut log = log;
     if log.lines_seen() > 0 {
+        if log.own_records() == 0 {
+            return Err(Warning::new(
+                WarningKind::UnexpectedRecord,
+                path,
+                None,
+                "not a Claude/Codex/Gemini session: no Gemini CLI record in this file (another agent's transcript?); skipped",
+            ));
+        }
         log.warn(
             WarningKind::Inconsistent,
             None,
             "no metadata line with sessionId and projectHash".to_string(),
         );
     }
-    Ok(log.finish())
+    Ok(log.finish_view())
 }
 
 fn saved_chat_ident(stem: &str) -> Ident {
@@ -170,8 +214,11 @@ fn percent_decode(s: &str) -> String {
 fn read_log(path: &Path, stem: &str, ident: Ident) -> Result<Log, Warning> {
     let reader = parse::open(path).map_err(|e| parse::unreadable(path, &e))?;
     let mut log = Log::new(path, stem, ident);
+    log.skeletons = detail() == Detail::Summary;
     let mut warnings = Vec::new();
-    parse::for_each_json_line(path, reader, &mut warnings, |n, map| log.line(n, map));
+    parse::for_each_record::<Lines>(path, reader, &mut warnings, |n, g, raw| {
+        log.line(n, g.into_line(raw))
+    });
     // Line warnings first, then what the log itself found, in line order.
     warnings.append(&mut log.session.warnings);
     warnings.sort_by_key(|w| w.line.unwrap_or(0));
@@ -198,7 +245,17 @@ fn document(path: &Path, stem: &str, ident: Ident, doc: Value) -> Session {
     }
     let mut log = Log::new(path, stem, ident);
     match doc {
-        Value::Object(map) => log.metadata(0, map),
+        // A document is read whole: it is one value already, nothing to skip through.
+        Value::Object(map) => {
+            match with_detail(Detail::Full, || records::G::deserialize(Value::Object(map))) {
+                Ok(g) => log.metadata(0, g.into_meta()),
+                Err(e) => log.warn(
+                    WarningKind::UnexpectedRecord,
+                    None,
+                    format!("unreadable session document: {e}"),
+                ),
+            }
+        }
         other => log.warn(
             WarningKind::UnexpectedRecord,
             None,
@@ -251,12 +308,16 @@ fn saved_chat(path: &Path, stem: &str, ident: Ident, doc: Value) -> Session {
             Some(other) => other.to_string(),
             None => String::new(),
         };
-        let mut rec = Map::new();
-        rec.insert("type".into(), Value::String(typ));
-        rec.insert(
-            "content".into(),
-            c.get("parts").cloned().unwrap_or(Value::Null),
-        );
+        let rec = records::MsgIn {
+            id: None,
+            timestamp: None,
+            tokens: None,
+            rec: records::Rec {
+                typ: Some(Value::String(typ)),
+                content: Some(c.get("parts").cloned().unwrap_or(Value::Null)),
+                ..records::Rec::default()
+            },
+        };
         let idx = log.message(0, format!("{stem}#{k}"), rec, false);
         log.entries[idx].synthetic_id = true;
     }

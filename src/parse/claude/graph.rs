@@ -1,0 +1,170 @@
+//! The uuid/parentUuid graph of a transcript, and which messages a rewind abandoned.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::model::{Message, Role};
+
+/// A record in the uuid/parentUuid graph. Uuids are kept as 64-bit hashes: a transcript holds
+/// up to ~10^5 records, far from any collision.
+pub(super) struct Node {
+    /// `parentUuid`, or `logicalParentUuid` when the parent is null (compact boundaries).
+    pub parent: Option<u64>,
+    pub message: Option<usize>,
+    /// A `user`/`assistant` record: a candidate for the tip of the current branch.
+    pub conversational: bool,
+    pub sidechain: bool,
+}
+
+#[derive(Default)]
+pub(super) struct Graph {
+    pub nodes: Vec<Node>,
+    /// uuid hash → first node with that uuid.
+    pub index: FxHashMap<u64, usize>,
+}
+
+impl Graph {
+    pub fn add(&mut self, uuid: u64, node: Node) {
+        self.index.entry(uuid).or_insert(self.nodes.len());
+        self.nodes.push(node);
+    }
+
+    /// Flag messages that sit on abandoned branches of the graph.
+    ///
+    /// The current branch ends at the last conversational main-chain record in file order (the
+    /// file is append-only), or, when a `last-prompt` record names a leaf (`hint`), at the
+    /// latest such record in that leaf's subtree. A message off that branch is superseded when
+    /// it hangs below a fork on the branch and its side of the fork holds a real turn (a prompt
+    /// or an assistant reply): a rewind or an abandoned retry. Side branches made only of tool
+    /// results are parallel tool calls, which stay live. Records in components that never touch
+    /// the branch (inline sidechains, files without parent links) are left alone.
+    pub fn mark_superseded(&self, hint: Option<u64>, messages: &mut [Message]) {
+        let nodes = &self.nodes;
+        let n = nodes.len();
+        if n == 0 {
+            return;
+        }
+        let parent: Vec<Option<usize>> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, node)| {
+                node.parent
+                    .and_then(|p| self.index.get(&p))
+                    .copied()
+                    .filter(|&p| p != i)
+            })
+            .collect();
+        let mut children = vec![Vec::new(); n];
+        for (i, p) in parent.iter().enumerate() {
+            if let Some(p) = *p {
+                children[p].push(i);
+            }
+        }
+        let candidate =
+            |i: usize| nodes[i].conversational && !nodes[i].sidechain && nodes[i].message.is_some();
+        let hinted = hint.and_then(|l| self.index.get(&l)).copied();
+        let tip = match hinted {
+            Some(leaf) => {
+                let mut seen = vec![false; n];
+                let mut stack = vec![leaf];
+                let mut best = None;
+                while let Some(i) = stack.pop() {
+                    if std::mem::replace(&mut seen[i], true) {
+                        continue;
+                    }
+                    if candidate(i) && best.is_none_or(|b| i > b) {
+                        best = Some(i);
+                    }
+                    stack.extend(children[i].iter().copied());
+                }
+                Some(best.unwrap_or(leaf))
+            }
+            None => (0..n).rev().find(|&i| candidate(i)),
+        };
+        let Some(tip) = tip else {
+            return;
+        };
+        let mut on_branch = vec![false; n];
+        let mut cur = Some(tip);
+        while let Some(c) = cur {
+            if std::mem::replace(&mut on_branch[c], true) {
+                break;
+            }
+            cur = parent[c];
+        }
+
+        // For each off-branch node: the root of its side branch (the child of the fork on the
+        // current branch), or None when its chain never reaches the branch.
+        let mut side_root: Vec<Option<Option<usize>>> = vec![None; n];
+        let mut in_path = vec![false; n];
+        for i in 0..n {
+            if on_branch[i] || side_root[i].is_some() {
+                continue;
+            }
+            let mut path = Vec::new();
+            let mut cur = i;
+            let result = loop {
+                if on_branch[cur] {
+                    break path.last().copied();
+                }
+                if let Some(r) = side_root[cur] {
+                    break r;
+                }
+                if in_path[cur] {
+                    break None; // a cycle
+                }
+                in_path[cur] = true;
+                path.push(cur);
+                match parent[cur] {
+                    Some(p) => cur = p,
+                    None => break None,
+                }
+            };
+            for &p in &path {
+                side_root[p] = Some(result);
+                in_path[p] = false;
+            }
+        }
+
+        let mut abandoned: FxHashMap<usize, bool> = FxHashMap::default();
+        let mut live = vec![false; messages.len()];
+        let mut dropped = vec![false; messages.len()];
+        for i in 0..n {
+            let node = &nodes[i];
+            let Some(m) = node.message else { continue };
+            if node.sidechain {
+                continue;
+            }
+            if on_branch[i] {
+                live[m] = true;
+                continue;
+            }
+            let Some(Some(root)) = side_root[i] else {
+                continue;
+            };
+            let is_abandoned = *abandoned.entry(root).or_insert_with(|| {
+                let mut stack = vec![root];
+                let mut seen = FxHashSet::default();
+                while let Some(j) = stack.pop() {
+                    if !seen.insert(j) {
+                        continue;
+                    }
+                    if let Some(mj) = nodes[j].message {
+                        if matches!(messages[mj].role, Role::User | Role::Assistant) {
+                            return true;
+                        }
+                    }
+                    stack.extend(children[j].iter().copied());
+                }
+                false
+            });
+            if is_abandoned {
+                dropped[m] = true;
+            }
+        }
+        for (m, msg) in messages.iter_mut().enumerate() {
+            if dropped[m] && !live[m] && msg.subtype.as_deref() != Some("compaction") {
+                msg.superseded = true;
+            }
+        }
+    }
+}

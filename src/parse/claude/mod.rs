@@ -1,0 +1,976 @@
+//! Claude Code transcripts (formats.md §1): `projects/<encoded>/<session>.jsonl`, root
+//! `agent-<id>.jsonl` sub-agent files (2.0.28+) and `<session>/subagents/**/agent-<id>.jsonl`
+//! (2.1.x).
+//!
+//! One streaming pass turns records ([`records::Rec`], typed and borrowed from the line) into
+//! messages, requests and compactions:
+//! - `user` records become human prompts, tool-result carriers (role Tool), meta injections or
+//!   compaction summaries;
+//! - `assistant` records are merged per (`message.id`, `requestId`) into one message, even when
+//!   the streamed pieces are not adjacent, with the per-field maximum of their usage snapshots;
+//! - `system/compact_boundary` (+ the next `isCompactSummary` record) becomes one compaction;
+//! - everything else is metadata: titles, leaf titles, the branch hint, or a tally.
+//!
+//! A record written again verbatim under its uuid (a resumed session re-writing its last
+//! record) is one record: records are identified by uuid plus a fingerprint of what the parser
+//! reads from them (message id, request id, block kinds, tool ids, text), never by hashing
+//! their serialized bodies.
+//!
+//! At the end the uuid/parentUuid graph (metadata records included, so nothing becomes a false
+//! root) picks the current branch and flags messages on abandoned rewind branches.
+//!
+//! A file none of whose records is a Claude Code record is not a Claude session (other agents'
+//! JSONL shares field names with it): it is refused with a warning rather than listed empty.
+
+mod graph;
+mod records;
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::path::Path;
+
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use serde_json::Value;
+
+use crate::diag::{Warning, WarningKind};
+use crate::model::{
+    Agent, Compaction, CompactionKind, DedupKey, Message, Part, Provenance, Request, Role, Session,
+    SessionKind, SubagentLink, Trigger, Usage,
+};
+use crate::parse::{self, FileRole, Records, SourceFile, hash64, json_kind};
+
+use graph::{Graph, Node};
+use records::{Block, BlockObj, Content, Msg, RawUsage, Rec};
+
+struct Lines;
+
+impl Records for Lines {
+    type Rec<'a> = Rec<'a>;
+}
+
+/// Parse one Claude Code transcript. `Err` when the file cannot be opened, or holds records
+/// but none of Claude Code's.
+pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
+    let reader = parse::open(&file.path).map_err(|e| parse::unreadable(&file.path, &e))?;
+    let mut parser = Parser::new(file);
+    let mut line_warnings = Vec::new();
+    parse::for_each_record::<Lines>(&file.path, reader, &mut line_warnings, |line, rec, _| {
+        parser.record(line, rec)
+    });
+    if parser.records > 0 && parser.claude_records == 0 {
+        return Err(Warning::new(
+            WarningKind::UnexpectedRecord,
+            &file.path,
+            None,
+            "not a Claude/Codex/Gemini session: no Claude Code record in this file (another agent's transcript?); skipped",
+        ));
+    }
+    Ok(parser.finish(line_warnings))
+}
+
+/// The file name without `.zst` / `.jsonl`.
+fn file_stem(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = name.strip_suffix(".zst").unwrap_or(&name);
+    name.strip_suffix(".jsonl").unwrap_or(name).to_string()
+}
+
+/// `message.usage` in unified terms (formats.md §1.5): `input_tokens` excludes the cache,
+/// the `cache_creation` 5m + 1h sum is preferred over `cache_creation_input_tokens` (and its 1h
+/// part is kept apart for pricing), and `thinking_tokens` is a subset of `output_tokens`.
+fn usage_of(u: &RawUsage) -> Usage {
+    let (cache_write, cache_write_1h) = match u.cache_creation.get() {
+        Some(cc)
+            if cc.ephemeral_5m_input_tokens.present() || cc.ephemeral_1h_input_tokens.present() =>
+        {
+            let get = |f: &parse::json::Field<parse::json::Num>| f.get().map_or(0, |n| n.get());
+            let h1 = get(&cc.ephemeral_1h_input_tokens);
+            (get(&cc.ephemeral_5m_input_tokens).saturating_add(h1), h1)
+        }
+        _ => (u.cache_creation_input_tokens.get(), 0),
+    };
+    Usage {
+        input: u.input_tokens.get(),
+        output: u.output_tokens.get(),
+        cache_read: u.cache_read_input_tokens.get(),
+        cache_write,
+        reasoning: u
+            .output_tokens_details
+            .get()
+            .map_or(0, |d| d.thinking_tokens.get()),
+        cache_write_1h,
+    }
+}
+
+fn str_in<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// An `image` block → [`Part::Image`]; tolerant of `url`/`file` sources and missing fields.
+fn image_part(source: Option<&Value>, media_type: Option<&str>) -> Part {
+    let src = source.filter(|s| s.is_object());
+    let media_type = src
+        .and_then(|s| str_in(s, "media_type"))
+        .or(media_type)
+        .map(String::from);
+    let data = src.and_then(|s| str_in(s, "data"));
+    Part::Image {
+        media_type,
+        bytes: data.map(parse::base64_decoded_len),
+        data: data.map(String::from),
+    }
+}
+
+/// A block nested inside `tool_result.content` that is not text.
+fn attachment_part(v: &Value) -> Part {
+    match v {
+        Value::Object(o) => match o.get("type").and_then(Value::as_str) {
+            Some("image") => image_part(o.get("source"), str_in(v, "media_type")),
+            Some(t) => Part::Unknown {
+                kind: t.to_string(),
+                raw: v.clone(),
+            },
+            None => Part::Unknown {
+                kind: "object".into(),
+                raw: v.clone(),
+            },
+        },
+        other => Part::Unknown {
+            kind: json_kind(other).into(),
+            raw: other.clone(),
+        },
+    }
+}
+
+/// Harness markup that can open a user-slot text block, with the subtype it gets and whether
+/// it is something the human typed (a slash command or a `!` shell command is).
+const PROMPT_MARKUP: &[(&str, &str, bool)] = &[
+    ("<command-name>", "command", true),
+    ("<command-message>", "command", true),
+    ("<bash-input>", "bash_input", true),
+    ("<local-command-stdout>", "local_command_output", false),
+    ("<local-command-stderr>", "local_command_output", false),
+    ("<bash-stdout>", "bash_output", false),
+    ("<bash-stderr>", "bash_output", false),
+    ("<local-command-caveat>", "caveat", false),
+    (
+        "Caveat: The messages below were generated by the user while running local commands",
+        "caveat",
+        false,
+    ),
+    ("[Request interrupted by user", "interrupted", false),
+    ("<task-notification>", "task_notification", false),
+    ("<user-prompt-submit-hook>", "hook_output", false),
+];
+
+/// Classify the parts of a plain user prompt (not meta, not a tool-result carrier, not a
+/// compaction summary): `(subtype, typed_by_the_human)`.
+fn classify_prompt(parts: &[Part]) -> (Option<&'static str>, bool) {
+    let mut texts = Vec::new();
+    let mut other_content = false;
+    for p in parts {
+        match p {
+            Part::Text { text } => texts.push(text.trim_start()),
+            _ => other_content = true,
+        }
+    }
+    let first = texts
+        .iter()
+        .find(|t| !t.is_empty() && !t.starts_with("<system-reminder>"));
+    let Some(first) = first else {
+        if other_content {
+            return (None, true); // an image (or other block) on its own
+        }
+        if texts.iter().any(|t| !t.is_empty()) {
+            return (Some("system_reminder"), false);
+        }
+        return (Some("empty"), false);
+    };
+    for (prefix, subtype, human) in PROMPT_MARKUP {
+        if first.starts_with(prefix) {
+            return (Some(subtype), *human);
+        }
+    }
+    (None, true)
+}
+
+/// What identifies a record's content for repeat detection, from the fields both views read.
+fn fingerprint(rec: &Rec, msg: &Msg) -> u64 {
+    let mut h = FxBuildHasher.build_hasher();
+    rec.kind.get().hash(&mut h);
+    rec.request_id.get().hash(&mut h);
+    msg.id.get().hash(&mut h);
+    msg.model.get().hash(&mut h);
+    if let Some(u) = msg.usage.get() {
+        let u = usage_of(u);
+        (u.input, u.output, u.cache_read, u.cache_write, u.reasoning).hash(&mut h);
+    }
+    match &msg.content {
+        Content::Absent | Content::Other => 0u8.hash(&mut h),
+        Content::Text(t) => {
+            1u8.hash(&mut h);
+            t.hash(&mut h);
+        }
+        Content::Blocks(blocks) => {
+            2u8.hash(&mut h);
+            blocks.len().hash(&mut h);
+            for b in blocks {
+                match b {
+                    Block::Text(t) => t.hash(&mut h),
+                    Block::Obj(o) => {
+                        o.kind.hash(&mut h);
+                        o.text.hash(&mut h);
+                        o.id.hash(&mut h);
+                        o.tool_use_id.hash(&mut h);
+                        o.is_error.hash(&mut h);
+                    }
+                    Block::Other(kind, _) => kind.hash(&mut h),
+                }
+            }
+        }
+    }
+    h.finish()
+}
+
+/// One streamed API response: where its merged message and its request live.
+struct Response {
+    message: usize,
+    request: Option<usize>,
+    /// A sidechain copy of a main-session message (same `message.id`, new `requestId`): its
+    /// usage was already counted with the original.
+    replay: bool,
+    sidechain: bool,
+}
+
+/// What a record handler made of a record, for the graph.
+enum Slot {
+    /// A repeated copy of a record already seen: no new node.
+    Repeat,
+    /// A node, holding (part of) this message if any.
+    Node(Option<usize>),
+}
+
+type ResponseKey = (String, Option<String>);
+
+struct Parser<'a> {
+    file: &'a SourceFile,
+    s: Session,
+    stem: String,
+    subagent: bool,
+    parent_hint: Option<String>,
+    warnings: Vec<Warning>,
+    first_session_id: Option<String>,
+    first_parent_session_id: Option<String>,
+    stem_is_session_id: bool,
+    responses: FxHashMap<ResponseKey, Response>,
+    main_message_ids: FxHashSet<String>,
+    seen_records: FxHashSet<(u64, u64)>,
+    graph: Graph,
+    pending_calls: VecDeque<String>,
+    answered_calls: FxHashSet<String>,
+    custom_title: Option<String>,
+    ai_title: Option<String>,
+    last_prompt_leaf: Option<u64>,
+    open_compaction: Option<usize>,
+    /// Object lines read, and how many of them were Claude Code records.
+    records: u64,
+    claude_records: u64,
+}
+
+impl<'a> Parser<'a> {
+    fn new(file: &'a SourceFile) -> Self {
+        let stem = file_stem(&file.path);
+        let (subagent, parent_hint) = match &file.role {
+            FileRole::ClaudeSubagent { parent_session, .. } => (true, parent_session.clone()),
+            FileRole::Unknown => (stem.starts_with("agent-"), None),
+            _ => (false, None),
+        };
+        Parser {
+            file,
+            s: Session::new(Agent::Claude, stem.clone(), file.path.clone()),
+            stem,
+            subagent,
+            parent_hint,
+            warnings: Vec::new(),
+            first_session_id: None,
+            first_parent_session_id: None,
+            stem_is_session_id: false,
+            responses: FxHashMap::default(),
+            main_message_ids: FxHashSet::default(),
+            seen_records: FxHashSet::default(),
+            graph: Graph::default(),
+            pending_calls: VecDeque::new(),
+            answered_calls: FxHashSet::default(),
+            custom_title: None,
+            ai_title: None,
+            last_prompt_leaf: None,
+            open_compaction: None,
+            records: 0,
+            claude_records: 0,
+        }
+    }
+
+    fn warn(&mut self, kind: WarningKind, line: u64, msg: impl Into<String>) {
+        self.warnings
+            .push(Warning::new(kind, &self.file.path, Some(line), msg));
+    }
+
+    fn record(&mut self, line: u64, rec: Rec) {
+        self.records += 1;
+        let uuid = rec.uuid.get().map(hash64);
+        if let Some(u) = uuid {
+            self.s.record_uuids.insert(u);
+        }
+        let Some(kind) = rec.kind.get() else {
+            self.warn(
+                WarningKind::UnexpectedRecord,
+                line,
+                "skipped a record without a `type`",
+            );
+            return;
+        };
+        if is_claude_record(&rec) {
+            self.claude_records += 1;
+        }
+        self.note_common(&rec);
+        let sidechain = rec.is_sidechain.0;
+        let (slot, conversational) = match kind {
+            "user" => (self.user(line, &rec, sidechain), true),
+            "assistant" => (self.assistant(line, &rec, sidechain), true),
+            "system" => (self.system(&rec, sidechain), false),
+            "summary" => {
+                if let (Some(leaf), Some(title)) =
+                    (rec.leaf_uuid.nonempty(), rec.summary.nonempty())
+                {
+                    self.s
+                        .leaf_titles
+                        .push((leaf.to_string(), title.to_string()));
+                }
+                (Slot::Node(None), false)
+            }
+            "custom-title" => {
+                if let Some(t) = rec.custom_title.nonempty() {
+                    self.custom_title = Some(t.to_string());
+                }
+                (Slot::Node(None), false)
+            }
+            "ai-title" => {
+                if let Some(t) = rec.ai_title.nonempty() {
+                    self.ai_title = Some(t.to_string());
+                }
+                (Slot::Node(None), false)
+            }
+            "last-prompt" => {
+                if let Some(l) = rec.leaf_uuid.nonempty() {
+                    self.last_prompt_leaf = Some(hash64(l));
+                }
+                (Slot::Node(None), false)
+            }
+            "progress" | "attachment" => {
+                // `agent_progress` embeds copies of sub-agent messages with usage: never
+                // counted (never even read), only tallied.
+                let sub = if kind == "progress" {
+                    &rec.data
+                } else {
+                    &rec.attachment
+                };
+                let sub = sub.get().and_then(|t| t.kind.get()).unwrap_or("unknown");
+                self.s.note_other_parts(&["claude:", kind, "/", sub]);
+                (Slot::Node(None), false)
+            }
+            other => {
+                self.s.note_other_parts(&["claude:", other]);
+                (Slot::Node(None), false)
+            }
+        };
+        if let (Some(u), Slot::Node(message)) = (uuid, slot) {
+            let parent = rec
+                .parent_uuid
+                .nonempty()
+                .or_else(|| rec.logical_parent_uuid.nonempty())
+                .map(hash64);
+            self.graph.add(
+                u,
+                Node {
+                    parent,
+                    message,
+                    conversational,
+                    sidechain,
+                },
+            );
+        }
+    }
+
+    /// Fields every record kind may carry: time, cwd, version, branch, session id.
+    fn note_common(&mut self, rec: &Rec) {
+        if let Some(t) = rec.timestamp.0 {
+            self.s.note_time(t);
+        }
+        if self.s.cwd.is_none() {
+            self.s.cwd = rec.cwd.nonempty().map(String::from);
+        }
+        if self.s.agent_version.is_none() {
+            self.s.agent_version = rec.version.nonempty().map(String::from);
+        }
+        if self.s.git_branch.is_none() {
+            self.s.git_branch = rec.git_branch.nonempty().map(String::from);
+        }
+        let id = rec.session_id.get().or_else(|| rec.session_id_snake.get());
+        if let Some(id) = id.filter(|s| !s.trim().is_empty()) {
+            if id == self.stem {
+                self.stem_is_session_id = true;
+            }
+            if self.first_session_id.is_none() {
+                self.first_session_id = Some(id.to_string());
+            }
+            if self.first_parent_session_id.is_none() && !id.starts_with("agent-") {
+                self.first_parent_session_id = Some(id.to_string());
+            }
+        }
+    }
+
+    /// A record repeated verbatim under the same uuid (a resumed session re-writing its last
+    /// record) is one record.
+    fn is_repeat(&mut self, rec: &Rec, msg: &Msg) -> bool {
+        let Some(uuid) = rec.uuid.get() else {
+            return false;
+        };
+        !self
+            .seen_records
+            .insert((hash64(uuid), fingerprint(rec, msg)))
+    }
+
+    fn user(&mut self, line: u64, rec: &Rec, sidechain: bool) -> Slot {
+        let msg = match rec.message.get() {
+            Some(m) if matches!(m.content, Content::Text(_) | Content::Blocks(_)) => m,
+            _ => {
+                self.warn(
+                    WarningKind::UnexpectedRecord,
+                    line,
+                    "skipped a `user` record without message content",
+                );
+                return Slot::Node(None);
+            }
+        };
+        if self.is_repeat(rec, msg) {
+            self.s.note_other("claude:repeated_record");
+            return Slot::Repeat;
+        }
+        let uuid = rec.uuid.get();
+        let key = uuid.map_or_else(|| format!("line{line}"), String::from);
+        let parts = self.content_parts(&msg.content, &key, 0, rec);
+
+        let mut m = Message::new(Role::User);
+        m.id = uuid.map(String::from);
+        m.timestamp = rec.timestamp.0;
+        m.sidechain = sidechain;
+        let tool_carrier = rec.tool_use_result.present()
+            || parts.iter().any(|p| matches!(p, Part::ToolResult { .. }));
+        if rec.is_compact_summary.0 {
+            m.subtype = Some("compact_summary".into());
+            let ci = match self.open_compaction.take() {
+                Some(ci) => ci,
+                // A summary with no boundary before it (older builds): a trace of its own.
+                None => self.start_compaction(rec, false),
+            };
+            m.parts = parts;
+            let text = m.text();
+            if !text.trim().is_empty() {
+                self.s.compactions[ci].summary = Some(text);
+            }
+        } else if tool_carrier {
+            m.role = Role::Tool;
+            m.parts = parts;
+            if !self.subagent {
+                self.link_subagent(rec, &m.parts);
+            }
+        } else if rec.is_meta.0 {
+            m.subtype = Some("meta".into());
+            m.parts = parts;
+        } else {
+            let (subtype, human) = classify_prompt(&parts);
+            m.subtype = subtype.map(String::from);
+            m.is_human = human && !sidechain;
+            m.parts = parts;
+        }
+        self.s.messages.push(m);
+        Slot::Node(Some(self.s.messages.len() - 1))
+    }
+
+    /// A main session's tool result that reports `toolUseResult.agentId` spawned that agent.
+    fn link_subagent(&mut self, rec: &Rec, parts: &[Part]) {
+        let Some(agent) = rec
+            .tool_use_result
+            .get()
+            .and_then(|r| r.get())
+            .and_then(|r| r.agent_id.nonempty())
+        else {
+            return;
+        };
+        let id = format!("agent-{agent}");
+        if self.s.subagents.iter().any(|l| l.id == id) {
+            return;
+        }
+        let tool_call_id = parts.iter().find_map(|p| match p {
+            Part::ToolResult { call_id, .. } => Some(call_id.clone()),
+            _ => None,
+        });
+        self.s.subagents.push(SubagentLink {
+            id,
+            tool_call_id,
+            path: None,
+            agent_type: None,
+        });
+    }
+
+    fn assistant(&mut self, line: u64, rec: &Rec, sidechain: bool) -> Slot {
+        let Some(m) = rec.message.get() else {
+            self.warn(
+                WarningKind::UnexpectedRecord,
+                line,
+                "skipped an `assistant` record without a message object",
+            );
+            return Slot::Node(None);
+        };
+        if self.is_repeat(rec, m) {
+            self.s.note_other("claude:repeated_record");
+            return Slot::Repeat;
+        }
+        let model = m.model.nonempty();
+        let synthetic = model == Some("<synthetic>");
+        let model = model.filter(|_| !synthetic);
+        let msg_id = m.id.nonempty();
+        let req_id = rec.request_id.nonempty();
+        let timestamp = rec.timestamp.0;
+        let usage = m.usage.get().map(usage_of);
+        if let Some(model) = model {
+            self.s.note_model(model);
+        }
+
+        let key = msg_id.map(|id| (id.to_string(), req_id.map(String::from)));
+        if let (false, Some(key)) = (synthetic, &key) {
+            if let Some(idx) = self.responses.get(key).map(|r| r.message) {
+                // Another streamed piece of a response already seen: same message.
+                let start = self.s.messages[idx].parts.len();
+                let parts = self.content_parts(&m.content, &key.0, start, rec);
+                let msg = &mut self.s.messages[idx];
+                msg.parts.extend(parts);
+                if msg.model.is_none() {
+                    msg.model = model.map(String::from);
+                }
+                if msg.timestamp.is_none() {
+                    msg.timestamp = timestamp;
+                }
+                if let Some(u) = usage {
+                    self.add_usage(key, u, timestamp, model);
+                }
+                return Slot::Node(Some(idx));
+            }
+        }
+
+        let mut msg = Message::new(Role::Assistant);
+        let msg_key = msg_id
+            .or_else(|| rec.uuid.get())
+            .map_or_else(|| format!("line{line}"), String::from);
+        msg.model = model.map(String::from);
+        msg.timestamp = timestamp;
+        msg.sidechain = sidechain;
+        if synthetic {
+            msg.subtype = Some("synthetic".into());
+        }
+        msg.parts = self.content_parts(&m.content, &msg_key, 0, rec);
+        msg.id = Some(msg_key);
+        let idx = self.s.messages.len();
+        self.s.messages.push(msg);
+        if synthetic {
+            // Harness-made (API errors, "No response requested"): not a model, not usage.
+            return Slot::Node(Some(idx));
+        }
+        match key {
+            Some(key) => {
+                let replay = sidechain && self.main_message_ids.contains(&key.0);
+                if replay {
+                    self.s.note_other("claude:sidechain_replay");
+                }
+                if !sidechain {
+                    self.main_message_ids.insert(key.0.clone());
+                }
+                self.responses.insert(
+                    key.clone(),
+                    Response {
+                        message: idx,
+                        request: None,
+                        replay,
+                        sidechain,
+                    },
+                );
+                if let Some(u) = usage {
+                    self.add_usage(&key, u, timestamp, model);
+                }
+            }
+            None => {
+                if let Some(u) = usage {
+                    self.s.messages[idx].usage = Some(u);
+                    self.s.requests.push(Request {
+                        timestamp,
+                        model: model.map(String::from),
+                        usage: u,
+                        prompt_tokens: None,
+                        message_index: Some(idx),
+                        dedup_key: None,
+                    });
+                }
+            }
+        }
+        Slot::Node(Some(idx))
+    }
+
+    /// Fold one usage snapshot into its response's request: per-field maximum, never a sum.
+    fn add_usage(
+        &mut self,
+        key: &ResponseKey,
+        u: Usage,
+        timestamp: Option<chrono::DateTime<chrono::Utc>>,
+        model: Option<&str>,
+    ) {
+        let Some(r) = self.responses.get_mut(key) else {
+            return;
+        };
+        if r.replay {
+            return;
+        }
+        let merged = match r.request {
+            Some(q) => {
+                let req = &mut self.s.requests[q];
+                req.usage.max_with(&u);
+                if req.model.is_none() {
+                    req.model = model.map(String::from);
+                }
+                req.usage
+            }
+            None => {
+                r.request = Some(self.s.requests.len());
+                self.s.requests.push(Request {
+                    timestamp,
+                    model: model.map(String::from),
+                    usage: u,
+                    prompt_tokens: None,
+                    message_index: Some(r.message),
+                    dedup_key: Some(DedupKey {
+                        message_id: key.0.clone(),
+                        request_id: key.1.clone(),
+                        sidechain: r.sidechain,
+                    }),
+                });
+                u
+            }
+        };
+        self.s.messages[r.message].usage = Some(merged);
+    }
+
+    fn system(&mut self, rec: &Rec, sidechain: bool) -> Slot {
+        let subtype = rec.subtype.get().unwrap_or("");
+        if subtype == "compact_boundary" {
+            let ci = self.start_compaction(rec, true);
+            self.open_compaction = Some(ci);
+            return Slot::Node(Some(self.s.messages.len() - 1));
+        }
+        match rec.content.nonempty() {
+            Some(text) => {
+                let mut m = Message::new(Role::System);
+                m.id = rec.uuid.owned();
+                m.timestamp = rec.timestamp.0;
+                m.sidechain = sidechain;
+                m.subtype = Some(
+                    if subtype.is_empty() {
+                        "system"
+                    } else {
+                        subtype
+                    }
+                    .to_string(),
+                );
+                m.parts.push(Part::Text {
+                    text: text.to_string(),
+                });
+                self.s.messages.push(m);
+                Slot::Node(Some(self.s.messages.len() - 1))
+            }
+            None => {
+                let kind = if subtype.is_empty() {
+                    "claude:system".to_string()
+                } else {
+                    format!("claude:system/{subtype}")
+                };
+                self.s.note_other(&kind);
+                Slot::Node(None)
+            }
+        }
+    }
+
+    /// Open a compaction event at this point of the message list and insert its marker
+    /// message. `boundary`: the record is a `compact_boundary` (else an orphan summary).
+    fn start_compaction(&mut self, rec: &Rec, boundary: bool) -> usize {
+        let mut c = Compaction::new(CompactionKind::ClaudeBoundary);
+        c.timestamp = rec.timestamp.0;
+        if boundary {
+            let meta = rec.compact_metadata.as_ref().and_then(Value::as_object);
+            let trigger = meta
+                .and_then(|m| m.get("trigger"))
+                .and_then(Value::as_str)
+                .or_else(|| rec.trigger.get());
+            c.trigger = match trigger {
+                Some("auto") => Trigger::Auto,
+                Some("manual") => Trigger::Manual,
+                _ => Trigger::Unknown,
+            };
+            let number = |k: &str| meta.and_then(|m| m.get(k)).and_then(recorded_number);
+            c.tokens_before = number("preTokens");
+            c.tokens_after = number("postTokens");
+            c.duration_ms = number("durationMs");
+            if c.tokens_before.is_some() || c.tokens_after.is_some() {
+                c.tokens_provenance = Provenance::Recorded;
+            }
+            let mut extra = meta.cloned().unwrap_or_default();
+            if let Some(l) = rec.logical_parent_uuid.nonempty() {
+                extra
+                    .entry("logicalParentUuid")
+                    .or_insert_with(|| Value::from(l));
+            }
+            if !extra.is_empty() {
+                c.extra = Value::Object(extra);
+            }
+        }
+        c.request_index = self.s.requests.len();
+        let ci = self.s.compactions.len();
+        let mut marker = Message::new(Role::System);
+        marker.subtype = Some("compaction".into());
+        marker.parts.push(Part::Compaction { index: ci });
+        marker.timestamp = c.timestamp;
+        marker.sidechain = rec.is_sidechain.0;
+        if boundary {
+            marker.id = rec.uuid.owned();
+        }
+        self.s.messages.push(marker);
+        c.message_index = self.s.messages.len();
+        self.s.compactions.push(c);
+        ci
+    }
+
+    /// `message.content` (a string or a block array) → parts. `msg_key` and `start` name
+    /// synthesised tool-call ids (`<msg_key>:<part index>`) for blocks that lack one.
+    fn content_parts(
+        &mut self,
+        content: &Content,
+        msg_key: &str,
+        start: usize,
+        rec: &Rec,
+    ) -> Vec<Part> {
+        match content {
+            Content::Text(s) => vec![Part::Text {
+                text: s.to_string(),
+            }],
+            Content::Blocks(blocks) => blocks
+                .iter()
+                .enumerate()
+                .map(|(i, b)| self.block(b, msg_key, start + i, rec))
+                .collect(),
+            Content::Absent | Content::Other => Vec::new(),
+        }
+    }
+
+    fn block(&mut self, b: &Block, msg_key: &str, n: usize, rec: &Rec) -> Part {
+        let o = match b {
+            Block::Obj(o) => o,
+            Block::Text(s) => {
+                return Part::Text {
+                    text: s.to_string(),
+                };
+            }
+            Block::Other(kind, raw) => {
+                return Part::Unknown {
+                    kind: (*kind).into(),
+                    raw: raw.clone(),
+                };
+            }
+        };
+        let text = |t: &Option<Cow<str>>| t.as_deref().unwrap_or("").to_string();
+        match o.kind.as_deref() {
+            Some("text") => Part::Text {
+                text: text(&o.text),
+            },
+            Some("thinking") => Part::Thinking {
+                text: o.thinking.clone().unwrap_or_default(),
+            },
+            Some("redacted_thinking") => Part::Thinking {
+                text: String::new(),
+            },
+            Some("tool_use") => {
+                let id =
+                    o.id.as_deref()
+                        .filter(|s| !s.trim().is_empty())
+                        .map_or_else(|| format!("{msg_key}:{n}"), String::from);
+                self.pending_calls.push_back(id.clone());
+                Part::ToolCall {
+                    id,
+                    name: text(&o.name),
+                    input: o.input.clone(),
+                }
+            }
+            Some("tool_result") => self.tool_result(o, msg_key, n, rec),
+            Some("image") => image_part(o.source.as_ref(), o.media_type.as_deref()),
+            Some(t) => Part::Unknown {
+                kind: t.to_string(),
+                raw: o.raw.clone(),
+            },
+            None => Part::Unknown {
+                kind: "object".into(),
+                raw: o.raw.clone(),
+            },
+        }
+    }
+
+    fn tool_result(&mut self, o: &BlockObj, msg_key: &str, n: usize, rec: &Rec) -> Part {
+        let call_id = match o.tool_use_id.as_deref().filter(|s| !s.trim().is_empty()) {
+            Some(id) => id.to_string(),
+            // No id: the oldest call still waiting for a result, else what the record says.
+            None => self
+                .next_pending_call()
+                .or_else(|| rec.source_tool_use_id.nonempty().map(String::from))
+                .unwrap_or_else(|| format!("{msg_key}:{n}")),
+        };
+        self.answered_calls.insert(call_id.clone());
+        let items: &[Value] = match &o.result {
+            Some(Value::Array(items)) => items,
+            Some(v @ (Value::String(_) | Value::Object(_))) => std::slice::from_ref(v),
+            _ => &[],
+        };
+        let mut texts: Vec<&str> = Vec::new();
+        let mut attachments = Vec::new();
+        for v in items {
+            match v {
+                Value::String(s) => texts.push(s),
+                Value::Object(b) if b.get("type").and_then(Value::as_str) == Some("text") => {
+                    texts.push(b.get("text").and_then(Value::as_str).unwrap_or(""));
+                }
+                other => attachments.push(attachment_part(other)),
+            }
+        }
+        Part::ToolResult {
+            call_id,
+            output: texts.join("\n"),
+            is_error: o.is_error.unwrap_or(false),
+            attachments,
+        }
+    }
+
+    fn next_pending_call(&mut self) -> Option<String> {
+        while let Some(id) = self.pending_calls.pop_front() {
+            if !self.answered_calls.contains(&id) {
+                return Some(id);
+            }
+        }
+        None
+    }
+
+    fn finish(mut self, line_warnings: Vec<Warning>) -> Session {
+        self.graph
+            .mark_superseded(self.last_prompt_leaf, &mut self.s.messages);
+        for r in &mut self.s.requests {
+            r.prompt_tokens = Some(r.usage.prompt());
+        }
+        if let Some(t) = self.custom_title.take().or_else(|| self.ai_title.take()) {
+            self.s.title = Some(t);
+            self.s.title_is_explicit = true;
+        }
+        if self.subagent {
+            self.s.kind = SessionKind::Subagent;
+            self.s.id = self.stem.clone();
+            self.s.parent_id = self
+                .parent_hint
+                .take()
+                .or(self.first_parent_session_id.take());
+        } else if !self.stem_is_session_id {
+            // A resumed session's file starts with records copied under the old id; the file
+            // name, when it is one of the recorded ids, is the session that owns the file.
+            if let Some(id) = self.first_session_id.take() {
+                self.s.id = id;
+            }
+        }
+        let mut warnings = line_warnings;
+        warnings.append(&mut self.warnings);
+        warnings.sort_by_key(|w| w.line.unwrap_or(u64::MAX));
+        self.s.warnings = warnings;
+        self.s
+    }
+}
+
+/// A recorded number (or numeric string); `None` when absent or not a number.
+fn recorded_number(v: &Value) -> Option<u64> {
+    match v {
+        Value::Number(_) => Some(parse::u64_of(Some(v))),
+        Value::String(s) => s.trim().parse::<u64>().ok(),
+        _ => None,
+    }
+}
+
+/// Claude Code record types (formats.md §1.3).
+const CLAUDE_TYPES: &[&str] = &[
+    "user",
+    "assistant",
+    "system",
+    "summary",
+    "file-history-snapshot",
+    "queue-operation",
+    "progress",
+    "attachment",
+    "custom-title",
+    "ai-title",
+    "agent-name",
+    "last-prompt",
+    "permission-mode",
+    "tag",
+    "pr-link",
+    "frame-link",
+    "relocated",
+    "worktree-state",
+    "bridge-session",
+    "atis-latch",
+    "attribution-snapshot",
+];
+
+/// Whether a record is one of Claude Code's own: positive evidence that a file is a Claude
+/// transcript. Other agents reuse some of its names with other shapes (Qwen Code writes
+/// `user`/`assistant` records holding Gemini `parts`, and `system` records with a
+/// `systemPayload`).
+fn is_claude_record(rec: &Rec) -> bool {
+    let Some(kind) = rec.kind.get() else {
+        return false;
+    };
+    match kind {
+        "user" | "assistant" => rec.message.get().is_some_and(|m| {
+            !m.parts.present()
+                && m.role.get().is_none_or(|r| r == "user" || r == "assistant")
+                && match m.content {
+                    Content::Text(_) | Content::Blocks(_) => true,
+                    // An assistant record may carry only usage.
+                    Content::Absent => kind == "assistant" && m.usage.get().is_some(),
+                    Content::Other => false,
+                }
+        }),
+        "system" => !rec.system_payload.present(),
+        _ => CLAUDE_TYPES.contains(&kind),
+    }
+}
+
+/// Whether one JSONL line is a Claude Code record (for telling the agent of a file named on
+/// the command line).
+pub(crate) fn owns(line: &[u8]) -> bool {
+    serde_json::from_slice::<Rec>(line).is_ok_and(|r| is_claude_record(&r))
+}
+
+#[cfg(test)]
+mod tests;

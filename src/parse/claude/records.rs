@@ -1,0 +1,362 @@
+//! The shape of a Claude Code JSONL record, as typed borrowed structs (formats.md §1.2–§1.5).
+//!
+//! Only the keys the parser reads are declared; serde_json skips the others without building
+//! them (`toolUseResult` bodies, `agent_progress` message copies, snapshots…). Content blocks are
+//! read whole in [`Detail::Full`] and without their bodies (thinking, tool inputs and outputs,
+//! image data) in [`Detail::Summary`]; both become the same [`BlockObj`], so the parser has one
+//! code path for both views.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::parse::json::{Detail, Field, Flag, Num, Obj, OptBool, Str, Time, detail};
+
+/// One line of a transcript.
+#[derive(Deserialize, Default)]
+pub(super) struct Rec<'a> {
+    #[serde(rename = "type", default, borrow)]
+    pub kind: Str<'a>,
+    #[serde(default, borrow)]
+    pub uuid: Str<'a>,
+    #[serde(rename = "parentUuid", default, borrow)]
+    pub parent_uuid: Str<'a>,
+    #[serde(rename = "logicalParentUuid", default, borrow)]
+    pub logical_parent_uuid: Str<'a>,
+    #[serde(rename = "sessionId", default, borrow)]
+    pub session_id: Str<'a>,
+    #[serde(rename = "session_id", default, borrow)]
+    pub session_id_snake: Str<'a>,
+    #[serde(default)]
+    pub timestamp: Time,
+    #[serde(default, borrow)]
+    pub cwd: Str<'a>,
+    #[serde(default, borrow)]
+    pub version: Str<'a>,
+    #[serde(rename = "gitBranch", default, borrow)]
+    pub git_branch: Str<'a>,
+    #[serde(rename = "isSidechain", default)]
+    pub is_sidechain: Flag,
+    #[serde(rename = "isMeta", default)]
+    pub is_meta: Flag,
+    #[serde(rename = "isCompactSummary", default)]
+    pub is_compact_summary: Flag,
+    #[serde(rename = "requestId", default, borrow)]
+    pub request_id: Str<'a>,
+    #[serde(rename = "sourceToolUseID", default, borrow)]
+    pub source_tool_use_id: Str<'a>,
+    /// Present (any value) on tool-result carriers; an object may name the spawned agent.
+    #[serde(rename = "toolUseResult", default, borrow)]
+    pub tool_use_result: Field<Obj<UseResult<'a>>>,
+    #[serde(default, borrow)]
+    pub message: Obj<Msg<'a>>,
+    // `system` records
+    #[serde(default, borrow)]
+    pub subtype: Str<'a>,
+    #[serde(default, borrow)]
+    pub content: Str<'a>,
+    #[serde(rename = "compactMetadata", default)]
+    pub compact_metadata: Option<Value>,
+    /// Qwen Code's `system` records carry this; Claude Code's never do.
+    #[serde(rename = "systemPayload", default)]
+    pub system_payload: Field<IgnoredAny>,
+    #[serde(default, borrow)]
+    pub trigger: Str<'a>,
+    // titles and branch hints
+    #[serde(rename = "leafUuid", default, borrow)]
+    pub leaf_uuid: Str<'a>,
+    #[serde(default, borrow)]
+    pub summary: Str<'a>,
+    #[serde(rename = "customTitle", default, borrow)]
+    pub custom_title: Str<'a>,
+    #[serde(rename = "aiTitle", default, borrow)]
+    pub ai_title: Str<'a>,
+    // `progress` / `attachment` sub-kinds (their bodies are never read)
+    #[serde(default, borrow)]
+    pub data: Obj<Typed<'a>>,
+    #[serde(default, borrow)]
+    pub attachment: Obj<Typed<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct UseResult<'a> {
+    #[serde(rename = "agentId", default, borrow)]
+    pub agent_id: Str<'a>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct Typed<'a> {
+    #[serde(rename = "type", default, borrow)]
+    pub kind: Str<'a>,
+}
+
+/// `message`: an Anthropic Messages API message (assistant) or `{role, content}` (user).
+#[derive(Deserialize, Default)]
+pub(super) struct Msg<'a> {
+    #[serde(default, borrow)]
+    pub role: Str<'a>,
+    /// Gemini-style `parts` (Qwen Code's transcripts): not a Claude message.
+    #[serde(default)]
+    pub parts: Field<IgnoredAny>,
+    #[serde(default, borrow)]
+    pub id: Str<'a>,
+    #[serde(default, borrow)]
+    pub model: Str<'a>,
+    #[serde(default, borrow)]
+    pub content: Content<'a>,
+    #[serde(default)]
+    pub usage: Obj<RawUsage>,
+}
+
+/// `message.usage` as recorded (formats.md §1.5).
+#[derive(Deserialize, Default)]
+pub(super) struct RawUsage {
+    #[serde(default)]
+    pub input_tokens: Num,
+    #[serde(default)]
+    pub output_tokens: Num,
+    #[serde(default)]
+    pub cache_creation_input_tokens: Num,
+    #[serde(default)]
+    pub cache_read_input_tokens: Num,
+    #[serde(default)]
+    pub cache_creation: Obj<CacheCreation>,
+    #[serde(default)]
+    pub output_tokens_details: Obj<Details>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct CacheCreation {
+    #[serde(default)]
+    pub ephemeral_5m_input_tokens: Field<Num>,
+    #[serde(default)]
+    pub ephemeral_1h_input_tokens: Field<Num>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct Details {
+    #[serde(default)]
+    pub thinking_tokens: Num,
+}
+
+/// `message.content`: a string (typed prompts) or a block array.
+#[derive(Default)]
+pub(super) enum Content<'a> {
+    #[default]
+    Absent,
+    Text(Cow<'a, str>),
+    Blocks(Vec<Block<'a>>),
+    /// Present but neither a string nor an array.
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("message content")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Content<'a>, E> {
+                Ok(Content::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Content<'a>, E> {
+                Ok(Content::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Content<'a>, E> {
+                Ok(Content::Text(Cow::Owned(v)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content<'a>, A::Error> {
+                let mut blocks = Vec::new();
+                while let Some(b) = seq.next_element::<Block<'a>>()? {
+                    blocks.push(b);
+                }
+                Ok(Content::Blocks(blocks))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Content<'a>, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::Other)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Content<'a>, E> {
+                Ok(Content::Other)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Content<'a>, E> {
+                Ok(Content::Other)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Content<'a>, E> {
+                Ok(Content::Other)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Content<'a>, E> {
+                Ok(Content::Other)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Content<'a>, E> {
+                Ok(Content::Other)
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// One element of a block array.
+// Unboxed on purpose: nearly every element is an object, and a box per block costs an
+// allocation on the hottest path of the parse.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Block<'a> {
+    /// A bare string element.
+    Text(Cow<'a, str>),
+    Obj(BlockObj<'a>),
+    /// Neither: its JSON kind, and the value itself in [`Detail::Full`].
+    Other(&'static str, Value),
+}
+
+/// A content block object, the same in both views: in [`Detail::Summary`] the bodies
+/// (`thinking`, `input`, tool-result content, image data, unknown blocks' raw JSON) are empty.
+#[derive(Default)]
+pub(super) struct BlockObj<'a> {
+    pub kind: Option<Cow<'a, str>>,
+    pub text: Option<Cow<'a, str>>,
+    pub thinking: Option<String>,
+    pub id: Option<Cow<'a, str>>,
+    pub name: Option<Cow<'a, str>>,
+    pub input: Value,
+    pub tool_use_id: Option<Cow<'a, str>>,
+    pub is_error: Option<bool>,
+    /// `tool_result.content` (full view), as recorded.
+    pub result: Option<Value>,
+    /// `source` of an image block (full view).
+    pub source: Option<Value>,
+    pub media_type: Option<Cow<'a, str>>,
+    /// The whole block (full view), kept for kinds the parser does not model.
+    pub raw: Value,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if detail() == Detail::Full {
+            return Value::deserialize(d).map(Block::from_value);
+        }
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Block<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a content block")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Block<'a>, E> {
+                Ok(Block::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Block<'a>, E> {
+                Ok(Block::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Block<'a>, A::Error> {
+                let b = SummaryBlock::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(Block::Obj(BlockObj {
+                    kind: b.kind.0,
+                    text: b.text.0,
+                    id: b.id.0,
+                    name: b.name.0,
+                    tool_use_id: b.tool_use_id.0,
+                    is_error: b.is_error.0,
+                    ..BlockObj::default()
+                }))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Block<'a>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Block::Other("array", Value::Null))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Block<'a>, E> {
+                Ok(Block::Other("boolean", Value::Null))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Block<'a>, E> {
+                Ok(Block::Other("number", Value::Null))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Block<'a>, E> {
+                Ok(Block::Other("number", Value::Null))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Block<'a>, E> {
+                Ok(Block::Other("number", Value::Null))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Block<'a>, E> {
+                Ok(Block::Other("null", Value::Null))
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// The keys of a block the summary view reads; serde_json skips the rest unread.
+#[derive(Deserialize)]
+struct SummaryBlock<'a> {
+    #[serde(rename = "type", default, borrow)]
+    kind: Str<'a>,
+    #[serde(default, borrow)]
+    text: Str<'a>,
+    #[serde(default, borrow)]
+    id: Str<'a>,
+    #[serde(default, borrow)]
+    name: Str<'a>,
+    #[serde(default, borrow)]
+    tool_use_id: Str<'a>,
+    #[serde(default)]
+    is_error: OptBool,
+}
+
+fn take_str(m: &mut Map<String, Value>, key: &str) -> Option<Cow<'static, str>> {
+    match m.get(key) {
+        Some(Value::String(_)) => match m.remove(key) {
+            Some(Value::String(s)) => Some(Cow::Owned(s)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn str_of(m: &Map<String, Value>, key: &str) -> Option<Cow<'static, str>> {
+    m.get(key)
+        .and_then(Value::as_str)
+        .map(|s| Cow::Owned(s.to_string()))
+}
+
+impl Block<'_> {
+    /// The full view: a block read whole, its fields moved out (no copies of big strings).
+    fn from_value(v: Value) -> Self {
+        let mut m = match v {
+            Value::String(s) => return Block::Text(Cow::Owned(s)),
+            Value::Object(m) => m,
+            other => return Block::Other(crate::parse::json_kind(&other), other),
+        };
+        let kind = m.get("type").and_then(Value::as_str).map(str::to_string);
+        let mut b = BlockObj {
+            is_error: m.get("is_error").and_then(Value::as_bool),
+            ..BlockObj::default()
+        };
+        match kind.as_deref() {
+            Some("text") => b.text = take_str(&mut m, "text"),
+            Some("thinking") => b.thinking = take_str(&mut m, "thinking").map(Cow::into_owned),
+            Some("redacted_thinking") => {}
+            Some("tool_use") => {
+                b.id = str_of(&m, "id");
+                b.name = str_of(&m, "name");
+                b.input = m.remove("input").unwrap_or(Value::Null);
+            }
+            Some("tool_result") => {
+                b.tool_use_id = str_of(&m, "tool_use_id");
+                b.result = m.remove("content");
+            }
+            Some("image") => {
+                b.media_type = str_of(&m, "media_type");
+                b.source = m.remove("source");
+            }
+            _ => {
+                b.text = str_of(&m, "text");
+                b.raw = Value::Object(m);
+            }
+        }
+        b.kind = kind.map(Cow::Owned);
+        Block::Obj(b)
+    }
+}

@@ -1,0 +1,268 @@
+//! The shape of a Codex rollout line, as one typed borrowed struct (formats.md §2).
+//!
+//! Every era writes objects from the same family: an envelope `{timestamp, type, payload}`
+//! around a payload, or (bare era) the payload's fields at the top level. [`P`] declares the
+//! union of the keys the parser reads — envelope, `session_meta`, `turn_context`, ResponseItems,
+//! `event_msg` payloads — so one struct reads any line, and an envelope's payload is the same
+//! struct again. Keys nobody reads (`encrypted_content`, `base_instructions`, rate limits,
+//! `world_state`, event texts that duplicate items) are skipped unread; tool arguments are
+//! skipped in [`Detail::Summary`]. The two rare kinds whose whole payload is kept
+//! (`compacted`, `image_generation_call`) are re-read from the raw line.
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::Value;
+
+use super::content::OutputError;
+use crate::parse::json::{Body, Detail, Field, Kept, List, Num, Obj, Str, Time, Uint, detail};
+
+#[derive(Deserialize, Default)]
+pub(super) struct P<'a> {
+    // envelope
+    #[serde(rename = "type", default, borrow)]
+    pub kind: Str<'a>,
+    #[serde(default)]
+    pub timestamp: Option<Time>,
+    #[serde(default)]
+    pub ordinal: Uint,
+    #[serde(default, borrow)]
+    pub payload: Field<Obj<Box<P<'a>>>>,
+    #[serde(default, borrow)]
+    pub record_type: Field<Str<'a>>,
+    // session_meta (and the bare-era meta line)
+    #[serde(default, borrow)]
+    pub id: Str<'a>,
+    #[serde(default, borrow)]
+    pub session_id: Str<'a>,
+    #[serde(default, borrow)]
+    pub cwd: Str<'a>,
+    #[serde(default, borrow)]
+    pub cli_version: Str<'a>,
+    #[serde(default, borrow)]
+    pub git: Field<Obj<Git<'a>>>,
+    #[serde(default)]
+    pub instructions: Field<IgnoredAny>,
+    #[serde(default, borrow)]
+    pub source: Obj<Source<'a>>,
+    #[serde(default, borrow)]
+    pub parent_thread_id: Str<'a>,
+    #[serde(default, borrow)]
+    pub forked_from_id: Str<'a>,
+    #[serde(default)]
+    pub subagent_history_start_ordinal: Uint,
+    #[serde(default)]
+    pub history_base: Obj<HistoryBase>,
+    // turn_context
+    #[serde(default, borrow)]
+    pub model: Str<'a>,
+    // ResponseItems
+    #[serde(default, borrow)]
+    pub role: Str<'a>,
+    #[serde(default)]
+    pub content: Option<Value>,
+    #[serde(default, borrow)]
+    pub summary: Field<List<Obj<Thought<'a>>>>,
+    #[serde(default, borrow)]
+    pub call_id: Str<'a>,
+    #[serde(default, borrow)]
+    pub name: Str<'a>,
+    #[serde(default, borrow)]
+    pub namespace: Str<'a>,
+    #[serde(default)]
+    pub arguments: Kept,
+    #[serde(default)]
+    pub input: Kept,
+    #[serde(default)]
+    pub action: Kept,
+    #[serde(default)]
+    pub output: Output,
+    #[serde(default)]
+    pub tools: Option<Value>,
+    #[serde(default, borrow)]
+    pub status: Str<'a>,
+    #[serde(default, borrow)]
+    pub result: Body<'a>,
+    // event_msg payloads
+    #[serde(default, borrow)]
+    pub message: Field<Str<'a>>,
+    /// Pi, OpenClaw and Droid lines carry these; Codex lines never do.
+    #[serde(rename = "parentId", default)]
+    pub parent_id: Field<IgnoredAny>,
+    #[serde(default, borrow)]
+    pub images: List<Str<'a>>,
+    #[serde(default)]
+    pub local_images: Option<Value>,
+    #[serde(default, borrow)]
+    pub item: Obj<Box<P<'a>>>,
+    #[serde(default)]
+    pub info: Field<Obj<Info>>,
+    #[serde(default, borrow)]
+    pub thread_name: Str<'a>,
+    #[serde(default)]
+    pub num_turns: Num,
+    #[serde(default, borrow)]
+    pub new_thread_id: Str<'a>,
+    #[serde(default, borrow)]
+    pub new_agent_role: Str<'a>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct Git<'a> {
+    #[serde(default, borrow)]
+    pub branch: Str<'a>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct Source<'a> {
+    /// Any value marks a sub-agent thread (`"review"`, `{"thread_spawn":…}`, …).
+    #[serde(default, borrow)]
+    pub subagent: Field<Obj<Subagent<'a>>>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct Subagent<'a> {
+    #[serde(default, borrow)]
+    pub thread_spawn: Obj<ThreadSpawn<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct ThreadSpawn<'a> {
+    #[serde(default, borrow)]
+    pub parent_thread_id: Str<'a>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct HistoryBase {
+    #[serde(default)]
+    pub end_ordinal_exclusive: Uint,
+}
+
+/// A tool output: whole in [`Detail::Full`]; in [`Detail::Summary`] only whether it reports a
+/// failure.
+#[derive(Debug, Default)]
+pub(super) enum Output {
+    #[default]
+    Absent,
+    Full(Value),
+    Summary(OutputError),
+}
+
+impl<'de> Deserialize<'de> for Output {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if detail() == Detail::Full {
+            Value::deserialize(d).map(Output::Full)
+        } else {
+            OutputError::deserialize(d).map(Output::Summary)
+        }
+    }
+}
+
+impl Output {
+    /// The output as `Value` (full view), `None` when absent or `null`.
+    pub fn value(&self) -> Option<&Value> {
+        match self {
+            Output::Full(v) if !v.is_null() => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// A reasoning summary part.
+#[derive(Deserialize, Default)]
+pub(super) struct Thought<'a> {
+    #[serde(default, borrow)]
+    pub text: Body<'a>,
+}
+
+/// `token_count.info`.
+#[derive(Deserialize, Default)]
+pub(super) struct Info {
+    #[serde(default)]
+    pub model_context_window: Uint,
+    #[serde(default)]
+    pub total_token_usage: Obj<RawTokens>,
+    #[serde(default)]
+    pub last_token_usage: Obj<RawTokens>,
+}
+
+/// A recorded `TokenUsage`.
+#[derive(Deserialize, Default)]
+pub(super) struct RawTokens {
+    #[serde(default)]
+    pub input_tokens: Num,
+    #[serde(default)]
+    pub cached_input_tokens: Num,
+    #[serde(default)]
+    pub cache_write_input_tokens: Num,
+    #[serde(default)]
+    pub output_tokens: Num,
+    #[serde(default)]
+    pub reasoning_output_tokens: Num,
+    #[serde(default)]
+    pub total_tokens: Num,
+}
+
+/// Rollout line kinds of the envelope era (formats.md §2.3).
+const ENVELOPE_KINDS: &[&str] = &[
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "compacted",
+    "world_state",
+    "inter_agent_communication",
+    "inter_agent_communication_metadata",
+];
+
+/// ResponseItem kinds written bare before the envelope (formats.md §2.2, §2.6).
+const BARE_ITEM_KINDS: &[&str] = &[
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+];
+
+impl<'a> P<'a> {
+    /// The envelope's payload, if it is an object.
+    pub fn payload(&self) -> Option<&P<'a>> {
+        self.payload.get().and_then(Obj::get).map(|b| &**b)
+    }
+
+    /// The line's timestamp, when it parses.
+    pub fn ts(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        self.timestamp.and_then(|t| t.0)
+    }
+
+    pub fn message(&self) -> Option<&str> {
+        self.message.get().and_then(Str::get)
+    }
+
+    /// Whether this line is Codex's own: an envelope of a known kind, a bare-era meta line or
+    /// state marker, or a bare ResponseItem. Positive evidence that a file is a rollout: Pi,
+    /// OpenClaw and Droid also write `type:"message"` lines, around a nested `message`.
+    pub fn is_codex(&self) -> bool {
+        match self.kind.get() {
+            Some(t) if self.payload.present() => ENVELOPE_KINDS.contains(&t),
+            Some(t) => {
+                BARE_ITEM_KINDS.contains(&t)
+                    && !self.message.present()
+                    && !self.parent_id.present()
+                    && match t {
+                        "message" => self.role.get().is_some() && self.content.is_some(),
+                        "reasoning" => self.summary.present(),
+                        _ => self.call_id.get().is_some(),
+                    }
+            }
+            None => {
+                self.record_type.get().is_some_and(|r| r.get().is_some())
+                    || (self.id.get().is_some()
+                        && self.timestamp.is_some()
+                        && (self.instructions.present() || self.git.present()))
+            }
+        }
+    }
+}

@@ -1,0 +1,285 @@
+//! A Gemini CLI JSONL line read as a typed struct that keeps only the keys the log engine reads
+//! (formats.md §3.4–§3.5): metadata keys, `$set`/`$rewindTo`, and a message record's `id`,
+//! `timestamp`, `type`, `content`, `displayContent`, `model`, `thoughts`, `tokens` and
+//! `toolCalls`. Everything else (`directories`, `memoryScratchpad`, UI renderings…) is skipped
+//! unread. In [`Detail::Summary`] the bodies inside `thoughts` and `toolCalls` (arguments,
+//! outputs, result displays, thinking) are read as skeletons ([`Skel`]): every id, name and
+//! status survives, no output is copied.
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
+use serde_json::Value;
+
+use crate::parse::json::{Field, Obj, SKEL_THOUGHTS, SKEL_TOOL_BODIES, Skel};
+
+#[derive(Deserialize, Default)]
+pub(super) struct G {
+    #[serde(rename = "$rewindTo", default)]
+    rewind_to: Field<Value>,
+    #[serde(rename = "$set", default)]
+    set: Field<Obj<Box<G>>>,
+    #[serde(rename = "sessionId", default)]
+    session_id: Field<Value>,
+    #[serde(rename = "projectHash", default)]
+    project_hash: Field<Value>,
+    #[serde(rename = "startTime", default)]
+    start_time: Field<Value>,
+    #[serde(rename = "lastUpdated", default)]
+    last_updated: Field<Value>,
+    #[serde(default)]
+    kind: Field<Value>,
+    #[serde(default)]
+    summary: Field<Value>,
+    #[serde(default)]
+    messages: Field<Messages>,
+    #[serde(default)]
+    id: Field<Value>,
+    #[serde(default)]
+    timestamp: Field<Value>,
+    #[serde(rename = "type", default)]
+    typ: Field<Value>,
+    #[serde(default)]
+    content: Field<Value>,
+    #[serde(rename = "displayContent", default)]
+    display_content: Field<Value>,
+    #[serde(default)]
+    model: Field<Value>,
+    #[serde(default)]
+    thoughts: Field<Skel<SKEL_THOUGHTS>>,
+    #[serde(default)]
+    tokens: Field<Value>,
+    #[serde(rename = "toolCalls", default)]
+    tool_calls: Field<Skel<SKEL_TOOL_BODIES>>,
+}
+
+/// A `messages` array (of records), or the kind of whatever else stood there.
+enum Messages {
+    List(Vec<Obj<Box<G>>>),
+    Not(&'static str),
+}
+
+impl<'de> Deserialize<'de> for Messages {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Messages;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a messages array")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Messages, A::Error> {
+                let mut out = Vec::new();
+                while let Some(m) = seq.next_element::<Obj<Box<G>>>()? {
+                    out.push(m);
+                }
+                Ok(Messages::List(out))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Messages, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Messages::Not("object"))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Messages, E> {
+                Ok(Messages::Not("string"))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Messages, E> {
+                Ok(Messages::Not("boolean"))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Messages, E> {
+                Ok(Messages::Not("number"))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Messages, E> {
+                Ok(Messages::Not("number"))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Messages, E> {
+                Ok(Messages::Not("number"))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A message record as the log keeps it: the keys the engine reads, each as recorded
+/// (`Some(Value::Null)` for a key written as `null`), overlaid field by field by later upserts.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Rec {
+    pub typ: Option<Value>,
+    pub content: Option<Value>,
+    pub display_content: Option<Value>,
+    pub model: Option<Value>,
+    pub thoughts: Option<Value>,
+    pub tool_calls: Option<Value>,
+}
+
+impl Rec {
+    /// The value recorded under a key (only the keys above exist).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match key {
+            "type" => self.typ.as_ref(),
+            "content" => self.content.as_ref(),
+            "displayContent" => self.display_content.as_ref(),
+            "model" => self.model.as_ref(),
+            "thoughts" => self.thoughts.as_ref(),
+            "toolCalls" => self.tool_calls.as_ref(),
+            _ => None,
+        }
+    }
+
+    pub fn str(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(Value::as_str)
+    }
+
+    /// A later record of the same id: the keys it holds replace the recorded ones.
+    pub fn overlay(&mut self, later: Rec) {
+        fn take(slot: &mut Option<Value>, v: Option<Value>) {
+            if v.is_some() {
+                *slot = v;
+            }
+        }
+        take(&mut self.typ, later.typ);
+        take(&mut self.content, later.content);
+        take(&mut self.display_content, later.display_content);
+        take(&mut self.model, later.model);
+        take(&mut self.thoughts, later.thoughts);
+        take(&mut self.tool_calls, later.tool_calls);
+    }
+}
+
+fn value(f: Field<Value>) -> Option<Value> {
+    match f {
+        Field::Absent => None,
+        Field::Null => Some(Value::Null),
+        Field::Val(v) => Some(v),
+    }
+}
+
+fn skel<const D: usize>(f: Field<Skel<D>>) -> Option<Value> {
+    match f {
+        Field::Absent => None,
+        Field::Null => Some(Value::Null),
+        Field::Val(Skel(v)) => Some(v),
+    }
+}
+
+/// One message record taken out of a line (or a `messages` array).
+pub(super) struct MsgIn {
+    pub id: Option<String>,
+    pub timestamp: Option<Value>,
+    pub tokens: Option<Value>,
+    pub rec: Rec,
+}
+
+/// What a `messages` key held.
+pub(super) enum MessagesIn {
+    List(Vec<Result<MsgIn, &'static str>>),
+    Not(&'static str),
+}
+
+/// A line, as the log engine dispatches it.
+// Messages are most lines: a box for each would be an allocation per line for nothing.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum LineIn {
+    Rewind(Value),
+    /// `$set` with an object (its metadata and messages), or the kind of what it held.
+    Set(Result<Box<MetaIn>, &'static str>),
+    Metadata(Box<MetaIn>),
+    Message(MsgIn),
+    /// Anything else, tallied by its `type` or its first key.
+    Other(String),
+}
+
+/// Metadata keys (of a metadata line, a `$set` patch or a legacy record).
+#[derive(Default)]
+pub(super) struct MetaIn {
+    pub session_id: Option<Value>,
+    pub project_hash: Option<Value>,
+    pub start_time: Option<Value>,
+    pub last_updated: Option<Value>,
+    pub kind: Option<Value>,
+    pub summary: Option<Value>,
+    pub messages: Option<Option<MessagesIn>>,
+}
+
+impl G {
+    fn meta(&mut self) -> MetaIn {
+        let messages = match std::mem::take(&mut self.messages) {
+            Field::Absent => None,
+            Field::Null => Some(None),
+            Field::Val(Messages::List(items)) => Some(Some(MessagesIn::List(
+                items
+                    .into_iter()
+                    .map(|i| match i {
+                        Obj::Is(mut g) => Ok(g.message()),
+                        Obj::Not(kind) => Err(kind),
+                    })
+                    .collect(),
+            ))),
+            Field::Val(Messages::Not(kind)) => Some(Some(MessagesIn::Not(kind))),
+        };
+        MetaIn {
+            session_id: value(std::mem::take(&mut self.session_id)),
+            project_hash: value(std::mem::take(&mut self.project_hash)),
+            start_time: value(std::mem::take(&mut self.start_time)),
+            last_updated: value(std::mem::take(&mut self.last_updated)),
+            kind: value(std::mem::take(&mut self.kind)),
+            summary: value(std::mem::take(&mut self.summary)),
+            messages,
+        }
+    }
+
+    fn message(&mut self) -> MsgIn {
+        MsgIn {
+            id: match &self.id {
+                Field::Val(Value::String(s)) => Some(s.clone()),
+                _ => None,
+            },
+            timestamp: value(std::mem::take(&mut self.timestamp)),
+            tokens: value(std::mem::take(&mut self.tokens)),
+            rec: Rec {
+                typ: value(std::mem::take(&mut self.typ)),
+                content: value(std::mem::take(&mut self.content)),
+                display_content: value(std::mem::take(&mut self.display_content)),
+                model: value(std::mem::take(&mut self.model)),
+                thoughts: skel(std::mem::take(&mut self.thoughts)),
+                tool_calls: skel(std::mem::take(&mut self.tool_calls)),
+            },
+        }
+    }
+
+    fn is_str(f: &Field<Value>) -> bool {
+        matches!(f, Field::Val(Value::String(_)))
+    }
+
+    /// Dispatch a line the way Gemini CLI's loader does (formats.md §3.4). `raw` is the line's
+    /// text, read again only for a line that holds none of the keys the engine knows.
+    pub(super) fn into_line(mut self, raw: &[u8]) -> LineIn {
+        match std::mem::take(&mut self.rewind_to) {
+            Field::Absent => {}
+            Field::Null => return LineIn::Rewind(Value::Null),
+            Field::Val(v) => return LineIn::Rewind(v),
+        }
+        match std::mem::take(&mut self.set) {
+            Field::Absent => {}
+            Field::Null => return LineIn::Set(Err("null")),
+            Field::Val(Obj::Not(kind)) => return LineIn::Set(Err(kind)),
+            Field::Val(Obj::Is(mut g)) => return LineIn::Set(Ok(Box::new(g.meta()))),
+        }
+        if G::is_str(&self.session_id) && G::is_str(&self.project_hash) {
+            return LineIn::Metadata(Box::new(self.meta()));
+        }
+        if G::is_str(&self.id) {
+            return LineIn::Message(self.message());
+        }
+        if let Field::Val(Value::String(t)) = &self.typ {
+            return LineIn::Other(t.clone());
+        }
+        let first = match serde_json::from_slice::<Value>(raw) {
+            Ok(Value::Object(m)) => m.keys().next().cloned(),
+            _ => None,
+        };
+        LineIn::Other(first.unwrap_or_else(|| "empty".to_string()))
+    }
+
+    /// A whole legacy record (a `.json` document) as metadata.
+    pub(super) fn into_meta(mut self) -> MetaIn {
+        self.meta()
+    }
+}

@@ -1,0 +1,778 @@
+//! Reading session files safely and fast: regular files only, `.zst` decompressed under a size
+//! cap, JSONL split into lines without copying them, every line bounded in length, and the few
+//! ways real writers break a line (a lone UTF-16 surrogate escape, two records on one line, a
+//! record cut short by a crash) repaired where the data allows it instead of losing the line.
+
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::Path;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::Value;
+
+use super::json::Obj;
+use crate::diag::{Warning, WarningKind};
+
+/// Longest JSONL line (or whole-document file) read. Real records reach a few MB (a pasted
+/// image, a huge tool output); anything longer is skipped and reported with its line number, so
+/// one hostile line cannot take all the memory.
+pub const MAX_LINE_BYTES: usize = 256 << 20;
+
+/// Most bytes a `.zst` file may decompress to. Real compressed rollouts hold tens of MB; a
+/// decompression bomb stops here with a warning.
+pub const MAX_DECOMPRESSED_BYTES: u64 = 1 << 30;
+
+const CHUNK: usize = 256 << 10;
+
+/// What a path is when it is not a regular file ("a FIFO", "a directory", …).
+pub fn non_regular_kind(meta: &fs::Metadata) -> Option<&'static str> {
+    let t = meta.file_type();
+    if t.is_file() {
+        return None;
+    }
+    if t.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Some("a FIFO");
+        }
+        if t.is_char_device() {
+            return Some("a character device");
+        }
+        if t.is_block_device() {
+            return Some("a block device");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+    }
+    Some("not a regular file")
+}
+
+fn not_regular(kind: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("{kind}, not a regular file: not read"),
+    )
+}
+
+/// Open a session file for reading, decompressing `.zst`. Devices, FIFOs, sockets and
+/// directories are refused before they are opened (opening a FIFO blocks; reading a device
+/// never ends), and checked again on the open handle.
+pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
+    let meta = fs::metadata(path)?;
+    if let Some(kind) = non_regular_kind(&meta) {
+        return Err(not_regular(kind));
+    }
+    let file = File::open(path)?;
+    if let Some(kind) = non_regular_kind(&file.metadata()?) {
+        return Err(not_regular(kind));
+    }
+    if path.extension().is_some_and(|e| e == "zst") {
+        let dec = zstd::stream::read::Decoder::new(file)?;
+        Ok(Box::new(Capped {
+            inner: dec,
+            left: MAX_DECOMPRESSED_BYTES,
+        }))
+    } else {
+        Ok(Box::new(file))
+    }
+}
+
+/// A reader that fails once more than `left` bytes came out of it.
+struct Capped<R> {
+    inner: R,
+    left: u64,
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n as u64 > self.left {
+            return Err(io::Error::other(format!(
+                "decompressed size exceeds {} MiB (a decompression bomb?)",
+                MAX_DECOMPRESSED_BYTES >> 20
+            )));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+/// Read a whole file (decompressing `.zst`), at most [`MAX_LINE_BYTES`].
+pub fn read_all(path: &Path) -> Result<Vec<u8>, Warning> {
+    let reader = open(path).map_err(|e| unreadable(path, &e))?;
+    let mut buf = Vec::new();
+    let n = reader
+        .take(MAX_LINE_BYTES as u64 + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| unreadable(path, &e))?;
+    if n > MAX_LINE_BYTES {
+        return Err(Warning::new(
+            WarningKind::Unreadable,
+            path,
+            None,
+            format!(
+                "larger than {} MiB, the most one JSON document may hold: skipped",
+                MAX_LINE_BYTES >> 20
+            ),
+        ));
+    }
+    Ok(buf)
+}
+
+pub fn unreadable(path: &Path, e: &io::Error) -> Warning {
+    let msg = match e.kind() {
+        io::ErrorKind::InvalidInput => e.to_string(),
+        io::ErrorKind::PermissionDenied => "cannot read: permission denied".to_string(),
+        _ => format!("cannot read: {e}"),
+    };
+    Warning::new(WarningKind::Unreadable, path, None, msg)
+}
+
+/// One line of a JSONL file.
+pub enum Line<'a> {
+    /// The bytes between two newlines (without the newline). `complete` is false for a final
+    /// line with no newline after it.
+    Text {
+        no: u64,
+        bytes: &'a mut [u8],
+        complete: bool,
+    },
+    /// A line longer than [`MAX_LINE_BYTES`]; it was skipped.
+    TooLong { no: u64 },
+    /// The file could not be read further.
+    Error { no: u64, error: io::Error },
+}
+
+/// Splits a reader into lines, handing out slices of one growing buffer: a line is copied at
+/// most once (when it straddles two reads), never per line.
+pub struct Lines<R> {
+    src: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Bytes of `buf[start..end]` already searched for a newline.
+    scanned: usize,
+    eof: bool,
+    failed: bool,
+    line_no: u64,
+    max: usize,
+}
+
+impl<R: Read> Lines<R> {
+    pub fn new(src: R) -> Self {
+        Self::with_max(src, MAX_LINE_BYTES)
+    }
+
+    pub fn with_max(src: R, max: usize) -> Self {
+        Lines {
+            src,
+            buf: SPARE.with(|b| b.take()),
+            start: 0,
+            end: 0,
+            scanned: 0,
+            eof: false,
+            failed: false,
+            line_no: 0,
+            max,
+        }
+    }
+
+    /// Fill more of the buffer. Returns false at the end of the input.
+    fn fill(&mut self) -> io::Result<bool> {
+        if self.start > 0 && (self.start == self.end || self.end == self.buf.len()) {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            let grow = self.buf.len().clamp(CHUNK, 64 << 20);
+            self.buf.resize(self.buf.len() + grow, 0);
+        }
+        loop {
+            match self.src.read(&mut self.buf[self.end..]) {
+                Ok(0) => return Ok(false),
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Skip to the next newline after an over-long line. Returns false at the end of input.
+    fn skip_rest_of_line(&mut self) -> io::Result<bool> {
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
+                self.start += i + 1;
+                self.scanned = 0;
+                return Ok(true);
+            }
+            self.start = 0;
+            self.end = 0;
+            self.scanned = 0;
+            if !self.fill()? {
+                return Ok(false);
+            }
+        }
+    }
+
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Option<Line<'_>> {
+        if self.failed {
+            return None;
+        }
+        loop {
+            let from = self.start + self.scanned;
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[from..self.end]) {
+                let nl = from + i;
+                let start = self.start;
+                self.start = nl + 1;
+                self.scanned = 0;
+                self.line_no += 1;
+                if nl - start > self.max {
+                    return Some(Line::TooLong { no: self.line_no });
+                }
+                return Some(Line::Text {
+                    no: self.line_no,
+                    bytes: &mut self.buf[start..nl],
+                    complete: true,
+                });
+            }
+            self.scanned = self.end - self.start;
+            if self.eof {
+                if self.start == self.end {
+                    return None;
+                }
+                let start = self.start;
+                self.start = self.end;
+                self.scanned = 0;
+                self.line_no += 1;
+                if self.end - start > self.max {
+                    return Some(Line::TooLong { no: self.line_no });
+                }
+                return Some(Line::Text {
+                    no: self.line_no,
+                    bytes: &mut self.buf[start..self.end],
+                    complete: false,
+                });
+            }
+            if self.end - self.start > self.max {
+                self.line_no += 1;
+                let no = self.line_no;
+                self.start = self.end;
+                self.scanned = 0;
+                match self.skip_rest_of_line() {
+                    Ok(more) => self.eof = !more,
+                    Err(error) => {
+                        self.failed = true;
+                        return Some(Line::Error { no, error });
+                    }
+                }
+                // Give back the big buffer: one hostile line must not pin its memory.
+                if self.buf.len() > 4 * CHUNK {
+                    let keep = self.buf[self.start..self.end].to_vec();
+                    self.buf = keep;
+                    self.buf.resize(self.buf.len().max(CHUNK), 0);
+                    self.end -= self.start;
+                    self.start = 0;
+                }
+                return Some(Line::TooLong { no });
+            }
+            match self.fill() {
+                Ok(true) => {}
+                Ok(false) => self.eof = true,
+                Err(error) => {
+                    self.failed = true;
+                    return Some(Line::Error {
+                        no: self.line_no + 1,
+                        error,
+                    });
+                }
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// The buffer of the last file read on this thread: files are read one after another on
+    /// each worker, and a fresh buffer per file would be allocated and zeroed 5,000 times.
+    static SPARE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl<R> Drop for Lines<R> {
+    fn drop(&mut self) {
+        // Keep a buffer of ordinary size; give back what one huge line grew it to.
+        if self.buf.len() <= 8 << 20 {
+            let buf = std::mem::take(&mut self.buf);
+            SPARE.with(|b| b.set(buf));
+        }
+    }
+}
+
+/// A record type family: `Rec<'a>` borrows from the line it is read from.
+pub trait Records: 'static {
+    type Rec<'a>: Deserialize<'a>;
+}
+
+/// What became of one line.
+enum Outcome {
+    Done,
+    /// A lone UTF-16 surrogate escape stopped the reader: repair the line and read it again.
+    Surrogate,
+    NotObject(&'static str),
+    Bad(String),
+}
+
+/// Read every line of a JSONL file and call `f(line_number, record, bytes)` for every JSON
+/// object on it (`bytes` is the object's text, for the rare record a parser re-reads whole). Blank lines are ignored; everything else that is not an object is skipped and recorded
+/// in `warnings` with its line number. A final line without a newline that does not parse is a
+/// live session mid-write ([`WarningKind::TruncatedLastLine`]). Memory stays at one line.
+pub fn for_each_record<T: Records>(
+    path: &Path,
+    src: impl Read,
+    warnings: &mut Vec<Warning>,
+    mut f: impl for<'a> FnMut(u64, T::Rec<'a>, &'a [u8]),
+) {
+    let mut lines = Lines::new(src);
+    let mut normal = Vec::new();
+    while let Some(line) = lines.next() {
+        match line {
+            Line::TooLong { no } => warnings.push(Warning::new(
+                WarningKind::MalformedLine,
+                path,
+                Some(no),
+                format!("line longer than {} MiB, skipped", MAX_LINE_BYTES >> 20),
+            )),
+            Line::Error { no, error } => {
+                warnings.push(Warning::new(
+                    WarningKind::Unreadable,
+                    path,
+                    Some(no),
+                    format!("read error, rest of file skipped: {error}"),
+                ));
+                break;
+            }
+            Line::Text {
+                no,
+                bytes,
+                complete,
+            } => {
+                let line = trim_ascii_mut(bytes);
+                if line.is_empty() {
+                    continue;
+                }
+                let mut outcome = decode::<T>(
+                    line,
+                    &mut normal,
+                    &mut |r, b| f(no, r, b),
+                    warnings,
+                    path,
+                    no,
+                );
+                if let Outcome::Surrogate = outcome {
+                    // Repaired only when a string the parser decodes needs it: lines that
+                    // parse pay nothing for the check.
+                    repair_lone_surrogates(line);
+                    outcome = decode::<T>(
+                        line,
+                        &mut normal,
+                        &mut |r, b| f(no, r, b),
+                        warnings,
+                        path,
+                        no,
+                    );
+                    if let Outcome::Surrogate = outcome {
+                        outcome = Outcome::Bad("invalid \\u escape".into());
+                    }
+                }
+                match outcome {
+                    Outcome::Done | Outcome::Surrogate => {}
+                    Outcome::NotObject(kind) => warnings.push(Warning::new(
+                        WarningKind::UnexpectedRecord,
+                        path,
+                        Some(no),
+                        format!("skipped a JSON {kind} that is not an object"),
+                    )),
+                    Outcome::Bad(e) => {
+                        let (kind, msg) = if complete {
+                            (
+                                WarningKind::MalformedLine,
+                                format!("skipped malformed line: {e}"),
+                            )
+                        } else {
+                            (
+                                WarningKind::TruncatedLastLine,
+                                "last line is incomplete (session still being written?)"
+                                    .to_string(),
+                            )
+                        };
+                        warnings.push(Warning::new(kind, path, Some(no), msg));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Decode one non-blank line into records.
+fn decode<'b, T: Records>(
+    line: &'b [u8],
+    normal: &mut Vec<u8>,
+    f: &mut dyn for<'a> FnMut(T::Rec<'a>, &'a [u8]),
+    warnings: &mut Vec<Warning>,
+    path: &Path,
+    no: u64,
+) -> Outcome {
+    // One SIMD UTF-8 check of the whole line lets serde_json skip checking every string it
+    // reads; a line that fails it goes the slow way.
+    let parsed = match simdutf8::basic::from_utf8(line) {
+        Ok(text) => serde_json::from_str::<Obj<T::Rec<'b>>>(text),
+        Err(_) => serde_json::from_slice::<Obj<T::Rec<'b>>>(line),
+    };
+    let err = match parsed {
+        Ok(Obj::Is(rec)) => {
+            f(rec, line);
+            return Outcome::Done;
+        }
+        Ok(Obj::Not(kind)) => return Outcome::NotObject(kind),
+        Err(e) => e,
+    };
+    let msg = err.to_string();
+    if msg.contains("surrogate") || msg.contains("hex escape") {
+        return Outcome::Surrogate;
+    }
+    // Two or more records written on one line: each one is complete.
+    if let Some(spans) = split_values(line) {
+        let mut not_objects = Vec::new();
+        for (a, b) in spans {
+            match decode::<T>(&line[a..b], normal, f, warnings, path, no) {
+                Outcome::Done => {}
+                Outcome::Surrogate => return Outcome::Surrogate,
+                Outcome::NotObject(kind) => not_objects.push(kind),
+                Outcome::Bad(e) => return Outcome::Bad(e),
+            }
+        }
+        return match not_objects.first() {
+            Some(kind) => Outcome::NotObject(kind),
+            None => Outcome::Done,
+        };
+    }
+    if err.is_data() {
+        // Valid JSON the typed reader refused (a key written twice): normalise through a
+        // `Value`, which keeps the last of duplicate keys like every JSON reader does.
+        if let Ok(v @ Value::Object(_)) = serde_json::from_slice::<Value>(line) {
+            normal.clear();
+            if serde_json::to_writer(&mut *normal, &v).is_ok() {
+                let normal: &[u8] = normal;
+                if let Ok(Obj::Is(rec)) = serde_json::from_slice::<Obj<T::Rec<'_>>>(normal) {
+                    f(rec, normal);
+                    return Outcome::Done;
+                }
+            }
+        }
+        return Outcome::Bad(err.to_string());
+    }
+    // A record cut short (a crash mid-write) with the next record appended on the same line:
+    // keep what follows the cut.
+    if err.is_syntax() || err.is_eof() {
+        if let Some(at) = recoverable_tail(line) {
+            warnings.push(Warning::new(
+                WarningKind::MalformedLine,
+                path,
+                Some(no),
+                format!(
+                    "skipped an incomplete record ({at} bytes) cut short by the next one on the same line"
+                ),
+            ));
+            return decode::<T>(&line[at..], normal, f, warnings, path, no);
+        }
+    }
+    if err.to_string().contains("invalid unicode") || std::str::from_utf8(line).is_err() {
+        // Bytes that are not UTF-8: decode them as U+FFFD rather than losing the record.
+        let lossy = String::from_utf8_lossy(line).into_owned().into_bytes();
+        if lossy != line {
+            *normal = lossy;
+            let normal: &[u8] = normal;
+            if let Ok(Obj::Is(rec)) = serde_json::from_slice::<Obj<T::Rec<'_>>>(normal) {
+                f(rec, normal);
+                return Outcome::Done;
+            }
+        }
+    }
+    Outcome::Bad(err.to_string())
+}
+
+/// Byte ranges of the JSON values on a line that holds more than one, if every byte belongs to
+/// one of them.
+fn split_values(line: &[u8]) -> Option<Vec<(usize, usize)>> {
+    let mut spans = Vec::new();
+    let mut it = serde_json::Deserializer::from_slice(line).into_iter::<IgnoredAny>();
+    let mut start = 0;
+    loop {
+        match it.next() {
+            None => break,
+            Some(Ok(_)) => {
+                let end = it.byte_offset();
+                let a = start
+                    + line[start..end]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                spans.push((a, end));
+                start = end;
+            }
+            Some(Err(_)) => return None,
+        }
+    }
+    (spans.len() > 1).then_some(spans)
+}
+
+/// Where the complete records start on a line whose first record was cut short: the last
+/// `{"` such that everything from there on is one or more JSON values.
+fn recoverable_tail(line: &[u8]) -> Option<usize> {
+    let finder = memchr::memmem::Finder::new(b"{\"");
+    let starts: Vec<usize> = finder.find_iter(line).filter(|&i| i > 0).collect();
+    // Earliest start first: it keeps the most data. Bounded, so a pathological line costs
+    // little.
+    starts.into_iter().take(64).find(|&i| {
+        let rest = &line[i..];
+        serde_json::from_slice::<IgnoredAny>(rest).is_ok() || split_values(rest).is_some()
+    })
+}
+
+fn trim_ascii_mut(b: &mut [u8]) -> &mut [u8] {
+    let start = b
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(b.len());
+    let end = b
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(start, |e| e + 1);
+    &mut b[start..end]
+}
+
+/// Decode a JSON string literal (with its quotes), reading a lone surrogate escape as U+FFFD
+/// like the line reader does.
+pub fn decode_string(raw: &str) -> Option<std::borrow::Cow<'_, str>> {
+    match serde_json::from_str::<std::borrow::Cow<str>>(raw) {
+        Ok(s) => Some(s),
+        Err(_) => {
+            let mut b = raw.as_bytes().to_vec();
+            repair_lone_surrogates(&mut b);
+            serde_json::from_slice::<String>(&b)
+                .ok()
+                .map(std::borrow::Cow::Owned)
+        }
+    }
+}
+
+/// JavaScript writes a string cut inside an emoji as a lone UTF-16 surrogate escape
+/// (`"\ud83d"`), which strict JSON readers refuse. Rewrite each lone surrogate escape as
+/// `\ufffd` (the same six bytes, in place), so the record is kept with a replacement character.
+pub fn repair_lone_surrogates(line: &mut [u8]) {
+    // Two SIMD passes rule out almost every line: only `\ud8`..`\udf` (either case) can be a
+    // surrogate, while `\u` escapes of other characters are common (ASCII-only writers).
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\u"));
+    let mut from = 0;
+    // Fast exit: most lines hold no `\u` escape at all, and very few a surrogate one.
+    while let Some(i) = FINDER.find(&line[from..]).map(|i| i + from) {
+        from = i + 2;
+        // `\\u` is an escaped backslash followed by a `u`: not an escape.
+        let backslashes = line[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+        if backslashes % 2 == 1 {
+            continue;
+        }
+        let Some(unit) = hex4(&line[i + 2..]) else {
+            continue;
+        };
+        match unit {
+            0xD800..=0xDBFF => {
+                let paired = line.get(i + 6..i + 8) == Some(b"\\u")
+                    && hex4(&line[i + 8..]).is_some_and(|u| (0xDC00..=0xDFFF).contains(&u));
+                if paired {
+                    from = i + 12;
+                } else {
+                    line[i + 2..i + 6].copy_from_slice(b"fffd");
+                    from = i + 6;
+                }
+            }
+            0xDC00..=0xDFFF => {
+                line[i + 2..i + 6].copy_from_slice(b"fffd");
+                from = i + 6;
+            }
+            _ => from = i + 6,
+        }
+    }
+}
+
+fn hex4(b: &[u8]) -> Option<u32> {
+    let h = b.get(..4)?;
+    let s = std::str::from_utf8(h).ok()?;
+    u32::from_str_radix(s, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::json::Str;
+
+    struct Probe;
+    #[derive(serde::Deserialize)]
+    struct P<'a> {
+        #[serde(default, borrow)]
+        a: Str<'a>,
+    }
+    impl Records for Probe {
+        type Rec<'a> = P<'a>;
+    }
+
+    type Seen = Vec<(u64, String)>;
+
+    fn run(data: &[u8]) -> (Seen, Vec<(WarningKind, u64)>) {
+        let mut seen = Vec::new();
+        let mut w = Vec::new();
+        for_each_record::<Probe>(Path::new("x.jsonl"), data, &mut w, |n, r, _| {
+            seen.push((n, r.a.owned().unwrap_or_default()))
+        });
+        let kinds = w.iter().map(|w| (w.kind, w.line.unwrap())).collect();
+        (seen, kinds)
+    }
+
+    #[test]
+    fn lines_are_counted_not_fatal() {
+        let (seen, w) = run(b"{\"a\":\"1\"}\n\nnot json\n[1,2]\n{\"a\":\"2\"}\n{\"trunc");
+        assert_eq!(seen, vec![(1, "1".into()), (5, "2".into())]);
+        assert_eq!(
+            w,
+            vec![
+                (WarningKind::MalformedLine, 3),
+                (WarningKind::UnexpectedRecord, 4),
+                (WarningKind::TruncatedLastLine, 6),
+            ]
+        );
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        let (seen, w) = run(
+            b"{\"a\":\"cut \\ud83d\"}\n{\"a\":\"\\udc00x\"}\n{\"a\":\"pair \\ud83d\\ude00\"}\n{\"a\":\"not \\\\ud83d\"}\n",
+        );
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(
+            seen,
+            vec![
+                (1, "cut \u{fffd}".into()),
+                (2, "\u{fffd}x".into()),
+                (3, "pair 😀".into()),
+                (4, "not \\ud83d".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn two_records_on_one_line_are_both_kept() {
+        let (seen, w) = run(b"{\"a\":\"1\"}{\"a\":\"2\"} {\"a\":\"3\"}\n");
+        assert!(w.is_empty());
+        assert_eq!(
+            seen.iter().map(|s| s.1.as_str()).collect::<Vec<_>>(),
+            ["1", "2", "3"]
+        );
+        assert!(seen.iter().all(|s| s.0 == 1));
+    }
+
+    #[test]
+    fn a_cut_record_followed_by_a_whole_one_keeps_the_whole_one() {
+        let (seen, w) = run(b"{\"a\":\"half{\"a\":\"whole\"}\n");
+        assert_eq!(seen, vec![(1, "whole".into())]);
+        assert_eq!(w, vec![(WarningKind::MalformedLine, 1)]);
+    }
+
+    #[test]
+    fn duplicate_keys_keep_the_last_value() {
+        let (seen, w) = run(b"{\"a\":\"1\",\"a\":\"2\"}\n");
+        assert!(w.is_empty());
+        assert_eq!(seen, vec![(1, "2".into())]);
+    }
+
+    #[test]
+    fn over_long_lines_are_skipped_with_their_number() {
+        let long = format!("{{\"a\":\"{}\"}}", "x".repeat(100));
+        let data = format!("{{\"a\":\"1\"}}\n{long}\n{{\"a\":\"3\"}}\n");
+        let mut lines = Lines::with_max(data.as_bytes(), 50);
+        let mut got = Vec::new();
+        while let Some(l) = lines.next() {
+            got.push(match l {
+                Line::Text { no, bytes, .. } => (no, bytes.len()),
+                Line::TooLong { no } => (no, 0),
+                Line::Error { .. } => unreachable!(),
+            });
+        }
+        assert_eq!(got, vec![(1, 9), (2, 0), (3, 9)]);
+    }
+
+    #[test]
+    fn lines_straddling_reads_are_whole() {
+        // A reader that hands out one byte at a time.
+        struct Slow<'a>(&'a [u8]);
+        impl Read for Slow<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let Some((&b, rest)) = self.0.split_first() else {
+                    return Ok(0);
+                };
+                buf[0] = b;
+                self.0 = rest;
+                Ok(1)
+            }
+        }
+        let mut lines = Lines::new(Slow(b"ab\ncd\n\nef"));
+        let mut got = Vec::new();
+        while let Some(Line::Text {
+            bytes, complete, ..
+        }) = lines.next()
+        {
+            got.push((String::from_utf8(bytes.to_vec()).unwrap(), complete));
+        }
+        assert_eq!(
+            got,
+            vec![
+                ("ab".into(), true),
+                ("cd".into(), true),
+                (String::new(), true),
+                ("ef".into(), false)
+            ]
+        );
+    }
+
+    #[test]
+    fn special_files_are_refused_unopened() {
+        #[cfg(unix)]
+        {
+            let e = open(Path::new("/dev/zero")).err().unwrap();
+            assert!(e.to_string().contains("a character device"), "{e}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let e = open(dir.path()).err().unwrap();
+        assert!(e.to_string().contains("a directory"), "{e}");
+    }
+
+    #[test]
+    fn zst_bombs_stop_at_the_cap() {
+        let mut c = Capped {
+            inner: io::repeat(b'a'),
+            left: 10,
+        };
+        let mut buf = [0u8; 8];
+        assert_eq!(c.read(&mut buf).unwrap(), 8);
+        assert!(c.read(&mut buf).is_err());
+    }
+}

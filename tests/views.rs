@@ -1,0 +1,74 @@
+//! The two views of one parser agree: a session parsed without its bodies (what `list`,
+//! `projects`, `usage` and `compactions` read) has exactly the counts, usage, requests,
+//! titles, compactions and warnings of the same session parsed in full (what `show`, `export`
+//! and `replay` read), on every corpus file and every sample-home file.
+
+use std::path::{Path, PathBuf};
+
+use sessions::discover::Discovery;
+use sessions::model::Agent;
+use sessions::parse::{Detail, parse_file_with};
+use sessions::scan::SessionSummary;
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    if !dir.is_dir() {
+        return Vec::new();
+    }
+    Discovery::walk_paths(&[dir.to_path_buf()], &Agent::ALL)
+        .files
+        .into_iter()
+        .map(|f| f.path)
+        .collect()
+}
+
+/// Everything a summary holds, as text (the summary type has no `PartialEq`: it is not meant
+/// to be compared, except here).
+fn projection(s: &SessionSummary) -> String {
+    format!(
+        "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}\n{:?}\n{:?}\nrequests {:?}\ncompactions {:?}\nsubagents {:?}\nwarnings {:?}\nmessages {}",
+        s.agent,
+        s.id,
+        s.kind,
+        s.parent_id,
+        s.cwd,
+        s.title,
+        s.started_at,
+        s.updated_at,
+        s.models,
+        s.agent_version,
+        s.git_branch,
+        s.counts,
+        s.usage,
+        s.requests,
+        s.compaction_events,
+        s.subagents,
+        s.warnings,
+        s.message_count,
+    )
+}
+
+#[test]
+fn summary_and_full_views_agree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = files_under(&root.join("../shared/corpus"));
+    let corpus = files.len();
+    files.extend(files_under(&root.join("testdata/home")));
+    assert!(files.len() > corpus, "no sample-home files found");
+    let discovery = Discovery::walk_paths(&files, &Agent::ALL);
+    let mut compared = 0;
+    for f in &discovery.files {
+        let full = parse_file_with(f, Detail::Full);
+        let summary = parse_file_with(f, Detail::Summary);
+        match (full, summary) {
+            (Ok(full), Ok(summary)) => {
+                let a = projection(&SessionSummary::from_session(full, f.clone()));
+                let b = projection(&SessionSummary::from_session(summary, f.clone()));
+                assert_eq!(a, b, "{}: the views disagree", f.path.display());
+                compared += 1;
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b, "{}", f.path.display()),
+            (a, b) => panic!("{}: {:?} vs {:?}", f.path.display(), a.err(), b.err()),
+        }
+    }
+    assert!(compared >= 20, "only {compared} files compared");
+}
