@@ -329,6 +329,11 @@ pub struct Message {
     /// `info`, `environment_context`, `meta`, `api_error`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subtype: Option<String>,
+    /// What the user typed when the agent sent something else in its place (Gemini
+    /// `displayContent`: `/init` for the prompt it expands to, the prompt before `@file`
+    /// injection). Titles use it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display: Option<String>,
 }
 
 impl Message {
@@ -344,6 +349,7 @@ impl Message {
             sidechain: false,
             superseded: false,
             subtype: None,
+            display: None,
         }
     }
 
@@ -670,7 +676,10 @@ impl Session {
     pub fn first_prompt(&self) -> Option<String> {
         // What the human typed, without the harness's wrapping: the first prompt that has some
         // (else the first one as recorded, markup and all, rather than no title).
-        let typed = |m: &Message| Some(typed_text(&m.text())).filter(|t| !t.is_empty());
+        let typed = |m: &Message| {
+            let shown = m.display.clone().unwrap_or_else(|| m.text());
+            Some(typed_text(&shown)).filter(|t| !t.is_empty())
+        };
         let nonblank = |m: &&Message| !m.text().trim().is_empty();
         let humans = || self.messages.iter().filter(|m| m.is_human && !m.sidechain);
         let human = humans()

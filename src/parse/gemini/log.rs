@@ -807,6 +807,13 @@ fn base_message(e: &Entry) -> Message {
     m.is_human = human;
     m.superseded = e.superseded;
     m.subtype = subtype.map(str::to_owned);
+    if human {
+        // `/init` and `@file` prompts are sent expanded; the file keeps what was typed.
+        let shown = content_text(e.rec.get("displayContent"));
+        if !shown.trim().is_empty() && shown.trim() != text.trim() {
+            m.display = Some(shown);
+        }
+    }
     m
 }
 

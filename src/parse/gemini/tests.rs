@@ -507,10 +507,9 @@ fn harness_user_messages_are_not_human() {
         ]
     );
     assert_eq!(s.counts().assistant_messages, 0);
-    assert_eq!(
-        s.first_prompt().as_deref(),
-        Some("You are an AI agent… (expanded)")
-    );
+    // The title is what the user typed, not the prompt `/init` expanded to.
+    assert_eq!(s.first_prompt().as_deref(), Some("/init"));
+    assert_eq!(s.messages[4].display.as_deref(), Some("/init"));
 }
 
 fn snapshot_text(tags: &[&str]) -> String {
