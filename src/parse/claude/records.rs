@@ -254,7 +254,15 @@ impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Block<'a>, A::Error> {
                 let b = SummaryBlock::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                let input = match b.input {
+                    Obj::Is(i) => match i.subagent_type.owned() {
+                        Some(t) => serde_json::json!({ "subagent_type": t }),
+                        None => Value::Null,
+                    },
+                    Obj::Not(_) => Value::Null,
+                };
                 Ok(Block::Obj(BlockObj {
+                    input,
                     kind: b.kind.0,
                     text: b.text.0,
                     id: b.id.0,
@@ -303,6 +311,16 @@ struct SummaryBlock<'a> {
     tool_use_id: Str<'a>,
     #[serde(default)]
     is_error: OptBool,
+    /// A `Task` call's `input.subagent_type`: the one tool-input field the summary view keeps
+    /// (a sub-agent's type is listed with the session).
+    #[serde(default, borrow)]
+    input: Obj<SpawnInput<'a>>,
+}
+
+#[derive(Deserialize)]
+struct SpawnInput<'a> {
+    #[serde(default, borrow)]
+    subagent_type: Str<'a>,
 }
 
 fn take_str(m: &mut Map<String, Value>, key: &str) -> Option<Cow<'static, str>> {
