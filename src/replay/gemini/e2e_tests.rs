@@ -214,17 +214,11 @@ fn replay(input: &ReplayInput, setting: &J, hash: &[bool]) -> Vec<(Row, bool)> {
             }
         }
         let info = RequestInfo {
-            index: k,
             timestamp: r.timestamp,
             recorded_prompt: r.recorded_prompt,
             output: r.output,
-            prev_prompt: prev,
-            prev_recorded: false,
-            prev_output: 0,
-            context_now: 0,
-            scale: 1.0,
-            in_sync: false,
             unmanaged: first_real.is_none_or(|f| k < f),
+            ..super::tests::request(k, prev)
         };
         let failed = g.failed();
         g.before_request(&info);

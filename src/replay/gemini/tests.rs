@@ -440,7 +440,7 @@ fn params(limit: u64, summary: u64, pairs: &[(&str, &str)]) -> Params {
     Params::from_ctx(&ctx)
 }
 
-fn request(index: usize, prev: Option<u64>) -> RequestInfo {
+pub(super) fn request(index: usize, prev: Option<u64>) -> RequestInfo {
     RequestInfo {
         index,
         timestamp: None,
