@@ -460,7 +460,7 @@ const TOTAL_COLUMNS: [Column; 11] = [
     Column::fixed("VS REC%", Align::Right).optional(1),
     Column::fixed("SUMMARISER", Align::Right).optional(0),
     Column::fixed("NET", Align::Right).optional(3),
-    Column::fixed("$ SAVED", Align::Right).optional(2),
+    Column::fixed("$SAVED", Align::Right).optional(2),
     Column::fixed("COMP", Align::Right).optional(2),
     Column::fixed("PEAK", Align::Right).optional(2),
 ];
@@ -548,7 +548,7 @@ fn session_table(rs: &[&SessionReplay]) -> String {
 /// What the columns mean, for a newcomer.
 const LEGEND: &str = "FULL: context with no management · RECORDED: what the agent really sent · \
 WHAT-IF: under the algorithm · SAVED: FULL − WHAT-IF · VS REC%: saving against RECORDED · \
-SUMMARISER: the summary calls' tokens · NET: SAVED − SUMMARISER · $ SAVED: FULL − WHAT-IF in \
+SUMMARISER: the summary calls' tokens · NET: SAVED − SUMMARISER · $SAVED: FULL − WHAT-IF in \
 dollars with prompt caching, summariser included · COMP: compressions or prunes · PEAK: largest \
 what-if context (sums of context tokens over requests)";
 
