@@ -60,14 +60,15 @@ impl Params {
             w: s.num("non_ascii_weight"),
             limit: ctx.limits.context_window,
             // The summary is materialised as text: `--summary-tokens 10^12` must not become a
-            // 4-TB string. Four times the largest token limit still lets a summary inflate.
+            // 4-TB string.
             summary_tokens: ctx.summary_tokens.min(MAX_SUMMARY_TOKENS),
         }
     }
 }
 
-/// The largest synthetic summary the replay writes: 4 × 1,048,576 tokens.
-const MAX_SUMMARY_TOKENS: u64 = 4 << 20;
+/// The largest synthetic summary the replay writes: 1,048,576 tokens, the largest token limit
+/// of any Gemini model (a longer summary could never be sent).
+const MAX_SUMMARY_TOKENS: u64 = 1 << 20;
 
 #[derive(Debug, Clone)]
 struct VPart {
