@@ -66,6 +66,22 @@ impl Filter {
     /// A session matches the window when it was active in it: last update at or after `since`
     /// and start at or before `until`.
     pub fn matches(&self, s: &SessionSummary) -> bool {
+        self.matches_as(s, s.project.as_deref())
+    }
+
+    /// Whether a session, as its own file describes it, can still match once the scan's
+    /// cross-file rules have run (a command that works on each file while the scan holds it
+    /// skips the sessions that cannot). Those rules settle a Claude or Codex project from its
+    /// `cwd`, and may regroup, demote or redate Gemini sessions: a Gemini session is only
+    /// judged by its agent here.
+    pub fn may_match(&self, s: &SessionSummary) -> bool {
+        if s.agent == Agent::Gemini {
+            return self.agents.is_empty() || self.agents.contains(&s.agent);
+        }
+        self.matches_as(s, s.project.as_deref().or(s.cwd.as_deref()))
+    }
+
+    fn matches_as(&self, s: &SessionSummary, project: Option<&str>) -> bool {
         if !self.agents.is_empty() && !self.agents.contains(&s.agent) {
             return false;
         }
@@ -77,12 +93,8 @@ impl Filter {
             _ => {}
         }
         if let Some(m) = &self.project {
-            let label = s
-                .project
-                .clone()
-                .or_else(|| s.project_hash.clone())
-                .unwrap_or_default();
-            if !m.matches(&label) {
+            let label = project.or(s.project_hash.as_deref()).unwrap_or_default();
+            if !m.matches(label) {
                 return false;
             }
         }

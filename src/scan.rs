@@ -73,7 +73,9 @@ pub struct SessionSummary {
 }
 
 impl SessionSummary {
-    pub fn from_session(session: Session, source: SourceFile) -> Self {
+    /// The summary of a parsed session. It borrows the session, so that a command that also
+    /// needs the full model ([`scan_each`]) gets it afterwards without a second parse.
+    pub fn from_session(session: &Session, source: SourceFile) -> Self {
         let counts = session.counts();
         let usage = session.usage();
         let mut models = Vec::new();
@@ -90,29 +92,29 @@ impl SessionSummary {
             .map(|t| preview(&t, TITLE_MAX));
         SessionSummary {
             agent: session.agent,
-            id: session.id,
+            id: session.id.clone(),
             kind: session.kind,
-            parent_id: session.parent_id,
-            project: session.project,
+            parent_id: session.parent_id.clone(),
+            project: session.project.clone(),
             project_source: session.project_source,
-            project_hash: session.project_hash,
-            cwd: session.cwd,
+            project_hash: session.project_hash.clone(),
+            cwd: session.cwd.clone(),
             title,
             started_at: session.started_at,
             updated_at: session.updated_at,
-            models: session.models,
-            agent_version: session.agent_version,
-            git_branch: session.git_branch,
+            models: session.models.clone(),
+            agent_version: session.agent_version.clone(),
+            git_branch: session.git_branch.clone(),
             counts,
             usage,
             compactions: session.compactions.len(),
-            compaction_events: session.compactions,
-            subagents: session.subagents,
-            warnings: session.warnings,
+            compaction_events: session.compactions.clone(),
+            subagents: session.subagents.clone(),
+            warnings: session.warnings.clone(),
             requests,
             message_count: session.messages.len(),
-            record_uuids: session.record_uuids,
-            leaf_titles: session.leaf_titles,
+            record_uuids: session.record_uuids.clone(),
+            leaf_titles: session.leaf_titles.clone(),
             title_is_explicit: session.title_is_explicit,
             source,
         }
@@ -141,6 +143,34 @@ pub struct ScanResult {
 
 /// Run the whole pipeline.
 pub fn scan(opts: &ScanOptions) -> ScanResult {
+    run(opts, |_| true, |_| Detail::Summary, |_, _| None::<()>).0
+}
+
+/// The scan over only the discovered files that `keep` accepts (it may read them: it runs in
+/// parallel). The cross-file rules then see only those files.
+pub fn scan_where(opts: &ScanOptions, keep: impl Fn(&SourceFile) -> bool + Sync) -> ScanResult {
+    run(opts, keep, |_| Detail::Summary, |_, _| None::<()>).0
+}
+
+/// The scan, handing each file's session, parsed at `detail`, to `visit` while the worker
+/// still holds it, so that a command needing more than the summary (a replay) parses each
+/// file once. `visit` runs before the cross-file rules and the filters: it sees the file's own
+/// project and title, and may see sessions the filters later drop. Its results are keyed by
+/// file path.
+pub fn scan_each<T: Send>(
+    opts: &ScanOptions,
+    detail: impl Fn(&SourceFile) -> Detail + Sync,
+    visit: impl Fn(&SessionSummary, Session) -> Option<T> + Sync,
+) -> (ScanResult, HashMap<PathBuf, T>) {
+    run(opts, |_| true, detail, visit)
+}
+
+fn run<T: Send>(
+    opts: &ScanOptions,
+    keep: impl Fn(&SourceFile) -> bool + Sync,
+    detail: impl Fn(&SourceFile) -> Detail + Sync,
+    visit: impl Fn(&SessionSummary, Session) -> Option<T> + Sync,
+) -> (ScanResult, HashMap<PathBuf, T>) {
     let agents: Vec<Agent> = opts.filter.agents();
     let discovery = if opts.paths.is_empty() {
         Discovery::walk(&opts.stores, &agents)
@@ -159,12 +189,19 @@ pub fn scan(opts: &ScanOptions) -> ScanResult {
         .into_iter()
         .partition(|f| time_may_match(f, &opts.filter));
     result.skipped_by_time = skipped.len();
+    let files: Vec<SourceFile> = files.into_par_iter().filter(|f| keep(f)).collect();
 
-    let parsed = parse_all(files, opts.progress);
+    let parsed = parse_all(files, opts.progress, &detail, &visit);
     let mut sessions = Vec::with_capacity(parsed.len());
-    for r in parsed {
+    let mut visited = HashMap::new();
+    for (r, t) in parsed {
         match r {
-            Ok(s) => sessions.push(s),
+            Ok(s) => {
+                if let Some(t) = t {
+                    visited.insert(s.source.path.clone(), t);
+                }
+                sessions.push(s);
+            }
             Err(w) => result.report.warnings.push(w),
         }
     }
@@ -182,12 +219,19 @@ pub fn scan(opts: &ScanOptions) -> ScanResult {
     }
     sessions.retain(|s| opts.filter.matches(s));
     result.sessions = sessions;
-    result
+    (result, visited)
 }
+
+type Parsed<T> = (Result<SessionSummary, Warning>, Option<T>);
 
 /// Parse files in parallel, largest first so one huge file does not start last and hold up
 /// the whole run.
-fn parse_all(mut files: Vec<SourceFile>, progress: bool) -> Vec<Result<SessionSummary, Warning>> {
+fn parse_all<T: Send>(
+    mut files: Vec<SourceFile>,
+    progress: bool,
+    detail: &(impl Fn(&SourceFile) -> Detail + Sync),
+    visit: &(impl Fn(&SessionSummary, Session) -> Option<T> + Sync),
+) -> Vec<Parsed<T>> {
     files.sort_by_key(|f| std::cmp::Reverse(f.size));
     let total: u64 = files.iter().map(|f| f.size).sum();
     let bar = if progress && std::io::stderr().is_terminal() && files.len() > 1 {
@@ -206,8 +250,14 @@ fn parse_all(mut files: Vec<SourceFile>, progress: bool) -> Vec<Result<SessionSu
         .into_par_iter()
         .map(|f| {
             let size = f.size;
-            let r = parse::parse_file_with(&f, Detail::Summary)
-                .map(|s| SessionSummary::from_session(s, f));
+            let r = match parse::parse_file_with(&f, detail(&f)) {
+                Ok(s) => {
+                    let summary = SessionSummary::from_session(&s, f);
+                    let t = visit(&summary, s);
+                    (Ok(summary), t)
+                }
+                Err(w) => (Err(w), None),
+            };
             if let Some(b) = &bar {
                 b.inc(size);
             }

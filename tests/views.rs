@@ -61,8 +61,8 @@ fn summary_and_full_views_agree() {
         let summary = parse_file_with(f, Detail::Summary);
         match (full, summary) {
             (Ok(full), Ok(summary)) => {
-                let a = projection(&SessionSummary::from_session(full, f.clone()));
-                let b = projection(&SessionSummary::from_session(summary, f.clone()));
+                let a = projection(&SessionSummary::from_session(&full, f.clone()));
+                let b = projection(&SessionSummary::from_session(&summary, f.clone()));
                 assert_eq!(a, b, "{}: the views disagree", f.path.display());
                 compared += 1;
             }
@@ -71,4 +71,50 @@ fn summary_and_full_views_agree() {
         }
     }
     assert!(compared >= 20, "only {compared} files compared");
+}
+
+/// A replay of a Gemini session reads the summary view and the record Gemini CLI resumes
+/// (`ReplayInput::detail`): it replays exactly as from the full model, on every Gemini file of
+/// the corpus and the sample home, for Gemini's algorithm and for another agent's.
+#[test]
+fn replays_from_the_view_a_replay_reads_equal_replays_from_the_full_model() {
+    use sessions::replay::settings::Settings;
+    use sessions::replay::{Algorithm, ReplayInput, ReplayOptions, replay_each};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = files_under(&root.join("../shared/corpus"));
+    files.extend(files_under(&root.join("testdata/home")));
+    let discovery = Discovery::walk_paths(&files, &Agent::ALL);
+    let options: Vec<ReplayOptions> = [Algorithm::Gemini, Algorithm::Claude]
+        .into_iter()
+        .map(|alg| ReplayOptions {
+            algorithm: alg,
+            settings: Settings::resolve(alg.specs(), &[]).unwrap(),
+            context_window: None,
+            summary_tokens: 1_500,
+            summary_tokens_source: "test",
+            timeline: true,
+            validate: true,
+            follow_recording: true,
+        })
+        .collect();
+    let mut compared = 0;
+    for f in discovery.files.iter().filter(|f| f.agent == Agent::Gemini) {
+        assert_eq!(ReplayInput::detail(f.agent), Detail::Summary);
+        let (Ok(full), Ok(view)) = (
+            parse_file_with(f, Detail::Full),
+            parse_file_with(f, ReplayInput::detail(f.agent)),
+        ) else {
+            continue;
+        };
+        let a = replay_each(&ReplayInput::from_session(full), &options);
+        let b = replay_each(&ReplayInput::from_parsed(view, f).unwrap(), &options);
+        assert_eq!(
+            serde_json::to_value(&a).unwrap(),
+            serde_json::to_value(&b).unwrap(),
+            "{}",
+            f.path.display()
+        );
+        compared += 1;
+    }
+    assert!(compared >= 9, "only {compared} Gemini files compared");
 }

@@ -20,7 +20,7 @@ use crate::replay::settings::Settings;
 use crate::replay::{
     Algorithm, ReplayInput, ReplayOptions, SessionReplay, Totals, replay_each, validate,
 };
-use crate::scan::{SessionSummary, scan};
+use crate::scan::{ScanOptions, SessionSummary, scan, scan_each, scan_where};
 use crate::tokens::{MAX_TOKENS, estimate_text};
 
 pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
@@ -39,22 +39,6 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
         }
     }
     let grid = grid(alg, &args.set, &args.sweep).map_err(Failure::usage)?;
-    let (sessions, all, report) = select(g, args)?;
-    if sessions.is_empty() {
-        return Err(Failure::failed("no session selected"));
-    }
-    let (summary_tokens, summary_source) = summary_size(alg, &args.summary_tokens, &all)?;
-    // The plot goes through the output guard, which knows every file this run read.
-    let guard = args.plot.as_ref().map(|_| {
-        let reading = sessions
-            .iter()
-            .chain(&all)
-            .map(SessionSummary::path)
-            .chain(args.targets.iter().map(Path::new).filter(|p| p.exists()));
-        guard(g, args.force, reading)
-    });
-    drop(all);
-
     let want_timeline = args.timeline || args.plot.is_some();
     // The agent's own algorithm at its own constants reproduces history; any override asks a
     // what-if question, and the replay then goes its own way.
@@ -62,45 +46,45 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
         && args.sweep.is_empty()
         && args.context_window.is_none()
         && args.summary_tokens == "auto";
-    let options: Vec<ReplayOptions> = grid
-        .into_iter()
-        .map(|settings| ReplayOptions {
-            algorithm: alg,
-            settings,
-            context_window: args.context_window,
-            summary_tokens,
-            summary_tokens_source: summary_source,
-            timeline: want_timeline,
-            validate: args.validate,
-            follow_recording: follow,
-        })
-        .collect();
-
-    // Sessions in parallel; each worker parses one session and runs every setting on it.
-    let bar = progress(
-        g,
-        sessions.iter().map(|s| s.source.size).sum(),
-        sessions.len(),
-    );
-    let results: Vec<Result<Vec<SessionReplay>, Failure>> = sessions
-        .par_iter()
-        .map(|s| {
-            let input = ReplayInput::from_session(load(s)?);
-            let out = replay_each(&input, &options);
-            if let Some(b) = &bar {
-                b.inc(s.source.size);
-            }
-            Ok(out)
-        })
-        .collect();
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    let options_for = |(summary_tokens, source): SummarySize| -> Vec<ReplayOptions> {
+        grid.iter()
+            .map(|settings| ReplayOptions {
+                algorithm: alg,
+                settings: settings.clone(),
+                context_window: args.context_window,
+                summary_tokens,
+                summary_tokens_source: source,
+                timeline: want_timeline,
+                validate: args.validate,
+                follow_recording: follow,
+            })
+            .collect()
+    };
+    let replayed = if args.all {
+        replay_all(g, args, &options_for)?
+    } else {
+        replay_named(g, args, &options_for)?
+    };
+    // The plot goes through the output guard, which knows every file this run read.
+    let guard = args.plot.as_ref().map(|_| {
+        let reading = replayed
+            .reading
+            .iter()
+            .map(PathBuf::as_path)
+            .chain(args.targets.iter().map(Path::new).filter(|p| p.exists()));
+        guard(g, args.force, reading)
+    });
     let mut per_session: Vec<Vec<SessionReplay>> = Vec::new();
-    let mut report = report;
-    for (r, s) in results.into_iter().zip(&sessions) {
+    let mut report = replayed.report;
+    for (r, s) in replayed.results.into_iter().zip(&replayed.sessions) {
         match r {
-            Ok(v) => per_session.push(v),
+            Ok(mut v) => {
+                // The scan resolved the project across files; the replay saw the file alone.
+                for r in &mut v {
+                    r.project.clone_from(&s.project);
+                }
+                per_session.push(v);
+            }
             Err(f) => report.warnings.push(crate::diag::Warning::new(
                 crate::diag::WarningKind::Unreadable,
                 s.path(),
@@ -123,25 +107,27 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
     let flat: Vec<&SessionReplay> = per_session.iter().flatten().collect();
     match args.format {
         ReplayFormat::Json | ReplayFormat::Ndjson => {
-            let mut records: Vec<serde_json::Value> = Vec::with_capacity(flat.len() + 3);
+            // Records borrow the replays: a sweep's tens of thousands are serialised as they
+            // are written, never copied into JSON trees first.
+            let mut records: Vec<OutRecord> = Vec::with_capacity(flat.len() + 3);
             for r in &flat {
-                records.push(to_value(&Record::new(r, args.timeline))?);
+                records.push(OutRecord::Replay(Box::new(Record::new(r, args.timeline))));
             }
             // One more record per agent: the fidelity over distinct compactions.
             if args.validate {
                 for s in validate::summarize(&flat) {
-                    records.push(to_value(&SummaryRecord {
+                    records.push(OutRecord::Summary(SummaryRecord {
                         schema_version: crate::render::json::SCHEMA_VERSION,
                         kind: "validation_summary",
                         summary: s,
-                    })?);
+                    }));
                 }
             }
             write_json(&records, args.format == ReplayFormat::Ndjson)?;
         }
         ReplayFormat::Table => {
             let mut out = stdout();
-            if options.len() > 1 {
+            if grid.len() > 1 {
                 out.write_all(sweep_table(&per_session, &args.sweep).as_bytes())?;
             } else {
                 out.write_all(session_table(&flat).as_bytes())?;
@@ -199,6 +185,147 @@ impl<'a> Record<'a> {
     }
 }
 
+/// A summary size and where it came from.
+type SummarySize = (u64, &'static str);
+
+/// What the replays of one run read and produced: the selected sessions, their replays (one
+/// per setting) or why they failed, every file the run read, and the scan's warnings.
+struct Replayed {
+    sessions: Vec<SessionSummary>,
+    results: Vec<Result<Vec<SessionReplay>, Failure>>,
+    reading: Vec<PathBuf>,
+    report: Report,
+}
+
+/// `--all`: one pass over the store. Each file is parsed once, and replayed while the scan
+/// holds it. The replay needs the summary size before it starts, a median over every
+/// selected session's real summaries: it comes from a scan of only the files that can hold
+/// one (a byte search tells), and the full scan then confirms it. Should it disagree (a
+/// summary the byte search missed, or a Gemini session the cross-file rules regrouped), the
+/// sessions are replayed again at the confirmed size, exactly as the two passes would.
+fn replay_all(
+    g: &GlobalArgs,
+    args: &ReplayArgs,
+    options_for: &dyn Fn(SummarySize) -> Vec<ReplayOptions>,
+) -> Result<Replayed, Failure> {
+    args.filter.require_all(true).map_err(Failure::usage)?;
+    let opts = scan_options(g, &args.filter.select(Vec::new()))?;
+    let alg = args.algorithm;
+    let size = match fixed_summary_size(alg, &args.summary_tokens)? {
+        Some(size) => size,
+        None => {
+            let quiet = ScanOptions {
+                progress: false,
+                ..opts.clone()
+            };
+            let native = alg.native_agent();
+            let candidates = scan_where(&quiet, |f| {
+                native.is_none_or(|a| a == f.agent) && crate::parse::may_hold_compaction_summary(f)
+            });
+            summary_size(alg, &args.summary_tokens, &candidates.sessions)?
+        }
+    };
+    let options = options_for(size);
+    let filter = &opts.filter;
+    let (result, mut done) = scan_each(
+        &opts,
+        |f| ReplayInput::detail(f.agent),
+        |summary, session| {
+            filter.may_match(summary).then(|| {
+                ReplayInput::from_parsed(session, &summary.source)
+                    .map(|input| replay_each(&input, &options))
+                    .map_err(|w| Failure::failed(w.to_string()))
+            })
+        },
+    );
+    let sessions = result.sessions;
+    if sessions.is_empty() {
+        return Err(Failure::failed("no session selected"));
+    }
+    let confirmed = summary_size(alg, &args.summary_tokens, &sessions)?;
+    let options = if confirmed == size {
+        options
+    } else {
+        done.clear();
+        options_for(confirmed)
+    };
+    let missing: Vec<&SessionSummary> = sessions
+        .iter()
+        .filter(|s| !done.contains_key(s.path()))
+        .collect();
+    let mut again = replay_loaded(g, &missing, &options).into_iter();
+    let results = sessions
+        .iter()
+        .map(|s| match done.remove(s.path()) {
+            Some(r) => r,
+            None => again
+                .next()
+                .unwrap_or_else(|| Err(Failure::failed("not replayed"))),
+        })
+        .collect();
+    Ok(Replayed {
+        reading: sessions.iter().map(|s| s.path().to_path_buf()).collect(),
+        sessions,
+        results,
+        report: result.report,
+    })
+}
+
+/// Named sessions (ids, files, folders): selected by a scan, then each parsed in full.
+fn replay_named(
+    g: &GlobalArgs,
+    args: &ReplayArgs,
+    options_for: &dyn Fn(SummarySize) -> Vec<ReplayOptions>,
+) -> Result<Replayed, Failure> {
+    let (sessions, all, report) = select(g, args)?;
+    if sessions.is_empty() {
+        return Err(Failure::failed("no session selected"));
+    }
+    let options = options_for(summary_size(args.algorithm, &args.summary_tokens, &all)?);
+    let reading = sessions
+        .iter()
+        .chain(&all)
+        .map(|s| s.path().to_path_buf())
+        .collect();
+    drop(all);
+    let refs: Vec<&SessionSummary> = sessions.iter().collect();
+    let results = replay_loaded(g, &refs, &options);
+    Ok(Replayed {
+        sessions,
+        results,
+        reading,
+        report,
+    })
+}
+
+/// Sessions in parallel; each worker parses one session and runs every setting on it.
+fn replay_loaded(
+    g: &GlobalArgs,
+    sessions: &[&SessionSummary],
+    options: &[ReplayOptions],
+) -> Vec<Result<Vec<SessionReplay>, Failure>> {
+    let bar = progress(
+        g,
+        sessions.iter().map(|s| s.source.size).sum(),
+        sessions.len(),
+    );
+    let results = sessions
+        .par_iter()
+        .map(|s| {
+            let input = ReplayInput::from_session(load(s)?);
+            let out = replay_each(&input, options);
+            if let Some(b) = &bar {
+                b.inc(s.source.size);
+            }
+            Ok(out)
+        })
+        .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    results
+}
+
 /// A progress bar over the bytes of the sessions to replay, on a terminal only and only when
 /// there is more than one.
 fn progress(g: &GlobalArgs, bytes: u64, sessions: usize) -> Option<indicatif::ProgressBar> {
@@ -225,8 +352,12 @@ struct SummaryRecord {
     summary: validate::Summary,
 }
 
-fn to_value(v: &impl serde::Serialize) -> Result<serde_json::Value, Failure> {
-    serde_json::to_value(v).map_err(|e| Failure::failed(e.to_string()))
+/// One record of `--format json|ndjson`.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum OutRecord<'a> {
+    Replay(Box<Record<'a>>),
+    Summary(SummaryRecord),
 }
 
 /// Resolve the selection: `--all` with filters, or each target id/prefix/path. Returns the
@@ -309,12 +440,9 @@ fn select(
     Ok((selected, all, report))
 }
 
-/// `--summary-tokens N|auto`.
-fn summary_size(
-    alg: Algorithm,
-    arg: &str,
-    scanned: &[SessionSummary],
-) -> Result<(u64, &'static str), Failure> {
+/// `--summary-tokens N`, or the size an algorithm that writes no summary uses: a size known
+/// without looking at any session. `None` for `auto`.
+fn fixed_summary_size(alg: Algorithm, arg: &str) -> Result<Option<SummarySize>, Failure> {
     if arg != "auto" {
         let n: u64 = arg
             .trim()
@@ -327,10 +455,22 @@ fn summary_size(
                      {MAX_TOKENS}, or `auto`"
                 ))
             })?;
-        return Ok((n, "--summary-tokens"));
+        return Ok(Some((n, "--summary-tokens")));
     }
     if alg.default_summary_tokens() == 0 {
-        return Ok((0, "the algorithm writes no summary"));
+        return Ok(Some((0, "the algorithm writes no summary")));
+    }
+    Ok(None)
+}
+
+/// `--summary-tokens N|auto`: with `auto`, the median of the real summaries in `scanned`.
+fn summary_size(
+    alg: Algorithm,
+    arg: &str,
+    scanned: &[SessionSummary],
+) -> Result<SummarySize, Failure> {
+    if let Some(size) = fixed_summary_size(alg, arg)? {
+        return Ok(size);
     }
     // Pi and OpenClaw leave no summaries in these stores: any agent's real summaries calibrate.
     let sizes: Vec<u64> = scanned

@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
-use crate::model::{Compaction, CompactionKind, Message, Part, Role, Session};
+use crate::diag::Warning;
+use crate::model::{Agent, Compaction, CompactionKind, Message, Part, Role, Session};
+use crate::parse::{Detail, SourceFile};
 use crate::tokens::estimate_text;
 
 use super::{HistoryItem, PostCompaction, ReplayInput, RequestPoint, bytes4_tokens};
@@ -17,11 +19,39 @@ fn is_management_artifact(m: &Message) -> bool {
 }
 
 impl ReplayInput {
+    /// How much of a file a replay needs parsed. A Gemini session is replayed from its record
+    /// as Gemini CLI resumes it; of the model it needs only what the summary view keeps
+    /// (metadata, compactions, message ids). Every other agent's replay reads the full model.
+    pub fn detail(agent: Agent) -> Detail {
+        match agent {
+            Agent::Gemini => Detail::Summary,
+            Agent::Claude | Agent::Codex => Detail::Full,
+        }
+    }
+
+    /// The input from `s`, parsed from `source` at [`ReplayInput::detail`].
+    pub fn from_parsed(s: Session, source: &SourceFile) -> Result<ReplayInput, Warning> {
+        if s.agent != Agent::Gemini {
+            return Ok(Self::from_session(s));
+        }
+        if let Some(input) = super::gemini::resume::replay_input(&s) {
+            return Ok(input);
+        }
+        // A record Gemini CLI could not resume (too large to load): the full model.
+        Ok(Self::from_model(crate::parse::parse_file(source)?))
+    }
+
+    /// The input from a fully parsed session.
     pub fn from_session(s: Session) -> ReplayInput {
         // Gemini: the history Gemini CLI itself rebuilds from the file.
         if let Some(input) = super::gemini::resume::replay_input(&s) {
             return input;
         }
+        Self::from_model(s)
+    }
+
+    /// The input from the session model: its model-visible messages and requests.
+    fn from_model(s: Session) -> ReplayInput {
         // Tool names by call id, for results (allow/deny lists and Gemini functionResponse names).
         let mut names: HashMap<String, String> = HashMap::new();
         for m in &s.messages {

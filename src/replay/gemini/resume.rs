@@ -141,7 +141,11 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
 }
 
 pub fn load_record_bytes(bytes: &[u8]) -> Option<Vec<J>> {
-    let text = String::from_utf8_lossy(bytes);
+    // Valid UTF-8 (nearly every file) is borrowed after a fast check; the rest is repaired.
+    let text = match simdutf8::basic::from_utf8(bytes) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(bytes),
+    };
     let mut metadata: Vec<(String, J)> = Vec::new();
     let merge = |metadata: &mut Vec<(String, J)>, entries: &[(String, J)]| {
         for (k, v) in entries {
@@ -161,8 +165,8 @@ pub fn load_record_bytes(bytes: &[u8]) -> Option<Vec<J>> {
         };
         if let Some(to) = string_field(&record, "$rewindTo") {
             messages.rewind(&to.to_string_lossy());
-        } else if let Some(id) = string_field(&record, "id") {
-            messages.set(id.to_string_lossy(), record.clone());
+        } else if let Some(id) = string_field(&record, "id").map(JsStr::to_string_lossy) {
+            messages.set(id, record);
         } else if is_object(record.get("$set")) {
             // Checkpoint lists are not conversation (module doc); the rest is metadata.
             if let Some(J::Obj(set)) = record.get("$set") {

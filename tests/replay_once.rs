@@ -1,0 +1,111 @@
+//! `replay-compress --all` parses each file once and replays it while the scan holds it; a
+//! named session is selected by a scan and then parsed in full. Both ways give the same
+//! replay, and the summary size `--all` settles before its scan is the one the scan confirms.
+
+mod common;
+
+use std::path::Path;
+
+use common::{json_array, sessions};
+use serde_json::Value;
+
+const HOME: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/home");
+
+fn replay_all(home: &Path, alg: &str, extra: &[&str]) -> Vec<Value> {
+    json_array(
+        sessions()
+            .arg("--home")
+            .arg(home)
+            .args(["replay-compress", "--all", "-A", alg, "--format", "json"])
+            .args(extra),
+    )
+}
+
+#[test]
+fn every_session_of_all_replays_as_it_does_alone() {
+    for alg in ["claude", "codex", "gemini", "pi", "openclaw-prune"] {
+        // A fixed summary size: alone, a session's size would be the median over every
+        // session of the store, sub-agents included; with --all, over the selection.
+        let fixed = ["--summary-tokens", "2000"];
+        let all = replay_all(Path::new(HOME), alg, &fixed);
+        assert!(all.len() >= 20, "{alg}: {} sessions", all.len());
+        for r in &all {
+            let path = r["path"].as_str().unwrap();
+            let alone = json_array(
+                sessions()
+                    .args(["--home", HOME, "replay-compress", "-A", alg])
+                    .args(fixed)
+                    .args(["--format", "json"])
+                    .arg(r["id"].as_str().unwrap()),
+            );
+            let alone: Vec<&Value> = alone.iter().filter(|a| a["path"] == path).collect();
+            assert_eq!(alone.len(), 1, "{alg} {path}");
+            assert_eq!(alone[0], r, "{alg} {path}");
+        }
+    }
+}
+
+/// Copies the sample home to `to`, with `edit` applied to each file's text.
+fn copy_home(to: &Path, edit: &dyn Fn(&Path, String) -> String) {
+    for entry in walkdir::WalkDir::new(HOME) {
+        let entry = entry.unwrap();
+        let rel = entry.path().strip_prefix(HOME).unwrap();
+        let dest = to.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else if let Ok(text) = std::fs::read_to_string(entry.path()) {
+            std::fs::write(&dest, edit(rel, text)).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// The byte search that finds the files holding summaries can be fooled (a key written with
+/// an escape is the same key to a JSON parser); the scan then confirms another size, and the
+/// replays are run again at it: the result is the one an unfooled run gives.
+#[test]
+fn a_summary_the_byte_search_misses_still_sizes_the_replay() {
+    let plain = tempfile::tempdir().unwrap();
+    let escaped = tempfile::tempdir().unwrap();
+    copy_home(plain.path(), &|_, t| t);
+    let mut hits = 0;
+    copy_home(escaped.path(), &|_, t| {
+        t.replace("\"isCompactSummary\"", "\"isCompact\\u0053ummary\"")
+    });
+    for entry in walkdir::WalkDir::new(escaped.path()) {
+        let p = entry.unwrap().into_path();
+        if p.extension().is_some_and(|e| e == "jsonl") {
+            let t = std::fs::read_to_string(&p).unwrap();
+            assert!(!t.contains("isCompactSummary"), "{}", p.display());
+            hits += t.matches("isCompact\\u0053ummary").count();
+        }
+    }
+    assert!(
+        hits >= 1,
+        "the sample home has no Claude compaction summary to hide"
+    );
+
+    let strip = |rs: Vec<Value>, home: &Path| -> Vec<Value> {
+        let prefix = home.to_str().unwrap();
+        rs.into_iter()
+            .map(|mut r| {
+                let p = r["path"].as_str().unwrap().replacen(prefix, "HOME", 1);
+                r["path"] = Value::String(p);
+                r
+            })
+            .collect()
+    };
+    let a = strip(replay_all(plain.path(), "claude", &[]), plain.path());
+    let b = strip(replay_all(escaped.path(), "claude", &[]), escaped.path());
+    // The real summary sizes the replay in both (not the algorithm's default of 3,000).
+    let sizes: Vec<u64> = a
+        .iter()
+        .map(|r| r["summary_tokens"].as_u64().unwrap())
+        .collect();
+    assert!(
+        sizes.iter().all(|&s| s == sizes[0] && s < 3_000),
+        "{sizes:?}"
+    );
+    assert_eq!(a, b);
+}
