@@ -24,6 +24,22 @@ fn needs_escape(c: char) -> bool {
     c.is_control() || is_bidi_control(c)
 }
 
+/// A byte test that clears most text without decoding it: every character [`needs_escape`]
+/// other than a newline or tab starts with one of these bytes (C0 controls, DEL, `C2` for C1
+/// controls, `D8` for U+061C, `E2` for the other bidi controls).
+fn may_need_escape(s: &str) -> bool {
+    let suspect = |b: u8| {
+        (b < 0x20 && b != b'\n' && b != b'\t')
+            | (b == 0x7f)
+            | (b == 0xc2)
+            | (b == 0xd8)
+            | (b == 0xe2)
+    };
+    s.as_bytes()
+        .chunks(64)
+        .any(|c| c.iter().fold(false, |acc, &b| acc | suspect(b)))
+}
+
 fn push_escape(out: &mut String, c: char) {
     let n = c as u32;
     match n {
@@ -43,7 +59,7 @@ fn push_escape(out: &mut String, c: char) {
 /// Multi-line text for a terminal: newlines and tabs are kept, a CR LF pair becomes a newline,
 /// every other control character is shown as a visible escape.
 pub fn terminal_safe(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(|c| needs_escape(c) && c != '\n' && c != '\t') {
+    if !may_need_escape(s) || !s.chars().any(|c| needs_escape(c) && c != '\n' && c != '\t') {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
@@ -227,4 +243,16 @@ mod tests {
         assert_eq!(pad("日本", 6, false), "日本  ");
         assert_eq!(pad("7", 3, true), "  7");
     }
+}
+
+#[cfg(test)]
+#[test]
+fn the_byte_test_flags_every_character_that_needs_an_escape() {
+    let mut buf = [0u8; 4];
+    for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+        if needs_escape(c) && c != '\n' && c != '\t' {
+            assert!(may_need_escape(c.encode_utf8(&mut buf)), "U+{:04X}", c as u32);
+        }
+    }
+    assert!(!may_need_escape("plain text,\ttabs\nand lines, é ü 日本"));
 }

@@ -25,13 +25,15 @@ pub fn fence(info: &str, content: &str) -> String {
     let content = terminal_safe(&content);
     let mut longest = 0;
     let mut run = 0;
-    for c in content.chars() {
-        if c == '`' {
-            run += 1;
-            longest = longest.max(run);
+    let mut last = usize::MAX;
+    for at in memchr::memchr_iter(b'`', content.as_bytes()) {
+        run = if last.wrapping_add(1) == at {
+            run + 1
         } else {
-            run = 0;
-        }
+            1
+        };
+        longest = longest.max(run);
+        last = at;
     }
     let f = "`".repeat((longest + 1).max(3));
     let info: String = info
@@ -106,29 +108,32 @@ pub fn inline(text: &str) -> String {
 }
 
 pub(super) fn escape_chars(out: &mut String, s: &str, everywhere: bool) {
-    let chars: Vec<char> = s.chars().collect();
+    // Every character that may need a backslash is ASCII: scan bytes, copy the runs between.
+    let bytes = s.as_bytes();
     // A line-start digit run followed by `.` or `)` would be an ordered list marker.
-    let digits = chars.iter().take_while(|c| c.is_ascii_digit()).count();
-    for (i, &c) in chars.iter().enumerate() {
-        let escape = match c {
-            '\\' | '`' | '*' | '[' | ']' | '<' | '&' | '~' | '|' => true,
-            '_' => {
-                let alnum = |j: Option<usize>| {
-                    j.and_then(|j| chars.get(j))
-                        .is_some_and(|c| c.is_alphanumeric())
-                };
-                !(alnum(i.checked_sub(1)) && alnum(Some(i + 1)))
+    let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+    let mut copied = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape = match b {
+            b'\\' | b'`' | b'*' | b'[' | b']' | b'<' | b'&' | b'~' | b'|' => true,
+            b'_' => {
+                let before = s[..i].chars().next_back();
+                let after = s[i + 1..].chars().next();
+                !(before.is_some_and(char::is_alphanumeric)
+                    && after.is_some_and(char::is_alphanumeric))
             }
-            '#' | '>' => everywhere || i == 0,
-            '-' | '+' | '=' => i == 0,
-            '.' | ')' => digits > 0 && i == digits,
+            b'#' | b'>' => everywhere || i == 0,
+            b'-' | b'+' | b'=' => i == 0,
+            b'.' | b')' => digits > 0 && i == digits,
             _ => false,
         };
         if escape {
+            out.push_str(&s[copied..i]);
             out.push('\\');
+            copied = i;
         }
-        out.push(c);
     }
+    out.push_str(&s[copied..]);
 }
 
 /// Escape one line of prose: leading indentation as no-break spaces, trailing whitespace
