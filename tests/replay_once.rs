@@ -109,3 +109,57 @@ fn a_summary_the_byte_search_misses_still_sizes_the_replay() {
     );
     assert_eq!(a, b);
 }
+
+corpus_is_present_in_ci!();
+
+/// `replay-compress -A gemini` over the real legacy Gemini sessions of the corpus, as JSON.
+fn replay_real_gemini(extra: &[&str]) -> Vec<Value> {
+    let dir = Path::new(env!("SESSIONS_CORPUS_DIR")).join("real/gemini_legacy");
+    json_array(
+        sessions()
+            .args(["replay-compress", "-A", "gemini", "--format", "json"])
+            .arg(&dir)
+            .args(extra),
+    )
+}
+
+/// The settings of a sweep share what each replay of a session computes about its recorded
+/// parts (their sizes, truncations and masked forms): a sweep gives, setting by setting, what
+/// separate runs give. Small masking and truncation thresholds make the mechanisms act on the
+/// real Gemini sessions of the corpus.
+#[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
+fn a_sweep_replays_each_setting_as_a_run_of_its_own() {
+    let base = [
+        "--set",
+        "masking_protection_threshold=2000",
+        "--set",
+        "masking_min_prunable=1000",
+        "--set",
+        "truncate_tool_output_threshold=2000",
+    ];
+    let values = ["0.02", "0.05", "0.3"];
+    let sweep = replay_real_gemini(&[&base[..], &["--sweep", "threshold=0.02,0.05,0.3"]].concat());
+    let mut kinds = std::collections::BTreeMap::new();
+    for v in values {
+        let threshold = format!("threshold={v}");
+        let alone = replay_real_gemini(&[&base[..], &["--set", &threshold]].concat());
+        assert!(alone.len() >= 20, "{v}: {} sessions", alone.len());
+        let from_sweep: Vec<&Value> = sweep
+            .iter()
+            .filter(|r| r["settings"]["threshold"].as_f64() == v.parse::<f64>().ok())
+            .collect();
+        assert_eq!(from_sweep.len(), alone.len(), "{v}");
+        for (a, b) in alone.iter().zip(from_sweep) {
+            assert_eq!(a, b, "threshold {v}: {}", a["path"]);
+            for e in a["events"].as_array().unwrap() {
+                *kinds
+                    .entry(e["kind"].as_str().unwrap().to_string())
+                    .or_insert(0) += 1;
+            }
+        }
+    }
+    // Masking and compression both acted, so their shared figures were used.
+    assert!(kinds.get("mask").is_some_and(|&n| n > 50), "{kinds:?}");
+    assert!(kinds.get("compress").is_some_and(|&n| n >= 1), "{kinds:?}");
+}

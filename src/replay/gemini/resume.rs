@@ -63,6 +63,8 @@ pub struct Resumed {
     pub requests: Vec<Request>,
     /// The loaded `ConversationRecord.messages`.
     pub messages: Vec<J>,
+    /// The turns sized for the replay, once per session (a cache).
+    pub sized: super::state::SizedTurns,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -576,6 +578,7 @@ pub fn resume(messages: Vec<J>) -> Resumed {
         turns,
         requests,
         messages,
+        sized: Default::default(),
     }
 }
 

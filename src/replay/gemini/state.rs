@@ -76,6 +76,120 @@ struct VPart {
     json: u64,
     est: Est,
     fr: Option<usize>,
+    /// For a part as the session recorded it: what the session's replays found out about it
+    /// (shared by them). A part the replay rewrote has none.
+    memo: Option<Arc<PartMemo>>,
+}
+
+impl VPart {
+    fn of(j: J, w: f64) -> VPart {
+        VPart {
+            json: json_len(&j),
+            est: part_est(&j, w),
+            j,
+            fr: None,
+            memo: None,
+        }
+    }
+}
+
+/// What a replay computes about a recorded function response that only depends on the part
+/// and on settings a sweep rarely varies, kept for the other replays of the session: its
+/// figures under a `maxChars` and weight, and its masked form.
+#[derive(Debug, Default)]
+struct PartMemo {
+    /// `refresh_fr`'s figures by `(maxChars, non_ascii_weight bits)`.
+    fr: Memo<(i64, u64), FrFigures>,
+    /// The masked part and its estimate by weight; `None` when it cannot be masked.
+    masked: Memo<u64, Option<(J, u64)>>,
+}
+
+/// Values by key, few of them (one per setting that matters).
+type Memo<K, V> = std::sync::Mutex<Vec<(K, V)>>;
+
+#[derive(Debug, Clone, Copy)]
+struct FrFigures {
+    len: u64,
+    tok: u64,
+    out: Outcome,
+    mask_tok: u64,
+}
+
+fn memo_get<K: PartialEq, V: Clone>(m: &Memo<K, V>, k: &K) -> Option<V> {
+    let v = m.lock().unwrap_or_else(|e| e.into_inner());
+    v.iter().find(|(x, _)| x == k).map(|(_, v)| v.clone())
+}
+
+fn memo_put<K, V>(m: &Memo<K, V>, k: K, v: V) {
+    m.lock().unwrap_or_else(|e| e.into_inner()).push((k, v));
+}
+
+/// A resumed turn as the history receives it: parts stripped ([`native_parts`]) and sized.
+#[derive(Debug)]
+pub struct SizedTurn {
+    role: GRole,
+    parts: Vec<VPart>,
+    invalid: bool,
+}
+
+type SizedList = Arc<Vec<Option<SizedTurn>>>;
+
+/// The resumed turns of a session, sized once per `(coalesce, non_ascii_weight)` and shared by
+/// every replay of it: the settings of a sweep start from the same turns, and sizing each part
+/// (its JSON length and estimate) again per setting cost as much as the rest of the replay.
+#[derive(Default)]
+pub struct SizedTurns(std::sync::Mutex<Vec<((bool, u64), SizedList)>>);
+
+impl SizedTurns {
+    fn get(&self, turns: &[Turn], coalesce: bool, w: f64) -> SizedList {
+        let key = (coalesce, w.to_bits());
+        let mut cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, s)) = cache.iter().find(|(k, _)| *k == key) {
+            return Arc::clone(s);
+        }
+        let sized: SizedList = Arc::new(
+            turns
+                .iter()
+                .map(|t| {
+                    native_parts(t, coalesce).map(|(role, parts, invalid)| SizedTurn {
+                        role,
+                        parts: parts
+                            .into_iter()
+                            .map(|j| {
+                                let mut vp = VPart::of(j, w);
+                                if vp.j.get("functionResponse").is_some_and(J::truthy) {
+                                    vp.memo = Some(Arc::default());
+                                }
+                                vp
+                            })
+                            .collect(),
+                        invalid,
+                    })
+                })
+                .collect(),
+        );
+        cache.push((key, Arc::clone(&sized)));
+        sized
+    }
+}
+
+/// A cache: not part of what a resumed session is.
+impl std::fmt::Debug for SizedTurns {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("SizedTurns")
+    }
+}
+
+impl Clone for SizedTurns {
+    fn clone(&self) -> Self {
+        SizedTurns::default()
+    }
+}
+
+impl PartialEq for SizedTurns {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -183,6 +297,8 @@ pub struct Gemini {
     n_invalid: usize,
     /// The session as Gemini CLI resumes it, when the input carries it: items are its turns.
     native: Option<Arc<Resumed>>,
+    /// Its turns, sized at this replay's settings (shared with the session's other replays).
+    sized: Option<SizedList>,
     /// Items pushed by the engine.
     seen: usize,
     /// Converted turns (with their item index) not yet in the history: a request's new
@@ -235,6 +351,58 @@ fn json_i(x: u64) -> i64 {
     x as i64
 }
 
+/// A function response's figures under `maxChars` `m` and weight `w` (`refresh_fr`).
+fn fr_figures(part: &VPart, m: i64, w: f64) -> FrFigures {
+    let null = J::Null;
+    let fr_j = part.j.get("functionResponse").unwrap_or(&null);
+    let text = measured(fr_j.get("response"));
+    let stats = text.as_ref().map(|s| s.stats());
+    let len = stats.map_or(0, |s| s.units);
+    let tok = stats.map_or(0, |s| text_est_of(s).tokens(w));
+    // Truncating again changes nothing once an output is short enough and already a plain
+    // `{output}` (the common case, decided without building the result), when it cannot be
+    // saved, or when its nested truncation has reached its fixed point.
+    let plain = matches!(&part.j, J::Obj(e) if e.len() == 1)
+        && matches!(fr_j.get("response"), Some(J::Obj(r)) if r.len() == 1 && r[0].0 == "output" && matches!(r[0].1, J::Str(_)));
+    let out = if plain && len as i64 <= m {
+        Outcome {
+            fixed: true,
+            tok,
+            dest: 0,
+        }
+    } else {
+        match truncate_part(fr_j, m, w, &mut Gemini::save_path) {
+            None => Outcome {
+                fixed: true,
+                tok,
+                dest: 0,
+            },
+            Some((newp, t)) if newp == part.j => Outcome {
+                fixed: true,
+                tok: t,
+                dest: 0,
+            },
+            Some((newp, t)) => Outcome {
+                fixed: false,
+                tok: t,
+                dest: part_est(&newp, w).quarters - part.est.quarters,
+            },
+        }
+    };
+    // estimateTokenCountSync([part]) is this part's own estimate, floored.
+    let mask_tok = if candidate(&part.j) {
+        part.est.tokens(w)
+    } else {
+        0
+    };
+    FrFigures {
+        len,
+        tok,
+        out,
+        mask_tok,
+    }
+}
+
 impl Gemini {
     pub fn new(ctx: &StrategyContext) -> Self {
         Gemini::with_params(Params::from_ctx(ctx))
@@ -282,6 +450,7 @@ impl Gemini {
             live: Fenwick::default(),
             n_invalid: 0,
             native: None,
+            sized: None,
             seen: 0,
             queue: VecDeque::new(),
             diverged: false,
@@ -345,12 +514,7 @@ impl Gemini {
     }
 
     fn vpart(&self, j: J) -> VPart {
-        VPart {
-            json: json_len(&j),
-            est: part_est(&j, self.p.w),
-            j,
-            fr: None,
-        }
+        VPart::of(j, self.p.w)
     }
 
     fn content(&self, cid: usize) -> &VContent {
@@ -378,48 +542,23 @@ impl Gemini {
         let w = self.p.w;
         let m = self.max_chars;
         let part = &self.contents[cid].as_ref().expect("live content").parts[pidx];
-        let null = J::Null;
-        let fr_j = part.j.get("functionResponse").unwrap_or(&null);
-        let text = measured(fr_j.get("response"));
-        let stats = text.as_ref().map(|s| s.stats());
-        let len = stats.map_or(0, |s| s.units);
-        let tok = stats.map_or(0, |s| text_est_of(s).tokens(w));
-        // Truncating again changes nothing once an output is short enough and already a plain
-        // `{output}` (the common case, decided without building the result), when it cannot be
-        // saved, or when its nested truncation has reached its fixed point.
-        let plain = matches!(&part.j, J::Obj(e) if e.len() == 1)
-            && matches!(fr_j.get("response"), Some(J::Obj(r)) if r.len() == 1 && r[0].0 == "output" && matches!(r[0].1, J::Str(_)));
-        let out = if plain && len as i64 <= m {
-            Outcome {
-                fixed: true,
-                tok,
-                dest: 0,
-            }
-        } else {
-            match truncate_part(fr_j, m, w, &mut Self::save_path) {
-                None => Outcome {
-                    fixed: true,
-                    tok,
-                    dest: 0,
-                },
-                Some((newp, t)) if newp == part.j => Outcome {
-                    fixed: true,
-                    tok: t,
-                    dest: 0,
-                },
-                Some((newp, t)) => Outcome {
-                    fixed: false,
-                    tok: t,
-                    dest: part_est(&newp, w).quarters - part.est.quarters,
-                },
+        let key = (m, w.to_bits());
+        let figures = match part.memo.as_ref().and_then(|memo| memo_get(&memo.fr, &key)) {
+            Some(f) => f,
+            None => {
+                let f = fr_figures(part, m, w);
+                if let Some(memo) = &part.memo {
+                    memo_put(&memo.fr, key, f);
+                }
+                f
             }
         };
-        // estimateTokenCountSync([part]) is this part's own estimate, floored.
-        let mask_tok = if candidate(&part.j) {
-            part.est.tokens(w)
-        } else {
-            0
-        };
+        let FrFigures {
+            len,
+            tok,
+            out,
+            mask_tok,
+        } = figures;
         let f = &mut self.frs[seq];
         if f.alive {
             self.by_len.remove(&(f.len, seq));
@@ -834,6 +973,18 @@ impl Gemini {
         }
     }
 
+    /// A function response masked, with its new estimate; `None` when it cannot be.
+    fn masked(&self, seq: usize) -> Option<(J, u64)> {
+        let part = self.part_j(seq);
+        let content = part
+            .get("functionResponse")
+            .and_then(tool_output_content)
+            .filter(|_| candidate(part))?;
+        let masked = masked_part(part, &content, &self.files);
+        let new_tok = estimate_token_count_sync(std::slice::from_ref(&masked), self.p.w);
+        Some((masked, new_tok))
+    }
+
     /// Tool-output masking after the compression check.
     fn mask(&mut self, cfg: MaskingConfig) -> Option<Event> {
         let last = self.last?;
@@ -854,18 +1005,27 @@ impl Gemini {
         let mut count = 0;
         let mut touched = BTreeSet::new();
         let seqs: Vec<usize> = self.mask_cands.range(..=c).rev().copied().collect();
+        let key = self.p.w.to_bits();
         for seq in seqs {
-            let part = self.part_j(seq).clone();
-            let content = part
-                .get("functionResponse")
-                .and_then(tool_output_content)
-                .filter(|_| candidate(&part));
-            let Some(content) = content else {
+            let memo = {
+                let f = &self.frs[seq];
+                self.content(f.cid).parts[f.pidx].memo.clone()
+            };
+            let cached = memo.as_ref().and_then(|m| memo_get(&m.masked, &key));
+            let masked = match cached {
+                Some(masked) => masked,
+                None => {
+                    let masked = self.masked(seq);
+                    if let Some(m) = &memo {
+                        memo_put(&m.masked, key, masked.clone());
+                    }
+                    masked
+                }
+            };
+            let Some((masked, new_tok)) = masked else {
                 self.mask_cands.remove(&seq);
                 continue;
             };
-            let masked = masked_part(&part, &content, &self.files);
-            let new_tok = estimate_token_count_sync(std::slice::from_ref(&masked), self.p.w);
             if self.frs[seq].mask_tok > new_tok {
                 self.decision.tokens_saved += self.frs[seq].mask_tok - new_tok;
                 self.set_fr_part(seq, masked);
@@ -1188,17 +1348,25 @@ impl Strategy for Gemini {
         self.pushed = true;
         let index = self.seen;
         self.seen += 1;
-        let converted = match &self.native {
-            Some(n) => n
-                .turns
+        if self.sized.is_none() {
+            self.sized = self
+                .native
+                .as_ref()
+                .map(|n| n.sized.get(&n.turns, self.p.coalesce, self.p.w));
+        }
+        let converted = match &self.sized {
+            Some(sized) => sized
                 .get(index)
-                .and_then(|t| native_parts(t, self.p.coalesce)),
-            None => convert(item, self.p.coalesce).map(|(r, p)| (r, p, false)),
+                .and_then(Option::as_ref)
+                .map(|t| (t.role, t.parts.clone(), t.invalid)),
+            None => convert(item, self.p.coalesce).map(|(r, p)| {
+                let parts = p.into_iter().map(|j| self.vpart(j)).collect();
+                (r, parts, false)
+            }),
         };
         let Some((role, parts, invalid)) = converted else {
             return;
         };
-        let parts: Vec<VPart> = parts.into_iter().map(|j| self.vpart(j)).collect();
         self.full += parts.iter().map(|p| p.est).sum::<Est>();
         if first && item.is_context {
             self.env = Some(parts.iter().map(|p| p.j.clone()).collect());
