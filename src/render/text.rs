@@ -251,7 +251,11 @@ fn the_byte_test_flags_every_character_that_needs_an_escape() {
     let mut buf = [0u8; 4];
     for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
         if needs_escape(c) && c != '\n' && c != '\t' {
-            assert!(may_need_escape(c.encode_utf8(&mut buf)), "U+{:04X}", c as u32);
+            assert!(
+                may_need_escape(c.encode_utf8(&mut buf)),
+                "U+{:04X}",
+                c as u32
+            );
         }
     }
     assert!(!may_need_escape("plain text,\ttabs\nand lines, é ü 日本"));

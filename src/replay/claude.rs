@@ -109,12 +109,7 @@ fn round_quarter(n: usize) -> u64 {
 
 /// Claude Code's estimate of a text: a quarter of its length in UTF-16 code units, rounded.
 fn estimate_str(s: &str) -> u64 {
-    let units = if s.is_ascii() {
-        s.len()
-    } else {
-        s.chars().map(char::len_utf16).sum()
-    };
-    round_quarter(units)
+    round_quarter(crate::replay::js::utf16_len(s))
 }
 
 /// Claude Code's estimate of a message added since the last response (docs/versions.md, "What
@@ -132,7 +127,9 @@ pub fn estimate(item: &HistoryItem, m: &ClaudeMeasure) -> u64 {
                     serde_json::Value::String(s) => s.clone(),
                     v => v.to_string(),
                 };
-                round_quarter(name.encode_utf16().count() + json.encode_utf16().count())
+                round_quarter(
+                    crate::replay::js::utf16_len(name) + crate::replay::js::utf16_len(&json),
+                )
             }
             Part::ToolResult {
                 output,

@@ -2,6 +2,35 @@
 
 use std::fmt::Write;
 
+/// `s.length`: UTF-16 code units. Every byte that starts a character counts one, and a
+/// four-byte character (a surrogate pair) one more; counted without decoding, so the compiler
+/// vectorises it (the estimators measure every message, and tool outputs are long).
+pub fn utf16_len(s: &str) -> usize {
+    if s.is_ascii() {
+        return s.len();
+    }
+    s.as_bytes()
+        .iter()
+        .map(|&b| usize::from((b & 0xc0) != 0x80) + usize::from(b >= 0xf0))
+        .sum()
+}
+
+#[cfg(test)]
+#[test]
+fn utf16_len_counts_code_units() {
+    for s in [
+        "",
+        "abc",
+        "é",
+        "日本語",
+        "🎉",
+        "a🎉b\u{10FFFF}c",
+        "\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}",
+    ] {
+        assert_eq!(utf16_len(s), s.encode_utf16().count(), "{s:?}");
+    }
+}
+
 /// `Number.prototype.toString()` (and `JSON.stringify` of a finite number): the shortest
 /// round-trip digits, fixed notation from 1e-6 up to 1e21, exponent notation outside.
 pub fn number_to_string(x: f64) -> String {

@@ -88,7 +88,7 @@ const TOOLS: &[&str] = &[
 const MODELS: &[&str] = &["gemini-2.5-pro", "gemini-3-pro-preview", "gemini-2.5-flash"];
 
 fn len16(s: &str) -> usize {
-    s.chars().map(char::len_utf16).sum()
+    crate::replay::js::utf16_len(s)
 }
 
 fn radix(mut n: u64, base: u64) -> String {

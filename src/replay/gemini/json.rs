@@ -76,11 +76,7 @@ impl JsStr {
     /// `.length`.
     pub fn len16(&self) -> usize {
         match self {
-            JsStr::Text(s) => s
-                .as_bytes()
-                .iter()
-                .map(|&b| usize::from(!(0x80..0xc0).contains(&b)) + usize::from(b >= 0xf0))
-                .sum(),
+            JsStr::Text(s) => crate::replay::js::utf16_len(s),
             JsStr::Wide(w) => w.len(),
             JsStr::Filler(n) => *n,
             JsStr::Trunc(t) => t.len(),

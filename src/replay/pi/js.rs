@@ -6,11 +6,7 @@ use serde_json::{Number, Value};
 
 /// `s.length` in JavaScript: UTF-16 code units.
 pub fn len16(s: &str) -> usize {
-    if s.is_ascii() {
-        s.len()
-    } else {
-        s.chars().map(char::len_utf16).sum()
-    }
+    crate::replay::js::utf16_len(s)
 }
 
 /// `JSON.stringify(s).length` for a string: quotes plus escapes (`\"`, `\\`, `\b`, `\f`, `\n`,
