@@ -449,6 +449,10 @@ pub fn js_key_order(entries: Vec<(String, J)>) -> Vec<(String, J)> {
             None
         }
     };
+    // Nearly every object has no such key: it keeps its order without being rebuilt.
+    if !entries.iter().any(|(k, _)| index(k).is_some()) {
+        return entries;
+    }
     let (mut ints, rest): (Vec<_>, Vec<_>) =
         entries.into_iter().partition(|(k, _)| index(k).is_some());
     ints.sort_by_key(|(k, _)| index(k));
