@@ -73,9 +73,10 @@ pub struct SessionSummary {
 }
 
 impl SessionSummary {
-    /// The summary of a parsed session. It borrows the session, so that a command that also
-    /// needs the full model ([`scan_each`]) gets it afterwards without a second parse.
-    pub fn from_session(session: &Session, source: SourceFile) -> Self {
+    /// The summary of a parsed session. The session stays usable for a command that also
+    /// needs the full model ([`scan_each`]), without a second parse; only the scan's own
+    /// bookkeeping (record ids and leaf titles, for the cross-file titles) moves out of it.
+    pub fn from_session(session: &mut Session, source: SourceFile) -> Self {
         let counts = session.counts();
         let usage = session.usage();
         let mut models = Vec::new();
@@ -113,8 +114,8 @@ impl SessionSummary {
             warnings: session.warnings.clone(),
             requests,
             message_count: session.messages.len(),
-            record_uuids: session.record_uuids.clone(),
-            leaf_titles: session.leaf_titles.clone(),
+            record_uuids: std::mem::take(&mut session.record_uuids),
+            leaf_titles: std::mem::take(&mut session.leaf_titles),
             title_is_explicit: session.title_is_explicit,
             source,
         }
@@ -251,8 +252,8 @@ fn parse_all<T: Send>(
         .map(|f| {
             let size = f.size;
             let r = match parse::parse_file_with(&f, detail(&f)) {
-                Ok(s) => {
-                    let summary = SessionSummary::from_session(&s, f);
+                Ok(mut s) => {
+                    let summary = SessionSummary::from_session(&mut s, f);
                     let t = visit(&summary, s);
                     (Ok(summary), t)
                 }

@@ -60,9 +60,9 @@ fn summary_and_full_views_agree() {
         let full = parse_file_with(f, Detail::Full);
         let summary = parse_file_with(f, Detail::Summary);
         match (full, summary) {
-            (Ok(full), Ok(summary)) => {
-                let a = projection(&SessionSummary::from_session(&full, f.clone()));
-                let b = projection(&SessionSummary::from_session(&summary, f.clone()));
+            (Ok(mut full), Ok(mut summary)) => {
+                let a = projection(&SessionSummary::from_session(&mut full, f.clone()));
+                let b = projection(&SessionSummary::from_session(&mut summary, f.clone()));
                 assert_eq!(a, b, "{}: the views disagree", f.path.display());
                 compared += 1;
             }

@@ -187,7 +187,7 @@ mod tests {
         }
         let path = s.path.clone();
         SessionSummary::from_session(
-            &s,
+            &mut s,
             SourceFile::new(Agent::Claude, path, FileRole::ClaudeMain),
         )
     }
@@ -288,7 +288,7 @@ mod tests {
             dedup_key: None,
         });
         let codex = SessionSummary::from_session(
-            &codex_session,
+            &mut codex_session,
             SourceFile::new(Agent::Codex, "/x/x.jsonl".into(), FileRole::CodexRollout),
         );
         let all = [claude, codex];
