@@ -75,6 +75,12 @@ pub fn terminal_safe(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `s.lines().count()`, from a vectorised count of newlines: tool outputs run to megabytes.
+pub fn line_count(s: &str) -> usize {
+    memchr::memchr_iter(b'\n', s.as_bytes()).count()
+        + usize::from(!s.is_empty() && !s.ends_with('\n'))
+}
+
 /// One line for a terminal (a table cell, a preview): runs of whitespace, line breaks included,
 /// become one space; leading and trailing whitespace goes; control characters are shown as
 /// visible escapes.
@@ -259,4 +265,23 @@ fn the_byte_test_flags_every_character_that_needs_an_escape() {
         }
     }
     assert!(!may_need_escape("plain text,\ttabs\nand lines, é ü 日本"));
+}
+
+#[cfg(test)]
+#[test]
+fn line_count_is_lines_count() {
+    for s in [
+        "",
+        "\n",
+        "a",
+        "a\n",
+        "a\nb",
+        "a\r\nb\r\n",
+        "\n\n",
+        "a\n\nb\n",
+        "\r\n",
+        "x\ry",
+    ] {
+        assert_eq!(line_count(s), s.lines().count(), "{s:?}");
+    }
 }

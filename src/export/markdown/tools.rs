@@ -153,7 +153,7 @@ impl Document<'_, '_> {
 
     pub(super) fn result(&self, output: &str, is_error: bool, attachments: &[Part]) -> String {
         let mut body = String::new();
-        let total = output.lines().count();
+        let total = crate::render::text::line_count(output);
         if !output.trim().is_empty() {
             body.push_str(&self.code("text", output));
         }
@@ -295,7 +295,7 @@ pub fn cut_lines(text: &str, max: usize) -> (&str, Option<(usize, usize)>) {
     if rest.trim().is_empty() {
         return (text, None);
     }
-    let cut = rest.lines().count();
+    let cut = crate::render::text::line_count(rest);
     (&text[..end], Some((cut, rest.len())))
 }
 
