@@ -449,10 +449,15 @@ impl Discovery {
             f.path.extension() != Some(OsStr::new("zst"))
                 || !plain.contains(&f.path.with_extension(""))
         });
-        // The same file reached twice (overlapping roots or named paths).
-        let mut seen = HashSet::new();
-        self.files.retain(|f| {
-            seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone()))
+        // The same file reached twice (overlapping roots or named paths): by its identity on
+        // disk, known from discovery's own `stat`, else by its canonical path.
+        let mut seen_ids = HashSet::new();
+        let mut seen_paths = HashSet::new();
+        self.files.retain(|f| match f.identity {
+            Some(id) => seen_ids.insert(id),
+            None => {
+                seen_paths.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone()))
+            }
         });
     }
 }

@@ -292,3 +292,39 @@ fn since_skips_old_files_without_reading_them() {
         .success()
         .stderr(predicate::str::contains("outside the time window not read"));
 }
+
+/// One file reached several ways (a folder named twice, a folder inside another, a symlinked
+/// folder, a hard link) is one session: discovery knows a file by its identity on disk.
+#[test]
+fn a_file_reached_several_ways_is_listed_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    claude_home(tmp.path());
+    let proj = tmp.path().join(".claude/projects/-home-dev-webapp");
+    let elsewhere = tmp.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&proj, elsewhere.join("linked")).unwrap();
+    fs::hard_link(
+        proj.join("11111111-aaaa-4000-8000-000000000001.jsonl"),
+        elsewhere.join("11111111-aaaa-4000-8000-000000000001.jsonl"),
+    )
+    .unwrap();
+    let listed = json_list(
+        sessions()
+            .args(["list", "--format", "json"])
+            .arg(&proj)
+            .arg(&proj)
+            .arg(tmp.path().join(".claude"))
+            .arg(elsewhere.join("linked"))
+            .arg(&elsewhere),
+    );
+    let mut ids: Vec<&str> = listed.iter().map(|s| s["id"].as_str().unwrap()).collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        [
+            "11111111-aaaa-4000-8000-000000000001",
+            "11111111-aaaa-4000-8000-000000000002"
+        ],
+        "{listed:?}"
+    );
+}

@@ -62,13 +62,20 @@ pub struct SourceFile {
     pub mtime: Option<DateTime<Utc>>,
     /// Gemini: the project temp dir (`tmp/<hash-or-slug>`); Claude: the project folder.
     pub project_dir: Option<PathBuf>,
+    /// The file's identity on disk (device, inode) where the platform gives one: every path to
+    /// one file (overlapping roots, symlinks, hard links) has the same.
+    pub identity: Option<(u64, u64)>,
 }
 
 impl SourceFile {
     pub fn new(agent: Agent, path: PathBuf, role: FileRole) -> Self {
-        let (size, mtime) = match std::fs::metadata(&path) {
-            Ok(m) => (m.len(), m.modified().ok().map(DateTime::<Utc>::from)),
-            Err(_) => (0, None),
+        let (size, mtime, identity) = match std::fs::metadata(&path) {
+            Ok(m) => (
+                m.len(),
+                m.modified().ok().map(DateTime::<Utc>::from),
+                identity(&m),
+            ),
+            Err(_) => (0, None, None),
         };
         SourceFile {
             agent,
@@ -77,8 +84,20 @@ impl SourceFile {
             size,
             mtime,
             project_dir: None,
+            identity,
         }
     }
+}
+
+#[cfg(unix)]
+fn identity(m: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(_: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
 }
 
 /// Parse one file into a full session. An `Err` is a file that could not be read at all (or
