@@ -503,3 +503,66 @@ fn the_table_says_what_it_used_sorts_by_saving_and_ends_with_a_verdict() {
     let expected: Vec<String> = expected.into_iter().map(|e| e.2).collect();
     assert_eq!(shown, expected);
 }
+
+/// On a narrow terminal the table drops its least important columns; the legend under it
+/// explains exactly the columns that are left.
+#[test]
+fn the_legend_explains_the_columns_shown() {
+    let terms = [
+        "FULL",
+        "RECORDED",
+        "WHAT-IF",
+        "SAVED",
+        "VS REC%",
+        "SUMMARISER",
+        "NET",
+        "$SAVED",
+        "COMP",
+        "PEAK",
+    ];
+    for (columns, sweep) in [("80", false), ("80", true), ("200", false)] {
+        let mut c = sessions();
+        c.env("COLUMNS", columns).arg("--home").arg(home()).args([
+            "replay-compress",
+            "--all",
+            "-A",
+            "gemini",
+        ]);
+        if sweep {
+            c.args(["--sweep", "threshold=0.2,0.5"]);
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let header = lines
+            .iter()
+            .find(|l| l.starts_with("AGENT") || l.starts_with("SETTING"))
+            .expect("a table header");
+        let shown: Vec<&str> = header.split("  ").map(str::trim).collect();
+        // "· " before every term (the first gets one here), so `SAVED` is not `$SAVED`.
+        let legend = format!(
+            "· {}",
+            lines
+                .iter()
+                .skip_while(|l| !l.starts_with("FULL:"))
+                .take_while(|l| !l.starts_with("verdict"))
+                .map(|l| l.trim())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        for t in terms {
+            assert_eq!(
+                legend.contains(&format!("· {t}: ")),
+                shown.contains(&t),
+                "{columns} columns, sweep {sweep}: {t}\n{text}"
+            );
+        }
+        if columns == "80" {
+            assert!(
+                !shown.contains(&"VS REC%"),
+                "80 columns drop some: {header}"
+            );
+        }
+    }
+}

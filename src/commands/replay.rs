@@ -676,21 +676,47 @@ fn session_table(rs: &[&SessionReplay]) -> String {
         ));
     }
     let all = aggregate(rs.iter().copied());
+    let table = render(&columns, rows, target_width());
     format!(
         "{}\n{}{}\n{}\n",
         wrap(&header(rs, true), target_width(), 2),
-        render(&columns, rows, target_width()),
-        wrap(LEGEND, target_width(), 2),
+        table,
+        wrap(&legend(&table), target_width(), 2),
         wrap(&verdict(rs.first().copied(), &all, None), target_width(), 2)
     )
 }
 
 /// What the columns mean, for a newcomer.
-const LEGEND: &str = "FULL: context with no management · RECORDED: what the agent really sent · \
-WHAT-IF: under the algorithm · SAVED: FULL − WHAT-IF · VS REC%: saving against RECORDED · \
-SUMMARISER: the summary calls' tokens · NET: SAVED − SUMMARISER · $SAVED: FULL − WHAT-IF in \
-dollars with prompt caching, summariser included · COMP: compressions or prunes · PEAK: largest \
-what-if context (sums of context tokens over requests)";
+const LEGEND: &[(&str, &str)] = &[
+    ("FULL", "context with no management"),
+    ("RECORDED", "what the agent really sent"),
+    ("WHAT-IF", "under the algorithm"),
+    ("SAVED", "FULL − WHAT-IF"),
+    ("VS REC%", "saving against RECORDED"),
+    ("SUMMARISER", "the summary calls' tokens"),
+    ("NET", "SAVED − SUMMARISER"),
+    (
+        "$SAVED",
+        "FULL − WHAT-IF in dollars with prompt caching, summariser included",
+    ),
+    ("COMP", "compressions or prunes"),
+    (
+        "PEAK",
+        "largest what-if context (sums of context tokens over requests)",
+    ),
+];
+
+/// The legend of the columns a rendered table shows (a narrow terminal drops some).
+fn legend(table: &str) -> String {
+    let header = table.lines().next().unwrap_or_default();
+    let shown: Vec<&str> = header.split("  ").map(str::trim).collect();
+    LEGEND
+        .iter()
+        .filter(|(column, _)| shown.contains(column))
+        .map(|(column, meaning)| format!("{column}: {meaning}"))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
 
 /// The line above a table: the algorithm, and the window and threshold the replays used.
 fn header(rs: &[&SessionReplay], with_threshold: bool) -> String {
@@ -829,11 +855,12 @@ fn sweep_table(per_session: &[Vec<SessionReplay>], sweep: &[(String, String)]) -
         plural(per_session.len(), "session"),
         plural(points, "setting"),
     );
+    let table = render(&columns, rows, target_width());
     format!(
         "{}\n{}{}\n{}\n",
         wrap(&head, target_width(), 2),
-        render(&columns, rows, target_width()),
-        wrap(LEGEND, target_width(), 2),
+        table,
+        wrap(&legend(&table), target_width(), 2),
         verdicts
             .iter()
             .map(|v| wrap(v, target_width(), 2))
