@@ -13,7 +13,7 @@ use crate::commands::{
 };
 use crate::diag::Report;
 use crate::output::Guard;
-use crate::render::table::{Align, Column, render, target_width};
+use crate::render::table::{Align, Column, render, render_fitted, target_width};
 use crate::render::text::wrap;
 use crate::render::{human_count, plot, plural, thousands};
 use crate::replay::settings::Settings;
@@ -676,12 +676,12 @@ fn session_table(rs: &[&SessionReplay]) -> String {
         ));
     }
     let all = aggregate(rs.iter().copied());
-    let table = render(&columns, rows, target_width());
+    let (table, kept) = render_fitted(&columns, rows, target_width());
     format!(
         "{}\n{}{}\n{}\n",
         wrap(&header(rs, true), target_width(), 2),
         table,
-        wrap(&legend(&table), target_width(), 2),
+        wrap(&legend(&kept), target_width(), 2),
         wrap(&verdict(rs.first().copied(), &all, None), target_width(), 2)
     )
 }
@@ -706,13 +706,11 @@ const LEGEND: &[(&str, &str)] = &[
     ),
 ];
 
-/// The legend of the columns a rendered table shows (a narrow terminal drops some).
-fn legend(table: &str) -> String {
-    let header = table.lines().next().unwrap_or_default();
-    let shown: Vec<&str> = header.split("  ").map(str::trim).collect();
+/// The legend of the columns a table kept (a narrow terminal drops some).
+fn legend(kept: &[&str]) -> String {
     LEGEND
         .iter()
-        .filter(|(column, _)| shown.contains(column))
+        .filter(|(column, _)| kept.contains(column))
         .map(|(column, meaning)| format!("{column}: {meaning}"))
         .collect::<Vec<_>>()
         .join(" · ")
@@ -855,12 +853,12 @@ fn sweep_table(per_session: &[Vec<SessionReplay>], sweep: &[(String, String)]) -
         plural(per_session.len(), "session"),
         plural(points, "setting"),
     );
-    let table = render(&columns, rows, target_width());
+    let (table, kept) = render_fitted(&columns, rows, target_width());
     format!(
         "{}\n{}{}\n{}\n",
         wrap(&head, target_width(), 2),
         table,
-        wrap(&legend(&table), target_width(), 2),
+        wrap(&legend(&kept), target_width(), 2),
         verdicts
             .iter()
             .map(|v| wrap(v, target_width(), 2))

@@ -621,6 +621,37 @@ fn hex4(b: &[u8]) -> Option<u32> {
     u32::from_str_radix(s, 16).ok()
 }
 
+/// Whether the file's bytes (decompressed) contain any of `needles`. Reads in 1 MiB chunks
+/// that overlap by the longest needle, so that memory stays flat whatever the file's size. A
+/// file that cannot be read contains nothing.
+pub fn contains_any(path: &Path, needles: &[&[u8]]) -> bool {
+    const CHUNK: usize = 1 << 20;
+    let Ok(mut reader) = open(path) else {
+        return false;
+    };
+    let finders: Vec<memchr::memmem::Finder> =
+        needles.iter().map(memchr::memmem::Finder::new).collect();
+    let keep = needles.iter().map(|n| n.len()).max().unwrap_or(1).max(1) - 1;
+    let mut buf = vec![0u8; CHUNK + keep];
+    let mut have = 0;
+    loop {
+        let n = match reader.read(&mut buf[have..]) {
+            Ok(0) => return false,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return false,
+        };
+        have += n;
+        if finders.iter().any(|f| f.find(&buf[..have]).is_some()) {
+            return true;
+        }
+        // Only the tail can still start a match that the next bytes complete.
+        let tail = have.min(keep);
+        buf.copy_within(have - tail..have, 0);
+        have = tail;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -775,42 +806,6 @@ mod tests {
         assert_eq!(c.read(&mut buf).unwrap(), 8);
         assert!(c.read(&mut buf).is_err());
     }
-}
-
-/// Whether the file's bytes (decompressed) contain any of `needles`. Reads in 1 MiB chunks
-/// that overlap by the longest needle, so that memory stays flat whatever the file's size. A
-/// file that cannot be read contains nothing.
-pub fn contains_any(path: &Path, needles: &[&[u8]]) -> bool {
-    const CHUNK: usize = 1 << 20;
-    let Ok(mut reader) = open(path) else {
-        return false;
-    };
-    let finders: Vec<memchr::memmem::Finder> =
-        needles.iter().map(memchr::memmem::Finder::new).collect();
-    let keep = needles.iter().map(|n| n.len()).max().unwrap_or(1).max(1) - 1;
-    let mut buf = vec![0u8; CHUNK + keep];
-    let mut have = 0;
-    loop {
-        let n = match reader.read(&mut buf[have..]) {
-            Ok(0) => return false,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => return false,
-        };
-        have += n;
-        if finders.iter().any(|f| f.find(&buf[..have]).is_some()) {
-            return true;
-        }
-        // Only the tail can still start a match that the next bytes complete.
-        let tail = have.min(keep);
-        buf.copy_within(have - tail..have, 0);
-        have = tail;
-    }
-}
-
-#[cfg(test)]
-mod contains_tests {
-    use super::contains_any;
 
     #[test]
     fn finds_a_needle_across_the_chunk_boundary_and_inside_zstd() {

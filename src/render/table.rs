@@ -175,6 +175,15 @@ fn fit(columns: &[Column], natural: &[usize], limit: usize) -> Vec<Option<usize>
 
 /// Render rows under `columns`, fitted to `width` (see the module documentation).
 pub fn render(columns: &[Column], rows: Vec<Vec<String>>, width_limit: Option<usize>) -> String {
+    render_fitted(columns, rows, width_limit).0
+}
+
+/// [`render`], and the headers of the columns it kept (a legend explains only those).
+pub fn render_fitted(
+    columns: &[Column],
+    rows: Vec<Vec<String>>,
+    width_limit: Option<usize>,
+) -> (String, Vec<&str>) {
     let n = columns.len();
     let headers: Vec<String> = columns.iter().map(|c| safe_line(&c.header)).collect();
     let rows: Vec<Vec<String>> = rows
@@ -214,7 +223,13 @@ pub fn render(columns: &[Column], rows: Vec<Vec<String>>, width_limit: Option<us
     for r in &rows {
         line(r, false);
     }
-    out
+    let kept = columns
+        .iter()
+        .zip(&widths)
+        .filter(|(_, w)| w.is_some())
+        .map(|(c, _)| c.header.as_ref())
+        .collect();
+    (out, kept)
 }
 
 #[cfg(test)]

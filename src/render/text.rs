@@ -249,39 +249,37 @@ mod tests {
         assert_eq!(pad("日本", 6, false), "日本  ");
         assert_eq!(pad("7", 3, true), "  7");
     }
-}
 
-#[cfg(test)]
-#[test]
-fn the_byte_test_flags_every_character_that_needs_an_escape() {
-    let mut buf = [0u8; 4];
-    for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
-        if needs_escape(c) && c != '\n' && c != '\t' {
-            assert!(
-                may_need_escape(c.encode_utf8(&mut buf)),
-                "U+{:04X}",
-                c as u32
-            );
+    #[test]
+    fn the_byte_test_flags_every_character_that_needs_an_escape() {
+        let mut buf = [0u8; 4];
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            if needs_escape(c) && c != '\n' && c != '\t' {
+                assert!(
+                    may_need_escape(c.encode_utf8(&mut buf)),
+                    "U+{:04X}",
+                    c as u32
+                );
+            }
         }
+        assert!(!may_need_escape("plain text,\ttabs\nand lines, é ü 日本"));
     }
-    assert!(!may_need_escape("plain text,\ttabs\nand lines, é ü 日本"));
-}
 
-#[cfg(test)]
-#[test]
-fn line_count_is_lines_count() {
-    for s in [
-        "",
-        "\n",
-        "a",
-        "a\n",
-        "a\nb",
-        "a\r\nb\r\n",
-        "\n\n",
-        "a\n\nb\n",
-        "\r\n",
-        "x\ry",
-    ] {
-        assert_eq!(line_count(s), s.lines().count(), "{s:?}");
+    #[test]
+    fn line_count_is_lines_count() {
+        for s in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\nb",
+            "a\r\nb\r\n",
+            "\n\n",
+            "a\n\nb\n",
+            "\r\n",
+            "x\ry",
+        ] {
+            assert_eq!(line_count(s), s.lines().count(), "{s:?}");
+        }
     }
 }

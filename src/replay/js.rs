@@ -34,6 +34,12 @@ fn utf16_len_counts_code_units() {
     ] {
         assert_eq!(utf16_len(s), s.encode_utf16().count(), "{s:?}");
     }
+    // Past one 64-byte block, every prefix: the blocks and the tail agree with the decoder.
+    let long = "x🎉é日\u{10FFFF}".repeat(40);
+    for end in (0..=long.len()).filter(|&e| long.is_char_boundary(e)) {
+        let s = &long[..end];
+        assert_eq!(utf16_len(s), s.encode_utf16().count(), "{end}");
+    }
 }
 
 /// `Number.prototype.toString()` (and `JSON.stringify` of a finite number): the shortest

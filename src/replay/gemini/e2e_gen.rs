@@ -87,9 +87,7 @@ const TOOLS: &[&str] = &[
 ];
 const MODELS: &[&str] = &["gemini-2.5-pro", "gemini-3-pro-preview", "gemini-2.5-flash"];
 
-fn len16(s: &str) -> usize {
-    crate::replay::js::utf16_len(s)
-}
+use crate::replay::js::utf16_len as len16;
 
 fn radix(mut n: u64, base: u64) -> String {
     const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";

@@ -260,33 +260,6 @@ fn text_stats_bytes(bytes: &[u8]) -> StrStats {
     }
 }
 
-#[cfg(test)]
-#[test]
-fn text_stats_in_blocks_equal_byte_by_byte() {
-    let pieces = [
-        "plain ascii text ",
-        "\"quoted\" \\ ",
-        "\n\r\t\u{8}\u{c}",
-        "\u{1}\u{1f}\u{7f}",
-        "é ü ",
-        "日本語 ",
-        "emoji 🎉 ",
-        "\u{2028}",
-    ];
-    let mut text = String::new();
-    for i in 0..2000usize {
-        text.push_str(pieces[(i * 7 + i / 3) % pieces.len()]);
-        for cut in [0, 1, 63, 64, 65, 127, 128, 200] {
-            let end = (0..=cut.min(text.len()))
-                .rev()
-                .find(|&e| text.is_char_boundary(e));
-            let t = &text[..end.unwrap_or(0)];
-            assert_eq!(text_stats(t), text_stats_bytes(t.as_bytes()), "{t:?}");
-        }
-    }
-    assert_eq!(text_stats(&text), text_stats_bytes(text.as_bytes()));
-}
-
 /// Stats of raw UTF-16 (lone surrogates are escaped as `\udXXX` by `JSON.stringify`).
 pub fn units_stats(w: &[u16]) -> StrStats {
     let mut st = StrStats::default();
@@ -814,5 +787,31 @@ mod tests {
         let u: Vec<u16> = "\u{feff} \u{85}x \u{3000}".encode_utf16().collect();
         // U+0085 is not JavaScript whitespace; U+FEFF is.
         assert_eq!(String::from_utf16(js_trim(&u)).unwrap(), "\u{85}x");
+    }
+
+    #[test]
+    fn text_stats_in_blocks_equal_byte_by_byte() {
+        let pieces = [
+            "plain ascii text ",
+            "\"quoted\" \\ ",
+            "\n\r\t\u{8}\u{c}",
+            "\u{1}\u{1f}\u{7f}",
+            "é ü ",
+            "日本語 ",
+            "emoji 🎉 ",
+            "\u{2028}",
+        ];
+        let mut text = String::new();
+        for i in 0..2000usize {
+            text.push_str(pieces[(i * 7 + i / 3) % pieces.len()]);
+            for cut in [0, 1, 63, 64, 65, 127, 128, 200] {
+                let end = (0..=cut.min(text.len()))
+                    .rev()
+                    .find(|&e| text.is_char_boundary(e));
+                let t = &text[..end.unwrap_or(0)];
+                assert_eq!(text_stats(t), text_stats_bytes(t.as_bytes()), "{t:?}");
+            }
+        }
+        assert_eq!(text_stats(&text), text_stats_bytes(text.as_bytes()));
     }
 }

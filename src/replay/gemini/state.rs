@@ -297,7 +297,8 @@ pub struct Gemini {
     n_invalid: usize,
     /// The session as Gemini CLI resumes it, when the input carries it: items are its turns.
     native: Option<Arc<Resumed>>,
-    /// Its turns, sized at this replay's settings (shared with the session's other replays).
+    /// Its turns, sized at this replay's settings (shared with the session's other replays);
+    /// set with `native`.
     sized: Option<SizedList>,
     /// Items pushed by the engine.
     seen: usize,
@@ -413,6 +414,10 @@ impl Gemini {
     pub fn for_input(ctx: &StrategyContext, input: &ReplayInput) -> Self {
         let mut g = Gemini::new(ctx);
         g.native = input.gemini.clone();
+        g.sized = g
+            .native
+            .as_ref()
+            .map(|n| n.sized.get(&n.turns, g.p.coalesce, g.p.w));
         g
     }
 
@@ -1348,12 +1353,6 @@ impl Strategy for Gemini {
         self.pushed = true;
         let index = self.seen;
         self.seen += 1;
-        if self.sized.is_none() {
-            self.sized = self
-                .native
-                .as_ref()
-                .map(|n| n.sized.get(&n.turns, self.p.coalesce, self.p.w));
-        }
         let converted = match &self.sized {
             Some(sized) => sized
                 .get(index)

@@ -5,9 +5,7 @@
 use serde_json::{Number, Value};
 
 /// `s.length` in JavaScript: UTF-16 code units.
-pub fn len16(s: &str) -> usize {
-    crate::replay::js::utf16_len(s)
-}
+pub use crate::replay::js::utf16_len as len16;
 
 /// `JSON.stringify(s).length` for a string: quotes plus escapes (`\"`, `\\`, `\b`, `\f`, `\n`,
 /// `\r`, `\t` take 2, other control characters `\u00XX` take 6; everything else, U+2028/U+2029
