@@ -262,6 +262,10 @@ impl Strategy for Claude {
         }
     }
 
+    fn push_unmanaged(&mut self, item: &HistoryItem) {
+        self.full = self.full.saturating_add(bytes4_tokens(item));
+    }
+
     fn before_request(&mut self, req: &RequestInfo) -> Vec<Event> {
         self.sent_since = self.since_response;
         let measure = self.measure(req);

@@ -428,7 +428,7 @@ fn calibrate(
     let mut points: Vec<(u64, u64)> = Vec::new();
     for r in &input.requests[..end.min(input.requests.len())] {
         while pushed < r.upto.min(input.items.len()) {
-            strategy.push(&input.items[pushed]);
+            strategy.push_unmanaged(&input.items[pushed]);
             pushed += 1;
         }
         if let Some(rec) = r.recorded_prompt {

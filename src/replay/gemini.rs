@@ -125,7 +125,7 @@ mod state;
 pub mod truncate;
 
 #[cfg(test)]
-mod e2e_gen;
+pub(crate) mod e2e_gen;
 #[cfg(test)]
 mod e2e_tests;
 #[cfg(test)]

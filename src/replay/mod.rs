@@ -375,6 +375,13 @@ pub trait Strategy {
     fn compact_now(&mut self, _req: &RequestInfo) -> Option<Event> {
         None
     }
+    /// Add the next history item to the unmanaged history only: the calibration reads
+    /// [`Strategy::full_tokens`] after each request and never asks for a decision, so a
+    /// strategy whose management work is costly (Gemini truncates and masks on push) may skip
+    /// it. `full_tokens` must come out as it would after [`Strategy::push`].
+    fn push_unmanaged(&mut self, item: &HistoryItem) {
+        self.push(item);
+    }
     /// Estimated size of the whole unmanaged history pushed so far.
     fn full_tokens(&self) -> u64;
     /// Estimated size of the managed context as it would be sent at the current request.

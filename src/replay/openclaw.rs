@@ -572,6 +572,12 @@ impl Strategy for OpenClaw {
         }
     }
 
+    fn push_unmanaged(&mut self, item: &HistoryItem) {
+        for m in from_item(item) {
+            self.full += estimate_message_chars(&m);
+        }
+    }
+
     fn before_request(&mut self, req: &RequestInfo) -> Vec<Event> {
         self.ran = true;
         if req.timestamp.is_some() && self.last_time.is_none_or(|t| req.timestamp > Some(t)) {

@@ -318,6 +318,13 @@ impl Strategy for Pi {
         self.items += 1;
     }
 
+    fn push_unmanaged(&mut self, item: &HistoryItem) {
+        for m in from_item(item) {
+            self.index
+                .push(Class::of_role(m.role()), estimate_tokens(&m));
+        }
+    }
+
     fn before_request(&mut self, _req: &RequestInfo) -> Vec<Event> {
         std::mem::take(&mut self.pending)
     }

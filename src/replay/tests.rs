@@ -560,3 +560,68 @@ fn a_compression_can_save_tokens_and_cost_money() {
     // 107k context tokens saved (14k net of the summariser), and 22 cents lost.
     assert!((c.saved_usd.unwrap() + 0.22425).abs() < 1e-6, "{c:?}");
 }
+
+/// The calibration's `push_unmanaged` is a shortcut: after every item, each strategy's
+/// `full_tokens` must equal what a full `push` gives, on every session of the sample home and
+/// on generated Gemini sessions (function responses, thoughts, coalesced turns).
+#[test]
+fn push_unmanaged_measures_the_full_history_as_push_does() {
+    use crate::parse::{FileRole, SourceFile, sniff_agent};
+    let home = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/home");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files: Vec<std::path::PathBuf> = walkdir::WalkDir::new(&home)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect();
+    for seed in 0..12 {
+        let ext = if gemini::e2e_gen::is_jsonl(seed) {
+            "jsonl"
+        } else {
+            "json"
+        };
+        let file = tmp.path().join(format!("gen-{seed}.{ext}"));
+        std::fs::write(&file, gemini::e2e_gen::generate_session(seed)).unwrap();
+        files.push(file);
+    }
+    let mut compared = [0usize; 5];
+    for file in files {
+        let Some(agent) = sniff_agent(&file) else {
+            continue;
+        };
+        let Ok(session) =
+            crate::parse::parse_file(&SourceFile::new(agent, file, FileRole::Unknown))
+        else {
+            continue;
+        };
+        let input = ReplayInput::from_session(session);
+        for (a, alg) in <Algorithm as clap::ValueEnum>::value_variants()
+            .iter()
+            .enumerate()
+        {
+            let ctx = StrategyContext {
+                settings: Settings::resolve(alg.specs(), &[]).unwrap(),
+                limits: window::resolve(input.model.as_deref(), None, None, alg.default_limits()),
+                summary_tokens: 1_000,
+                agent_version: input.agent_version.clone(),
+                model: input.model.clone(),
+            };
+            let mut full = alg.build(&ctx, &input);
+            let mut unmanaged = alg.build(&ctx, &input);
+            for (i, item) in input.items.iter().enumerate() {
+                full.push(item);
+                unmanaged.push_unmanaged(item);
+                assert_eq!(
+                    full.full_tokens(),
+                    unmanaged.full_tokens(),
+                    "{alg:?} {} item {i}",
+                    input.path.display()
+                );
+            }
+            compared[a] += input.items.len();
+        }
+    }
+    // Every algorithm saw real histories, not a handful of items.
+    assert!(compared.iter().all(|&n| n > 200), "{compared:?}");
+}

@@ -1377,6 +1377,24 @@ impl Strategy for Gemini {
         }
     }
 
+    /// The calibration's push: only the estimate of the unmanaged history (what `push` adds to
+    /// `full`), without the curated history, truncation figures and masking state.
+    fn push_unmanaged(&mut self, item: &HistoryItem) {
+        let index = self.seen;
+        self.seen += 1;
+        let est = match &self.sized {
+            Some(sized) => sized
+                .get(index)
+                .and_then(Option::as_ref)
+                .map(|t| t.parts.iter().map(|p| p.est).sum::<Est>()),
+            None => convert(item, self.p.coalesce)
+                .map(|(_, parts)| parts.iter().map(|j| part_est(j, self.p.w)).sum::<Est>()),
+        };
+        if let Some(est) = est {
+            self.full += est;
+        }
+    }
+
     fn before_request(&mut self, req: &RequestInfo) -> Vec<Event> {
         // The request's own new content joins after the check (module doc).
         let check_at = self
