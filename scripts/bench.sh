@@ -100,10 +100,11 @@ OWN_CPU=0
 
 # measure NAME CMD: runs CMD (a bash snippet) $RUNS times; sets WALLS (space-separated s),
 # MEDIAN (s), RSS_MB (max over runs) and STATUS.
-measure() {
-    local name=$1 cmd=$2 i t0 t1 rss rc cpu walls=() cpus=() rss_max=0
+measure() { # name cmd [untimed command before each run]
+    local name=$1 cmd=$2 before=${3:-} i t0 t1 rss rc cpu walls=() cpus=() rss_max=0
     STATUS=ok
     for ((i = 1; i <= RUNS; i++)); do
+        [ -z "$before" ] || bash -c "$before"
         t0=$(now_ns)
         rc=0
         if [ "$HAVE_TIME" = yes ]; then
@@ -174,8 +175,8 @@ log "== timing ($RUNS runs each)"
 declare -A M # median wall s by key, for the ratios
 declare -A R # peak RSS MB by key
 declare -A C # median CPU s by key
-timed() { # key label cmd
-    measure "$1" "$3"
+timed() { # key label cmd [untimed command before each run]
+    measure "$1" "$3" "${4:-}"
     M[$1]=$MEDIAN
     R[$1]=$RSS_MB
     C[$1]=$CPU_S
@@ -220,8 +221,10 @@ if [ "${BENCH_SKIP_SLOW:-0}" != 1 ]; then
     SWEEP="threshold=0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
     timed sweep "sessions --home $STORE replay-compress --all -A gemini --sweep $SWEEP --format json" \
         "$H replay-compress --all -A gemini --sweep $SWEEP --format json > /dev/null"
+    # The previous run's output is removed, and its writes reach the disk, before the clock
+    # starts: only the export is timed.
     timed export "sessions --home $STORE export --all --format md -o OUT/" \
-        "rm -rf $WORK/export && $H export --all --format md -o $WORK/export > /dev/null"
+        "$H export --all --format md -o $WORK/export > /dev/null" "rm -rf $WORK/export && sync"
 fi
 
 BUSY1=$(busy_s)
