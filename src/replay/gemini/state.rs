@@ -1347,6 +1347,16 @@ pub fn native_parts(turn: &Turn, strip: bool) -> Option<(GRole, Vec<J>, bool)> {
     (!parts.is_empty()).then_some((role, parts, invalid))
 }
 
+/// The resumed turn at `index` of the history, sized; `None` when it sends nothing.
+fn sized_turn(sized: &SizedList, index: usize) -> Option<&SizedTurn> {
+    sized.get(index).and_then(Option::as_ref)
+}
+
+/// What `parts` add to the estimate of the unmanaged history.
+fn est_of(parts: &[VPart]) -> Est {
+    parts.iter().map(|p| p.est).sum()
+}
+
 impl Strategy for Gemini {
     fn push(&mut self, item: &HistoryItem) {
         let first = !self.pushed;
@@ -1354,10 +1364,7 @@ impl Strategy for Gemini {
         let index = self.seen;
         self.seen += 1;
         let converted = match &self.sized {
-            Some(sized) => sized
-                .get(index)
-                .and_then(Option::as_ref)
-                .map(|t| (t.role, t.parts.clone(), t.invalid)),
+            Some(sized) => sized_turn(sized, index).map(|t| (t.role, t.parts.clone(), t.invalid)),
             None => convert(item, self.p.coalesce).map(|(r, p)| {
                 let parts = p.into_iter().map(|j| self.vpart(j)).collect();
                 (r, parts, false)
@@ -1366,7 +1373,7 @@ impl Strategy for Gemini {
         let Some((role, parts, invalid)) = converted else {
             return;
         };
-        self.full += parts.iter().map(|p| p.est).sum::<Est>();
+        self.full += est_of(&parts);
         if first && item.is_context {
             self.env = Some(parts.iter().map(|p| p.j.clone()).collect());
         }
@@ -1383,10 +1390,7 @@ impl Strategy for Gemini {
         let index = self.seen;
         self.seen += 1;
         let est = match &self.sized {
-            Some(sized) => sized
-                .get(index)
-                .and_then(Option::as_ref)
-                .map(|t| t.parts.iter().map(|p| p.est).sum::<Est>()),
+            Some(sized) => sized_turn(sized, index).map(|t| est_of(&t.parts)),
             None => convert(item, self.p.coalesce)
                 .map(|(_, parts)| parts.iter().map(|j| part_est(j, self.p.w)).sum::<Est>()),
         };
