@@ -359,10 +359,20 @@ pub fn unique_requests_of<'a>(
     use rustc_hash::{FxHashMap, FxHashSet};
     type Key<'k> = (&'k str, Option<&'k str>);
     let sessions: Vec<&SessionSummary> = sessions.into_iter().collect();
+    // Sized once: growing these by doubling on a store's worth of requests held the old and
+    // the new table at once, a transient of several MB at the end of every scan.
+    let total: usize = sessions.iter().map(|s| s.requests.len()).sum();
+    let keyed = sessions
+        .iter()
+        .flat_map(|s| &s.requests)
+        .filter(|r| r.dedup_key.as_ref().is_some_and(|k| !k.sidechain))
+        .count();
     // Which copy of each response counts: the first main-session copy, else the first
     // sidechain copy whose message id no main session holds.
-    let mut main_winner: FxHashMap<Key<'a>, (usize, usize)> = FxHashMap::default();
-    let mut main_ids: FxHashSet<&'a str> = FxHashSet::default();
+    let mut main_winner: FxHashMap<Key<'a>, (usize, usize)> =
+        FxHashMap::with_capacity_and_hasher(keyed, Default::default());
+    let mut main_ids: FxHashSet<&'a str> =
+        FxHashSet::with_capacity_and_hasher(keyed, Default::default());
     for (si, s) in sessions.iter().enumerate() {
         for (ri, r) in s.requests.iter().enumerate() {
             if let Some(k) = r.dedup_key.as_ref().filter(|k| !k.sidechain) {
@@ -374,7 +384,7 @@ pub fn unique_requests_of<'a>(
         }
     }
     let mut side_seen: FxHashSet<Key<'a>> = FxHashSet::default();
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(total);
     for (si, s) in sessions.iter().copied().enumerate() {
         for (ri, r) in s.requests.iter().enumerate() {
             let keep = match &r.dedup_key {
