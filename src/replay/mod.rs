@@ -572,6 +572,25 @@ pub const IMAGE_TOKENS: u64 = 1_600;
 /// `ceil(UTF-8 bytes / 4)` of everything model-visible in an item: text, thinking, tool call
 /// names and arguments, tool outputs; images at [`IMAGE_TOKENS`]. Codex's own estimator, and
 /// the neutral one for Claude Code, which publishes none.
+/// `v.to_string().len()`, counted as it is written rather than built: every replay sizes every
+/// tool call's arguments with it.
+fn compact_json_len(v: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Count(0);
+    // Cannot fail: the sink never does, and a `Value`'s map keys are strings.
+    let _ = serde_json::to_writer(&mut n, v);
+    n.0
+}
+
 pub fn bytes4_tokens(item: &HistoryItem) -> u64 {
     let mut bytes = 0usize;
     let mut images = 0u64;
@@ -582,7 +601,7 @@ pub fn bytes4_tokens(item: &HistoryItem) -> u64 {
                 bytes += name.len();
                 bytes += match input {
                     serde_json::Value::String(s) => s.len(),
-                    v => v.to_string().len(),
+                    v => compact_json_len(v),
                 };
             }
             Part::ToolResult {

@@ -625,3 +625,27 @@ fn push_unmanaged_measures_the_full_history_as_push_does() {
     // Every algorithm saw real histories, not a handful of items.
     assert!(compared.iter().all(|&n| n > 200), "{compared:?}");
 }
+
+#[test]
+fn tool_arguments_are_sized_as_their_compact_json() {
+    let args = [
+        serde_json::json!({"command": "ls -la", "n": 3, "deep": {"a": [1, 2.5, null, true]}}),
+        serde_json::json!({"text": "quote \" backslash \\ tab \t newline \n bell \u{7} é 日本 🙂"}),
+        serde_json::json!([]),
+        serde_json::json!(12345678901234567890u64),
+        serde_json::json!(null),
+    ];
+    for a in args {
+        assert_eq!(compact_json_len(&a), a.to_string().len(), "{a}");
+        let call = HistoryItem {
+            parts: vec![Part::ToolCall {
+                id: "c".into(),
+                name: "Bash".into(),
+                input: a.clone(),
+            }],
+            ..item(Role::Assistant, false, "")
+        };
+        let expected = (4 + a.to_string().len() as u64).div_ceil(4);
+        assert_eq!(bytes4_tokens(&call), expected, "{a}");
+    }
+}
