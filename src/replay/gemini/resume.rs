@@ -75,7 +75,10 @@ pub struct Resumed {
 /// legacy document with a `sessionId`).
 pub fn load_record(path: &Path) -> Option<Vec<J>> {
     let mut reader = crate::parse::open(path).ok()?;
-    let mut bytes = Vec::new();
+    // Sized from the file (a compressed one grows past it): growing by doubling copied a large
+    // record several times over.
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    let mut bytes = Vec::with_capacity(size.min(MAX_RECORD_BYTES) as usize + 1);
     reader
         .by_ref()
         .take(MAX_RECORD_BYTES + 1)
