@@ -632,24 +632,32 @@ pub fn contains_any(path: &Path, needles: &[&[u8]]) -> bool {
     let finders: Vec<memchr::memmem::Finder> =
         needles.iter().map(memchr::memmem::Finder::new).collect();
     let keep = needles.iter().map(|n| n.len()).max().unwrap_or(1).max(1) - 1;
-    let mut buf = vec![0u8; CHUNK + keep];
+    // One buffer per thread for every file searched: a fresh zeroed MiB per file cost more
+    // than the search of a small one.
+    thread_local! {
+        static BUF: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    }
+    let mut buf = BUF.with(|b| b.take());
+    buf.resize(CHUNK + keep, 0);
     let mut have = 0;
-    loop {
+    let found = loop {
         let n = match reader.read(&mut buf[have..]) {
-            Ok(0) => return false,
+            Ok(0) => break false,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => return false,
+            Err(_) => break false,
         };
         have += n;
         if finders.iter().any(|f| f.find(&buf[..have]).is_some()) {
-            return true;
+            break true;
         }
         // Only the tail can still start a match that the next bytes complete.
         let tail = have.min(keep);
         buf.copy_within(have - tail..have, 0);
         have = tail;
-    }
+    };
+    BUF.with(|b| b.set(buf));
+    found
 }
 
 #[cfg(test)]
