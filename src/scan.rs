@@ -144,33 +144,39 @@ pub struct ScanResult {
 
 /// Run the whole pipeline.
 pub fn scan(opts: &ScanOptions) -> ScanResult {
-    run(opts, |_| true, |_| Detail::Summary, |_, _| None::<()>).0
+    run(opts, |_| true, summary_view, |_, _, _| None::<()>).0
+}
+
+/// How [`scan`] reads a file: its summary view, nothing more.
+fn summary_view(f: &SourceFile) -> Result<(Session, ()), Warning> {
+    parse::parse_file_with(f, Detail::Summary).map(|s| (s, ()))
 }
 
 /// The scan over only the discovered files that `keep` accepts (it may read them: it runs in
 /// parallel). The cross-file rules then see only those files.
 pub fn scan_where(opts: &ScanOptions, keep: impl Fn(&SourceFile) -> bool + Sync) -> ScanResult {
-    run(opts, keep, |_| Detail::Summary, |_, _| None::<()>).0
+    run(opts, keep, summary_view, |_, _, _| None::<()>).0
 }
 
-/// The scan, handing each file's session, parsed at `detail`, to `visit` while the worker
-/// still holds it, so that a command needing more than the summary (a replay) parses each
-/// file once. `visit` runs before the cross-file rules and the filters: it sees the file's own
-/// project and title, and may see sessions the filters later drop. Its results are keyed by
-/// file path.
-pub fn scan_each<T: Send>(
+/// The scan, reading each file with `read` (its session, at a detail that holds at least the
+/// summary, and whatever else `read` takes from the same read) and handing that to `visit`
+/// while the worker still holds it, so that a command needing more than the summary (a
+/// replay) reads each file once. `visit` runs before the cross-file rules and the filters: it
+/// sees the file's own project and title, and may see sessions the filters later drop. Its
+/// results are keyed by file path.
+pub fn scan_each<X, T: Send>(
     opts: &ScanOptions,
-    detail: impl Fn(&SourceFile) -> Detail + Sync,
-    visit: impl Fn(&SessionSummary, Session) -> Option<T> + Sync,
+    read: impl Fn(&SourceFile) -> Result<(Session, X), Warning> + Sync,
+    visit: impl Fn(&SessionSummary, Session, X) -> Option<T> + Sync,
 ) -> (ScanResult, HashMap<PathBuf, T>) {
-    run(opts, |_| true, detail, visit)
+    run(opts, |_| true, read, visit)
 }
 
-fn run<T: Send>(
+fn run<X, T: Send>(
     opts: &ScanOptions,
     keep: impl Fn(&SourceFile) -> bool + Sync,
-    detail: impl Fn(&SourceFile) -> Detail + Sync,
-    visit: impl Fn(&SessionSummary, Session) -> Option<T> + Sync,
+    read: impl Fn(&SourceFile) -> Result<(Session, X), Warning> + Sync,
+    visit: impl Fn(&SessionSummary, Session, X) -> Option<T> + Sync,
 ) -> (ScanResult, HashMap<PathBuf, T>) {
     let agents: Vec<Agent> = opts.filter.agents();
     let discovery = if opts.paths.is_empty() {
@@ -192,7 +198,7 @@ fn run<T: Send>(
     result.skipped_by_time = skipped.len();
     let files: Vec<SourceFile> = files.into_par_iter().filter(|f| keep(f)).collect();
 
-    let parsed = parse_all(files, opts.progress, &detail, &visit);
+    let parsed = parse_all(files, opts.progress, &read, &visit);
     let mut sessions = Vec::with_capacity(parsed.len());
     let mut visited = HashMap::new();
     for (r, t) in parsed {
@@ -227,11 +233,11 @@ type Parsed<T> = (Result<SessionSummary, Warning>, Option<T>);
 
 /// Parse files in parallel, largest first so one huge file does not start last and hold up
 /// the whole run.
-fn parse_all<T: Send>(
+fn parse_all<X, T: Send>(
     mut files: Vec<SourceFile>,
     progress: bool,
-    detail: &(impl Fn(&SourceFile) -> Detail + Sync),
-    visit: &(impl Fn(&SessionSummary, Session) -> Option<T> + Sync),
+    read: &(impl Fn(&SourceFile) -> Result<(Session, X), Warning> + Sync),
+    visit: &(impl Fn(&SessionSummary, Session, X) -> Option<T> + Sync),
 ) -> Vec<Parsed<T>> {
     files.sort_by_key(|f| std::cmp::Reverse(f.size));
     let total: u64 = files.iter().map(|f| f.size).sum();
@@ -251,10 +257,10 @@ fn parse_all<T: Send>(
         .into_par_iter()
         .map(|f| {
             let size = f.size;
-            let r = match parse::parse_file_with(&f, detail(&f)) {
-                Ok(mut s) => {
+            let r = match read(&f) {
+                Ok((mut s, x)) => {
                     let summary = SessionSummary::from_session(&mut s, f);
-                    let t = visit(&summary, s);
+                    let t = visit(&summary, s, x);
                     (Ok(summary), t)
                 }
                 Err(w) => (Err(w), None),

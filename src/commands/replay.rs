@@ -227,17 +227,13 @@ fn replay_all(
     };
     let options = options_for(size);
     let filter = &opts.filter;
-    let (result, mut done) = scan_each(
-        &opts,
-        |f| ReplayInput::detail(f.agent),
-        |summary, session| {
-            filter.may_match(summary).then(|| {
-                ReplayInput::from_parsed(session, &summary.source)
-                    .map(|input| replay_each(&input, &options))
-                    .map_err(|w| Failure::failed(w.to_string()))
-            })
-        },
-    );
+    let (result, mut done) = scan_each(&opts, ReplayInput::read, |summary, session, record| {
+        filter.may_match(summary).then(|| {
+            ReplayInput::from_read(session, record, &summary.source)
+                .map(|input| replay_each(&input, &options))
+                .map_err(|w| Failure::failed(w.to_string()))
+        })
+    });
     let sessions = result.sessions;
     if sessions.is_empty() {
         return Err(Failure::failed("no session selected"));

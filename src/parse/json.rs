@@ -61,6 +61,24 @@ fn full() -> bool {
     detail() == Detail::Full
 }
 
+thread_local! {
+    static FROM_TREE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Run `f`, which deserialises records from an in-memory tree instead of JSON text: a
+/// [`Skel`] then reads its stood-in bodies as values, since a tree has no raw text to hand
+/// out (the stand-ins are the same).
+pub fn from_tree<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            FROM_TREE.with(|t| t.set(self.0));
+        }
+    }
+    let _restore = Restore(FROM_TREE.with(|t| t.replace(true)));
+    f()
+}
+
 /// The JSON kind a visitor saw, for warnings ("a JSON array is not …").
 fn kind_of_unexpected(u: &de::Unexpected) -> &'static str {
     match u {
@@ -617,12 +635,24 @@ impl<'de> Visitor<'de> for SkelSeed {
                 continue;
             }
             if self.1.contains(&k.as_ref()) {
-                let raw = map.next_value::<&'de serde_json::value::RawValue>()?;
-                let b = Body::of_raw(raw.get());
-                let v = if b.is_str {
-                    stand_in(&b)
+                let v = if FROM_TREE.with(Cell::get) {
+                    match map.next_value::<Value>()? {
+                        Value::String(s) => stand_in(&Body {
+                            text: None,
+                            is_str: true,
+                            empty: s.is_empty(),
+                            blank: s.trim().is_empty(),
+                        }),
+                        other => other,
+                    }
                 } else {
-                    serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null)
+                    let raw = map.next_value::<&'de serde_json::value::RawValue>()?;
+                    let b = Body::of_raw(raw.get());
+                    if b.is_str {
+                        stand_in(&b)
+                    } else {
+                        serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null)
+                    }
                 };
                 out.insert(k.into_owned(), v);
                 continue;

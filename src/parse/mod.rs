@@ -24,7 +24,9 @@ use crate::diag::{Warning, WarningKind};
 use crate::model::{Agent, Session};
 
 pub use json::Detail;
-pub use read::{MAX_DECOMPRESSED_BYTES, MAX_LINE_BYTES, Records, for_each_record};
+pub use read::{
+    MAX_DECOMPRESSED_BYTES, MAX_LINE_BYTES, Records, for_each_record, for_each_record_pre,
+};
 
 /// What discovery knows about a file before parsing it, from its place in the store.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,11 +111,27 @@ pub fn parse_file(file: &SourceFile) -> Result<Session, Warning> {
 
 /// Parse one file at the given [`Detail`].
 pub fn parse_file_with(file: &SourceFile, detail: Detail) -> Result<Session, Warning> {
-    let mut session = json::with_detail(detail, || match file.agent {
+    let session = json::with_detail(detail, || match file.agent {
         Agent::Claude => claude::parse(file),
         Agent::Codex => codex::parse(file),
         Agent::Gemini => gemini::parse(file),
     })?;
+    Ok(finish(session))
+}
+
+/// The summary view of a Gemini JSONL session from its bytes, each line's record taken from
+/// `pre` when it gives one: see [`gemini::view_with`]. `None` when the file must be read with
+/// [`parse_file_with`] instead.
+pub fn gemini_view_with(
+    file: &SourceFile,
+    bytes: &[u8],
+    pre: impl FnMut(&[u8]) -> Option<gemini::TreeRecord>,
+) -> Option<Session> {
+    gemini::view_with(file, bytes, pre).map(finish)
+}
+
+/// What every parse does last, whatever the agent and the path the file took.
+fn finish(mut session: Session) -> Session {
     match session.agent {
         Agent::Claude => subagents::complete_claude_links(&mut session),
         Agent::Gemini => harness_continuations(&mut session),
@@ -127,7 +145,7 @@ pub fn parse_file_with(file: &SourceFile, detail: Detail) -> Result<Session, War
         (None, Some(u)) => session.started_at = Some(u),
         (None, None) | (Some(_), Some(_)) => {}
     }
-    Ok(session)
+    session
 }
 
 /// Whether `file` may hold a compaction summary: it contains one of its agent's markers.

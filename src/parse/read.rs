@@ -339,6 +339,19 @@ pub fn for_each_record<T: Records>(
     path: &Path,
     src: impl Read,
     warnings: &mut Vec<Warning>,
+    f: impl for<'a> FnMut(u64, T::Rec<'a>, &'a [u8]),
+) {
+    for_each_record_pre::<T>(path, src, warnings, |_| None, f);
+}
+
+/// [`for_each_record`], asking `pre` first for each non-blank line's record: a caller that has
+/// already deserialised the line its own way hands the record over, and the line's text is
+/// decoded only when `pre` returns `None`.
+pub fn for_each_record_pre<T: Records>(
+    path: &Path,
+    src: impl Read,
+    warnings: &mut Vec<Warning>,
+    mut pre: impl for<'a> FnMut(&'a [u8]) -> Option<T::Rec<'a>>,
     mut f: impl for<'a> FnMut(u64, T::Rec<'a>, &'a [u8]),
 ) {
     let mut lines = Lines::new(src);
@@ -367,6 +380,10 @@ pub fn for_each_record<T: Records>(
             } => {
                 let line = trim_ascii_mut(bytes);
                 if line.is_empty() {
+                    continue;
+                }
+                if let Some(rec) = pre(line) {
+                    f(no, rec, line);
                     continue;
                 }
                 let mut outcome = decode::<T>(

@@ -122,12 +122,15 @@ pub mod masking;
 pub mod resume;
 pub mod split;
 mod state;
+pub mod tree;
 pub mod truncate;
 
 #[cfg(test)]
 pub(crate) mod e2e_gen;
 #[cfg(test)]
 mod e2e_tests;
+#[cfg(test)]
+mod one_pass_tests;
 #[cfg(test)]
 mod tests;
 

@@ -18,6 +18,10 @@ fn is_management_artifact(m: &Message) -> bool {
     )
 }
 
+/// What [`ReplayInput::read`] read of a Gemini file besides its session: the messages of the
+/// record Gemini CLI resumes (`None` inside when Gemini could not load it).
+pub struct Record(Option<Option<Vec<super::gemini::json::J>>>);
+
 impl ReplayInput {
     /// How much of a file a replay needs parsed. A Gemini session is replayed from its record
     /// as Gemini CLI resumes it; of the model it needs only what the summary view keeps
@@ -26,6 +30,36 @@ impl ReplayInput {
         match agent {
             Agent::Gemini => Detail::Summary,
             Agent::Claude | Agent::Codex => Detail::Full,
+        }
+    }
+
+    /// Read `file` for a replay: its session at [`ReplayInput::detail`], and for a Gemini
+    /// session the record Gemini CLI resumes, both from one read of the file
+    /// ([`read_view_and_record`](super::gemini::resume::read_view_and_record)).
+    pub fn read(file: &SourceFile) -> Result<(Session, Record), Warning> {
+        match file.agent {
+            Agent::Gemini => super::gemini::resume::read_view_and_record(file)
+                .map(|(s, record)| (s, Record(Some(record)))),
+            Agent::Claude | Agent::Codex => {
+                crate::parse::parse_file_with(file, Self::detail(file.agent))
+                    .map(|s| (s, Record(None)))
+            }
+        }
+    }
+
+    /// The input from what [`ReplayInput::read`] read of `source`.
+    pub fn from_read(
+        s: Session,
+        record: Record,
+        source: &SourceFile,
+    ) -> Result<ReplayInput, Warning> {
+        match record.0 {
+            Some(Some(messages)) if s.agent == Agent::Gemini => Ok(
+                super::gemini::resume::input_from(&s, super::gemini::resume::resume(messages)),
+            ),
+            // A record Gemini CLI could not load (too large, not a record): the full model.
+            Some(_) => Ok(Self::from_model(crate::parse::parse_file(source)?)),
+            None => Self::from_parsed(s, source),
         }
     }
 

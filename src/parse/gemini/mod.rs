@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 
 use crate::diag::{Warning, WarningKind};
 use crate::model::Session;
-use crate::parse::json::{Detail, detail, with_detail};
+use crate::parse::json::{self, Detail, Obj, detail, with_detail};
 use crate::parse::{self, FileRole, Records, SourceFile, str_field};
 
 use log::Log;
@@ -102,7 +102,54 @@ enum View {
     NeedsBodies,
 }
 
-fn parse_view(file: &SourceFile) -> Result<View, Warning> {
+/// A JSONL line's record, deserialised by a caller from its own tree of the line: see
+/// [`view_with`].
+pub struct TreeRecord(records::G);
+
+impl TreeRecord {
+    /// The record of a line from a deserialiser over the caller's tree of it; `None` when the
+    /// line is not an object or its record does not deserialise (its text is then decoded as
+    /// usual, with the usual warnings).
+    pub fn from_tree<'de, D: serde::Deserializer<'de>>(d: D) -> Option<TreeRecord> {
+        match json::from_tree(|| Obj::<records::G>::deserialize(d)) {
+            Ok(Obj::Is(g)) => Some(TreeRecord(g)),
+            _ => None,
+        }
+    }
+}
+
+/// The summary view of a JSONL session whose bytes the caller holds, taking each line's record
+/// from `pre` when it gives one (else decoding the line's text), so that a caller that reads
+/// every line its own way (the replay, into the record Gemini CLI resumes) does not have each
+/// line deserialised twice. `None` for anything [`parse`] would not read as a JSONL log with
+/// its metadata line (documents, saved chats, legacy fallbacks) and for a view that needs the
+/// bodies: the caller then uses [`parse`].
+pub fn view_with(
+    file: &SourceFile,
+    bytes: &[u8],
+    mut pre: impl FnMut(&[u8]) -> Option<TreeRecord>,
+) -> Option<Session> {
+    let (stem, is_json_doc, ident) = identify(file);
+    if is_json_doc || matches!(ident, Ident::SavedChat { .. }) {
+        return None;
+    }
+    with_detail(Detail::Summary, || {
+        let log = read_log(&file.path, bytes, &stem, ident, |line| {
+            pre(line).map(|t| t.0)
+        });
+        if !log.has_metadata() {
+            return None;
+        }
+        match log.finish_view() {
+            View::Done(s) => Some(s),
+            View::NeedsBodies => None,
+        }
+    })
+}
+
+/// What a file is from its name and role: its stem, whether it is one JSON document, and
+/// whose it is.
+fn identify(file: &SourceFile) -> (String, bool, Ident) {
     let path = file.path.as_path();
     let name = path
         .file_name()
@@ -125,7 +172,12 @@ fn parse_view(file: &SourceFile) -> Result<View, Warning> {
         _ if stem.starts_with("checkpoint-") => saved_chat_ident(&stem),
         _ => subagent_by_shape(path).unwrap_or(Ident::Main),
     };
+    (stem, is_json_doc, ident)
+}
 
+fn parse_view(file: &SourceFile) -> Result<View, Warning> {
+    let path = file.path.as_path();
+    let (stem, is_json_doc, ident) = identify(file);
     if matches!(ident, Ident::SavedChat { .. }) {
         let doc = parse::read_document(path)?;
         return Ok(View::Done(saved_chat(path, &stem, ident, doc)));
@@ -135,7 +187,7 @@ fn parse_view(file: &SourceFile) -> Result<View, Warning> {
             Ok(doc) => Ok(View::Done(document(path, &stem, ident, doc))),
             Err(doc_err) => {
                 // Not one document: maybe JSONL under a `.json` name.
-                let log = read_log(path, &stem, ident)?;
+                let log = read_log(path, open(path)?, &stem, ident, |_| None);
                 if log.has_metadata() {
                     Ok(log.finish_view())
                 } else {
@@ -144,7 +196,7 @@ fn parse_view(file: &SourceFile) -> Result<View, Warning> {
             }
         };
     }
-    let log = read_log(path, &stem, ident)?;
+    let log = read_log(path, open(path)?, &stem, ident, |_| None);
     if log.has_metadata() {
         return Ok(log.finish_view());
     }
@@ -221,19 +273,28 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8(out).unwrap_or_else(|_| s.to_string())
 }
 
-fn read_log(path: &Path, stem: &str, ident: Ident) -> Result<Log, Warning> {
-    let reader = parse::open(path).map_err(|e| parse::unreadable(path, &e))?;
+fn open(path: &Path) -> Result<impl std::io::Read, Warning> {
+    parse::open(path).map_err(|e| parse::unreadable(path, &e))
+}
+
+fn read_log(
+    path: &Path,
+    src: impl std::io::Read,
+    stem: &str,
+    ident: Ident,
+    pre: impl FnMut(&[u8]) -> Option<records::G>,
+) -> Log {
     let mut log = Log::new(path, stem, ident);
     log.skeletons = detail() == Detail::Summary;
     let mut warnings = Vec::new();
-    parse::for_each_record::<Lines>(path, reader, &mut warnings, |n, g, raw| {
+    parse::for_each_record_pre::<Lines>(path, src, &mut warnings, pre, |n, g, raw| {
         log.line(n, g.into_line(raw))
     });
     // Line warnings first, then what the log itself found, in line order.
     warnings.append(&mut log.session.warnings);
     warnings.sort_by_key(|w| w.line.unwrap_or(0));
     log.session.warnings = warnings;
-    Ok(log)
+    log
 }
 
 /// A legacy `ConversationRecord` (or anything else that is one JSON document).

@@ -618,12 +618,19 @@ impl<'de> serde::Deserialize<'de> for J {
                 Ok(J::Bool(b))
             }
             fn visit_i64<E>(self, x: i64) -> Result<J, E> {
+                if x.unsigned_abs() > super::tree::EXACT_INT {
+                    super::tree::mark_lossy();
+                }
                 Ok(J::Num(x as f64))
             }
             fn visit_u64<E>(self, x: u64) -> Result<J, E> {
+                if x > super::tree::EXACT_INT {
+                    super::tree::mark_lossy();
+                }
                 Ok(J::Num(x as f64))
             }
             fn visit_f64<E>(self, x: f64) -> Result<J, E> {
+                super::tree::mark_lossy();
                 Ok(J::Num(x))
             }
             fn visit_str<E>(self, s: &str) -> Result<J, E> {
@@ -657,7 +664,10 @@ impl<'de> serde::Deserialize<'de> for J {
                         index.get(&k).copied()
                     };
                     match seen {
-                        Some(i) => v[i].1 = x,
+                        Some(i) => {
+                            super::tree::mark_lossy();
+                            v[i].1 = x;
+                        }
                         None => {
                             if !index.is_empty() {
                                 index.insert(k.clone(), v.len());

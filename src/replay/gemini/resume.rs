@@ -27,7 +27,10 @@ use sha2::{Digest, Sha256};
 use super::PLACEHOLDER_ENV_TEXT;
 use super::content::GRole;
 use super::json::{J, JsStr, js_trim, to_json};
+use crate::diag::Warning;
 use crate::model::{Agent, CompactionKind, Part, Role, Session};
+use crate::parse::gemini::TreeRecord;
+use crate::parse::{Detail, SourceFile};
 use crate::replay::{HistoryItem, ReplayInput, RequestPoint};
 use crate::tokens::estimate_text;
 
@@ -74,6 +77,12 @@ pub struct Resumed {
 /// `None` when Gemini could not load the file either (no `sessionId` + `projectHash`, and not a
 /// legacy document with a `sessionId`).
 pub fn load_record(path: &Path) -> Option<Vec<J>> {
+    load_record_bytes(&read_record_file(path)?)
+}
+
+/// The bytes of a record file, or `None` when it cannot be read or is larger than Gemini CLI
+/// could load (more than [`MAX_RECORD_BYTES`]).
+fn read_record_file(path: &Path) -> Option<Vec<u8>> {
     let mut reader = crate::parse::open(path).ok()?;
     // Sized from the file (a compressed one grows past it): growing by doubling copied a large
     // record several times over.
@@ -87,7 +96,7 @@ pub fn load_record(path: &Path) -> Option<Vec<J>> {
     if bytes.len() as u64 > MAX_RECORD_BYTES {
         return None;
     }
-    load_record_bytes(&bytes)
+    Some(bytes)
 }
 
 /// An ordered map with JavaScript `Map` semantics: `set` keeps an existing key's position,
@@ -151,27 +160,40 @@ pub fn load_record_bytes(bytes: &[u8]) -> Option<Vec<J>> {
         Ok(t) => std::borrow::Cow::Borrowed(t),
         Err(_) => String::from_utf8_lossy(bytes),
     };
-    let mut metadata: Vec<(String, J)> = Vec::new();
-    let merge = |metadata: &mut Vec<(String, J)>, entries: &[(String, J)]| {
-        for (k, v) in entries {
-            match metadata.iter_mut().find(|(mk, _)| mk == k) {
-                Some(e) => e.1 = v.clone(),
-                None => metadata.push((k.clone(), v.clone())),
-            }
-        }
-    };
-    let mut messages = MessageMap::default();
+    let mut loader = Loader::default();
     for line in lines(&text) {
         if line.trim().is_empty() {
             continue;
         }
-        let Ok(record) = serde_json::from_str::<J>(line) else {
-            continue;
-        };
+        if let Ok(record) = serde_json::from_str::<J>(line) {
+            loader.record(record);
+        }
+    }
+    loader.finish(&text)
+}
+
+/// `loadConversationRecord` over a JSONL file, fed one line's record at a time.
+#[derive(Default)]
+struct Loader {
+    metadata: Vec<(String, J)>,
+    messages: MessageMap,
+}
+
+impl Loader {
+    fn merge(&mut self, entries: &[(String, J)]) {
+        for (k, v) in entries {
+            match self.metadata.iter_mut().find(|(mk, _)| mk == k) {
+                Some(e) => e.1 = v.clone(),
+                None => self.metadata.push((k.clone(), v.clone())),
+            }
+        }
+    }
+
+    fn record(&mut self, record: J) {
         if let Some(to) = string_field(&record, "$rewindTo") {
-            messages.rewind(&to.to_string_lossy());
+            self.messages.rewind(&to.to_string_lossy());
         } else if let Some(id) = string_field(&record, "id").map(JsStr::to_string_lossy) {
-            messages.set(id, record);
+            self.messages.set(id, record);
         } else if is_object(record.get("$set")) {
             // Checkpoint lists are not conversation (module doc); the rest is metadata.
             if let Some(J::Obj(set)) = record.get("$set") {
@@ -180,41 +202,125 @@ pub fn load_record_bytes(bytes: &[u8]) -> Option<Vec<J>> {
                     .filter(|(k, v)| !(k == "messages" && matches!(v, J::Arr(_))))
                     .cloned()
                     .collect();
-                merge(&mut metadata, &kept);
+                self.merge(&kept);
             }
         } else if string_field(&record, "sessionId").is_some()
             && string_field(&record, "projectHash").is_some()
         {
             if let J::Obj(entries) = &record {
-                merge(&mut metadata, entries);
+                self.merge(entries);
             }
             if let Some(J::Arr(list)) = record.get("messages") {
                 for m in list {
                     if let Some(id) = string_field(m, "id") {
-                        messages.set(id.to_string_lossy(), m.clone());
+                        self.messages.set(id.to_string_lossy(), m.clone());
                     }
                 }
             }
         }
     }
-    let truthy = |k: &str| {
-        metadata
-            .iter()
-            .find(|(mk, _)| mk == k)
-            .is_some_and(|(_, v)| v.truthy())
-    };
-    if truthy("sessionId") && truthy("projectHash") {
-        return Some(messages.into_values());
+
+    /// The loaded messages; without metadata, the whole `text` read as a legacy document.
+    fn finish(self, text: &str) -> Option<Vec<J>> {
+        let truthy = |k: &str| {
+            self.metadata
+                .iter()
+                .find(|(mk, _)| mk == k)
+                .is_some_and(|(_, v)| v.truthy())
+        };
+        if truthy("sessionId") && truthy("projectHash") {
+            return Some(self.messages.into_values());
+        }
+        // parseLegacyRecordFallback: the whole file as one document with a `sessionId` key.
+        let doc: J = serde_json::from_str(text).ok()?;
+        if !doc.has("sessionId") {
+            return None;
+        }
+        Some(match doc.get("messages") {
+            Some(J::Arr(list)) => list.clone(),
+            _ => Vec::new(),
+        })
     }
-    // parseLegacyRecordFallback: the whole file as one document with a `sessionId` key.
-    let doc: J = serde_json::from_str(&text).ok()?;
-    if !doc.has("sessionId") {
+}
+
+/// A Gemini session's summary view and the record Gemini CLI resumes, from one read of the file
+/// and, for a JSONL log, one parse of each line: the line's [`J`] tree feeds the record and,
+/// unless it lost something the text said ([`super::tree::take_lossy`]), the view's record too.
+/// What the single pass does not cover the way the two separate reads do (a document, a file
+/// that is not UTF-8, a lone `\r`, which `readline` splits at and the view does not, an
+/// over-long line, a view that needs bodies) is read the two separate ways. The record is
+/// `None` when Gemini could not load the file (see [`load_record`]).
+pub fn read_view_and_record(file: &SourceFile) -> Result<(Session, Option<Vec<J>>), Warning> {
+    let summary = || crate::parse::parse_file_with(file, Detail::Summary);
+    let Some(bytes) = read_record_file(&file.path) else {
+        return Ok((summary()?, None));
+    };
+    match one_pass(file, &bytes) {
+        Some(one) => Ok((one.view, one.record)),
+        None => Ok((summary()?, load_record_bytes(&bytes))),
+    }
+}
+
+/// What [`one_pass`] read.
+pub(super) struct OnePass {
+    pub view: Session,
+    pub record: Option<Vec<J>>,
+    /// Lines whose view record came from their tree, of `trees` lines that had one (the tests
+    /// hold the single pass to reading most lines once).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub from_tree: usize,
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub trees: usize,
+}
+
+/// [`read_view_and_record`]'s single pass over `bytes`, `None` where it does not apply.
+pub(super) fn one_pass(file: &SourceFile, bytes: &[u8]) -> Option<OnePass> {
+    let text = simdutf8::basic::from_utf8(bytes).ok()?;
+    if !splits_like_readline(bytes) {
         return None;
     }
-    Some(match doc.get("messages") {
-        Some(J::Arr(list)) => list.clone(),
-        _ => Vec::new(),
+    let mut loader = Loader::default();
+    let (mut from_tree, mut trees) = (0, 0);
+    let view = crate::parse::gemini_view_with(file, bytes, |line| {
+        super::tree::take_lossy();
+        // The file is UTF-8, so is each of its lines.
+        let record: J = serde_json::from_str(simdutf8::basic::from_utf8(line).ok()?).ok()?;
+        let rec = if super::tree::take_lossy() {
+            None
+        } else {
+            TreeRecord::from_tree(&record)
+        };
+        trees += 1;
+        from_tree += usize::from(rec.is_some());
+        loader.record(record);
+        rec
+    })?;
+    Some(OnePass {
+        view,
+        record: loader.finish(text),
+        from_tree,
+        trees,
     })
+}
+
+/// Whether the view's lines (split at `\n`, each shorter than the line limit, trimmed of
+/// ASCII whitespace) parse as the lines `readline` gives (split at `\n`, `\r\n` and a lone
+/// `\r`, parsed untrimmed): no lone `\r`, and no form feed, which the view trims and JSON does
+/// not allow around a value.
+fn splits_like_readline(bytes: &[u8]) -> bool {
+    let lone_cr = memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n'));
+    if lone_cr || memchr::memchr(0x0c, bytes).is_some() {
+        return false;
+    }
+    let mut start = 0;
+    let long_line = memchr::memchr_iter(b'\n', bytes)
+        .chain(std::iter::once(bytes.len()))
+        .any(|end| {
+            let long = end - start >= crate::parse::MAX_LINE_BYTES;
+            start = end + 1;
+            long
+        });
+    !long_line
 }
 
 // ---------------------------------------------------------------------------------------------
