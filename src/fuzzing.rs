@@ -89,7 +89,11 @@ impl Target {
 pub fn run(target: Target, data: &[u8]) {
     match target.file() {
         Some((agent, role, name)) => {
-            if let Some(session) = parse_bytes(agent, role, name, data) {
+            let session = parse_bytes(agent, role.clone(), name, data);
+            if agent == Agent::Gemini {
+                one_read_is_two_reads(&SourceFile::new(agent, scratch(name), role));
+            }
+            if let Some(session) = session {
                 downstream(session);
             }
         }
@@ -132,6 +136,28 @@ pub fn parse_bytes(agent: Agent, role: FileRole, name: &str, data: &[u8]) -> Opt
     std::fs::write(&path, data).ok()?;
     let file = SourceFile::new(agent, path, role);
     parse_file(&file).ok()
+}
+
+/// A replay reads a Gemini file once, for its summary view and the record Gemini CLI resumes:
+/// what it reads must be what the two separate reads give, whatever the bytes.
+fn one_read_is_two_reads(file: &SourceFile) {
+    use crate::replay::gemini::resume::{load_record, read_view_and_record};
+    let two = crate::parse::parse_file_with(file, crate::parse::Detail::Summary);
+    match (two, read_view_and_record(file)) {
+        (Ok(view), Ok((one_view, one_record))) => {
+            assert!(view == one_view, "the summary view differs when read once");
+            assert!(
+                load_record(&file.path) == one_record,
+                "the resumed record differs when read once"
+            );
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b, "the two ways fail differently"),
+        (a, b) => panic!(
+            "read once the file {} but read twice it {}",
+            if b.is_ok() { "parses" } else { "fails" },
+            if a.is_ok() { "parses" } else { "fails" }
+        ),
+    }
 }
 
 /// Everything that consumes a parsed session.
