@@ -307,7 +307,12 @@ fn session_file(path: &Path) -> Option<Agent> {
         .read_to_end(&mut head)
         .ok()?;
     let text = String::from_utf8_lossy(&head);
-    if text[..text.len().min(256)].contains("\"schema_version\"") {
+    // The first 256 bytes, cut back to a character boundary (the file may hold anything).
+    let start = (0..=text.len().min(256))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    if text[..start].contains("\"schema_version\"") {
         return None;
     }
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
@@ -623,6 +628,11 @@ mod tests {
             g.write_bytes(&p, b"new").unwrap();
             assert_eq!(fs::read_to_string(&p).unwrap(), "new");
         }
+        // A character across byte 256, where the check for an export of ours looks.
+        let p = d.path().join("cjk.md");
+        fs::write(&p, "日".repeat(100)).unwrap();
+        g.write_bytes(&p, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "new");
     }
 
     #[test]

@@ -760,7 +760,7 @@ fn table(report: ReportKind, rows: &[Row], total: &Row, breakdown: bool, zone: &
                 RowKey::Session(s) => short_id(&s.id),
                 RowKey::Project { path, hash, .. } => match (path, hash) {
                     (Some(p), _) => crate::project::short_label(p),
-                    (None, Some(h)) => format!("?{}", &h[..h.len().min(8)]),
+                    (None, Some(h)) => format!("?{}", crate::render::hash_prefix(h, 8)),
                     (None, None) => "unknown".into(),
                 },
                 RowKey::Block { start, .. } => local_minute(zone, *start),

@@ -112,9 +112,15 @@ pub fn rfc3339(t: DateTime<Utc>) -> String {
 pub fn project_label(project: Option<&str>, hash: Option<&str>) -> String {
     match (project, hash) {
         (Some(p), _) => p.to_string(),
-        (None, Some(h)) => format!("{UNRESOLVED} {}", &h[..h.len().min(8)]),
+        (None, Some(h)) => format!("{UNRESOLVED} {}", hash_prefix(h, 8)),
         (None, None) => UNKNOWN_PROJECT.to_string(),
     }
+}
+
+/// The first `n` characters of a recorded project hash: hex when Gemini CLI wrote it, but a
+/// damaged or hand-edited file may put any character there, where a byte count can cut one.
+pub fn hash_prefix(h: &str, n: usize) -> &str {
+    h.char_indices().nth(n).map_or(h, |(i, _)| &h[..i])
 }
 
 pub const UNRESOLVED: &str = "unresolved";
@@ -144,7 +150,7 @@ pub fn project_detail(project: Option<&str>, hash: Option<&str>, source: &str) -
         (None, Some(h)) => format!(
             "{} (Gemini projectHash {}…; --project-root DIR can resolve it)",
             project_label(None, Some(h)),
-            &h[..h.len().min(16)]
+            hash_prefix(h, 16)
         ),
         (None, None) => format!("{UNKNOWN_PROJECT} (no working directory recorded)"),
     }
@@ -153,6 +159,21 @@ pub fn project_detail(project: Option<&str>, hash: Option<&str>, source: &str) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hash_prefixes_never_cut_a_character() {
+        assert_eq!(
+            hash_prefix("1ad108b1f7afc0\u{fffd}e965", 16),
+            "1ad108b1f7afc0\u{fffd}e"
+        );
+        assert_eq!(hash_prefix("7b8ebbc4", 16), "7b8ebbc4");
+        assert_eq!(hash_prefix("ééééééééé", 8), "éééééééé");
+        let detail = project_detail(None, Some("1ad108b1f7afc0\u{fffd}e965e864"), "x");
+        assert!(
+            detail.contains("projectHash 1ad108b1f7afc0\u{fffd}e…"),
+            "{detail}"
+        );
+    }
 
     #[test]
     fn counts_and_durations() {
