@@ -175,6 +175,11 @@ pub(super) fn flatten_output(v: &Value) -> (String, bool, Vec<Part>) {
     match v {
         Value::String(s) => {
             let trimmed = s.trim_start();
+            if trimmed.starts_with('{') {
+                if let Some(flat) = shell_result(s) {
+                    return flat;
+                }
+            }
             if trimmed.starts_with('{') || trimmed.starts_with('[') {
                 match serde_json::from_str::<Value>(s) {
                     Ok(Value::Object(o)) if o.contains_key("output") => return flatten_object(&o),
@@ -192,6 +197,38 @@ pub(super) fn flatten_output(v: &Value) -> (String, bool, Vec<Part>) {
         Value::Null => (String::new(), false, Vec::new()),
         other => (other.to_string(), false, Vec::new()),
     }
+}
+
+/// The shell tool's result as most rollouts record it, a JSON string
+/// `{"output": "…", "metadata": {"exit_code": N, …}}`, flattened as [`flatten_object`] would
+/// flatten its tree, without building the tree (the output is copied once, not three times).
+/// `None` for any other shape (an output that is not a string or is itself JSON, a repeated
+/// key): the tree then decides.
+fn shell_result(s: &str) -> Option<(String, bool, Vec<Part>)> {
+    #[derive(serde::Deserialize)]
+    struct Shell<'a> {
+        #[serde(borrow)]
+        output: std::borrow::Cow<'a, str>,
+        #[serde(default)]
+        metadata: Option<Value>,
+        #[serde(default)]
+        success: Option<Value>,
+    }
+    let r: Shell = serde_json::from_str(s).ok()?;
+    let out = r.output.trim_start();
+    if out.starts_with('{') || out.starts_with('[') {
+        return None;
+    }
+    let exit = r
+        .metadata
+        .as_ref()
+        .and_then(|m| m.get("exit_code"))
+        .and_then(Value::as_i64);
+    let err = match exit {
+        Some(code) => code != 0,
+        None => text_is_error(&r.output),
+    } || r.success == Some(Value::Bool(false));
+    Some((r.output.into_owned(), err, Vec::new()))
 }
 
 fn is_content_array(items: &[Value]) -> bool {

@@ -839,3 +839,31 @@ fn the_summary_view_reads_tool_failures_like_the_full_view() {
         }
     }
 }
+
+#[test]
+fn a_shell_result_string_flattens_as_its_tree_does() {
+    let cases = [
+        r#"{"output":"total 4\ndrwx a\n","metadata":{"exit_code":0,"duration_seconds":0.1}}"#,
+        r#"{"output":"boom\n","metadata":{"exit_code":2}}"#,
+        r#"{"output":"Exit code: 1\nfailed","metadata":{}}"#,
+        r#"{"output":"error: no such file","metadata":null}"#,
+        r#"{"output":"fine","metadata":{"exit_code":0},"success":false}"#,
+        r#"{"output":"fine","success":null,"extra":[1,{"x":2}]}"#,
+        r#"{"output":"caf\u00e9 \ud83d\ude00 \"q\"","metadata":{"exit_code":1.0}}"#,
+        r#"{"output":"big","metadata":{"exit_code":18446744073709551615}}"#,
+        r#"  {"metadata":{"exit_code":0},"output":"order"}"#,
+        // Shapes the fast path leaves to the tree: nested JSON, non-string output, a repeated key.
+        r#"{"output":"{\"output\":\"inner\",\"metadata\":{\"exit_code\":3}}"}"#,
+        r#"{"output":" [{\"type\":\"text\",\"text\":\"t\"}]"}"#,
+        r#"{"output":["a","b"]}"#,
+        r#"{"output":"first","output":"second"}"#,
+    ];
+    for s in cases {
+        let tree: Value = serde_json::from_str(s).unwrap();
+        assert_eq!(
+            flatten_output(&Value::String(s.to_string())),
+            flatten_output(&tree),
+            "{s}"
+        );
+    }
+}
