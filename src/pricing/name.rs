@@ -67,20 +67,23 @@ pub fn undated(canonical: &str) -> Option<&str> {
     if let Some(base) = canonical.strip_suffix("-latest") {
         return Some(base);
     }
+    // Matched on bytes: a recorded name may hold any character, and a byte offset from the end
+    // can fall inside one. The cut itself is before an ASCII `-`, a character boundary.
     let b = canonical.as_bytes();
     let n = b.len();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
     // -YYYYMMDD
-    if n > 9 && b[n - 9] == b'-' && is_digits(&canonical[n - 8..]) && b[n - 8] == b'2' {
+    if n > 9 && b[n - 9] == b'-' && digits(n - 8..n) && b[n - 8] == b'2' {
         return Some(&canonical[..n - 9]);
     }
     // -YYYY-MM-DD
     if n > 11
         && b[n - 11] == b'-'
-        && is_digits(&canonical[n - 10..n - 6])
+        && digits(n - 10..n - 6)
         && b[n - 6] == b'-'
-        && is_digits(&canonical[n - 5..n - 3])
+        && digits(n - 5..n - 3)
         && b[n - 3] == b'-'
-        && is_digits(&canonical[n - 2..])
+        && digits(n - 2..n)
     {
         return Some(&canonical[..n - 11]);
     }
@@ -90,6 +93,14 @@ pub fn undated(canonical: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_character_where_a_date_would_be_is_no_date() {
+        assert_eq!(undated("claude-sonnet-4-5-20\u{fffd}50929"), None);
+        assert_eq!(undated("model-2025-\u{e9}9-29"), None);
+        assert_eq!(undated("é-20250929"), Some("é"));
+        assert_eq!(undated("日本-2025-09-29"), Some("日本"));
+    }
 
     #[test]
     fn canonical_names() {
