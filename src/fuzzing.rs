@@ -140,20 +140,21 @@ pub fn parse_bytes(agent: Agent, role: FileRole, name: &str, data: &[u8]) -> Opt
 
 /// A replay reads a Gemini file once, for its summary view and the record Gemini CLI resumes:
 /// what it reads must be what the two separate reads give, whatever the bytes.
-fn one_read_is_two_reads(file: &SourceFile) {
+pub(crate) fn one_read_is_two_reads(file: &SourceFile) {
     use crate::replay::gemini::resume::{load_record, read_view_and_record};
+    let path = file.path.display();
     let two = crate::parse::parse_file_with(file, crate::parse::Detail::Summary);
     match (two, read_view_and_record(file)) {
         (Ok(view), Ok((one_view, one_record))) => {
-            assert!(view == one_view, "the summary view differs when read once");
+            assert_eq!(view, one_view, "view of {path}, read once");
             assert!(
                 load_record(&file.path) == one_record,
-                "the resumed record differs when read once"
+                "record of {path}, read once"
             );
         }
-        (Err(a), Err(b)) => assert_eq!(a, b, "the two ways fail differently"),
+        (Err(a), Err(b)) => assert_eq!(a, b, "{path}: the two ways fail differently"),
         (a, b) => panic!(
-            "read once the file {} but read twice it {}",
+            "{path}: read once the file {} but read twice it {}",
             if b.is_ok() { "parses" } else { "fails" },
             if a.is_ok() { "parses" } else { "fails" }
         ),

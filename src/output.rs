@@ -171,7 +171,7 @@ impl Guard {
         match fs::metadata(&r) {
             Ok(m) if m.is_dir() => self.protect_resolved_dir(r, "the folder being read"),
             Ok(m) => {
-                if let Some(id) = inode(&m) {
+                if let Some(id) = crate::parse::identity(&m) {
                     self.inodes.insert(id);
                 }
                 self.files.insert(r);
@@ -193,7 +193,7 @@ impl Guard {
         }
         match fs::metadata(&r) {
             Ok(m) if m.is_file() => {
-                if inode(&m).is_some_and(|id| self.inodes.contains(&id)) {
+                if crate::parse::identity(&m).is_some_and(|id| self.inodes.contains(&id)) {
                     return Err(err(Refusal::ReadFile));
                 }
                 if let Some(agent) = session_file(&r) {
@@ -440,17 +440,6 @@ fn lexical(p: &Path) -> PathBuf {
         }
     }
     out
-}
-
-#[cfg(unix)]
-fn inode(m: &fs::Metadata) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    Some((m.dev(), m.ino()))
-}
-
-#[cfg(not(unix))]
-fn inode(_: &fs::Metadata) -> Option<(u64, u64)> {
-    None
 }
 
 /// "a folder", "a FIFO (named pipe)", …: what a non-regular file is, for messages.

@@ -47,13 +47,23 @@ pub fn detail() -> Detail {
 /// Run `f` (one file's parse) at `level`, restoring the previous level afterwards, also on
 /// unwinding.
 pub fn with_detail<R>(level: Detail, f: impl FnOnce() -> R) -> R {
-    struct Restore(Detail);
-    impl Drop for Restore {
+    scoped(&DETAIL, level, f)
+}
+
+/// Run `f` with the thread-local `cell` set to `value`, restoring the previous value
+/// afterwards, also on unwinding.
+fn scoped<T: Copy + 'static, R>(
+    cell: &'static std::thread::LocalKey<Cell<T>>,
+    value: T,
+    f: impl FnOnce() -> R,
+) -> R {
+    struct Restore<T: Copy + 'static>(&'static std::thread::LocalKey<Cell<T>>, T);
+    impl<T: Copy + 'static> Drop for Restore<T> {
         fn drop(&mut self) {
-            DETAIL.with(|d| d.set(self.0));
+            self.0.with(|c| c.set(self.1));
         }
     }
-    let _restore = Restore(DETAIL.with(|d| d.replace(level)));
+    let _restore = Restore(cell, cell.with(|c| c.replace(value)));
     f()
 }
 
@@ -69,14 +79,7 @@ thread_local! {
 /// [`Skel`] then reads its stood-in bodies as values, since a tree has no raw text to hand
 /// out (the stand-ins are the same).
 pub fn from_tree<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            FROM_TREE.with(|t| t.set(self.0));
-        }
-    }
-    let _restore = Restore(FROM_TREE.with(|t| t.replace(true)));
-    f()
+    scoped(&FROM_TREE, true, f)
 }
 
 /// The JSON kind a visitor saw, for warnings ("a JSON array is not …").

@@ -91,14 +91,15 @@ impl SourceFile {
     }
 }
 
+/// A file's identity on disk from its metadata: (device, inode) where the platform has them.
 #[cfg(unix)]
-fn identity(m: &std::fs::Metadata) -> Option<(u64, u64)> {
+pub fn identity(m: &std::fs::Metadata) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     Some((m.dev(), m.ino()))
 }
 
 #[cfg(not(unix))]
-fn identity(_: &std::fs::Metadata) -> Option<(u64, u64)> {
+pub fn identity(_: &std::fs::Metadata) -> Option<(u64, u64)> {
     None
 }
 

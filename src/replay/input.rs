@@ -18,9 +18,14 @@ fn is_management_artifact(m: &Message) -> bool {
     )
 }
 
-/// What [`ReplayInput::read`] read of a Gemini file besides its session: the messages of the
-/// record Gemini CLI resumes (`None` inside when Gemini could not load it).
-pub struct Record(Option<Option<Vec<super::gemini::json::J>>>);
+/// What [`ReplayInput::read`] read of a file besides its session.
+pub enum Record {
+    /// Nothing: the session is the full model (Claude, Codex).
+    None,
+    /// A Gemini session's record as Gemini CLI resumes it: its messages, or `None` when Gemini
+    /// could not load the file.
+    Gemini(Option<Vec<super::gemini::json::J>>),
+}
 
 impl ReplayInput {
     /// How much of a file a replay needs parsed. A Gemini session is replayed from its record
@@ -39,10 +44,10 @@ impl ReplayInput {
     pub fn read(file: &SourceFile) -> Result<(Session, Record), Warning> {
         match file.agent {
             Agent::Gemini => super::gemini::resume::read_view_and_record(file)
-                .map(|(s, record)| (s, Record(Some(record)))),
+                .map(|(s, record)| (s, Record::Gemini(record))),
             Agent::Claude | Agent::Codex => {
                 crate::parse::parse_file_with(file, Self::detail(file.agent))
-                    .map(|s| (s, Record(None)))
+                    .map(|s| (s, Record::None))
             }
         }
     }
@@ -53,13 +58,14 @@ impl ReplayInput {
         record: Record,
         source: &SourceFile,
     ) -> Result<ReplayInput, Warning> {
-        match record.0 {
-            Some(Some(messages)) if s.agent == Agent::Gemini => Ok(
-                super::gemini::resume::input_from(&s, super::gemini::resume::resume(messages)),
-            ),
+        match record {
+            Record::Gemini(Some(messages)) => Ok(super::gemini::resume::input_from(
+                &s,
+                super::gemini::resume::resume(messages),
+            )),
             // A record Gemini CLI could not load (too large, not a record): the full model.
-            Some(_) => Ok(Self::from_model(crate::parse::parse_file(source)?)),
-            None => Self::from_parsed(s, source),
+            Record::Gemini(None) => Ok(Self::from_model(crate::parse::parse_file(source)?)),
+            Record::None => Ok(Self::from_session(s)),
         }
     }
 
