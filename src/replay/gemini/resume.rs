@@ -246,25 +246,38 @@ impl Loader {
 /// A Gemini session's summary view and the record Gemini CLI resumes, from one read of the file
 /// and, for a JSONL log, one parse of each line: the line's [`J`] tree feeds the record and,
 /// unless it lost something the text said ([`super::tree::take_lossy`]), the view's record too.
-/// What the single pass does not cover the way the two separate reads do (a document, a file
-/// that is not UTF-8, a lone `\r`, which `readline` splits at and the view does not, an
-/// over-long line, a view that needs bodies) is read the two separate ways. The record is
-/// `None` when Gemini could not load the file (see [`load_record`]).
+/// What the single pass does not cover the way the two separate reads do is read the separate
+/// way: the whole file when it is not UTF-8, holds a lone `\r` (which `readline` splits at and
+/// the view does not) or an over-long line, or is a document; only the view when the log has
+/// no metadata line or its view needs bodies. The record is `None` when Gemini could not load
+/// the file (see [`load_record`]).
 pub fn read_view_and_record(file: &SourceFile) -> Result<(Session, Option<Vec<J>>), Warning> {
-    let summary = || crate::parse::parse_file_with(file, Detail::Summary);
     let Some(bytes) = read_record_file(&file.path) else {
-        return Ok((summary()?, None));
+        return Ok((crate::parse::parse_file_with(file, Detail::Summary)?, None));
     };
-    match one_pass(file, &bytes) {
-        Some(one) => Ok((one.view, one.record)),
-        None => Ok((summary()?, load_record_bytes(&bytes))),
-    }
+    // What the single pass did not build is read the separate way; a record whose every line
+    // it parsed (a log whose view needs bodies, say) is not parsed again.
+    let one = one_pass(file, &bytes).unwrap_or_default();
+    let view = match one.view {
+        Some(view) => view,
+        None => crate::parse::parse_file_with(file, Detail::Summary)?,
+    };
+    let record = match one.record {
+        Some(record) => record,
+        None => load_record_bytes(&bytes),
+    };
+    Ok((view, record))
 }
 
 /// What [`one_pass`] read.
+#[derive(Default)]
 pub(super) struct OnePass {
-    pub view: Session,
-    pub record: Option<Vec<J>>,
+    /// The summary view, `None` when the file is not a log the single pass covers (a document,
+    /// no metadata line, a view that needs bodies).
+    pub view: Option<Session>,
+    /// The record, when the pass fed the loader every line (`Some(None)`: Gemini could not
+    /// load it).
+    pub record: Option<Option<Vec<J>>>,
     /// Lines whose view record came from their tree, of `trees` lines that had one (the tests
     /// hold the single pass to reading most lines once).
     #[cfg_attr(not(test), allow(dead_code))]
@@ -273,15 +286,17 @@ pub(super) struct OnePass {
     pub trees: usize,
 }
 
-/// [`read_view_and_record`]'s single pass over `bytes`, `None` where it does not apply.
+/// [`read_view_and_record`]'s single pass over `bytes`, `None` where it does not apply (not
+/// UTF-8, lines split differently).
 pub(super) fn one_pass(file: &SourceFile, bytes: &[u8]) -> Option<OnePass> {
     let text = simdutf8::basic::from_utf8(bytes).ok()?;
     if !splits_like_readline(bytes) {
         return None;
     }
     let mut loader = Loader::default();
-    let (mut from_tree, mut trees) = (0, 0);
+    let (mut lines, mut from_tree, mut trees) = (0, 0, 0);
     let view = crate::parse::gemini_view_with(file, bytes, |line| {
+        lines += 1;
         super::tree::take_lossy();
         // The file is UTF-8, so is each of its lines.
         let record: J = serde_json::from_str(simdutf8::basic::from_utf8(line).ok()?).ok()?;
@@ -294,10 +309,11 @@ pub(super) fn one_pass(file: &SourceFile, bytes: &[u8]) -> Option<OnePass> {
         from_tree += usize::from(rec.is_some());
         loader.record(record);
         rec
-    })?;
+    });
     Some(OnePass {
         view,
-        record: loader.finish(text),
+        // A document is not read line by line: its record is not the loader's.
+        record: (lines > 0).then(|| loader.finish(text)),
         from_tree,
         trees,
     })
