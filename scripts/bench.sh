@@ -221,10 +221,16 @@ if [ "${BENCH_SKIP_SLOW:-0}" != 1 ]; then
     SWEEP="threshold=0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
     timed sweep "sessions --home $STORE replay-compress --all -A gemini --sweep $SWEEP --format json" \
         "$H replay-compress --all -A gemini --sweep $SWEEP --format json > /dev/null"
-    # The previous run's output is removed, and its writes reach the disk, before the clock
-    # starts: only the export is timed.
+    # Each run writes into a new folder, after the earlier runs' writes reach the disk, and
+    # the folders are removed only after the last run: on ext4 without a journal, creating
+    # thousands of files within seconds of deleting thousands makes the kernel step over each
+    # recently freed inode (`recently_deleted`), which would time the clean-up of the run
+    # before, not the export.
+    echo 0 > "$WORK/export-n"
     timed export "sessions --home $STORE export --all --format md -o OUT/" \
-        "$H export --all --format md -o $WORK/export > /dev/null" "rm -rf $WORK/export && sync"
+        "$H export --all --format md -o $WORK/export-\$(cat $WORK/export-n) > /dev/null" \
+        "echo \$((\$(cat $WORK/export-n) + 1)) > $WORK/export-n && sync"
+    rm -rf "$WORK"/export-*
 fi
 
 BUSY1=$(busy_s)

@@ -242,6 +242,20 @@ impl Guard {
         }
     }
 
+    /// Create a folder (and its parents) for a run's output, after checking it. The folders
+    /// this created are removed again when the returned [`OutputDir`] is dropped while empty:
+    /// a run that fails before writing anything leaves no trace.
+    pub fn output_dir(&self, dir: &Path) -> Result<OutputDir, OutputError> {
+        let r = self.check_dir(dir)?;
+        let made: Vec<PathBuf> = r
+            .ancestors()
+            .take_while(|a| fs::symlink_metadata(a).is_err())
+            .map(Path::to_path_buf)
+            .collect();
+        fs::create_dir_all(&r).map_err(|e| OutputError::new(dir, Refusal::Io(e)))?;
+        Ok(OutputDir { path: r, made })
+    }
+
     /// Create a folder (and its parents) after checking it.
     pub fn create_dir_all(&self, dir: &Path) -> Result<PathBuf, OutputError> {
         let r = self.check_dir(dir)?;
@@ -256,26 +270,53 @@ impl Guard {
         target: &Path,
         f: impl FnOnce(&mut dyn Write) -> io::Result<T>,
     ) -> Result<T, OutputError> {
-        let io_err = |e| OutputError::new(target, Refusal::Io(e));
         let r = self.check(target)?;
         let parent = r.parent().unwrap_or(Path::new("/"));
-        fs::create_dir_all(parent).map_err(io_err)?;
-        let (tmp, file) = temp_file(&r).map_err(io_err)?;
+        fs::create_dir_all(parent).map_err(|e| OutputError::new(target, Refusal::Io(e)))?;
+        let (staged, value) =
+            Self::stage_at(&r, f).map_err(|e| OutputError::new(target, Refusal::Io(e)))?;
+        self.put(staged, target, &r)?;
+        Ok(value)
+    }
+
+    /// Write a file whose name is not known yet: into a new temporary file in `dir` (as
+    /// [`Guard::create_dir_all`] returned it), which [`Guard::place`] later renames to its
+    /// name. A [`Staged`] file never placed is removed when dropped.
+    pub fn stage<T>(
+        &self,
+        dir: &Path,
+        f: impl FnOnce(&mut dyn Write) -> io::Result<T>,
+    ) -> Result<(Staged, T), OutputError> {
+        self.check_location(dir, dir)?;
+        Self::stage_at(&dir.join("staged"), f).map_err(|e| OutputError::new(dir, Refusal::Io(e)))
+    }
+
+    /// Put a staged file at `target`, checked like any write (see [`Guard::write`]).
+    pub fn place(&self, staged: Staged, target: &Path) -> Result<(), OutputError> {
+        let r = self.check(target)?;
+        self.put(staged, target, &r)
+    }
+
+    fn stage_at<T>(
+        resolved: &Path,
+        f: impl FnOnce(&mut dyn Write) -> io::Result<T>,
+    ) -> Result<(Staged, T), io::Error> {
+        let (tmp, file) = temp_file(resolved)?;
+        let staged = Staged { tmp: Some(tmp) };
+        let mut w = BufWriter::with_capacity(256 * 1024, file);
+        let value = f(&mut w).and_then(|v| w.flush().map(|_| v))?;
+        Ok((staged, value))
+    }
+
+    /// Rename `staged` to the checked target `r`, checking again at the last moment:
+    /// something may have appeared there meanwhile.
+    fn put(&self, mut staged: Staged, target: &Path, r: &Path) -> Result<(), OutputError> {
+        let tmp = staged.tmp.take().unwrap_or_default();
         let remove = |e: OutputError| {
             let _ = fs::remove_file(&tmp);
             e
         };
-        // Keep the permissions of a file being replaced.
-        if let Ok(m) = fs::metadata(&r) {
-            let _ = file.set_permissions(m.permissions());
-        }
-        let mut w = BufWriter::with_capacity(256 * 1024, file);
-        let value = f(&mut w)
-            .and_then(|v| w.flush().map(|_| v))
-            .map_err(|e| remove(io_err(e)))?;
-        drop(w);
-        // Check again at the last moment: something may have appeared there meanwhile.
-        match fs::symlink_metadata(&r) {
+        match fs::symlink_metadata(r) {
             Ok(m) if !m.file_type().is_file() => {
                 return Err(remove(OutputError::new(
                     target,
@@ -283,10 +324,13 @@ impl Guard {
                 )));
             }
             Ok(_) if !self.force => return Err(remove(OutputError::new(target, Refusal::Exists))),
-            _ => {}
+            // Keep the permissions of a file being replaced.
+            Ok(m) => {
+                let _ = fs::set_permissions(&tmp, m.permissions());
+            }
+            Err(_) => {}
         }
-        fs::rename(&tmp, &r).map_err(|e| remove(io_err(e)))?;
-        Ok(value)
+        fs::rename(&tmp, r).map_err(|e| remove(OutputError::new(target, Refusal::Io(e))))
     }
 
     /// Write bytes to `target` (see [`Guard::write`]).
@@ -362,6 +406,40 @@ fn link_or_io(e: io::Error) -> Refusal {
         io::ErrorKind::NotFound => Refusal::BadLink(e),
         _ if e.raw_os_error() == Some(40) => Refusal::BadLink(e), // ELOOP
         _ => Refusal::Io(e),
+    }
+}
+
+/// A folder made ready by [`Guard::output_dir`].
+#[derive(Debug)]
+pub struct OutputDir {
+    /// The folder, resolved.
+    pub path: PathBuf,
+    /// The folders that did not exist before, deepest first.
+    made: Vec<PathBuf>,
+}
+
+impl Drop for OutputDir {
+    fn drop(&mut self) {
+        for d in &self.made {
+            // Fails, as it should, on a folder that holds anything.
+            if fs::remove_dir(d).is_err() {
+                break;
+            }
+        }
+    }
+}
+
+/// A file written under a temporary name, not yet in place ([`Guard::stage`]).
+#[derive(Debug)]
+pub struct Staged {
+    tmp: Option<PathBuf>,
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if let Some(tmp) = self.tmp.take() {
+            let _ = fs::remove_file(tmp);
+        }
     }
 }
 

@@ -316,15 +316,48 @@ fn apply_leaf_titles(sessions: &mut [SessionSummary]) {
     }
 }
 
+/// A session without a project takes its `cwd`.
+fn project_from_cwd(s: &mut SessionSummary) {
+    if s.project.is_none() {
+        if let Some(cwd) = &s.cwd {
+            s.project = Some(cwd.clone());
+            s.project_source = ProjectSource::Cwd;
+        }
+    }
+}
+
+/// The project rules of the scan that need no other session: the `cwd`, and a Gemini
+/// project folder's `.project_root` marker or `projects.json` entry. For a command that works
+/// on each file while the scan holds it; where these leave a session without a project, the
+/// scan's cross-file rules (a hash matched against the other sessions' projects) may still
+/// give it one.
+pub struct LocalProjects(std::sync::Mutex<ProjectIndex>);
+
+impl LocalProjects {
+    pub fn new(stores: &Stores) -> Self {
+        LocalProjects(std::sync::Mutex::new(ProjectIndex::new(&stores.gemini)))
+    }
+
+    /// `s`'s project and its source, as far as these rules settle them.
+    pub fn settle(&self, s: &SessionSummary) -> (Option<String>, ProjectSource) {
+        match (&s.project, &s.cwd) {
+            (Some(p), _) => (Some(p.clone()), s.project_source),
+            (None, Some(cwd)) => (Some(cwd.clone()), ProjectSource::Cwd),
+            (None, None) if s.agent == Agent::Gemini => match self.0.lock() {
+                Ok(mut index) => {
+                    index.resolve_gemini(s.source.project_dir.as_deref(), s.project_hash.as_deref())
+                }
+                Err(_) => (None, s.project_source),
+            },
+            (None, None) => (None, s.project_source),
+        }
+    }
+}
+
 fn resolve_projects(sessions: &mut [SessionSummary], stores: &Stores, roots: &[PathBuf]) {
     let mut index = ProjectIndex::new(&stores.gemini);
     for s in sessions.iter_mut() {
-        if s.project.is_none() {
-            if let Some(cwd) = &s.cwd {
-                s.project = Some(cwd.clone());
-                s.project_source = ProjectSource::Cwd;
-            }
-        }
+        project_from_cwd(s);
         if s.agent != Agent::Gemini {
             if let Some(p) = &s.project {
                 index.add_candidate(p);

@@ -1190,3 +1190,83 @@ fn html_in_headless_chromium() {
         assert!(out.join(&l).is_file(), "{l}");
     }
 }
+
+/// `export --all -o DIR` renders most sessions while its scan holds their file, before the
+/// scan's cross-file rules have run; a session whose rendering those rules change (a project
+/// matched by hash against other sessions, sub-agents found in other files) is rendered again
+/// after the scan. Either way each file is exactly the export of that session alone.
+#[test]
+fn all_into_a_directory_writes_what_each_session_exports_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let list: Vec<Value> =
+        serde_json::from_str(&ok(sample().args(["list", "--format", "json", "--kind", "all"])).0)
+            .unwrap();
+    // The sample home holds both kinds: sessions only their own file describes, and sessions
+    // whose project or sub-agents come from other files.
+    let found = |pred: &dyn Fn(&Value) -> bool| list.iter().any(pred);
+    assert!(found(&|r| r["project_source"] == "hash_match"));
+    assert!(found(
+        &|r| r["kind"] == "main" && r["subagents"].as_u64() > Some(0)
+    ));
+    assert!(found(
+        &|r| r["project_source"] == "cwd" && r["subagents"] == 0
+    ));
+    for fmt in ["json", "md", "html"] {
+        let out = dir.path().join(fmt);
+        ok(sample()
+            .args(["export", "--all", "--kind", "all", "-f", fmt, "-o"])
+            .arg(&out));
+        // Every format names its files alike: the JSON index lists them all.
+        let index: Vec<Value> =
+            serde_json::from_str(&fs::read_to_string(dir.path().join("json/index.json")).unwrap())
+                .unwrap();
+        assert_eq!(index.len(), list.len(), "{fmt}");
+        for e in &index {
+            let file = e["file"]
+                .as_str()
+                .unwrap()
+                .replace(".json", &format!(".{fmt}"));
+            let alone = ok(sample().args(["export", "-f", fmt, e["id"].as_str().unwrap()])).0;
+            let written = fs::read_to_string(out.join(&file)).unwrap();
+            assert!(
+                written == alone,
+                "{fmt}: {file} differs from the session's own export"
+            );
+        }
+        let names: Vec<String> = fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(!names.iter().any(|n| n.contains(".tmp-")), "{names:?}");
+    }
+}
+
+/// A directory export that stops before writing (a file in the way, no session selected)
+/// leaves nothing of its early renderings, and no folder it created.
+#[test]
+fn all_into_a_directory_leaves_nothing_when_it_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("all");
+    ok(sample().args(["export", "--all", "-o"]).arg(&out));
+    // No index in the way: the run renders, then finds a file it would replace.
+    fs::remove_file(out.join("index.md")).unwrap();
+    let victim = fs::read_dir(&out).unwrap().next().unwrap().unwrap().path();
+    fs::write(&victim, "old").unwrap();
+    let before = walk(&out);
+    sample()
+        .args(["export", "--all", "-o"])
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("--force"));
+    assert_eq!(walk(&out), before);
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "old");
+    // Nothing selected: the folders the run made are gone again.
+    let fresh = dir.path().join("new/deeper");
+    sample()
+        .args(["export", "--all", "--since", "2099-01-01", "-o"])
+        .arg(&fresh)
+        .assert()
+        .code(1);
+    assert!(!dir.path().join("new").exists());
+}

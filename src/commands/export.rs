@@ -19,16 +19,18 @@ use crate::commands::list::no_stores_message;
 use crate::commands::show::{find_one, load};
 use crate::commands::{CmdResult, Failure, guard, scan_options, stdout, stores};
 use crate::diag::Report;
+use crate::diag::Warning;
 use crate::discover::Discovery;
-use crate::export::markdown::{Assets, Children, Env};
+use crate::export::markdown::{Assets, Children, Env, NoChildren};
 use crate::export::redact::{Redactions, redact_session};
 use crate::export::{
     ExportFormat, ExportOptions, ImageMode, IndexEntry, file_stem, trim, write_index, write_session,
 };
 use crate::filter::KindFilter;
-use crate::model::{Agent, Session, SessionKind};
-use crate::output::{Guard, OutputError, Refusal, resolve};
-use crate::scan::{SessionSummary, scan};
+use crate::model::{Agent, ProjectSource, Session, SessionKind};
+use crate::output::{Guard, OutputDir, OutputError, Refusal, Staged, resolve};
+use crate::parse::SourceFile;
+use crate::scan::{LocalProjects, SessionSummary, scan, scan_each};
 
 pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
     let opts = ExportOptions {
@@ -53,7 +55,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
         }
     }
 
-    let sel = select(g, a)?;
+    let mut sel = select(g, a, &opts)?;
     if sel.chosen.is_empty() {
         return Err(Failure::failed(
             "no session matches the filters; nothing exported",
@@ -89,7 +91,10 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
             }
             Ok(())
         }
-        Dest::Dir(dir) => export_dir(g, a, &sel, &pool, dir),
+        Dest::Dir(dir) => {
+            let early = std::mem::take(&mut sel.early);
+            export_dir(g, a, &sel, early, &pool, dir)
+        }
     };
 
     if !g.quiet {
@@ -109,9 +114,13 @@ struct Selection {
     chosen: Vec<SessionSummary>,
     pool: Vec<SessionSummary>,
     report: Report,
+    /// Sessions rendered while the scan held them, by file.
+    early: HashMap<PathBuf, Early>,
+    /// The folder the early renderings are in, kept until they are placed.
+    _staging: Option<OutputDir>,
 }
 
-fn select(g: &GlobalArgs, a: &ExportArgs) -> Result<Selection, Failure> {
+fn select(g: &GlobalArgs, a: &ExportArgs, eopts: &ExportOptions) -> Result<Selection, Failure> {
     a.filters.require_all(a.all).map_err(Failure::usage)?;
     let mut sel = if a.all {
         let paths: Vec<PathBuf> = a.targets.iter().map(PathBuf::from).collect();
@@ -120,7 +129,13 @@ fn select(g: &GlobalArgs, a: &ExportArgs) -> Result<Selection, Failure> {
         // Sub-agents are needed to nest them into their parents, whatever --kind says.
         select.filter.kind = KindFilter::All;
         let opts = scan_options(g, &select)?;
-        let result = scan(&opts);
+        let staging = Staging::new(g, a, eopts, &opts, kind);
+        let (result, early) = match &staging {
+            Some(st) => scan_each(&opts, full_view, |summary, session, ()| {
+                st.render(summary, session)
+            }),
+            None => (scan(&opts), HashMap::new()),
+        };
         if !result.stores_found {
             return Err(Failure::failed(no_stores_message(&opts.stores)));
         }
@@ -138,6 +153,8 @@ fn select(g: &GlobalArgs, a: &ExportArgs) -> Result<Selection, Failure> {
             chosen,
             pool: result.sessions,
             report: result.report,
+            early,
+            _staging: staging.map(|st| st.dir),
         }
     } else {
         let mut chosen: Vec<SessionSummary> = Vec::new();
@@ -177,6 +194,8 @@ fn select(g: &GlobalArgs, a: &ExportArgs) -> Result<Selection, Failure> {
             chosen,
             pool,
             report,
+            early: HashMap::new(),
+            _staging: None,
         }
     };
     // Newest first, like `list`.
@@ -249,19 +268,21 @@ impl Children for Pool<'_> {
             }
             (None, None) => return None,
         };
-        prepare(&mut s, self.opts, self.redactions);
+        count(self.redactions, prepare(&mut s, self.opts).as_ref());
         Some(s)
     }
 }
 
-/// `--no-thinking`/`--no-tools`, then `--redact`, counting what was replaced.
-fn prepare(s: &mut Session, opts: &ExportOptions, redactions: &Mutex<Redactions>) {
+/// `--no-thinking`/`--no-tools`, then `--redact`; returns what was replaced.
+fn prepare(s: &mut Session, opts: &ExportOptions) -> Option<Redactions> {
     trim(s, opts);
-    if opts.redact {
-        let r = redact_session(s);
-        if let Ok(mut total) = redactions.lock() {
-            total.merge(&r);
-        }
+    opts.redact.then(|| redact_session(s))
+}
+
+/// Count what a session's redaction replaced into the run's total.
+fn count(total: &Mutex<Redactions>, r: Option<&Redactions>) {
+    if let (Some(r), Ok(mut total)) = (r, total.lock()) {
+        total.merge(r);
     }
 }
 
@@ -274,7 +295,7 @@ fn export_one(
 ) -> io::Result<IndexEntry> {
     let opts = pool.opts;
     let mut s = load(summary).map_err(|f| io::Error::other(f.message))?;
-    prepare(&mut s, opts, pool.redactions);
+    count(pool.redactions, prepare(&mut s, opts).as_ref());
     let assets = file
         .and_then(|f| assets_dir(f, opts))
         .map(|d| Assets::new(d, Arc::clone(&pool.guard)));
@@ -288,6 +309,125 @@ fn export_one(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     Ok(IndexEntry::new(name, &s))
+}
+
+/// How `export --all -o DIR` reads each file: in full, since it renders it while the scan
+/// holds it.
+fn full_view(f: &SourceFile) -> Result<(Session, ()), Warning> {
+    crate::parse::parse_file(f).map(|s| (s, ()))
+}
+
+/// Rendering while the scan holds each file, so that `export --all -o DIR` parses a file
+/// once. A session is rendered early, under a temporary name in DIR, only when its rendering
+/// cannot depend on another file: it links no sub-agent. What the scan's cross-file rules may
+/// still change (its title and project, and whether some other file names it as its parent)
+/// is kept with it; an early rendering whose inputs changed, or that the filters drop, is
+/// discarded and the session is exported after the scan as before.
+struct Staging<'a> {
+    dir: OutputDir,
+    guard: Guard,
+    opts: &'a ExportOptions,
+    filter: crate::filter::Filter,
+    kind: KindFilter,
+    projects: LocalProjects,
+}
+
+/// A session rendered early ([`Staging`]), with the inputs its rendering used.
+struct Early {
+    staged: Staged,
+    title: Option<String>,
+    project: Option<String>,
+    project_source: ProjectSource,
+    entry: IndexEntry,
+    redactions: Option<Redactions>,
+    notes: Vec<String>,
+}
+
+impl<'a> Staging<'a> {
+    /// Staging for this run, when it exports every session of a scan into a folder. Not
+    /// with `--images extract` (the images' folder is named after the export's file), nor
+    /// with `--project` (most of the files the scan parses would be rendered for nothing),
+    /// nor when the folder already holds an index and `--force` is not given (the run will
+    /// stop at that). Anything that fails here falls back to exporting after the scan, which
+    /// then reports the problem.
+    fn new(
+        g: &GlobalArgs,
+        a: &ExportArgs,
+        opts: &'a ExportOptions,
+        scan: &crate::scan::ScanOptions,
+        kind: KindFilter,
+    ) -> Option<Self> {
+        if !a.all || opts.images == ImageMode::Extract || scan.filter.project.is_some() {
+            return None;
+        }
+        let Ok(Dest::Dir(dir)) = destination(a, 2) else {
+            return None;
+        };
+        if !a.force && dir.join(opts.format.index_name()).exists() {
+            return None;
+        }
+        let guard = guard(g, a.force, a.targets.iter().map(Path::new));
+        let dir = guard.output_dir(&dir).ok()?;
+        Some(Staging {
+            dir,
+            guard,
+            opts,
+            filter: scan.filter.clone(),
+            kind,
+            projects: LocalProjects::new(&scan.stores),
+        })
+    }
+
+    /// Render `s` early if it may be exported and its rendering needs no other file.
+    fn render(&self, summary: &SessionSummary, mut s: Session) -> Option<Early> {
+        let kind_may_match = summary.agent == Agent::Gemini // its kind may still change
+            || match self.kind {
+                KindFilter::All => true,
+                KindFilter::Main => summary.kind == SessionKind::Main,
+                KindFilter::Subagent => summary.kind == SessionKind::Subagent,
+            };
+        if !kind_may_match || !self.filter.may_match(summary) || !s.subagents.is_empty() {
+            return None;
+        }
+        // What `load` sets from the summary, as far as this file alone settles it.
+        let (project, project_source) = self.projects.settle(summary);
+        s.project = project.clone();
+        s.project_source = project_source;
+        if summary.title.is_some() {
+            s.title = summary.title.clone();
+        }
+        let redactions = prepare(&mut s, self.opts);
+        let env = Env::new(self.opts, &NoChildren, None);
+        let (staged, ()) = self
+            .guard
+            .stage(&self.dir.path, |w| write_session(w, &s, &env))
+            .ok()?;
+        let notes = env
+            .notes
+            .borrow()
+            .iter()
+            .map(|m| format!("{}: {m}", s.id))
+            .collect();
+        Some(Early {
+            staged,
+            title: summary.title.clone(),
+            project,
+            project_source,
+            entry: IndexEntry::new(String::new(), &s),
+            redactions,
+            notes,
+        })
+    }
+}
+
+impl Early {
+    /// Whether the rendering is the one exporting `s` after the scan would write.
+    fn holds(&self, s: &SessionSummary, pool: &Pool) -> bool {
+        self.title == s.title
+            && self.project == s.project
+            && self.project_source == s.project_source
+            && pool.of(&s.id).is_empty()
+    }
 }
 
 enum Dest {
@@ -358,6 +498,7 @@ fn export_dir(
     g: &GlobalArgs,
     a: &ExportArgs,
     sel: &Selection,
+    mut early: HashMap<PathBuf, Early>,
     pool: &Pool,
     dir: &Path,
 ) -> Result<(), Failure> {
@@ -366,7 +507,7 @@ fn export_dir(
     // Names first (deterministic, collisions numbered), so every target can be checked before
     // anything is written.
     let mut used: HashSet<String> = HashSet::new();
-    let mut jobs: Vec<(&SessionSummary, PathBuf)> = Vec::new();
+    let mut jobs: Vec<(&SessionSummary, PathBuf, Option<Early>)> = Vec::new();
     for s in &sel.chosen {
         let stem = file_stem(s.agent.as_str(), s.started_at, &s.id);
         let mut name = format!("{stem}.{}", opts.format.ext());
@@ -375,17 +516,20 @@ fn export_dir(
             n += 1;
             name = format!("{stem}-{n}.{}", opts.format.ext());
         }
-        jobs.push((s, dir.join(name)));
+        let done = early.remove(s.path()).filter(|e| e.holds(s, pool));
+        jobs.push((s, dir.join(name), done));
     }
+    // Renderings of sessions not exported, or whose inputs changed, are removed now.
+    drop(early);
     let with_index = a.all || jobs.len() > 1;
     let index = dir.join(opts.format.index_name());
-    let mut targets: Vec<PathBuf> = jobs.iter().map(|(_, p)| p.clone()).collect();
+    let mut targets: Vec<PathBuf> = jobs.iter().map(|(_, p, _)| p.clone()).collect();
     if with_index {
         targets.push(index.clone());
     }
     let assets: Vec<PathBuf> = jobs
         .iter()
-        .filter_map(|(_, p)| assets_dir(p, opts))
+        .filter_map(|(_, p, _)| assets_dir(p, opts))
         .collect();
     check_all(guard, &targets, &assets)?;
     guard.create_dir_all(dir)?;
@@ -401,11 +545,13 @@ fn export_dir(
         None
     };
     let results: Vec<(String, Result<IndexEntry, String>)> = jobs
-        .par_iter()
-        .map(|(s, path)| {
-            let r = guard
-                .write(path, |w| export_one(s, pool, Some(path), w))
-                .map_err(|e| e.to_string());
+        .into_par_iter()
+        .map(|(s, path, done)| {
+            let r = match done {
+                Some(e) => place(e, guard, pool, &path),
+                None => guard.write(&path, |w| export_one(s, pool, Some(&path), w)),
+            }
+            .map_err(|e| e.to_string());
             if let Some(b) = &bar {
                 b.inc(1);
             }
@@ -449,6 +595,21 @@ fn export_dir(
             failed.join("\n  ")
         )))
     }
+}
+
+/// Put an early rendering at `path`, counting what it redacted and noted.
+fn place(e: Early, guard: &Guard, pool: &Pool, path: &Path) -> Result<IndexEntry, OutputError> {
+    guard.place(e.staged, path)?;
+    count(pool.redactions, e.redactions.as_ref());
+    if let Ok(mut n) = pool.notes.lock() {
+        n.extend(e.notes);
+    }
+    let mut entry = e.entry;
+    entry.file = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(entry)
 }
 
 /// Check every target before anything is written: refusals first, then one message that
