@@ -105,6 +105,26 @@ pub fn safe_line(s: &str) -> String {
     out
 }
 
+/// `preview(&safe_line(s), max)`, reading only as much of `s` as the preview can show: a
+/// message can run to megabytes. Exact: [`safe_line`] of a prefix is a prefix of its result
+/// on the whole, and a preview reads no further than its `max + 1`-th character.
+pub fn safe_preview(s: &str, max: usize) -> String {
+    let mut take = 1024usize.max(max.saturating_mul(4));
+    loop {
+        if take >= s.len() {
+            return crate::parse::preview(&safe_line(s), max);
+        }
+        let end = (take..s.len())
+            .find(|&i| s.is_char_boundary(i))
+            .unwrap_or(s.len());
+        let line = safe_line(&s[..end]);
+        if line.chars().count() > max {
+            return crate::parse::preview(&line, max);
+        }
+        take = take.saturating_mul(4);
+    }
+}
+
 /// Wrap prose at word boundaries to `max` display columns (`None`: one line per paragraph).
 /// Continuation lines are indented by `indent` spaces. A word longer than a line stays whole.
 pub fn wrap(s: &str, max: Option<usize>, indent: usize) -> String {
@@ -220,6 +240,35 @@ pub fn pad(s: &str, cols: usize, right: bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_safe_preview_is_the_preview_of_the_safe_line() {
+        let cases = [
+            String::new(),
+            "short".into(),
+            " \n\t lead and trail \r\n".into(),
+            "x".repeat(5000),
+            format!(
+                "{}{}",
+                " ".repeat(3000),
+                "after a long run of spaces ".repeat(10)
+            ),
+            format!("{}tail", "a\u{1}b\u{9b}c\u{200b} ".repeat(700)),
+            format!("{}é", "é".repeat(1023)),
+            "word ".repeat(2000),
+            format!("{}{}", "\n".repeat(5000), "z".repeat(70)),
+        ];
+        for s in &cases {
+            for max in [0, 1, 40, 60, 120, 3000] {
+                assert_eq!(
+                    super::safe_preview(s, max),
+                    crate::parse::preview(&super::safe_line(s), max),
+                    "{max}: {:?}",
+                    &s[..s.len().min(40)]
+                );
+            }
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -2,6 +2,7 @@
 //! exports): local time with its UTC offset shown, or UTC everywhere with `--utc`. The JSON
 //! contract is always RFC 3339 in UTC ([`super::rfc3339`]).
 
+use chrono::format::{Fixed, Item, Numeric, Pad};
 use chrono::{DateTime, FixedOffset, Local, Utc};
 
 use super::settings;
@@ -30,7 +31,9 @@ pub fn minutes(t: DateTime<Utc>) -> String {
 
 /// `09:00:05` (no zone).
 pub fn clock(t: DateTime<Utc>) -> String {
-    zoned(t).format("%H:%M:%S").to_string()
+    zoned(t)
+        .format_with_items(DATE_TIME[6..].iter())
+        .to_string()
 }
 
 /// The calendar day in the display zone.
@@ -38,9 +41,33 @@ pub fn day(t: DateTime<Utc>) -> chrono::NaiveDate {
     zoned(t).date_naive()
 }
 
+/// `%Y-%m-%d %H:%M:%S`, parsed once: an export formats a time for every message.
+const DATE_TIME: [Item<'static>; 11] = [
+    Item::Numeric(Numeric::Year, Pad::Zero),
+    Item::Literal("-"),
+    Item::Numeric(Numeric::Month, Pad::Zero),
+    Item::Literal("-"),
+    Item::Numeric(Numeric::Day, Pad::Zero),
+    Item::Literal(" "),
+    Item::Numeric(Numeric::Hour, Pad::Zero),
+    Item::Literal(":"),
+    Item::Numeric(Numeric::Minute, Pad::Zero),
+    Item::Literal(":"),
+    Item::Numeric(Numeric::Second, Pad::Zero),
+];
+
 /// `2026-03-14 09:00:05 +01:00`, or `2026-03-14 08:00:05 UTC` under `--utc`.
 pub fn timestamp(t: DateTime<Utc>) -> String {
-    format!("{} {}", zoned(t).format("%Y-%m-%d %H:%M:%S"), zone(t))
+    let z = zoned(t);
+    let when = z.format_with_items(DATE_TIME.iter());
+    if settings().utc {
+        format!("{when} UTC")
+    } else {
+        format!(
+            "{when} {}",
+            z.format_with_items([Item::Fixed(Fixed::TimezoneOffsetColon)].iter())
+        )
+    }
 }
 
 /// A column of times for a table: the header names the zone when every time shares one
@@ -64,4 +91,33 @@ pub fn column(label: &str, times: &[Option<DateTime<Utc>>]) -> (String, Vec<Stri
         })
         .collect();
     (header, cells)
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{DateTime, TimeZone, Utc};
+
+    /// The parsed-once items print what the format string prints, extreme years included.
+    #[test]
+    fn timestamps_print_as_the_format_string() {
+        let mut times: Vec<DateTime<Utc>> = [0i64, 1, 1_700_000_000, 253_402_300_799, -1]
+            .iter()
+            .filter_map(|&s| Utc.timestamp_opt(s, 0).single())
+            .collect();
+        times.push(DateTime::<Utc>::MIN_UTC);
+        times.push(DateTime::<Utc>::MAX_UTC);
+        times.push(Utc.with_ymd_and_hms(10_000, 1, 1, 0, 0, 0).unwrap());
+        times.push(Utc.with_ymd_and_hms(-5, 12, 31, 23, 59, 59).unwrap());
+        for t in times {
+            let z = super::zoned(t);
+            let zone = if super::settings().utc {
+                "UTC".to_string()
+            } else {
+                z.format("%:z").to_string()
+            };
+            let expected = format!("{} {zone}", z.format("%Y-%m-%d %H:%M:%S"));
+            assert_eq!(super::timestamp(t), expected);
+            assert_eq!(super::clock(t), z.format("%H:%M:%S").to_string());
+        }
+    }
 }

@@ -107,6 +107,18 @@ pub fn inline(text: &str) -> String {
     out
 }
 
+/// The bytes [`escape_chars`] may put a backslash before (most text has none of them).
+const MAY_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let special = b"\\`*[]<&~|_#>-+=.)";
+    let mut i = 0;
+    while i < special.len() {
+        t[special[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 pub(super) fn escape_chars(out: &mut String, s: &str, everywhere: bool) {
     // Every character that may need a backslash is ASCII: scan bytes, copy the runs between.
     let bytes = s.as_bytes();
@@ -114,6 +126,9 @@ pub(super) fn escape_chars(out: &mut String, s: &str, everywhere: bool) {
     let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
     let mut copied = 0;
     for (i, &b) in bytes.iter().enumerate() {
+        if !MAY_ESCAPE[usize::from(b)] {
+            continue;
+        }
         let escape = match b {
             b'\\' | b'`' | b'*' | b'[' | b']' | b'<' | b'&' | b'~' | b'|' => true,
             b'_' => {

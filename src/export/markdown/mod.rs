@@ -32,8 +32,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::model::{Message, Part, Role, Session, SessionKind, SubagentLink};
-use crate::parse::preview;
-use crate::render::text::safe_line;
+use crate::render::text::safe_preview;
 use crate::render::{human_count, human_duration, plural, project_detail, thousands, time};
 
 use super::{ExportOptions, ImageMode};
@@ -443,12 +442,12 @@ impl<'s, 'e> Document<'s, 'e> {
                     } else {
                         prose::plain(&text)
                     };
-                    let _ = write!(label, " — {}", preview(&safe_line(&shown), 60));
+                    let _ = write!(label, " — {}", safe_preview(&shown, 60));
                 } else if let Some(name) = m.parts.iter().find_map(|p| match p {
                     Part::ToolCall { name, .. } => Some(name),
                     _ => None,
                 }) {
-                    let _ = write!(label, " — {}", preview(&safe_line(name), 40));
+                    let _ = write!(label, " — {}", safe_preview(name, 40));
                 }
                 Entry {
                     kind: SectionKind::Turn,
@@ -558,7 +557,7 @@ impl<'s, 'e> Document<'s, 'e> {
             .title
             .as_deref()
             .filter(|t| !t.trim().is_empty())
-            .map(|t| preview(&safe_line(t), 120))
+            .map(|t| safe_preview(t, 120))
             .unwrap_or_else(|| format!("{} session {}", s.agent, s.id));
         let _ = writeln!(out, "# {}\n", inline(&title));
         let mut field = |k: &str, v: String| {

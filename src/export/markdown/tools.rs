@@ -277,20 +277,10 @@ pub fn cut_lines(text: &str, max: usize) -> (&str, Option<(usize, usize)>) {
     if max == 0 {
         return (text, None);
     }
-    let mut end = 0;
-    let mut lines = 0;
-    for (i, b) in text.bytes().enumerate() {
-        if b == b'\n' {
-            lines += 1;
-            if lines == max {
-                end = i;
-                break;
-            }
-        }
-    }
-    if lines < max {
+    // Tool outputs run to megabytes: find the max-th newline with a vectorised search.
+    let Some(end) = memchr::memchr_iter(b'\n', text.as_bytes()).nth(max - 1) else {
         return (text, None);
-    }
+    };
     let rest = &text[end + 1..];
     if rest.trim().is_empty() {
         return (text, None);
