@@ -109,7 +109,7 @@ pub fn safe_line(s: &str) -> String {
 /// message can run to megabytes. Exact: [`safe_line`] of a prefix is a prefix of its result
 /// on the whole, and a preview reads no further than its `max + 1`-th character.
 pub fn safe_preview(s: &str, max: usize) -> String {
-    let mut take = 1024usize.max(max.saturating_mul(4));
+    let mut take = max.saturating_add(1).saturating_mul(4);
     loop {
         if take >= s.len() {
             return crate::parse::preview(&safe_line(s), max);
