@@ -1270,3 +1270,32 @@ fn all_into_a_directory_leaves_nothing_when_it_stops() {
         .code(1);
     assert!(!dir.path().join("new").exists());
 }
+
+/// With `--project` (and `--images extract`) nothing is rendered during the scan: the files
+/// are those of the unfiltered export, and only the project's sessions are written.
+#[test]
+fn all_with_a_project_writes_the_same_files_as_without() {
+    let dir = tempfile::tempdir().unwrap();
+    let (every, some) = (dir.path().join("every"), dir.path().join("some"));
+    ok(sample().args(["export", "--all", "-o"]).arg(&every));
+    ok(sample()
+        .args(["export", "--all", "--project", "webapp", "-o"])
+        .arg(&some));
+    let listed: Vec<Value> = serde_json::from_str(
+        &ok(sample().args(["list", "--project", "webapp", "--format", "json"])).0,
+    )
+    .unwrap();
+    let names: Vec<String> = fs::read_dir(&some)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "index.md")
+        .collect();
+    assert_eq!(names.len(), listed.len(), "{names:?}");
+    for n in &names {
+        assert_eq!(
+            fs::read(some.join(n)).unwrap(),
+            fs::read(every.join(n)).unwrap(),
+            "{n}"
+        );
+    }
+}
