@@ -21,6 +21,13 @@ pub(super) fn normalize(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// A fenced code block whose fence is longer than any backtick run in `content`.
 pub fn fence(info: &str, content: &str) -> String {
+    let mut out = String::new();
+    fence_into(&mut out, info, content);
+    out
+}
+
+/// [`fence`], appended to `out` (tool outputs are the bulk of a transcript: one copy fewer).
+pub fn fence_into(out: &mut String, info: &str, content: &str) {
     let content = normalize(content);
     let content = terminal_safe(&content);
     let mut longest = 0;
@@ -41,7 +48,7 @@ pub fn fence(info: &str, content: &str) -> String {
         .filter(|c| c.is_ascii_alphanumeric() || "_+-.#".contains(*c))
         .take(32)
         .collect();
-    let mut out = String::with_capacity(content.len() + 2 * f.len() + info.len() + 4);
+    out.reserve(content.len() + 2 * f.len() + info.len() + 4);
     out.push_str(&f);
     out.push_str(&info);
     out.push('\n');
@@ -51,17 +58,26 @@ pub fn fence(info: &str, content: &str) -> String {
     }
     out.push_str(&f);
     out.push_str("\n\n");
-    out
 }
 
 /// `<details>` around Markdown content, the summary HTML-escaped. Errors are `open`.
 pub fn details(summary: &str, open: bool, body: &str) -> String {
-    format!(
-        "<details{}>\n<summary>{}</summary>\n\n{}\n\n</details>\n\n",
-        if open { " open" } else { "" },
-        html_escape(&safe_line(summary)),
-        body.trim_end()
-    )
+    let mut out = String::new();
+    details_into(&mut out, summary, open, |o| o.push_str(body));
+    out
+}
+
+/// [`details`] appended to `out`, its body written by `body` straight into `out`.
+pub fn details_into(out: &mut String, summary: &str, open: bool, body: impl FnOnce(&mut String)) {
+    out.push_str(if open { "<details open>" } else { "<details>" });
+    out.push_str("\n<summary>");
+    out.push_str(&html_escape(&safe_line(summary)));
+    out.push_str("</summary>\n\n");
+    let start = out.len();
+    body(out);
+    let end = start + out[start..].trim_end().len();
+    out.truncate(end);
+    out.push_str("\n\n</details>\n\n");
 }
 
 /// Prefix every line with `> ` (blank lines with `>`), ending with a blank line so nothing

@@ -38,7 +38,7 @@ use crate::render::{human_count, human_duration, plural, project_detail, thousan
 use super::{ExportOptions, ImageMode};
 
 pub use crate::render::human_bytes;
-pub use cmark::{blockquote, details, fence, html_escape, inline, text_block};
+pub use cmark::{blockquote, details, details_into, fence, html_escape, inline, text_block};
 pub use compaction::compaction_line;
 use compaction::trigger_str;
 use tools::pretty;
@@ -438,11 +438,11 @@ impl<'s, 'e> Document<'s, 'e> {
                 let text = m.text();
                 if !text.trim().is_empty() {
                     let shown = if self.env.opts.literal {
-                        text
+                        safe_preview(&text, 60)
                     } else {
-                        prose::plain(&text)
+                        prose::plain_preview(&text, 60)
                     };
-                    let _ = write!(label, " — {}", safe_preview(&shown, 60));
+                    let _ = write!(label, " — {shown}");
                 } else if let Some(name) = m.parts.iter().find_map(|p| match p {
                     Part::ToolCall { name, .. } => Some(name),
                     _ => None,
@@ -705,7 +705,7 @@ impl<'s, 'e> Document<'s, 'e> {
             }
             Part::Thinking { text } => {
                 if !text.trim().is_empty() {
-                    out.push_str(&details("Thinking", false, &self.text(text)));
+                    details_into(out, "Thinking", false, |o| o.push_str(&self.text(text)));
                 }
             }
             Part::ToolCall { id, name, input } => self.tool_call(out, mi, id, name, input),
@@ -721,7 +721,7 @@ impl<'s, 'e> Document<'s, 'e> {
                         "**Tool result** for call {} (the call itself was not recorded)\n\n",
                         inline(call_id)
                     );
-                    out.push_str(&self.result(output, *is_error, attachments));
+                    self.result(out, output, *is_error, attachments);
                 }
             }
             Part::Image {

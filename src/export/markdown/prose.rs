@@ -18,7 +18,7 @@
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::cmark::{escape_chars, fence, normalize, prose};
-use crate::render::text::terminal_safe;
+use crate::render::text::{safe_line, safe_preview, terminal_safe};
 
 /// The Markdown extensions of transcripts, for parsing messages and rendering the HTML page.
 pub fn options() -> Options {
@@ -51,24 +51,45 @@ pub fn render(text: &str, base: usize) -> String {
 pub fn plain(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for e in Parser::new_ext(text, options()) {
-        match e {
-            Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t) => {
-                out.push_str(&t)
-            }
-            Event::SoftBreak | Event::HardBreak | Event::Rule => out.push(' '),
-            Event::End(
-                TagEnd::Paragraph
-                | TagEnd::Heading(_)
-                | TagEnd::Item
-                | TagEnd::TableCell
-                | TagEnd::CodeBlock
-                | TagEnd::BlockQuote(_)
-                | TagEnd::HtmlBlock,
-            ) => out.push(' '),
-            _ => {}
-        }
+        plain_event(&mut out, e);
     }
     out
+}
+
+/// `safe_preview(&plain(text), max)`, with the inline parsing of only as much of `text` as the
+/// preview shows (a contents entry of every message; messages run to megabytes). Exact:
+/// `plain` of the first events is a prefix of `plain` of all, and [`safe_preview`] reads no
+/// further than it shows.
+pub fn plain_preview(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut check = max.saturating_add(1).saturating_mul(4);
+    for e in Parser::new_ext(text, options()) {
+        plain_event(&mut out, e);
+        if out.len() >= check {
+            if safe_line(&out).chars().count() > max {
+                break;
+            }
+            check = check.saturating_mul(2);
+        }
+    }
+    safe_preview(&out, max)
+}
+
+fn plain_event(out: &mut String, e: Event) {
+    match e {
+        Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t) => out.push_str(&t),
+        Event::SoftBreak | Event::HardBreak | Event::Rule => out.push(' '),
+        Event::End(
+            TagEnd::Paragraph
+            | TagEnd::Heading(_)
+            | TagEnd::Item
+            | TagEnd::TableCell
+            | TagEnd::CodeBlock
+            | TagEnd::BlockQuote(_)
+            | TagEnd::HtmlBlock,
+        ) => out.push(' '),
+        _ => {}
+    }
 }
 
 /// Whether a link target may be kept as a link: web and mail addresses only.
@@ -550,6 +571,32 @@ mod tests {
             "<del>old</del>",
         ] {
             assert!(h.contains(want), "{want} missing in\n{md}\n{h}");
+        }
+    }
+
+    #[test]
+    fn a_plain_preview_is_the_preview_of_plain() {
+        let long = "A paragraph with **bold**, `code` and [a link][ref]. ".repeat(200);
+        let texts = [
+            String::new(),
+            "## TODOs\n\nThere are **3**: `a`, [b](https://x).".into(),
+            format!("{long}\n\n[ref]: https://example.com\n"),
+            format!("Setext heading\n===\n\n{long}"),
+            format!("```\n{}```\n\nafter", "code line\n".repeat(500)),
+            format!("| a | b |\n|---|---|\n{}", "| 1 | 2 |\n".repeat(300)),
+            format!("{}<b>html</b>", "\n\n\n   \n".repeat(400)),
+            "- item\n  - nested\n\n> quote\n\n---\n\nend".repeat(100),
+            format!("{}tail", "word ".repeat(3000)),
+        ];
+        for t in &texts {
+            for max in [0, 1, 40, 60, 120, 5000] {
+                assert_eq!(
+                    plain_preview(t, max),
+                    safe_preview(&plain(t), max),
+                    "{max}: {:?}",
+                    &t[..t.len().min(40)]
+                );
+            }
         }
     }
 

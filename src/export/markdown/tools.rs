@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::cmark::{blockquote, details, fence, inline};
+use super::cmark::{blockquote, details_into, fence_into, inline};
 use super::{Document, ImageMode};
 use crate::model::Part;
 use crate::render::{human_bytes, plural, thousands};
@@ -57,7 +57,7 @@ impl Document<'_, '_> {
             status,
             inline(id)
         );
-        out.push_str(&self.arguments(name, input));
+        self.arguments(out, name, input);
         for range in self.runs.get(id).map(Vec::as_slice).unwrap_or(&[]) {
             let _ = write!(
                 out,
@@ -77,32 +77,31 @@ impl Document<'_, '_> {
                 ..
             }) = self.s.messages[mi].parts.get(pi)
             {
-                out.push_str(&self.result(output, *is_error, attachments));
+                self.result(out, output, *is_error, attachments);
             }
         }
     }
 
     /// A shell command as an `sh` block; other arguments as pretty JSON, with multi-line string
     /// fields (file contents, edits) pulled out into their own blocks.
-    pub(super) fn arguments(&self, name: &str, input: &Value) -> String {
-        let mut out = String::new();
+    pub(super) fn arguments(&self, out: &mut String, name: &str, input: &Value) {
         if let Some(edit) = edit_diff(name, input) {
-            out.push_str(&self.code("diff", &edit.diff));
+            self.code(out, "diff", &edit.diff);
             if !edit.rest.is_empty() {
-                out.push_str(&self.code("json", &pretty(&Value::Object(edit.rest))));
+                self.code(out, "json", &pretty(&Value::Object(edit.rest)));
             }
-            return out;
+            return;
         }
         if let Some((cmd, rest)) = shell_command(name, input) {
-            out.push_str(&self.code("sh", &cmd));
+            self.code(out, "sh", &cmd);
             if !rest.is_empty() {
-                out.push_str(&self.code("json", &pretty(&Value::Object(rest))));
+                self.code(out, "json", &pretty(&Value::Object(rest)));
             }
-            return out;
+            return;
         }
         match input {
             Value::Null => {}
-            Value::String(s) => out.push_str(&self.code("text", s)),
+            Value::String(s) => self.code(out, "text", s),
             Value::Object(o) => {
                 let (long, short): (Vec<_>, Vec<_>) = o
                     .iter()
@@ -112,22 +111,22 @@ impl Document<'_, '_> {
                         .into_iter()
                         .map(|(k, v)| (k.clone(), v.clone()))
                         .collect();
-                    out.push_str(&self.code("json", &pretty(&Value::Object(rest))));
+                    self.code(out, "json", &pretty(&Value::Object(rest)));
                 }
                 for (k, v) in long {
                     let _ = write!(out, "*{}:*\n\n", inline(k));
-                    out.push_str(&self.code("text", v.as_str().unwrap_or_default()));
+                    self.code(out, "text", v.as_str().unwrap_or_default());
                 }
             }
-            v => out.push_str(&self.code("json", &pretty(v))),
+            v => self.code(out, "json", &pretty(v)),
         }
-        out
     }
 
-    /// A fenced block cut to `--max-output-lines`, with a note of what was cut.
-    pub(super) fn code(&self, info: &str, text: &str) -> String {
+    /// A fenced block cut to `--max-output-lines`, with a note of what was cut, appended to
+    /// `out`.
+    pub(super) fn code(&self, out: &mut String, info: &str, text: &str) {
         let (kept, cut) = cut_lines(text, self.env.opts.max_output_lines);
-        let mut out = fence(info, kept);
+        fence_into(out, info, kept);
         if let Some((lines, bytes)) = cut {
             let _ = write!(
                 out,
@@ -140,7 +139,6 @@ impl Document<'_, '_> {
                 ))
             );
         }
-        out
     }
 
     pub(super) fn cut_note(&self, text: &str) -> String {
@@ -151,27 +149,21 @@ impl Document<'_, '_> {
         }
     }
 
-    pub(super) fn result(&self, output: &str, is_error: bool, attachments: &[Part]) -> String {
-        let mut body = String::new();
-        let total = crate::render::text::line_count(output);
-        if !output.trim().is_empty() {
-            body.push_str(&self.code("text", output));
-        }
-        for a in attachments {
-            match a {
-                Part::Image {
-                    media_type,
-                    bytes,
-                    data,
-                } => body.push_str(&self.image(media_type.as_deref(), *bytes, data.as_deref())),
-                Part::Text { text } => body.push_str(&self.code("text", text)),
-                other => body.push_str(&self.code("json", &pretty(&serde_json::json!(other)))),
-            }
-        }
+    /// A tool's result, appended to `out`: its output and attachments in a `<details>` block.
+    pub(super) fn result(
+        &self,
+        out: &mut String,
+        output: &str,
+        is_error: bool,
+        attachments: &[Part],
+    ) {
         let what = if is_error { "✗ Error" } else { "Result" };
-        if body.is_empty() {
-            return format!("*{}*\n\n", inline(&format!("{what}: no output")));
+        let has_output = !output.trim().is_empty();
+        if !has_output && attachments.is_empty() {
+            let _ = write!(out, "*{}*\n\n", inline(&format!("{what}: no output")));
+            return;
         }
+        let total = crate::render::text::line_count(output);
         let mut facts = vec![what.to_string()];
         if total > 0 {
             facts.push(plural(total, "line"));
@@ -179,8 +171,22 @@ impl Document<'_, '_> {
         if !attachments.is_empty() {
             facts.push(plural(attachments.len(), "attachment"));
         }
-        let summary = facts.join(" · ");
-        details(&summary, is_error, &body)
+        details_into(out, &facts.join(" · "), is_error, |body| {
+            if has_output {
+                self.code(body, "text", output);
+            }
+            for a in attachments {
+                match a {
+                    Part::Image {
+                        media_type,
+                        bytes,
+                        data,
+                    } => body.push_str(&self.image(media_type.as_deref(), *bytes, data.as_deref())),
+                    Part::Text { text } => self.code(body, "text", text),
+                    other => self.code(body, "json", &pretty(&serde_json::json!(other))),
+                }
+            }
+        });
     }
 
     pub(super) fn image(
