@@ -222,8 +222,13 @@ pub fn guard<'p>(
             guard.protect_dir(&h.join(d), "the agent folder");
         }
     }
+    // A file can be named twice (a chosen session is also in the pool of sub-agents): each
+    // registration resolves the path component by component.
+    let mut seen = std::collections::HashSet::new();
     for p in reading {
-        guard.protect_read(p);
+        if seen.insert(p) {
+            guard.protect_read(p);
+        }
     }
     guard
 }
