@@ -15,6 +15,17 @@ pub enum KindFilter {
     All,
 }
 
+impl KindFilter {
+    /// Whether a session of `kind` passes `--kind`.
+    pub fn accepts(self, kind: SessionKind) -> bool {
+        match self {
+            KindFilter::All => true,
+            KindFilter::Main => kind == SessionKind::Main,
+            KindFilter::Subagent => kind == SessionKind::Subagent,
+        }
+    }
+}
+
 /// `--project`: a glob when it has glob metacharacters, else a case-insensitive substring.
 #[derive(Debug, Clone)]
 pub enum ProjectMatcher {
@@ -85,12 +96,8 @@ impl Filter {
         if !self.agents.is_empty() && !self.agents.contains(&s.agent) {
             return false;
         }
-        match (self.kind, s.kind) {
-            (KindFilter::Main, SessionKind::Subagent)
-            | (KindFilter::Subagent, SessionKind::Main) => {
-                return false;
-            }
-            _ => {}
+        if !self.kind.accepts(s.kind) {
+            return false;
         }
         if let Some(m) = &self.project {
             let label = project.or(s.project_hash.as_deref()).unwrap_or_default();

@@ -142,11 +142,7 @@ fn select(g: &GlobalArgs, a: &ExportArgs, eopts: &ExportOptions) -> Result<Selec
         let chosen = result
             .sessions
             .iter()
-            .filter(|s| match kind {
-                KindFilter::All => true,
-                KindFilter::Main => s.kind == SessionKind::Main,
-                KindFilter::Subagent => s.kind == SessionKind::Subagent,
-            })
+            .filter(|s| kind.accepts(s.kind))
             .cloned()
             .collect();
         Selection {
@@ -380,12 +376,8 @@ impl<'a> Staging<'a> {
 
     /// Render `s` early if it may be exported and its rendering needs no other file.
     fn render(&self, summary: &SessionSummary, mut s: Session) -> Option<Early> {
-        let kind_may_match = summary.agent == Agent::Gemini // its kind may still change
-            || match self.kind {
-                KindFilter::All => true,
-                KindFilter::Main => summary.kind == SessionKind::Main,
-                KindFilter::Subagent => summary.kind == SessionKind::Subagent,
-            };
+        // A Gemini session's kind may still change (the cross-file rules link sub-agents).
+        let kind_may_match = summary.agent == Agent::Gemini || self.kind.accepts(summary.kind);
         if !kind_may_match || !self.filter.may_match(summary) || !s.subagents.is_empty() {
             return None;
         }
