@@ -279,9 +279,9 @@ impl Guard {
         Ok(value)
     }
 
-    /// Write a file whose name is not known yet: into a new temporary file in `dir` (as
-    /// [`Guard::create_dir_all`] returned it), which [`Guard::place`] later renames to its
-    /// name. A [`Staged`] file never placed is removed when dropped.
+    /// Write a file whose name is not known yet: into a new temporary file in `dir` (resolved,
+    /// as [`Guard::output_dir`] returned it), which [`Guard::place`] later renames to its name.
+    /// A [`Staged`] file never placed is removed when dropped.
     pub fn stage<T>(
         &self,
         dir: &Path,
