@@ -8,7 +8,10 @@
 //!   (also through another hard link);
 //! - refuses to replace anything but a regular file, and a regular file without `--force`;
 //! - writes to a temporary name in the target's folder and renames it into place, so a failed
-//!   write never leaves half a file and never truncates the previous one.
+//!   write never leaves half a file and never truncates the previous one;
+//! - lets a run write a file before its name is settled ([`Guard::stage`], for `export --all`):
+//!   it is renamed into place later, checked like any write ([`Guard::place`]), or removed;
+//!   the folders a run made for its output go again if it ends without writing into them.
 //!
 //! Commands ask the guard for a write; they never open files for writing themselves (a test in
 //! `tests/read_only.rs` checks the source for it).
