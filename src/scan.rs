@@ -316,13 +316,12 @@ fn apply_leaf_titles(sessions: &mut [SessionSummary]) {
     }
 }
 
-/// A session without a project takes its `cwd`.
-fn project_from_cwd(s: &mut SessionSummary) {
-    if s.project.is_none() {
-        if let Some(cwd) = &s.cwd {
-            s.project = Some(cwd.clone());
-            s.project_source = ProjectSource::Cwd;
-        }
+/// The project a session's own record gives it: the one it recorded, else its `cwd`.
+fn own_project(s: &SessionSummary) -> Option<(String, ProjectSource)> {
+    match (&s.project, &s.cwd) {
+        (Some(p), _) => Some((p.clone(), s.project_source)),
+        (None, Some(cwd)) => Some((cwd.clone(), ProjectSource::Cwd)),
+        (None, None) => None,
     }
 }
 
@@ -340,16 +339,15 @@ impl LocalProjects {
 
     /// `s`'s project and its source, as far as these rules settle them.
     pub fn settle(&self, s: &SessionSummary) -> (Option<String>, ProjectSource) {
-        match (&s.project, &s.cwd) {
-            (Some(p), _) => (Some(p.clone()), s.project_source),
-            (None, Some(cwd)) => (Some(cwd.clone()), ProjectSource::Cwd),
-            (None, None) if s.agent == Agent::Gemini => match self.0.lock() {
-                Ok(mut index) => {
-                    index.resolve_gemini(s.source.project_dir.as_deref(), s.project_hash.as_deref())
-                }
-                Err(_) => (None, s.project_source),
-            },
-            (None, None) => (None, s.project_source),
+        if let Some((p, source)) = own_project(s) {
+            return (Some(p), source);
+        }
+        match self.0.lock() {
+            Ok(mut index) if s.agent == Agent::Gemini => {
+                index.resolve_gemini(s.source.project_dir.as_deref(), s.project_hash.as_deref())
+            }
+            // Claude and Codex projects come from their own records only.
+            _ => (None, s.project_source),
         }
     }
 }
@@ -357,7 +355,12 @@ impl LocalProjects {
 fn resolve_projects(sessions: &mut [SessionSummary], stores: &Stores, roots: &[PathBuf]) {
     let mut index = ProjectIndex::new(&stores.gemini);
     for s in sessions.iter_mut() {
-        project_from_cwd(s);
+        if s.project.is_none() {
+            if let Some((p, source)) = own_project(s) {
+                s.project = Some(p);
+                s.project_source = source;
+            }
+        }
         if s.agent != Agent::Gemini {
             if let Some(p) = &s.project {
                 index.add_candidate(p);

@@ -356,6 +356,8 @@ impl<'a> Staging<'a> {
         if !a.all || opts.images == ImageMode::Extract || scan.filter.project.is_some() {
             return None;
         }
+        // With --all the destination does not depend on how many sessions the scan selects
+        // (only its messages name the count): any number above one decides it.
         let Ok(Dest::Dir(dir)) = destination(a, 2) else {
             return None;
         };

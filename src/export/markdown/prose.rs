@@ -46,9 +46,10 @@ pub fn render(text: &str, base: usize) -> String {
     out
 }
 
-/// The words a reader sees in `text` rendered, on one line: for labels and previews (no `##`,
-/// no `**`).
-pub fn plain(text: &str) -> String {
+/// The words a reader sees in `text` rendered, on one line (no `##`, no `**`): the whole-text
+/// reference [`plain_preview`] is tested against.
+#[cfg(test)]
+fn plain(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for e in Parser::new_ext(text, options()) {
         plain_event(&mut out, e);
