@@ -229,7 +229,7 @@ fn replay_all(
     let filter = &opts.filter;
     let (result, mut done) = scan_each(&opts, ReplayInput::read, |summary, session, record| {
         filter.may_match(summary).then(|| {
-            ReplayInput::from_read(session, record, &summary.source)
+            ReplayInput::from_read(session, record, &summary.source, alg)
                 .map(|input| replay_each(&input, &options))
                 .map_err(|w| Failure::failed(w.to_string()))
         })

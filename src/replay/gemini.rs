@@ -130,6 +130,8 @@ pub(crate) mod e2e_gen;
 #[cfg(test)]
 mod e2e_tests;
 #[cfg(test)]
+mod input_tests;
+#[cfg(test)]
 mod one_pass_tests;
 #[cfg(test)]
 mod tests;

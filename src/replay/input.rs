@@ -52,16 +52,20 @@ impl ReplayInput {
         }
     }
 
-    /// The input from what [`ReplayInput::read`] read of `source`.
+    /// The input from what [`ReplayInput::read`] read of `source`, for replays of `algorithm`
+    /// (only the Gemini algorithm replays on a Gemini session's record itself; the others
+    /// need its history items alone).
     pub fn from_read(
         s: Session,
         record: Record,
         source: &SourceFile,
+        algorithm: super::Algorithm,
     ) -> Result<ReplayInput, Warning> {
         match record {
             Record::Gemini(Some(messages)) => Ok(super::gemini::resume::input_from(
                 &s,
                 super::gemini::resume::resume(messages),
+                algorithm == super::Algorithm::Gemini,
             )),
             // A record Gemini CLI could not load (too large, not a record): the full model.
             Record::Gemini(None) => Ok(Self::from_model(crate::parse::parse_file(source)?)),

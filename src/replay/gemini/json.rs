@@ -290,8 +290,9 @@ pub fn units_stats(w: &[u16]) -> StrStats {
 }
 
 /// A JSON value as a JavaScript object graph: objects keep their key order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum J {
+    #[default]
     Null,
     Bool(bool),
     Num(f64),
@@ -327,6 +328,11 @@ impl J {
             J::Obj(entries) => entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
             _ => None,
         }
+    }
+
+    /// Moves `obj[key]` out, leaving `null` in its place (the key keeps its position).
+    pub fn take(&mut self, key: &str) -> Option<J> {
+        self.get_mut(key).map(std::mem::take)
     }
 
     /// `key in obj`.

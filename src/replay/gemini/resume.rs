@@ -56,6 +56,8 @@ pub struct Request {
     pub upto: usize,
     /// The record message.
     pub message: usize,
+    /// Output tokens of the response: recorded, else estimated from its content.
+    pub output: u64,
 }
 
 /// A recorded session as Gemini CLI resumes it.
@@ -428,19 +430,19 @@ pub fn is_ignored_user_content(trimmed: &[u16]) -> bool {
 }
 
 /// `ensurePartArray(content)`.
-fn part_array(content: Option<&J>) -> Vec<J> {
-    let text = |s: &JsStr| J::obj(vec![("text", J::Str(s.clone()))]);
+fn part_array(content: Option<J>) -> Vec<J> {
+    let text = |s: JsStr| J::obj(vec![("text", J::Str(s))]);
     match content {
         Some(J::Arr(items)) => items
-            .iter()
+            .into_iter()
             .map(|p| match p {
                 J::Str(s) => text(s),
-                other => other.clone(),
+                other => other,
             })
             .collect(),
         Some(J::Str(s)) => vec![text(s)],
         // `[content]`; `undefined` serialises as `null` in an array.
-        Some(other) => vec![other.clone()],
+        Some(other) => vec![other],
         None => vec![J::Null],
     }
 }
@@ -452,14 +454,16 @@ fn has_truthy(part: &J, key: &str) -> bool {
 /// An object built with `{key: value}` where `value` may be `undefined` (then the key is
 /// absent from the JSON; `ensureStableToolIds` fills an absent or falsy id in place, so an
 /// absent `id` keeps its slot as `null` until then).
-fn field(entries: &mut Vec<(String, J)>, key: &str, v: Option<&J>) {
+fn field(entries: &mut Vec<(String, J)>, key: &str, v: Option<J>) {
     if let Some(v) = v {
-        entries.push((key.to_string(), v.clone()));
+        entries.push((key.to_string(), v));
     }
 }
 
-/// `convertSessionToClientHistory([msg])`: the turns one record message becomes.
-pub fn convert_message(msg: &J, index: usize) -> Vec<Turn> {
+/// `convertSessionToClientHistory([msg])`: the turns one record message becomes. The turns
+/// take the message's content, thoughts and tool calls: what stays of `msg` is its metadata
+/// (id, type, timestamp, model, tokens).
+pub fn convert_message(msg: &mut J, index: usize) -> Vec<Turn> {
     let typ = string_field(msg, "type").map(JsStr::to_string_lossy);
     let id = msg.get("id").cloned().unwrap_or(J::Null);
     let turn = |id: J, role: GRole, parts: Vec<J>| Turn {
@@ -476,41 +480,41 @@ pub fn convert_message(msg: &J, index: usize) -> Vec<Turn> {
             if is_ignored_user_content(js_trim(&s)) {
                 return Vec::new();
             }
-            vec![turn(id, GRole::User, part_array(msg.get("content")))]
+            vec![turn(id, GRole::User, part_array(msg.take("content")))]
         }
         Some("gemini") => {
-            let content = msg.get("content").filter(|c| c.truthy());
+            let content = msg.take("content").filter(J::truthy);
             let content_parts = content.map(|c| part_array(Some(c))).unwrap_or_default();
             let has_calls = content_parts.iter().any(|p| has_truthy(p, "functionCall"));
             let has_thoughts = content_parts.iter().any(|p| has_truthy(p, "thought"));
-            let calls: &[J] = match msg.get("toolCalls") {
+            let mut calls = match msg.take("toolCalls") {
                 Some(J::Arr(c)) => c,
-                _ => &[],
+                _ => Vec::new(),
             };
             let mut model_parts = Vec::new();
             if has_calls || has_thoughts {
                 model_parts = content_parts;
             } else {
-                if let Some(J::Arr(thoughts)) = msg.get("thoughts") {
-                    for t in thoughts {
+                if let Some(J::Arr(thoughts)) = msg.take("thoughts") {
+                    for mut t in thoughts {
                         let text = if t.get("subject").is_some_and(J::truthy) {
                             let s = js_string(t.get("subject")).to_string_lossy();
                             let d = js_string(t.get("description")).to_string_lossy();
                             Some(J::str(format!("**{s}** {d}")))
                         } else {
-                            t.get("description").cloned()
+                            t.take("description")
                         };
                         let mut e = Vec::new();
-                        field(&mut e, "text", text.as_ref());
+                        field(&mut e, "text", text);
                         e.push(("thought".to_string(), J::Bool(true)));
                         model_parts.push(J::Obj(e));
                     }
                 }
                 model_parts.extend(content_parts);
-                for c in calls {
+                for c in &mut calls {
                     let mut fc = vec![("id".to_string(), c.get("id").cloned().unwrap_or(J::Null))];
-                    field(&mut fc, "name", c.get("name"));
-                    field(&mut fc, "args", c.get("args"));
+                    field(&mut fc, "name", c.get("name").cloned());
+                    field(&mut fc, "args", c.take("args"));
                     model_parts.push(J::Obj(vec![("functionCall".to_string(), J::Obj(fc))]));
                 }
             }
@@ -519,23 +523,19 @@ pub fn convert_message(msg: &J, index: usize) -> Vec<Turn> {
             }
             let mut out = vec![turn(id.clone(), GRole::Model, model_parts)];
             let mut responses = Vec::new();
-            for c in calls {
-                let Some(result) = c.get("result").filter(|r| r.truthy()) else {
+            for mut c in calls {
+                let Some(result) = c.take("result").filter(J::truthy) else {
                     continue;
                 };
                 match result {
                     J::Str(_) => {
-                        let mut fr =
-                            vec![("id".to_string(), c.get("id").cloned().unwrap_or(J::Null))];
-                        field(&mut fr, "name", c.get("name"));
-                        fr.push((
-                            "response".to_string(),
-                            J::obj(vec![("output", result.clone())]),
-                        ));
+                        let mut fr = vec![("id".to_string(), c.take("id").unwrap_or(J::Null))];
+                        field(&mut fr, "name", c.take("name"));
+                        fr.push(("response".to_string(), J::obj(vec![("output", result)])));
                         responses.push(J::Obj(vec![("functionResponse".to_string(), J::Obj(fr))]));
                     }
                     J::Arr(_) => responses.extend(part_array(Some(result))),
-                    other => responses.push(other.clone()),
+                    other => responses.push(other),
                 }
             }
             if !responses.is_empty() {
@@ -677,19 +677,24 @@ pub fn env_turn() -> Turn {
     }
 }
 
-/// Resume the loaded messages; one request per `gemini` record.
-pub fn resume(messages: Vec<J>) -> Resumed {
+/// Resume the loaded messages; one request per `gemini` record. The turns take the messages'
+/// contents ([`convert_message`]).
+pub fn resume(mut messages: Vec<J>) -> Resumed {
     let mut turns = vec![env_turn()];
     let mut requests = Vec::new();
     // Turns since the last response: the next request's new content.
     let mut pending = 0;
-    for (i, m) in messages.iter().enumerate() {
+    for (i, m) in messages.iter_mut().enumerate() {
+        let is_response = string_field(m, "type").is_some_and(|t| t.to_string_lossy() == "gemini");
+        // Before the conversion takes the content it may be estimated from.
+        let output = if is_response { response_output(m) } else { 0 };
         let converted = convert_message(m, i);
-        if string_field(m, "type").is_some_and(|t| t.to_string_lossy() == "gemini") {
+        if is_response {
             requests.push(Request {
                 check_at: turns.len() - pending,
                 upto: turns.len(),
                 message: i,
+                output,
             });
             // The response joins the history; its function responses wait for the next one.
             pending = converted.iter().filter(|t| t.role == GRole::User).count();
@@ -704,6 +709,20 @@ pub fn resume(messages: Vec<J>) -> Resumed {
         requests,
         messages,
         sized: Default::default(),
+    }
+}
+
+/// A response's output tokens: its recorded output and thoughts, else an estimate of its
+/// content.
+fn response_output(msg: &J) -> u64 {
+    let tokens = msg.get("tokens").filter(|t| matches!(t, J::Obj(_)));
+    match (u64_field(tokens, "output"), u64_field(tokens, "thoughts")) {
+        (None, None) => {
+            let mut s = Vec::new();
+            part_to_string(msg.get("content"), &mut s);
+            estimate_text(&String::from_utf16_lossy(&s))
+        }
+        (o, t) => o.unwrap_or(0).saturating_add(t.unwrap_or(0)),
     }
 }
 
@@ -725,22 +744,56 @@ pub fn recorded_input(m: &J) -> Option<u64> {
     u64_field(m.get("tokens").filter(|t| matches!(t, J::Obj(_))), "input")
 }
 
-fn to_value(j: &J) -> serde_json::Value {
-    serde_json::from_str(&to_json(j)).unwrap_or(serde_json::Value::Null)
+/// `JSON.parse(JSON.stringify(j))` as a `serde_json` value. Well-formed text converts
+/// directly; anything else goes through the JSON text, which `serde_json` may refuse (a lone
+/// surrogate): the value is then `null`.
+pub(super) fn to_value(j: &J) -> serde_json::Value {
+    fn direct(j: &J) -> Option<serde_json::Value> {
+        use serde_json::Value;
+        Some(match j {
+            J::Null => Value::Null,
+            J::Bool(b) => Value::Bool(*b),
+            // As JavaScript prints it, read back as serde_json reads that text.
+            J::Num(_) => serde_json::from_str(&to_json(j)).ok()?,
+            J::Str(JsStr::Text(t)) => Value::String(t.clone()),
+            J::Str(_) => return None,
+            J::Arr(a) => Value::Array(a.iter().map(direct).collect::<Option<_>>()?),
+            J::Obj(o) => {
+                let mut map = serde_json::Map::new();
+                for (k, v) in o {
+                    map.insert(k.clone(), direct(v)?);
+                }
+                Value::Object(map)
+            }
+        })
+    }
+    direct(j)
+        .unwrap_or_else(|| serde_json::from_str(&to_json(j)).unwrap_or(serde_json::Value::Null))
 }
 
 fn lossy(j: Option<&J>) -> Option<String> {
     j.and_then(J::as_str).map(JsStr::to_string_lossy)
 }
 
-/// A turn's parts in the unified model, for the other algorithms and the `full` series.
-fn unified(turn: &Turn) -> (Vec<Part>, Vec<Option<String>>) {
+/// A string of a part as text: moved out of the part with `take`, else copied.
+fn text(j: Option<&mut J>, take: bool) -> Option<String> {
+    match j? {
+        J::Str(JsStr::Text(t)) if take => Some(std::mem::take(t)),
+        J::Str(s) => Some(s.to_string_lossy()),
+        _ => None,
+    }
+}
+
+/// A turn's parts in the unified model, for the other algorithms and the `full` series. With
+/// `take` the strings are moved out of the turn, which is not used again.
+fn unified(turn: &mut Turn, take: bool) -> (Vec<Part>, Vec<Option<String>>) {
     let mut parts: Vec<Part> = Vec::new();
     let mut names: Vec<Option<String>> = Vec::new();
-    for p in &turn.parts {
-        if let Some(J::Str(t)) = p.get("text") {
-            let text = t.to_string_lossy();
-            parts.push(if has_truthy(p, "thought") {
+    for p in &mut turn.parts {
+        if matches!(p.get("text"), Some(J::Str(_))) {
+            let thought = has_truthy(p, "thought");
+            let text = text(p.get_mut("text"), take).unwrap_or_default();
+            parts.push(if thought {
                 Part::Thinking { text }
             } else {
                 Part::Text { text }
@@ -756,28 +809,41 @@ fn unified(turn: &Turn) -> (Vec<Part>, Vec<Option<String>>) {
                     .unwrap_or(serde_json::Value::Null),
             });
             names.push(None);
-        } else if let Some(fr) = inner(p, "functionResponse") {
-            let response = fr.get("response");
-            let pick = |k: &str| response.and_then(|r| r.get(k)).and_then(J::as_str);
-            let (output, is_error) = match (response, pick("output"), pick("error")) {
-                (Some(J::Str(s)), _, _) => (s.to_string_lossy(), false),
-                (_, Some(o), _) => (o.to_string_lossy(), false),
-                (_, None, Some(e)) => (e.to_string_lossy(), true),
-                (Some(r), None, None) => (to_json(r), false),
-                (None, None, None) => (String::new(), false),
+        } else if inner(p, "functionResponse").is_some() {
+            let Some(fr) = p.get_mut("functionResponse") else {
+                continue;
+            };
+            let name = lossy(fr.get("name"));
+            let call_id = lossy(fr.get("id")).unwrap_or_default();
+            let response = fr.get_mut("response");
+            let is_str = |r: &J, k: &str| matches!(r.get(k), Some(J::Str(_)));
+            let (output, is_error) = match response {
+                Some(r @ J::Str(_)) => (text(Some(r), take).unwrap_or_default(), false),
+                Some(r) if is_str(r, "output") => {
+                    (text(r.get_mut("output"), take).unwrap_or_default(), false)
+                }
+                Some(r) if is_str(r, "error") => {
+                    (text(r.get_mut("error"), take).unwrap_or_default(), true)
+                }
+                Some(r) => (to_json(r), false),
+                None => (String::new(), false),
             };
             parts.push(Part::ToolResult {
-                call_id: lossy(fr.get("id")).unwrap_or_default(),
+                call_id,
                 output,
                 is_error,
                 attachments: Vec::new(),
             });
-            names.push(lossy(fr.get("name")));
+            names.push(name);
         } else if let Some(d) = inner(p, "inlineData") {
-            let data = lossy(d.get("data")).unwrap_or_default();
+            let bytes = match d.get("data") {
+                Some(J::Str(JsStr::Text(t))) => crate::parse::base64_decoded_len(t),
+                Some(J::Str(s)) => crate::parse::base64_decoded_len(&s.to_string_lossy()),
+                _ => crate::parse::base64_decoded_len(""),
+            };
             let image = Part::Image {
                 media_type: lossy(d.get("mimeType")),
-                bytes: Some(crate::parse::base64_decoded_len(&data)),
+                bytes: Some(bytes),
                 data: None,
             };
             match parts.last_mut() {
@@ -806,17 +872,19 @@ pub fn replay_input(s: &Session) -> Option<ReplayInput> {
         return None;
     }
     let messages = load_record(&s.path)?;
-    Some(input_from(s, resume(messages)))
+    Some(input_from(s, resume(messages), true))
 }
 
-/// The replay input for a session already resumed (tests build `resumed` directly).
-pub fn input_from(s: &Session, resumed: Resumed) -> ReplayInput {
+/// The replay input for a session already resumed (tests build `resumed` directly). With
+/// `keep` the input carries the resumed session itself (the Gemini algorithm replays on it);
+/// without, the history items take its contents.
+pub fn input_from(s: &Session, mut resumed: Resumed, keep: bool) -> ReplayInput {
+    let mut turns = std::mem::take(&mut resumed.turns);
     let m = &resumed.messages;
-    let items: Vec<HistoryItem> = resumed
-        .turns
-        .iter()
+    let items: Vec<HistoryItem> = turns
+        .iter_mut()
         .map(|t| {
-            let (parts, tool_names) = unified(t);
+            let (parts, tool_names) = unified(t, !keep);
             let msg = t.message.map(|i| &m[i]);
             let is_context = t.message.is_none();
             let role = match t.role {
@@ -845,19 +913,10 @@ pub fn input_from(s: &Session, resumed: Resumed) -> ReplayInput {
         .iter()
         .map(|r| {
             let msg = &m[r.message];
-            let tokens = msg.get("tokens").filter(|t| matches!(t, J::Obj(_)));
-            let output = match (u64_field(tokens, "output"), u64_field(tokens, "thoughts")) {
-                (None, None) => {
-                    let mut s = Vec::new();
-                    part_to_string(msg.get("content"), &mut s);
-                    estimate_text(&String::from_utf16_lossy(&s))
-                }
-                (o, t) => o.unwrap_or(0).saturating_add(t.unwrap_or(0)),
-            };
             RequestPoint {
                 upto: r.upto,
                 recorded_prompt: recorded_input(msg),
-                output,
+                output: r.output,
                 timestamp: msg
                     .get("timestamp")
                     .and_then(J::as_str)
@@ -894,7 +953,10 @@ pub fn input_from(s: &Session, resumed: Resumed) -> ReplayInput {
         post_compaction: Vec::new(),
         started_at: s.started_at,
         agent_version: s.agent_version.clone(),
-        gemini: Some(std::sync::Arc::new(resumed)),
+        gemini: keep.then(|| {
+            resumed.turns = turns;
+            std::sync::Arc::new(resumed)
+        }),
     }
 }
 

@@ -1,0 +1,154 @@
+//! A Gemini session's replay input for the algorithms that do not replay on its record moves
+//! the record's strings into the history items instead of copying them
+//! ([`input_from`] without `keep`). Both ways must give the same input, on every session we
+//! have; and the direct conversion of tool arguments must give what reading their JSON text
+//! gives.
+
+use std::path::{Path, PathBuf};
+
+use super::e2e_gen;
+use super::e2e_tests::corpus_or_skip;
+use super::json::{J, JsStr, to_json};
+use super::resume::{input_from, read_view_and_record, resume, to_value};
+use crate::model::{Agent, Part};
+use crate::parse::{FileRole, SourceFile};
+
+fn gemini_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in walkdir::WalkDir::new(dir).into_iter().flatten() {
+        let name = e.path().to_string_lossy();
+        if e.file_type().is_file()
+            && name.contains("gemini")
+            && (name.ends_with(".json") || name.ends_with(".jsonl"))
+        {
+            out.push(e.path().to_path_buf());
+        }
+    }
+}
+
+/// Part kinds seen, to keep the comparison from being vacuous: text, thinking, call, result,
+/// image, other.
+type Seen = [usize; 6];
+
+/// Compares the input built both ways from `path`; `false` when Gemini could not load it.
+fn same_both_ways(path: &Path, seen: &mut Seen) -> bool {
+    let file = SourceFile::new(Agent::Gemini, path.to_path_buf(), FileRole::Unknown);
+    let Ok((s, Some(messages))) = read_view_and_record(&file) else {
+        return false;
+    };
+    let kept = input_from(&s, resume(messages.clone()), true);
+    let taken = input_from(&s, resume(messages), false);
+    let at = path.display();
+    assert!(kept.gemini.is_some() && taken.gemini.is_none(), "{at}");
+    assert_eq!(kept.items.len(), taken.items.len(), "{at}");
+    for (k, t) in kept.items.iter().zip(&taken.items) {
+        assert_eq!(k.parts, t.parts, "{at}");
+        assert_eq!(k.tool_names, t.tool_names, "{at}");
+        assert_eq!(
+            (k.role, k.is_human, k.timestamp, &k.model, k.is_context),
+            (t.role, t.is_human, t.timestamp, &t.model, t.is_context),
+            "{at}"
+        );
+        for p in &k.parts {
+            let kind = match p {
+                Part::Text { .. } => 0,
+                Part::Thinking { .. } => 1,
+                Part::ToolCall { .. } => 2,
+                Part::ToolResult { .. } => 3,
+                Part::Image { .. } => 4,
+                _ => 5,
+            };
+            seen[kind] += 1;
+        }
+    }
+    assert_eq!(kept.requests, taken.requests, "{at}");
+    assert_eq!(
+        kept.recorded_compactions, taken.recorded_compactions,
+        "{at}"
+    );
+    assert_eq!(kept.model, taken.model, "{at}");
+    true
+}
+
+#[test]
+fn items_taken_from_the_record_equal_items_copied_from_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    gemini_files(&root.join("testdata/home"), &mut files);
+    gemini_files(&root.join("testdata/damaged"), &mut files);
+    let tmp = tempfile::tempdir().unwrap();
+    let chats = tmp.path().join(".gemini/tmp/proj/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    for seed in 0..60 {
+        let ext = if e2e_gen::is_jsonl(seed) {
+            "jsonl"
+        } else {
+            "json"
+        };
+        let file = chats.join(format!("session-gen-{seed}.{ext}"));
+        std::fs::write(&file, e2e_gen::generate_session(seed)).unwrap();
+        files.push(file);
+    }
+    let mut seen = Seen::default();
+    let loaded = files
+        .iter()
+        .filter(|f| same_both_ways(f, &mut seen))
+        .count();
+    assert!(loaded >= 60, "{loaded} of {} files loaded", files.len());
+    // Text, thoughts, calls and results all went through both ways.
+    assert!(
+        seen[..4].iter().all(|&n| n > 0),
+        "part kinds seen: {seen:?}"
+    );
+}
+
+#[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
+fn items_taken_from_the_record_equal_items_copied_from_it_on_the_corpus() {
+    let Some(corpus) = corpus_or_skip("Gemini sessions") else {
+        return;
+    };
+    let mut files = Vec::new();
+    gemini_files(&corpus, &mut files);
+    let mut seen = Seen::default();
+    let loaded = files
+        .iter()
+        .filter(|f| same_both_ways(f, &mut seen))
+        .count();
+    assert!(loaded >= 40, "{loaded} of {} files loaded", files.len());
+}
+
+#[test]
+fn arguments_convert_as_their_json_text_reads() {
+    let text = |s: &str| J::Str(JsStr::Text(s.into()));
+    let values = [
+        J::Null,
+        J::Bool(false),
+        J::Num(0.0),
+        J::Num(-0.0),
+        J::Num(0.1),
+        J::Num(-2.5e-7),
+        J::Num(1e21),
+        J::Num(9007199254740993.0),
+        J::Num(1.8446744073709552e19),
+        J::Num(-9.3e18),
+        J::Num(f64::NAN),
+        J::Num(f64::INFINITY),
+        text("plain"),
+        text("quote \" backslash \\ tab \t nul \u{0} é 😀"),
+        J::Str(JsStr::Filler(3)),
+        J::Arr(vec![J::Num(1.0), text("a"), J::Null]),
+        J::obj(vec![
+            ("b", J::Num(2.0)),
+            ("a", J::Arr(vec![J::obj(vec![("x", text("y"))])])),
+            ("b", J::Bool(true)),
+        ]),
+    ];
+    for v in &values {
+        let via_text = serde_json::from_str(&to_json(v)).unwrap_or(serde_json::Value::Null);
+        assert_eq!(to_value(v), via_text, "{}", to_json(v));
+    }
+    // A lone surrogate: serde_json refuses its JSON text, the value is null as it was.
+    let lone = J::Arr(vec![text("a"), J::Str(JsStr::Wide(vec![0xd800]))]);
+    assert!(serde_json::from_str::<serde_json::Value>(&to_json(&lone)).is_err());
+    assert_eq!(to_value(&lone), serde_json::Value::Null);
+}
