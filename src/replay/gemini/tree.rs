@@ -83,6 +83,11 @@ impl<'de> Deserializer<'de> for &'de J {
         }
     }
 
+    /// A value the record does not read: nothing to walk, the tree already holds it.
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+        v.visit_unit()
+    }
+
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -93,7 +98,7 @@ impl<'de> Deserializer<'de> for &'de J {
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
-        unit_struct seq tuple tuple_struct map struct enum identifier ignored_any
+        unit_struct seq tuple tuple_struct map struct enum identifier
     }
 }
 

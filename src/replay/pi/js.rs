@@ -11,15 +11,7 @@ pub use crate::replay::js::utf16_len as len16;
 /// `\r`, `\t` take 2, other control characters `\u00XX` take 6; everything else, U+2028/U+2029
 /// included, is written as is).
 pub fn json_str_len(s: &str) -> usize {
-    let mut n = 2;
-    for c in s.chars() {
-        n += match c {
-            '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
-            c if (c as u32) < 0x20 => 6,
-            c => c.len_utf16(),
-        };
-    }
-    n
+    2 + crate::replay::js::text_stats(s).escaped as usize
 }
 
 /// `JSON.stringify(value).length` in UTF-16 code units (no indentation).
@@ -111,5 +103,35 @@ mod tests {
         assert_eq!(json_len(&json!("日本😀")), 2 + 4);
         assert_eq!(json_len(&json!("a\n\u{1}")), 2 + 1 + 2 + 6);
         assert_eq!(len16("a😀"), 3);
+    }
+
+    /// The length counted from byte classes is the length `JSON.stringify` writes, character
+    /// by character, on strings long enough to take the counting in blocks.
+    #[test]
+    fn string_lengths_equal_the_characters_written() {
+        let written = |s: &str| {
+            2 + s
+                .chars()
+                .map(|c| match c {
+                    '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+                    c if (c as u32) < 0x20 => 6,
+                    c => c.len_utf16(),
+                })
+                .sum::<usize>()
+        };
+        let pieces = [
+            "ascii ",
+            "\"q\" \\ ",
+            "\n\r\t\u{8}\u{c}",
+            "\u{1}\u{1f}\u{7f}",
+            "é日",
+            "🎉",
+            "\u{2028}",
+        ];
+        let mut s = String::new();
+        for i in 0..300 {
+            s.push_str(pieces[(i * 5 + i / 4) % pieces.len()]);
+            assert_eq!(json_str_len(&s), written(&s), "{s:?}");
+        }
     }
 }
