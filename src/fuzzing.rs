@@ -91,7 +91,9 @@ pub fn run(target: Target, data: &[u8]) {
         Some((agent, role, name)) => {
             let session = parse_bytes(agent, role.clone(), name, data);
             if agent == Agent::Gemini {
-                one_read_is_two_reads(&SourceFile::new(agent, scratch(name), role));
+                let file = SourceFile::new(agent, scratch(name), role);
+                one_read_is_two_reads(&file);
+                taken_is_copied(&file);
             }
             if let Some(session) = session {
                 downstream(session);
@@ -159,6 +161,37 @@ pub(crate) fn one_read_is_two_reads(file: &SourceFile) {
             if a.is_ok() { "parses" } else { "fails" }
         ),
     }
+}
+
+/// The algorithms that do not replay on a Gemini record take its strings into their history
+/// items instead of copying them: the input must be the same either way, whatever the bytes.
+/// Returns the input (`None` when Gemini could not load the file).
+pub(crate) fn taken_is_copied(file: &SourceFile) -> Option<ReplayInput> {
+    use crate::replay::gemini::resume::{input_from, read_view_and_record, resume};
+    let Ok((s, Some(messages))) = read_view_and_record(file) else {
+        return None;
+    };
+    let kept = input_from(&s, resume(messages.clone()), true);
+    let taken = input_from(&s, resume(messages), false);
+    let at = file.path.display();
+    assert!(kept.gemini.is_some() && taken.gemini.is_none(), "{at}");
+    assert_eq!(kept.items.len(), taken.items.len(), "{at}: items");
+    for (k, t) in kept.items.iter().zip(&taken.items) {
+        assert_eq!(k.parts, t.parts, "{at}: parts");
+        assert_eq!(k.tool_names, t.tool_names, "{at}: tool names");
+        assert_eq!(
+            (k.role, k.is_human, k.timestamp, &k.model, k.is_context),
+            (t.role, t.is_human, t.timestamp, &t.model, t.is_context),
+            "{at}: item"
+        );
+    }
+    assert_eq!(kept.requests, taken.requests, "{at}: requests");
+    assert_eq!(
+        kept.recorded_compactions, taken.recorded_compactions,
+        "{at}"
+    );
+    assert_eq!(kept.model, taken.model, "{at}: model");
+    Some(kept)
 }
 
 /// Everything that consumes a parsed session.
