@@ -112,9 +112,9 @@ fn a_summary_the_byte_search_misses_still_sizes_the_replay() {
 
 corpus_is_present_in_ci!();
 
-/// `replay-compress -A gemini` over the real legacy Gemini sessions of the corpus, as JSON.
-fn replay_real_gemini(extra: &[&str]) -> Vec<Value> {
-    let dir = Path::new(env!("SESSIONS_CORPUS_DIR")).join("real/gemini_legacy");
+/// `replay-compress -A gemini` over a folder of real sessions of the corpus, as JSON.
+fn replay_real(folder: &str, extra: &[&str]) -> Vec<Value> {
+    let dir = Path::new(env!("SESSIONS_CORPUS_DIR")).join(folder);
     json_array(
         sessions()
             .args(["replay-compress", "-A", "gemini", "--format", "json"])
@@ -123,13 +123,11 @@ fn replay_real_gemini(extra: &[&str]) -> Vec<Value> {
     )
 }
 
-/// The settings of a sweep share what each replay of a session computes about its recorded
-/// parts (their sizes, truncations and masked forms): a sweep gives, setting by setting, what
-/// separate runs give. Small masking and truncation thresholds make the mechanisms act on the
-/// real Gemini sessions of the corpus.
-#[test]
-#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
-fn a_sweep_replays_each_setting_as_a_run_of_its_own() {
+/// The settings of a sweep share what each replay of a session computes about its parts (their
+/// sizes, truncations and masked forms): a sweep gives, setting by setting, what separate runs
+/// give. Small masking and truncation thresholds make the mechanisms act on the real sessions
+/// of `folder`.
+fn a_sweep_gives_what_separate_runs_give(folder: &str, min_sessions: usize) {
     let base = [
         "--set",
         "masking_protection_threshold=2000",
@@ -139,12 +137,15 @@ fn a_sweep_replays_each_setting_as_a_run_of_its_own() {
         "truncate_tool_output_threshold=2000",
     ];
     let values = ["0.02", "0.05", "0.3"];
-    let sweep = replay_real_gemini(&[&base[..], &["--sweep", "threshold=0.02,0.05,0.3"]].concat());
+    let sweep = replay_real(
+        folder,
+        &[&base[..], &["--sweep", "threshold=0.02,0.05,0.3"]].concat(),
+    );
     let mut kinds = std::collections::BTreeMap::new();
     for v in values {
         let threshold = format!("threshold={v}");
-        let alone = replay_real_gemini(&[&base[..], &["--set", &threshold]].concat());
-        assert!(alone.len() >= 20, "{v}: {} sessions", alone.len());
+        let alone = replay_real(folder, &[&base[..], &["--set", &threshold]].concat());
+        assert!(alone.len() >= min_sessions, "{v}: {} sessions", alone.len());
         let from_sweep: Vec<&Value> = sweep
             .iter()
             .filter(|r| r["settings"]["threshold"].as_f64() == v.parse::<f64>().ok())
@@ -162,4 +163,19 @@ fn a_sweep_replays_each_setting_as_a_run_of_its_own() {
     // Masking and compression both acted, so their shared figures were used.
     assert!(kinds.get("mask").is_some_and(|&n| n > 50), "{kinds:?}");
     assert!(kinds.get("compress").is_some_and(|&n| n >= 1), "{kinds:?}");
+}
+
+/// Gemini sessions: the resumed record's turns are sized once per session.
+#[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
+fn a_sweep_replays_each_setting_as_a_run_of_its_own() {
+    a_sweep_gives_what_separate_runs_give("real/gemini_legacy", 20);
+}
+
+/// Claude sessions replayed by Gemini's algorithm: their items are converted and sized once per
+/// session.
+#[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
+fn a_sweep_over_other_agents_sessions_replays_each_setting_as_a_run_of_its_own() {
+    a_sweep_gives_what_separate_runs_give("real/claude_compaction", 25);
 }

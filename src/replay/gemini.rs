@@ -136,7 +136,7 @@ mod one_pass_tests;
 #[cfg(test)]
 mod tests;
 
-pub use state::{Decision, Gemini, Params, exact_max_chars, max_chars, native_parts};
+pub use state::{Decision, Gemini, Params, SizedTurns, exact_max_chars, max_chars, native_parts};
 
 /// `estimateTokenCountSync` of the compression system prompt (`getCompressionPrompt`, modern
 /// and legacy variants estimate the same), from `testdata/golden/gemini/constants.json`.

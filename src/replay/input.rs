@@ -243,6 +243,7 @@ impl ReplayInput {
             recorded_compactions,
             post_compaction,
             gemini: None,
+            gemini_sized: Default::default(),
         }
     }
 }

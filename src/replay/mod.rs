@@ -224,6 +224,9 @@ pub struct ReplayInput {
     /// read that way: `items` are its turns, `requests` its `gemini` records, and the Gemini
     /// replay works on these exact contents.
     pub gemini: Option<std::sync::Arc<gemini::resume::Resumed>>,
+    /// For any other session, its items as the Gemini algorithm's replays receive them,
+    /// converted and sized once for all of them (a cache; empty until the first).
+    pub gemini_sized: gemini::SizedTurns,
 }
 
 /// The size of the context right after one of the agent's own compactions.

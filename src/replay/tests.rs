@@ -50,6 +50,7 @@ fn input(turns: usize, chars: usize, recorded: impl Fn(usize, u64) -> Option<u64
         recorded_usage: true,
         recorded_compactions: Vec::new(),
         gemini: None,
+        gemini_sized: Default::default(),
         post_compaction: Vec::new(),
         recorded_window: None,
         started_at: None,

@@ -957,6 +957,7 @@ pub fn input_from(s: &Session, mut resumed: Resumed, keep: bool) -> ReplayInput 
             resumed.turns = turns;
             std::sync::Arc::new(resumed)
         }),
+        gemini_sized: Default::default(),
     }
 }
 

@@ -134,24 +134,33 @@ pub struct SizedTurn {
 
 type SizedList = Arc<Vec<Option<SizedTurn>>>;
 
-/// The resumed turns of a session, sized once per `(coalesce, non_ascii_weight)` and shared by
-/// every replay of it: the settings of a sweep start from the same turns, and sizing each part
-/// (its JSON length and estimate) again per setting cost as much as the rest of the replay.
+/// A session's history as the Gemini replay receives it, sized once per `(coalesce,
+/// non_ascii_weight)` and shared by every replay of it: the calibration and the settings of a
+/// sweep start from the same turns, and converting and sizing each part (its JSON length and
+/// estimate) again per replay cost as much as the rest of the replay. Held by a resumed Gemini
+/// session for its turns, and by any other replay input for its items.
 #[derive(Default)]
 pub struct SizedTurns(std::sync::Mutex<Vec<((bool, u64), SizedList)>>);
 
 impl SizedTurns {
-    fn get(&self, turns: &[Turn], coalesce: bool, w: f64) -> SizedList {
+    /// The history at `(coalesce, w)`; `turns` gives it, one entry per turn or item (`None`
+    /// when it sends nothing), the first time.
+    fn get(
+        &self,
+        coalesce: bool,
+        w: f64,
+        turns: impl FnOnce() -> Vec<Option<(GRole, Vec<J>, bool)>>,
+    ) -> SizedList {
         let key = (coalesce, w.to_bits());
         let mut cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, s)) = cache.iter().find(|(k, _)| *k == key) {
             return Arc::clone(s);
         }
         let sized: SizedList = Arc::new(
-            turns
-                .iter()
+            turns()
+                .into_iter()
                 .map(|t| {
-                    native_parts(t, coalesce).map(|(role, parts, invalid)| SizedTurn {
+                    t.map(|(role, parts, invalid)| SizedTurn {
                         role,
                         parts: parts
                             .into_iter()
@@ -410,14 +419,23 @@ impl Gemini {
     }
 
     /// For a replay input: on the exact contents Gemini resumes the session with, when the
-    /// input carries them.
+    /// input carries them, else on its items; either sized once for all its replays.
     pub fn for_input(ctx: &StrategyContext, input: &ReplayInput) -> Self {
         let mut g = Gemini::new(ctx);
         g.native = input.gemini.clone();
-        g.sized = g
-            .native
-            .as_ref()
-            .map(|n| n.sized.get(&n.turns, g.p.coalesce, g.p.w));
+        let coalesce = g.p.coalesce;
+        g.sized = Some(match &g.native {
+            Some(n) => n.sized.get(coalesce, g.p.w, || {
+                n.turns.iter().map(|t| native_parts(t, coalesce)).collect()
+            }),
+            None => input.gemini_sized.get(coalesce, g.p.w, || {
+                input
+                    .items
+                    .iter()
+                    .map(|it| convert(it, coalesce).map(|(role, parts)| (role, parts, false)))
+                    .collect()
+            }),
+        });
         g
     }
 

@@ -1235,6 +1235,7 @@ fn bench_session(shape: &str, messages: usize) -> crate::replay::ReplayInput {
         recorded_usage: false,
         recorded_compactions: Vec::new(),
         gemini: None,
+        gemini_sized: Default::default(),
         post_compaction: Vec::new(),
         recorded_window: None,
         started_at: None,

@@ -644,6 +644,7 @@ fn engine_replay_reports_prune_events() {
         recorded_usage: false,
         recorded_compactions: Vec::new(),
         gemini: None,
+        gemini_sized: Default::default(),
         post_compaction: Vec::new(),
         recorded_window: None,
         started_at: None,
