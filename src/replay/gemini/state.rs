@@ -72,7 +72,9 @@ const MAX_SUMMARY_TOKENS: u64 = 1 << 20;
 
 #[derive(Debug, Clone)]
 struct VPart {
-    j: J,
+    /// Shared: the replays of a session take a sized part without copying it; a part the
+    /// replay rewrites is a new one.
+    j: Arc<J>,
     json: u64,
     est: Est,
     fr: Option<usize>,
@@ -86,7 +88,7 @@ impl VPart {
         VPart {
             json: json_len(&j),
             est: part_est(&j, w),
-            j,
+            j: Arc::new(j),
             fr: None,
             memo: None,
         }
@@ -372,7 +374,7 @@ fn fr_figures(part: &VPart, m: i64, w: f64) -> FrFigures {
     // Truncating again changes nothing once an output is short enough and already a plain
     // `{output}` (the common case, decided without building the result), when it cannot be
     // saved, or when its nested truncation has reached its fixed point.
-    let plain = matches!(&part.j, J::Obj(e) if e.len() == 1)
+    let plain = matches!(&*part.j, J::Obj(e) if e.len() == 1)
         && matches!(fr_j.get("response"), Some(J::Obj(r)) if r.len() == 1 && r[0].0 == "output" && matches!(r[0].1, J::Str(_)));
     let out = if plain && len as i64 <= m {
         Outcome {
@@ -387,7 +389,7 @@ fn fr_figures(part: &VPart, m: i64, w: f64) -> FrFigures {
                 tok,
                 dest: 0,
             },
-            Some((newp, t)) if newp == part.j => Outcome {
+            Some((newp, t)) if newp == *part.j => Outcome {
                 fixed: true,
                 tok: t,
                 dest: 0,
@@ -503,7 +505,7 @@ impl Gemini {
             .map(|c| {
                 super::compress::content(
                     c.role.as_str(),
-                    c.parts.iter().map(|p| p.j.clone()).collect(),
+                    c.parts.iter().map(|p| (*p.j).clone()).collect(),
                 )
             })
             .collect()
@@ -1131,7 +1133,7 @@ impl Gemini {
                 }
             }
             for c in &live[run_start..i] {
-                let parts: Vec<J> = c.parts.iter().map(|p| p.j.clone()).collect();
+                let parts: Vec<J> = c.parts.iter().map(|p| (*p.j).clone()).collect();
                 match out.last_mut() {
                     Some(last) if self.p.coalesce && last.0 == c.role => {
                         last.1.extend(parts);
@@ -1393,7 +1395,7 @@ impl Strategy for Gemini {
         };
         self.full += est_of(&parts);
         if first && item.is_context {
-            self.env = Some(parts.iter().map(|p| p.j.clone()).collect());
+            self.env = Some(parts.iter().map(|p| (*p.j).clone()).collect());
         }
         if self.native.is_some() {
             self.queue.push_back((index, role, parts, invalid));
