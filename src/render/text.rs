@@ -24,20 +24,30 @@ fn needs_escape(c: char) -> bool {
     c.is_control() || is_bidi_control(c)
 }
 
-/// A byte test that clears most text without decoding it: every character [`needs_escape`]
-/// other than a newline or tab starts with one of these bytes (C0 controls, DEL, `C2` for C1
-/// controls, `D8` for U+061C, `E2` for the other bidi controls).
+/// Whether `b` may start a character that [`needs_escape`], other than a newline or tab: C0
+/// controls, DEL, `C2` for C1 controls, `D8` for U+061C, `E2` for the other bidi controls.
+/// Each is ASCII or a lead byte, so it starts a character.
+fn suspect(b: u8) -> bool {
+    (b < 0x20 && b != b'\n' && b != b'\t') | (b == 0x7f) | (b == 0xc2) | (b == 0xd8) | (b == 0xe2)
+}
+
+/// A byte test that clears most text without decoding it (64 bytes at a time, vectorised).
 fn may_need_escape(s: &str) -> bool {
-    let suspect = |b: u8| {
-        (b < 0x20 && b != b'\n' && b != b'\t')
-            | (b == 0x7f)
-            | (b == 0xc2)
-            | (b == 0xd8)
-            | (b == 0xe2)
-    };
     s.as_bytes()
         .chunks(64)
         .any(|c| c.iter().fold(false, |acc, &b| acc | suspect(b)))
+}
+
+/// Whether a character of `s` other than a newline or tab [`needs_escape`]: only the
+/// characters that start at a [`suspect`] byte are decoded.
+fn has_escape(s: &str) -> bool {
+    may_need_escape(s)
+        && s.as_bytes().iter().enumerate().any(|(i, &b)| {
+            suspect(b)
+                && s.get(i..)
+                    .and_then(|t| t.chars().next())
+                    .is_some_and(needs_escape)
+        })
 }
 
 fn push_escape(out: &mut String, c: char) {
@@ -59,7 +69,7 @@ fn push_escape(out: &mut String, c: char) {
 /// Multi-line text for a terminal: newlines and tabs are kept, a CR LF pair becomes a newline,
 /// every other control character is shown as a visible escape.
 pub fn terminal_safe(s: &str) -> Cow<'_, str> {
-    if !may_need_escape(s) || !s.chars().any(|c| needs_escape(c) && c != '\n' && c != '\t') {
+    if !has_escape(s) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
@@ -87,7 +97,29 @@ pub fn line_count(s: &str) -> usize {
 pub fn safe_line(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut space = false;
-    for c in s.chars() {
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        // Printable ASCII, most of any text, is copied a run at a time.
+        let run = bytes[i..]
+            .iter()
+            .position(|b| !(0x21..=0x7e).contains(b))
+            .unwrap_or(bytes.len() - i);
+        if run > 0 {
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push_str(&s[i..i + run]);
+            i += run;
+            continue;
+        }
+        // Anything else one character at a time (`i` is at a character boundary: a run of
+        // ASCII ends at one).
+        let Some(c) = s[i..].chars().next() else {
+            break;
+        };
+        i += c.len_utf8();
         if c.is_whitespace() {
             space = !out.is_empty();
             continue;
@@ -312,6 +344,75 @@ mod tests {
             }
         }
         assert!(!may_need_escape("plain text,\ttabs\nand lines, é ü 日本"));
+    }
+
+    /// The character-by-character definitions the byte-level versions must equal.
+    fn safe_line_by_chars(s: &str) -> String {
+        let mut out = String::new();
+        let mut space = false;
+        for c in s.chars() {
+            if c.is_whitespace() {
+                space = !out.is_empty();
+                continue;
+            }
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            if needs_escape(c) {
+                push_escape(&mut out, c);
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn runs_of_ascii_and_sparse_suspects_give_what_characters_give() {
+        let pieces = [
+            "plain words",
+            " ",
+            "\t",
+            "\n",
+            "\r\n",
+            "\u{b}\u{c}",
+            "\u{1c}\u{1f}",
+            "\x1b[2J",
+            "\x7f",
+            "\u{85}",
+            "\u{9b}",
+            "\u{a0}",
+            "é",
+            "日本",
+            "—",
+            "…",
+            "\u{2028}",
+            "\u{202e}",
+            "\u{2066}",
+            "\u{61c}",
+            "\u{600}",
+            "🎉",
+            "\u{3000}",
+            "~!",
+        ];
+        let mut s = String::new();
+        let mut x: u64 = 7;
+        for _ in 0..3000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            s.push_str(pieces[(x >> 33) as usize % pieces.len()]);
+            let from = (s.len().saturating_sub(90)..=s.len())
+                .find(|&k| s.is_char_boundary(k))
+                .unwrap_or(s.len());
+            let t = &s[from..];
+            for x in [t, s.as_str()] {
+                assert_eq!(safe_line(x), safe_line_by_chars(x), "{x:?}");
+                let by_chars = x.chars().any(|c| needs_escape(c) && c != '\n' && c != '\t');
+                assert_eq!(has_escape(x), by_chars, "{x:?}");
+            }
+        }
     }
 
     #[test]
