@@ -66,7 +66,8 @@ pub struct Resumed {
     /// The environment turn first, then the converted messages.
     pub turns: Vec<Turn>,
     pub requests: Vec<Request>,
-    /// The loaded `ConversationRecord.messages`.
+    /// The loaded `ConversationRecord.messages`, without what the turns took of them (content,
+    /// thoughts, tool calls): ids, types, timestamps, models and token counts.
     pub messages: Vec<J>,
     /// The turns sized for the replay, once per session (a cache).
     pub sized: super::state::SizedTurns,
