@@ -95,8 +95,7 @@ pub fn line_count(s: &str) -> usize {
 /// become one space; leading and trailing whitespace goes; control characters are shown as
 /// visible escapes.
 pub fn safe_line(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut space = false;
+    let mut line = SafeLine::with_capacity(s.len());
     let bytes = s.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -106,11 +105,7 @@ pub fn safe_line(s: &str) -> String {
             .position(|b| !(0x21..=0x7e).contains(b))
             .unwrap_or(bytes.len() - i);
         if run > 0 {
-            if space {
-                out.push(' ');
-                space = false;
-            }
-            out.push_str(&s[i..i + run]);
+            line.push_plain(&s[i..i + run]);
             i += run;
             continue;
         }
@@ -120,21 +115,50 @@ pub fn safe_line(s: &str) -> String {
             break;
         };
         i += c.len_utf8();
-        if c.is_whitespace() {
-            space = !out.is_empty();
-            continue;
-        }
-        if space {
-            out.push(' ');
-            space = false;
-        }
-        if needs_escape(c) {
-            push_escape(&mut out, c);
-        } else {
-            out.push(c);
+        line.push(c);
+    }
+    line.out
+}
+
+/// The line [`safe_line`] builds, character by character.
+struct SafeLine {
+    out: String,
+    /// Whitespace was skipped since the last character kept (and something was kept before).
+    space: bool,
+}
+
+impl SafeLine {
+    fn with_capacity(n: usize) -> Self {
+        SafeLine {
+            out: String::with_capacity(n),
+            space: false,
         }
     }
-    out
+
+    /// Text that is neither whitespace nor escaped (printable ASCII).
+    fn push_plain(&mut self, t: &str) {
+        self.separate();
+        self.out.push_str(t);
+    }
+
+    fn push(&mut self, c: char) {
+        if c.is_whitespace() {
+            self.space = !self.out.is_empty();
+            return;
+        }
+        self.separate();
+        if needs_escape(c) {
+            push_escape(&mut self.out, c);
+        } else {
+            self.out.push(c);
+        }
+    }
+
+    fn separate(&mut self) {
+        if std::mem::take(&mut self.space) {
+            self.out.push(' ');
+        }
+    }
 }
 
 /// `preview(&safe_line(s), max)`, reading only as much of `s` as the preview can show: a
@@ -346,26 +370,11 @@ mod tests {
         assert!(!may_need_escape("plain text,\ttabs\nand lines, é ü 日本"));
     }
 
-    /// The character-by-character definitions the byte-level versions must equal.
+    /// [`safe_line`] one character at a time: what the runs of ASCII must equal.
     fn safe_line_by_chars(s: &str) -> String {
-        let mut out = String::new();
-        let mut space = false;
-        for c in s.chars() {
-            if c.is_whitespace() {
-                space = !out.is_empty();
-                continue;
-            }
-            if space {
-                out.push(' ');
-                space = false;
-            }
-            if needs_escape(c) {
-                push_escape(&mut out, c);
-            } else {
-                out.push(c);
-            }
-        }
-        out
+        let mut line = SafeLine::with_capacity(0);
+        s.chars().for_each(|c| line.push(c));
+        line.out
     }
 
     #[test]

@@ -1,29 +1,17 @@
 //! A Gemini session's replay input for the algorithms that do not replay on its record moves
 //! the record's strings into the history items instead of copying them
-//! ([`input_from`] without `keep`). Both ways must give the same input, on every session we
+//! ([`input_from`](super::resume::input_from) without `keep`). Both ways must give the same input, on every session we
 //! have; and the direct conversion of tool arguments must give what reading their JSON text
 //! gives.
 
 use std::path::{Path, PathBuf};
 
-use super::e2e_gen;
 use super::e2e_tests::corpus_or_skip;
 use super::json::{J, JsStr, to_json};
+use super::one_pass_tests::{gemini_files, sample_files};
 use super::resume::to_value;
 use crate::model::{Agent, Part};
 use crate::parse::{FileRole, SourceFile};
-
-fn gemini_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in walkdir::WalkDir::new(dir).into_iter().flatten() {
-        let name = e.path().to_string_lossy();
-        if e.file_type().is_file()
-            && name.contains("gemini")
-            && (name.ends_with(".json") || name.ends_with(".jsonl"))
-        {
-            out.push(e.path().to_path_buf());
-        }
-    }
-}
 
 /// Part kinds seen, to keep the comparison from being vacuous: text, thinking, call, result,
 /// image, other.
@@ -50,30 +38,21 @@ fn same_both_ways(path: &Path, seen: &mut Seen) -> bool {
     true
 }
 
-#[test]
-fn items_taken_from_the_record_equal_items_copied_from_it() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    gemini_files(&root.join("testdata/home"), &mut files);
-    gemini_files(&root.join("testdata/damaged"), &mut files);
-    let tmp = tempfile::tempdir().unwrap();
-    let chats = tmp.path().join(".gemini/tmp/proj/chats");
-    std::fs::create_dir_all(&chats).unwrap();
-    for seed in 0..60 {
-        let ext = if e2e_gen::is_jsonl(seed) {
-            "jsonl"
-        } else {
-            "json"
-        };
-        let file = chats.join(format!("session-gen-{seed}.{ext}"));
-        std::fs::write(&file, e2e_gen::generate_session(seed)).unwrap();
-        files.push(file);
-    }
+/// How many of `files` Gemini could load, each compared both ways, and the part kinds seen.
+fn compare_all(files: &[PathBuf]) -> (usize, Seen) {
     let mut seen = Seen::default();
     let loaded = files
         .iter()
         .filter(|f| same_both_ways(f, &mut seen))
         .count();
+    (loaded, seen)
+}
+
+#[test]
+fn items_taken_from_the_record_equal_items_copied_from_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = sample_files(tmp.path(), 0..60);
+    let (loaded, seen) = compare_all(&files);
     assert!(loaded >= 60, "{loaded} of {} files loaded", files.len());
     // Text, thoughts, calls and results all went through both ways.
     assert!(
@@ -90,11 +69,7 @@ fn items_taken_from_the_record_equal_items_copied_from_it_on_the_corpus() {
     };
     let mut files = Vec::new();
     gemini_files(&corpus, &mut files);
-    let mut seen = Seen::default();
-    let loaded = files
-        .iter()
-        .filter(|f| same_both_ways(f, &mut seen))
-        .count();
+    let (loaded, _) = compare_all(&files);
     assert!(loaded >= 40, "{loaded} of {} files loaded", files.len());
 }
 

@@ -12,7 +12,7 @@ use super::resume::one_pass;
 use crate::model::Agent;
 use crate::parse::{FileRole, SourceFile};
 
-fn gemini_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(super) fn gemini_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in walkdir::WalkDir::new(dir).into_iter().flatten() {
         let p = e.path();
         let name = p.to_string_lossy();
@@ -37,20 +37,15 @@ fn same_as_two_reads(path: &Path) -> (bool, (usize, usize)) {
     }
 }
 
-#[test]
-fn one_read_gives_the_view_and_the_record_of_the_two_reads() {
+/// The Gemini files of the sample home and of the damaged samples, and the sessions generated
+/// from `seeds`, written under `tmp` where a Gemini store keeps its chats.
+pub(super) fn sample_files(tmp: &Path, seeds: impl IntoIterator<Item = u32>) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     gemini_files(&root.join("testdata/home"), &mut files);
     gemini_files(&root.join("testdata/damaged"), &mut files);
-    let tmp = tempfile::tempdir().unwrap();
-    let chats = tmp.path().join(".gemini/tmp/proj/chats");
+    let chats = tmp.join(".gemini/tmp/proj/chats");
     std::fs::create_dir_all(&chats).unwrap();
-    // Every generated JSONL log, and some documents (which take the two reads).
-    let seeds = (0..400)
-        .filter(|&s| e2e_gen::is_jsonl(s))
-        .take(40)
-        .chain(0..10);
     for seed in seeds {
         let ext = if e2e_gen::is_jsonl(seed) {
             "jsonl"
@@ -61,6 +56,18 @@ fn one_read_gives_the_view_and_the_record_of_the_two_reads() {
         std::fs::write(&file, e2e_gen::generate_session(seed)).unwrap();
         files.push(file);
     }
+    files
+}
+
+#[test]
+fn one_read_gives_the_view_and_the_record_of_the_two_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Every generated JSONL log, and some documents (which take the two reads).
+    let seeds = (0..400)
+        .filter(|&s| e2e_gen::is_jsonl(s))
+        .take(40)
+        .chain(0..10);
+    let files = sample_files(tmp.path(), seeds);
     let (mut single, mut from_tree, mut trees) = (0, 0, 0);
     for f in &files {
         let (applied, (t, n)) = same_as_two_reads(f);

@@ -134,6 +134,28 @@ pub struct SizedTurn {
     invalid: bool,
 }
 
+impl SizedTurn {
+    /// A turn's parts sized; each function response with a memo for the replays that share
+    /// it.
+    fn of(role: GRole, parts: Vec<J>, invalid: bool, w: f64) -> SizedTurn {
+        let parts = parts
+            .into_iter()
+            .map(|j| {
+                let mut vp = VPart::of(j, w);
+                if vp.j.get("functionResponse").is_some_and(J::truthy) {
+                    vp.memo = Some(Arc::default());
+                }
+                vp
+            })
+            .collect();
+        SizedTurn {
+            role,
+            parts,
+            invalid,
+        }
+    }
+}
+
 type SizedList = Arc<Vec<Option<SizedTurn>>>;
 
 /// A session's history as the Gemini replay receives it, sized once per `(coalesce,
@@ -161,22 +183,7 @@ impl SizedTurns {
         let sized: SizedList = Arc::new(
             turns()
                 .into_iter()
-                .map(|t| {
-                    t.map(|(role, parts, invalid)| SizedTurn {
-                        role,
-                        parts: parts
-                            .into_iter()
-                            .map(|j| {
-                                let mut vp = VPart::of(j, w);
-                                if vp.j.get("functionResponse").is_some_and(J::truthy) {
-                                    vp.memo = Some(Arc::default());
-                                }
-                                vp
-                            })
-                            .collect(),
-                        invalid,
-                    })
-                })
+                .map(|t| t.map(|(role, parts, invalid)| SizedTurn::of(role, parts, invalid, w)))
                 .collect(),
         );
         cache.push((key, Arc::clone(&sized)));
@@ -1383,11 +1390,12 @@ impl Strategy for Gemini {
         self.pushed = true;
         let index = self.seen;
         self.seen += 1;
+        // A strategy built without an input (`Gemini::new`) sizes each item as it comes.
         let converted = match &self.sized {
             Some(sized) => sized_turn(sized, index).map(|t| (t.role, t.parts.clone(), t.invalid)),
             None => convert(item, self.p.coalesce).map(|(r, p)| {
-                let parts = p.into_iter().map(|j| self.vpart(j)).collect();
-                (r, parts, false)
+                let t = SizedTurn::of(r, p, false, self.p.w);
+                (t.role, t.parts, t.invalid)
             }),
         };
         let Some((role, parts, invalid)) = converted else {
