@@ -141,18 +141,21 @@ pub fn parse_bytes(agent: Agent, role: FileRole, name: &str, data: &[u8]) -> Opt
 }
 
 /// A replay reads a Gemini file once, for its summary view and the record Gemini CLI resumes:
-/// what it reads must be what the two separate reads give, whatever the bytes.
+/// what it reads must be what the two separate reads give, whatever the bytes. The record read
+/// line by line must be the record read from the whole file too.
 pub(crate) fn one_read_is_two_reads(file: &SourceFile) {
-    use crate::replay::gemini::resume::{load_record, read_view_and_record};
+    use crate::replay::gemini::load::{load_record, load_record_whole, read_view_and_record};
     let path = file.path.display();
     let two = crate::parse::parse_file_with(file, crate::parse::Detail::Summary);
+    let whole = load_record_whole(&file.path);
+    assert!(
+        load_record(&file.path) == whole,
+        "record of {path}, read line by line"
+    );
     match (two, read_view_and_record(file)) {
         (Ok(view), Ok((one_view, one_record))) => {
             assert_eq!(view, one_view, "view of {path}, read once");
-            assert!(
-                load_record(&file.path) == one_record,
-                "record of {path}, read once"
-            );
+            assert!(whole == one_record, "record of {path}, read once");
         }
         (Err(a), Err(b)) => assert_eq!(a, b, "{path}: the two ways fail differently"),
         (a, b) => panic!(
@@ -167,7 +170,8 @@ pub(crate) fn one_read_is_two_reads(file: &SourceFile) {
 /// items instead of copying them: the input must be the same either way, whatever the bytes.
 /// Returns the input (`None` when Gemini could not load the file).
 pub(crate) fn taken_is_copied(file: &SourceFile) -> Option<ReplayInput> {
-    use crate::replay::gemini::resume::{input_from, read_view_and_record, resume};
+    use crate::replay::gemini::load::read_view_and_record;
+    use crate::replay::gemini::resume::{input_from, resume};
     let Ok((s, Some(messages))) = read_view_and_record(file) else {
         return None;
     };

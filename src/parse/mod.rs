@@ -120,15 +120,15 @@ pub fn parse_file_with(file: &SourceFile, detail: Detail) -> Result<Session, War
     Ok(finish(session))
 }
 
-/// The summary view of a Gemini JSONL session from its bytes, each line's record taken from
-/// `pre` when it gives one: see [`gemini::view_with`]. `None` when the file must be read with
+/// The summary view of a Gemini JSONL session from what `src` reads, each line's record taken
+/// from `pre` when it gives one: see [`gemini::view_with`]. `None` when the file must be read with
 /// [`parse_file_with`] instead.
 pub fn gemini_view_with(
     file: &SourceFile,
-    bytes: &[u8],
+    src: impl std::io::Read,
     pre: impl FnMut(&[u8]) -> Option<gemini::TreeRecord>,
 ) -> Option<Session> {
-    gemini::view_with(file, bytes, pre).map(finish)
+    gemini::view_with(file, src, pre).map(finish)
 }
 
 /// What every parse does last, whatever the agent and the path the file took.

@@ -40,10 +40,10 @@ impl ReplayInput {
 
     /// Read `file` for a replay: its session at [`ReplayInput::detail`], and for a Gemini
     /// session the record Gemini CLI resumes, both from one read of the file
-    /// ([`read_view_and_record`](super::gemini::resume::read_view_and_record)).
+    /// ([`read_view_and_record`](super::gemini::load::read_view_and_record)).
     pub fn read(file: &SourceFile) -> Result<(Session, Record), Warning> {
         match file.agent {
-            Agent::Gemini => super::gemini::resume::read_view_and_record(file)
+            Agent::Gemini => super::gemini::load::read_view_and_record(file)
                 .map(|(s, record)| (s, Record::Gemini(record))),
             Agent::Claude | Agent::Codex => {
                 crate::parse::parse_file_with(file, Self::detail(file.agent))

@@ -118,7 +118,7 @@ impl TreeRecord {
     }
 }
 
-/// The summary view of a JSONL session whose bytes the caller holds, taking each line's record
+/// The summary view of a JSONL session that the caller reads (`src`), taking each line's record
 /// from `pre` when it gives one (else decoding the line's text), so that a caller that reads
 /// every line its own way (the replay, into the record Gemini CLI resumes) does not have each
 /// line deserialised twice. `None` for anything [`parse`] would not read as a JSONL log with
@@ -126,7 +126,7 @@ impl TreeRecord {
 /// bodies: the caller then uses [`parse`].
 pub fn view_with(
     file: &SourceFile,
-    bytes: &[u8],
+    src: impl std::io::Read,
     mut pre: impl FnMut(&[u8]) -> Option<TreeRecord>,
 ) -> Option<Session> {
     let (stem, is_json_doc, ident) = identify(file);
@@ -134,9 +134,7 @@ pub fn view_with(
         return None;
     }
     with_detail(Detail::Summary, || {
-        let log = read_log(&file.path, bytes, &stem, ident, |line| {
-            pre(line).map(|t| t.0)
-        });
+        let log = read_log(&file.path, src, &stem, ident, |line| pre(line).map(|t| t.0));
         if !log.has_metadata() {
             return None;
         }

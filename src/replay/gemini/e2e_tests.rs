@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::json::{J, JsStr};
-use super::resume::load_record;
+use super::load::load_record;
 use super::{Gemini, SPECS};
 use crate::parse::{FileRole, SourceFile};
 use crate::replay::settings::Settings;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::e2e_gen;
 use super::e2e_tests::corpus_or_skip;
-use super::resume::one_pass;
+use super::load::{Pass, one_pass};
 use crate::model::Agent;
 use crate::parse::{FileRole, SourceFile};
 
@@ -31,8 +31,8 @@ fn same_as_two_reads(path: &Path) -> (bool, (usize, usize)) {
     let file = SourceFile::new(Agent::Gemini, path.to_path_buf(), FileRole::Unknown);
     crate::fuzzing::one_read_is_two_reads(&file);
     let bytes = std::fs::read(path).unwrap();
-    match one_pass(&file, &bytes) {
-        Some(one) if one.view.is_some() => (true, (one.from_tree, one.trees)),
+    match one_pass(&file, &bytes[..]) {
+        Pass::Read(one) if one.view.is_some() => (true, (one.from_tree, one.trees)),
         _ => (false, (0, 0)),
     }
 }
@@ -172,6 +172,15 @@ fn lines_that_tell_the_two_reads_apart_read_the_same() {
                 model("m1", r#"{"input":3}"#),
             ]
             .join("\r"),
+        ),
+        (
+            // One line to the view (not JSON), two records to `readline`.
+            "lone cr between records",
+            format!(
+                "{meta}\n{}\r{}\n",
+                user("u1", "hi"),
+                model("m1", r#"{"input":3}"#)
+            ),
         ),
         (
             "form feed",

@@ -1,17 +1,12 @@
 //! The history Gemini CLI resumes a recorded session with, ported from
 //! `@google/gemini-cli-core` 0.61.0, and the replay input built from it.
 //!
-//! `loadConversationRecord` → `convertSessionToClientHistory` → `getInitialChatHistory` (a fresh
+//! `loadConversationRecord` ([`super::load`]) → `convertSessionToClientHistory` → `getInitialChatHistory` (a fresh
 //! environment turn in front) → `ensureStableToolIds`: what `resumeChat` hands the `GeminiChat`
 //! constructor. The file is read again, as JSON with JavaScript semantics ([`J`]: key order,
 //! `JSON.parse` duplicate keys), because the unified session model keeps neither the exact
 //! response objects (`{output}`, `{error}`, `{output, error}`, objects), nor argument key order,
 //! nor the thought records as Gemini rebuilds them.
-//!
-//! One deliberate difference from `loadConversationRecord`: `$set.messages` checkpoint lists
-//! (v0.44+ history sync after a compression, a masking or a truncation) are ignored, so the
-//! replay starts from the conversation, not from the agent's own compressed or masked copies.
-//! A file without checkpoints loads exactly as the package loads it (rewinds included).
 //!
 //! Every `gemini` record is one request. Its new content (the prompt, or the function
 //! responses of the previous call) is the run of user turns since the previous response;
@@ -19,23 +14,16 @@
 //! ([`Request::check_at`]).
 
 use std::collections::HashMap;
-use std::io::Read;
-use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
 use super::PLACEHOLDER_ENV_TEXT;
 use super::content::GRole;
 use super::json::{J, JsStr, js_trim, to_json};
-use crate::diag::Warning;
+use super::load::{load_record, string_field};
 use crate::model::{Agent, CompactionKind, Part, Role, Session};
-use crate::parse::gemini::TreeRecord;
-use crate::parse::{Detail, SourceFile};
 use crate::replay::{HistoryItem, ReplayInput, RequestPoint};
 use crate::tokens::estimate_text;
-
-/// Files larger than this are replayed from the unified model instead (memory stays bounded).
-const MAX_RECORD_BYTES: u64 = 1 << 30;
 
 /// One turn of the resumed history (`{id, content: {role, parts}}`).
 #[derive(Debug, Clone, PartialEq)]
@@ -71,275 +59,6 @@ pub struct Resumed {
     pub messages: Vec<J>,
     /// The turns sized for the replay, once per session (a cache).
     pub sized: super::state::SizedTurns,
-}
-
-// ---------------------------------------------------------------------------------------------
-// loadConversationRecord
-
-/// The record's messages as `loadConversationRecord` loads them (checkpoint lists ignored), or
-/// `None` when Gemini could not load the file either (no `sessionId` + `projectHash`, and not a
-/// legacy document with a `sessionId`).
-pub fn load_record(path: &Path) -> Option<Vec<J>> {
-    load_record_bytes(&read_record_file(path)?)
-}
-
-/// The bytes of a record file, or `None` when it cannot be read or is larger than Gemini CLI
-/// could load (more than [`MAX_RECORD_BYTES`]).
-fn read_record_file(path: &Path) -> Option<Vec<u8>> {
-    let mut reader = crate::parse::open(path).ok()?;
-    // Sized from the file (a compressed one grows past it): growing by doubling copied a large
-    // record several times over.
-    let size = std::fs::metadata(path).map_or(0, |m| m.len());
-    let mut bytes = Vec::with_capacity(size.min(MAX_RECORD_BYTES) as usize + 1);
-    reader
-        .by_ref()
-        .take(MAX_RECORD_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    if bytes.len() as u64 > MAX_RECORD_BYTES {
-        return None;
-    }
-    Some(bytes)
-}
-
-/// An ordered map with JavaScript `Map` semantics: `set` keeps an existing key's position,
-/// `delete` then `set` moves it to the end.
-#[derive(Default)]
-struct MessageMap {
-    slots: Vec<Option<(String, J)>>,
-    index: HashMap<String, usize>,
-}
-
-impl MessageMap {
-    fn set(&mut self, id: String, m: J) {
-        match self.index.get(&id) {
-            Some(&i) => self.slots[i] = Some((id, m)),
-            None => {
-                self.index.insert(id.clone(), self.slots.len());
-                self.slots.push(Some((id, m)));
-            }
-        }
-    }
-
-    fn clear(&mut self) {
-        self.slots.clear();
-        self.index.clear();
-    }
-
-    /// `$rewindTo`: delete the message and every later one; everything if it is unknown.
-    fn rewind(&mut self, id: &str) {
-        match self.index.get(id) {
-            Some(&i) => {
-                for slot in self.slots.drain(i..).flatten() {
-                    self.index.remove(&slot.0);
-                }
-            }
-            None => self.clear(),
-        }
-    }
-
-    fn into_values(self) -> Vec<J> {
-        self.slots.into_iter().flatten().map(|(_, m)| m).collect()
-    }
-}
-
-fn string_field<'a>(j: &'a J, key: &str) -> Option<&'a JsStr> {
-    j.get(key).and_then(J::as_str)
-}
-
-fn is_object(j: Option<&J>) -> bool {
-    matches!(j, Some(J::Obj(_) | J::Arr(_)))
-}
-
-/// The text of a line as `readline` splits a stream: at `\n`, `\r\n` and a lone `\r`.
-fn lines(text: &str) -> impl Iterator<Item = &str> {
-    text.split('\n')
-        .flat_map(|l| l.strip_suffix('\r').unwrap_or(l).split('\r'))
-}
-
-pub fn load_record_bytes(bytes: &[u8]) -> Option<Vec<J>> {
-    // Valid UTF-8 (nearly every file) is borrowed after a fast check; the rest is repaired.
-    let text = match simdutf8::basic::from_utf8(bytes) {
-        Ok(t) => std::borrow::Cow::Borrowed(t),
-        Err(_) => String::from_utf8_lossy(bytes),
-    };
-    let mut loader = Loader::default();
-    for line in lines(&text) {
-        if line.trim().is_empty() {
-            continue;
-        }
-        if let Ok(record) = serde_json::from_str::<J>(line) {
-            loader.record(record);
-        }
-    }
-    loader.finish(&text)
-}
-
-/// `loadConversationRecord` over a JSONL file, fed one line's record at a time.
-#[derive(Default)]
-struct Loader {
-    metadata: Vec<(String, J)>,
-    messages: MessageMap,
-}
-
-impl Loader {
-    fn merge(&mut self, entries: &[(String, J)]) {
-        for (k, v) in entries {
-            match self.metadata.iter_mut().find(|(mk, _)| mk == k) {
-                Some(e) => e.1 = v.clone(),
-                None => self.metadata.push((k.clone(), v.clone())),
-            }
-        }
-    }
-
-    fn record(&mut self, record: J) {
-        if let Some(to) = string_field(&record, "$rewindTo") {
-            self.messages.rewind(&to.to_string_lossy());
-        } else if let Some(id) = string_field(&record, "id").map(JsStr::to_string_lossy) {
-            self.messages.set(id, record);
-        } else if is_object(record.get("$set")) {
-            // Checkpoint lists are not conversation (module doc); the rest is metadata.
-            if let Some(J::Obj(set)) = record.get("$set") {
-                let kept: Vec<(String, J)> = set
-                    .iter()
-                    .filter(|(k, v)| !(k == "messages" && matches!(v, J::Arr(_))))
-                    .cloned()
-                    .collect();
-                self.merge(&kept);
-            }
-        } else if string_field(&record, "sessionId").is_some()
-            && string_field(&record, "projectHash").is_some()
-        {
-            if let J::Obj(entries) = &record {
-                self.merge(entries);
-            }
-            if let Some(J::Arr(list)) = record.get("messages") {
-                for m in list {
-                    if let Some(id) = string_field(m, "id") {
-                        self.messages.set(id.to_string_lossy(), m.clone());
-                    }
-                }
-            }
-        }
-    }
-
-    /// The loaded messages; without metadata, the whole `text` read as a legacy document.
-    fn finish(self, text: &str) -> Option<Vec<J>> {
-        let truthy = |k: &str| {
-            self.metadata
-                .iter()
-                .find(|(mk, _)| mk == k)
-                .is_some_and(|(_, v)| v.truthy())
-        };
-        if truthy("sessionId") && truthy("projectHash") {
-            return Some(self.messages.into_values());
-        }
-        // parseLegacyRecordFallback: the whole file as one document with a `sessionId` key.
-        let doc: J = serde_json::from_str(text).ok()?;
-        if !doc.has("sessionId") {
-            return None;
-        }
-        Some(match doc.get("messages") {
-            Some(J::Arr(list)) => list.clone(),
-            _ => Vec::new(),
-        })
-    }
-}
-
-/// A Gemini session's summary view and the record Gemini CLI resumes, from one read of the file
-/// and, for a JSONL log, one parse of each line: the line's [`J`] tree feeds the record and,
-/// unless it lost something the text said ([`super::tree::take_lossy`]), the view's record too.
-/// What the single pass does not cover the way the two separate reads do is read the separate
-/// way: the whole file when it is not UTF-8, holds a lone `\r` (which `readline` splits at and
-/// the view does not) or an over-long line, or is a document; only the view when the log has
-/// no metadata line or its view needs bodies. The record is `None` when Gemini could not load
-/// the file (see [`load_record`]).
-pub fn read_view_and_record(file: &SourceFile) -> Result<(Session, Option<Vec<J>>), Warning> {
-    let Some(bytes) = read_record_file(&file.path) else {
-        return Ok((crate::parse::parse_file_with(file, Detail::Summary)?, None));
-    };
-    // What the single pass did not build is read the separate way; a record whose every line
-    // it parsed (a log whose view needs bodies, say) is not parsed again.
-    let one = one_pass(file, &bytes).unwrap_or_default();
-    let view = match one.view {
-        Some(view) => view,
-        None => crate::parse::parse_file_with(file, Detail::Summary)?,
-    };
-    let record = match one.record {
-        Some(record) => record,
-        None => load_record_bytes(&bytes),
-    };
-    Ok((view, record))
-}
-
-/// What [`one_pass`] read.
-#[derive(Default)]
-pub(super) struct OnePass {
-    /// The summary view, `None` when the file is not a log the single pass covers (a document,
-    /// no metadata line, a view that needs bodies).
-    pub view: Option<Session>,
-    /// The record, when the pass fed the loader every line (`Some(None)`: Gemini could not
-    /// load it).
-    pub record: Option<Option<Vec<J>>>,
-    /// Lines whose view record came from their tree, of `trees` lines that had one (the tests
-    /// hold the single pass to reading most lines once).
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub from_tree: usize,
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub trees: usize,
-}
-
-/// [`read_view_and_record`]'s single pass over `bytes`, `None` where it does not apply (not
-/// UTF-8, lines split differently).
-pub(super) fn one_pass(file: &SourceFile, bytes: &[u8]) -> Option<OnePass> {
-    let text = simdutf8::basic::from_utf8(bytes).ok()?;
-    if !splits_like_readline(bytes) {
-        return None;
-    }
-    let mut loader = Loader::default();
-    let (mut lines, mut from_tree, mut trees) = (0, 0, 0);
-    let view = crate::parse::gemini_view_with(file, bytes, |line| {
-        lines += 1;
-        super::tree::take_lossy();
-        // The file is UTF-8, so is each of its lines.
-        let record: J = serde_json::from_str(simdutf8::basic::from_utf8(line).ok()?).ok()?;
-        let rec = if super::tree::take_lossy() {
-            None
-        } else {
-            TreeRecord::from_tree(&record)
-        };
-        trees += 1;
-        from_tree += usize::from(rec.is_some());
-        loader.record(record);
-        rec
-    });
-    Some(OnePass {
-        view,
-        // A document is not read line by line: its record is not the loader's.
-        record: (lines > 0).then(|| loader.finish(text)),
-        from_tree,
-        trees,
-    })
-}
-
-/// Whether the view's lines (split at `\n`, each shorter than the line limit, trimmed of
-/// ASCII whitespace) parse as the lines `readline` gives (split at `\n`, `\r\n` and a lone
-/// `\r`, parsed untrimmed): no lone `\r`, and no form feed, which the view trims and JSON does
-/// not allow around a value.
-fn splits_like_readline(bytes: &[u8]) -> bool {
-    let lone_cr = memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n'));
-    if lone_cr || memchr::memchr(0x0c, bytes).is_some() {
-        return false;
-    }
-    let mut start = 0;
-    let long_line = memchr::memchr_iter(b'\n', bytes)
-        .chain(std::iter::once(bytes.len()))
-        .any(|end| {
-            let long = end - start >= crate::parse::MAX_LINE_BYTES;
-            start = end + 1;
-            long
-        });
-    !long_line
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,307 @@
+//! Whether a file's lines, as the summary view splits them, are the lines Node's `readline`
+//! gives Gemini CLI's loader: what lets one pass over a log feed both (`resume::one_pass`).
+//!
+//! The check runs on the bytes as they stream past the view ([`Readline`]), so the single pass
+//! holds no copy of the whole file; [`splits_like_readline`] is the same check on a whole file,
+//! the reference the streaming one is tested against.
+
+use std::io::{self, Read};
+
+use crate::parse::MAX_LINE_BYTES;
+
+/// Whether the view's lines (split at `\n`, each shorter than the line limit, trimmed of
+/// ASCII whitespace) parse as the lines `readline` gives (split at `\n`, `\r\n` and a lone
+/// `\r`, parsed untrimmed): no lone `\r`, and no form feed, which the view trims and JSON does
+/// not allow around a value.
+#[cfg(test)]
+pub(super) fn splits_like_readline(bytes: &[u8]) -> bool {
+    let lone_cr = memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n'));
+    if lone_cr || memchr::memchr(0x0c, bytes).is_some() {
+        return false;
+    }
+    let mut start = 0;
+    let long_line = memchr::memchr_iter(b'\n', bytes)
+        .chain(std::iter::once(bytes.len()))
+        .any(|end| {
+            let long = end - start >= MAX_LINE_BYTES;
+            start = end + 1;
+            long
+        });
+    !long_line
+}
+
+/// What [`Readline`] found once its reader was read to the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Verdict {
+    /// UTF-8, split as `readline` splits it ([`splits_like_readline`]), within the limit.
+    Applies,
+    /// Not UTF-8, or split differently: read the file the separate ways.
+    Differs,
+    /// Longer than the limit: Gemini CLI does not load it.
+    TooLarge,
+    /// A read failed: the separate reads report it.
+    Unreadable,
+}
+
+/// A reader that checks the bytes passing through it, as [`splits_like_readline`] and a UTF-8
+/// check would on the whole file, and reads at most `limit` bytes. Once the outcome is known
+/// not to be [`Verdict::Applies`] it reads nothing more: what was read is discarded anyway.
+pub(super) struct Readline<R> {
+    inner: R,
+    limit: u64,
+    total: u64,
+    /// Length of the line read so far (after the last `\n`).
+    line: usize,
+    /// The last byte read was a `\r`: the next must be a `\n`.
+    cr: bool,
+    /// An incomplete UTF-8 sequence at the end of the last read (at most 3 bytes).
+    carry: Vec<u8>,
+    verdict: Option<Verdict>,
+    eof: bool,
+}
+
+impl<R: Read> Readline<R> {
+    pub fn new(inner: R, limit: u64) -> Self {
+        Readline {
+            inner,
+            limit,
+            total: 0,
+            line: 0,
+            cr: false,
+            carry: Vec::new(),
+            verdict: None,
+            eof: false,
+        }
+    }
+
+    /// Read what is left, then say what the whole file was.
+    pub fn finish(mut self) -> Verdict {
+        let mut buf = [0u8; 64 * 1024];
+        while self.verdict.is_none() && !self.eof {
+            match self.read(&mut buf) {
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        self.verdict.unwrap_or(Verdict::Applies)
+    }
+
+    fn settle(&mut self, v: Verdict) {
+        self.verdict.get_or_insert(v);
+    }
+
+    fn inspect(&mut self, bytes: &[u8]) {
+        if std::mem::take(&mut self.cr) && bytes[0] != b'\n' {
+            return self.settle(Verdict::Differs);
+        }
+        for i in memchr::memchr_iter(b'\r', bytes) {
+            match bytes.get(i + 1) {
+                Some(b'\n') => {}
+                Some(_) => return self.settle(Verdict::Differs),
+                None => self.cr = true,
+            }
+        }
+        if memchr::memchr(0x0c, bytes).is_some() {
+            return self.settle(Verdict::Differs);
+        }
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', bytes) {
+            if self.line + (end - start) >= MAX_LINE_BYTES {
+                return self.settle(Verdict::Differs);
+            }
+            self.line = 0;
+            start = end + 1;
+        }
+        self.line += bytes.len() - start;
+        if !self.utf8(bytes) {
+            self.settle(Verdict::Differs);
+        }
+    }
+
+    /// Whether `bytes` continue valid UTF-8; an incomplete sequence at their end is carried to
+    /// the next read.
+    fn utf8(&mut self, mut bytes: &[u8]) -> bool {
+        if !self.carry.is_empty() {
+            let width = match self.carry[0] {
+                0xc2..=0xdf => 2,
+                0xe0..=0xef => 3,
+                _ => 4,
+            };
+            let take = (width - self.carry.len()).min(bytes.len());
+            self.carry.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            if self.carry.len() < width {
+                return true;
+            }
+            if std::str::from_utf8(&self.carry).is_err() {
+                return false;
+            }
+            self.carry.clear();
+        }
+        match simdutf8::compat::from_utf8(bytes) {
+            Ok(_) => true,
+            // Only the start of a character is cut off at the end: the next read completes it.
+            Err(e) if e.error_len().is_none() => {
+                self.carry.extend_from_slice(&bytes[e.valid_up_to()..]);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn at_end(&mut self) {
+        self.eof = true;
+        if self.cr || self.line >= MAX_LINE_BYTES || !self.carry.is_empty() {
+            self.settle(Verdict::Differs);
+        }
+    }
+}
+
+impl<R: Read> Read for Readline<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.verdict.is_some() || self.eof {
+            return Ok(0);
+        }
+        let n = match self.inner.read(buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => return Err(e),
+            Err(e) => {
+                self.settle(Verdict::Unreadable);
+                return Err(e);
+            }
+        };
+        if n == 0 {
+            self.at_end();
+            return Ok(0);
+        }
+        self.total += n as u64;
+        if self.total > self.limit {
+            self.settle(Verdict::TooLarge);
+            return Ok(0);
+        }
+        self.inspect(&buf[..n]);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hands out its bytes in pieces of the given lengths, in turn.
+    struct Pieces<'a> {
+        bytes: &'a [u8],
+        sizes: Vec<usize>,
+        next: usize,
+    }
+
+    impl Read for Pieces<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let want = self.sizes[self.next % self.sizes.len()].max(1);
+            self.next += 1;
+            let n = want.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    fn streamed(bytes: &[u8], sizes: Vec<usize>, limit: u64) -> Verdict {
+        let mut r = Readline::new(
+            Pieces {
+                bytes,
+                sizes,
+                next: 0,
+            },
+            limit,
+        );
+        // Read part of it the way a consumer would, then let `finish` read the rest.
+        let mut buf = [0u8; 7];
+        let _ = r.read(&mut buf);
+        r.finish()
+    }
+
+    fn whole(bytes: &[u8], limit: u64) -> Verdict {
+        if bytes.len() as u64 > limit {
+            Verdict::TooLarge
+        } else if std::str::from_utf8(bytes).is_ok() && splits_like_readline(bytes) {
+            Verdict::Applies
+        } else {
+            Verdict::Differs
+        }
+    }
+
+    /// Every way of cutting the stream gives what the check of the whole file gives, on byte
+    /// strings mixing what each check looks at: `\r`, `\n`, form feeds, and every kind of
+    /// UTF-8 sequence, whole, cut short and broken.
+    #[test]
+    fn the_streamed_check_is_the_whole_file_check() {
+        let atoms: &[&[u8]] = &[
+            b"{\"a\":1}",
+            b"\n",
+            b"\r\n",
+            b"\r",
+            b"\x0c",
+            b" ",
+            "é".as_bytes(),
+            "€".as_bytes(),
+            "😀".as_bytes(),
+            b"\xf0\x9f",
+            b"\xe2",
+            b"\x80",
+            b"\xff",
+            b"\xed\xa0\x80",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut applies, mut differs) = (0, 0);
+        for _ in 0..4000 {
+            let n = (next() % 12) as usize;
+            let mut bytes = Vec::new();
+            for _ in 0..n {
+                // Mostly harmless atoms, so that many strings pass.
+                let pick = next() as usize;
+                let atom = if pick % 3 == 0 {
+                    atoms[pick / 3 % atoms.len()]
+                } else {
+                    atoms[[0, 1, 2, 5, 6, 7, 8][pick / 3 % 7]]
+                };
+                bytes.extend_from_slice(atom);
+            }
+            let sizes: Vec<usize> = (0..3).map(|_| 1 + (next() % 5) as usize).collect();
+            let limit = if next() % 10 == 0 { n as u64 } else { u64::MAX };
+            let want = whole(&bytes, limit);
+            let got = streamed(&bytes, sizes.clone(), limit);
+            // Past the limit, content the reads had already ruled out may settle it first:
+            // the two lead the single pass to the same separate reads.
+            let same = got == want || (want == Verdict::TooLarge && got == Verdict::Differs);
+            assert!(
+                same,
+                "{bytes:?} in pieces of {sizes:?}: {got:?}, not {want:?}"
+            );
+            match want {
+                Verdict::Applies => applies += 1,
+                _ => differs += 1,
+            }
+        }
+        // Both outcomes were exercised.
+        assert!(applies > 500 && differs > 500, "{applies} / {differs}");
+    }
+
+    #[test]
+    fn a_failed_read_is_unreadable() {
+        struct Fails;
+        impl Read for Fails {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("gone"))
+            }
+        }
+        assert_eq!(Readline::new(Fails, u64::MAX).finish(), Verdict::Unreadable);
+    }
+}
