@@ -125,6 +125,16 @@ impl SessionSummary {
         &self.source.path
     }
 
+    /// Give `s`, parsed again from this session's file, what the scan settled across files:
+    /// its project and, when one was found, its title.
+    pub fn settle(&self, s: &mut Session) {
+        s.project = self.project.clone();
+        s.project_source = self.project_source;
+        if self.title.is_some() {
+            s.title = self.title.clone();
+        }
+    }
+
     pub fn duration(&self) -> Option<Duration> {
         Some(self.updated_at? - self.started_at?)
     }

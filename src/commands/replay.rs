@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::cli::{GlobalArgs, ReplayArgs, ReplayFormat, SelectArgs};
-use crate::commands::show::{load, resolve};
+use crate::commands::show::resolve;
 use crate::commands::{
     CmdResult, Failure, Target, guard, scan_options, stdout, target, write_json,
 };
@@ -294,6 +294,16 @@ fn replay_named(
     })
 }
 
+/// The replay input of a selected session, from one read of its file (a Gemini file's view
+/// and the record Gemini CLI resumes come from one pass), with what the scan settled.
+fn input_of(s: &SessionSummary, options: &[ReplayOptions]) -> Result<ReplayInput, Failure> {
+    let failed = |w: crate::diag::Warning| Failure::failed(w.to_string());
+    let (mut session, record) = ReplayInput::read(&s.source).map_err(failed)?;
+    s.settle(&mut session);
+    let alg = options.first().map_or(Algorithm::Gemini, |o| o.algorithm);
+    ReplayInput::from_read(session, record, &s.source, alg).map_err(failed)
+}
+
 /// Sessions in parallel; each worker parses one session and runs every setting on it.
 fn replay_loaded(
     g: &GlobalArgs,
@@ -308,7 +318,7 @@ fn replay_loaded(
     let results = sessions
         .par_iter()
         .map(|s| {
-            let input = ReplayInput::from_session(load(s)?);
+            let input = input_of(s, options)?;
             let out = replay_each(&input, options);
             if let Some(b) = &bar {
                 b.inc(s.source.size);

@@ -191,11 +191,7 @@ pub fn resolve(sessions: &[SessionSummary], target: &str) -> Result<usize, Failu
 /// Parse a session in full and carry over what the scan resolved across files.
 pub fn load(summary: &SessionSummary) -> Result<Session, Failure> {
     let mut s = parse::parse_file(&summary.source).map_err(|w| Failure::failed(w.to_string()))?;
-    s.project = summary.project.clone();
-    s.project_source = summary.project_source;
-    if summary.title.is_some() {
-        s.title = summary.title.clone();
-    }
+    summary.settle(&mut s);
     Ok(s)
 }
 

@@ -67,8 +67,15 @@ impl ReplayInput {
                 super::gemini::resume::resume(messages),
                 algorithm == super::Algorithm::Gemini,
             )),
-            // A record Gemini CLI could not load (too large, not a record): the full model.
-            Record::Gemini(None) => Ok(Self::from_model(crate::parse::parse_file(source)?)),
+            // A record Gemini CLI could not load (too large, not a record): the full model, with
+            // what the caller settled of the session.
+            Record::Gemini(None) => {
+                let mut full = crate::parse::parse_file(source)?;
+                full.project = s.project;
+                full.project_source = s.project_source;
+                full.title = s.title;
+                Ok(Self::from_model(full))
+            }
             Record::None => Ok(Self::from_session(s)),
         }
     }
