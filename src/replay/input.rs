@@ -53,20 +53,22 @@ impl ReplayInput {
     }
 
     /// The input from what [`ReplayInput::read`] read of `source`, for replays of `algorithm`
-    /// (only the Gemini algorithm replays on a Gemini session's record itself; the others
-    /// need its history items alone).
+    /// alone (only the Gemini algorithm replays on a Gemini session's record itself; the
+    /// others need its history items alone; for the Gemini algorithm, any other session's
+    /// items are converted into Gemini contents here, their text taken).
     pub fn from_read(
         s: Session,
         record: Record,
         source: &SourceFile,
         algorithm: super::Algorithm,
     ) -> Result<ReplayInput, Warning> {
-        match record {
-            Record::Gemini(Some(messages)) => Ok(super::gemini::resume::input_from(
+        let gemini = algorithm == super::Algorithm::Gemini;
+        let mut input = match record {
+            Record::Gemini(Some(messages)) => super::gemini::resume::input_from(
                 &s,
                 super::gemini::resume::resume(messages),
-                algorithm == super::Algorithm::Gemini,
-            )),
+                gemini,
+            ),
             // A record Gemini CLI could not load (too large, not a record): the full model, with
             // what the caller settled of the session.
             Record::Gemini(None) => {
@@ -74,10 +76,16 @@ impl ReplayInput {
                 full.project = s.project;
                 full.project_source = s.project_source;
                 full.title = s.title;
-                Ok(Self::from_model(full))
+                Self::from_model(full)
             }
-            Record::None => Ok(Self::from_session(s)),
+            Record::None => Self::from_session(s),
+        };
+        // Gemini's algorithm converts the items of any other session into Gemini contents:
+        // taking their text now spares it a copy (the input serves no other algorithm).
+        if gemini && input.gemini.is_none() {
+            input.gemini_sized.take_items(&mut input.items);
         }
+        Ok(input)
     }
 
     /// The input from `s`, parsed from `source` at [`ReplayInput::detail`].

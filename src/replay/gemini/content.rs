@@ -13,6 +13,8 @@
 //! synthetic `thoughtSignature` when it has none, turns left empty disappear, and consecutive
 //! turns of one role merge. Before v0.54 thoughts stay and turns are not merged.
 
+use std::sync::Arc;
+
 use crate::model::{Part, Role};
 use crate::replay::HistoryItem;
 
@@ -59,90 +61,140 @@ fn raw(v: &serde_json::Value) -> Option<J> {
 
 /// The parts of one history item, in order; `None` for items Gemini never sends.
 pub fn convert(item: &HistoryItem, strip_thoughts: bool) -> Option<(GRole, Vec<J>)> {
-    let role = match item.role {
-        Role::Assistant => GRole::Model,
-        Role::User | Role::Tool => GRole::User,
-        Role::System => return None,
-    };
-    let mut parts = Vec::new();
-    let mut had_thought = false;
-    for (i, p) in item.parts.iter().enumerate() {
-        match p {
-            Part::Text { text } => parts.push(J::obj(vec![("text", J::str(text.as_str()))])),
-            Part::Thinking { text } => {
-                had_thought = true;
-                if !strip_thoughts {
-                    parts.push(J::obj(vec![
-                        ("text", J::str(text.as_str())),
-                        ("thought", J::Bool(true)),
-                    ]));
+    let (role, parts) =
+        Converted::of(item.role, item.parts.clone(), &item.tool_names)?.parts(strip_thoughts)?;
+    Some((role, parts.into_iter().map(Arc::unwrap_or_clone).collect()))
+}
+
+/// A history item converted into Gemini parts, thoughts kept and marked: what
+/// [`Converted::parts`] strips or not, so that both forms come from one conversion.
+#[derive(Debug)]
+pub struct Converted {
+    role: GRole,
+    parts: Vec<Arc<J>>,
+    /// Which parts are the item's thinking.
+    thought: Vec<bool>,
+}
+
+impl Converted {
+    /// The conversion of an item's `parts` (taken, not copied); `None` for a role Gemini never
+    /// sends.
+    pub fn of(role: Role, parts: Vec<Part>, tool_names: &[Option<String>]) -> Option<Converted> {
+        let role = match role {
+            Role::Assistant => GRole::Model,
+            Role::User | Role::Tool => GRole::User,
+            Role::System => return None,
+        };
+        let mut c = Converted {
+            role,
+            parts: Vec::new(),
+            thought: Vec::new(),
+        };
+        let mut push = |j: J, thought: bool| {
+            c.parts.push(Arc::new(j));
+            c.thought.push(thought);
+        };
+        for (i, p) in parts.into_iter().enumerate() {
+            match p {
+                Part::Text { text } => push(J::obj(vec![("text", J::str(text))]), false),
+                Part::Thinking { text } => push(
+                    J::obj(vec![("text", J::str(text)), ("thought", J::Bool(true))]),
+                    true,
+                ),
+                Part::ToolCall { name, input, .. } => {
+                    let args = match input {
+                        serde_json::Value::Null => J::Obj(Vec::new()),
+                        v => J::from_value(&v),
+                    };
+                    push(
+                        J::obj(vec![(
+                            "functionCall",
+                            J::obj(vec![("name", J::str(name)), ("args", args)]),
+                        )]),
+                        false,
+                    );
                 }
-            }
-            Part::ToolCall { name, input, .. } => {
-                let args = match input {
-                    serde_json::Value::Null => J::Obj(Vec::new()),
-                    v => J::from_value(v),
-                };
-                parts.push(J::obj(vec![(
-                    "functionCall",
-                    J::obj(vec![("name", J::str(name.as_str())), ("args", args)]),
-                )]));
-            }
-            Part::ToolResult {
-                call_id,
-                output,
-                is_error,
-                attachments,
-            } => {
-                let name = item
-                    .tool_names
-                    .get(i)
-                    .cloned()
-                    .flatten()
-                    .unwrap_or_else(|| "unknown".to_string());
-                let key = if *is_error { "error" } else { "output" };
-                parts.push(J::obj(vec![(
-                    "functionResponse",
-                    J::obj(vec![
-                        ("id", J::str(call_id.as_str())),
-                        ("name", J::str(name)),
-                        ("response", J::obj(vec![(key, J::str(output.as_str()))])),
-                    ]),
-                )]));
-                for a in attachments {
-                    match a {
-                        Part::Image {
-                            media_type,
-                            bytes,
-                            data,
-                        } => parts.push(image(media_type, *bytes, data)),
-                        Part::Unknown { raw: v, .. } => parts.extend(raw(v)),
-                        _ => {}
+                Part::ToolResult {
+                    call_id,
+                    output,
+                    is_error,
+                    attachments,
+                } => {
+                    let name = tool_names
+                        .get(i)
+                        .cloned()
+                        .flatten()
+                        .unwrap_or_else(|| "unknown".to_string());
+                    let key = if is_error { "error" } else { "output" };
+                    push(
+                        J::obj(vec![(
+                            "functionResponse",
+                            J::obj(vec![
+                                ("id", J::str(call_id)),
+                                ("name", J::str(name)),
+                                ("response", J::obj(vec![(key, J::str(output))])),
+                            ]),
+                        )]),
+                        false,
+                    );
+                    for a in attachments {
+                        match a {
+                            Part::Image {
+                                media_type,
+                                bytes,
+                                data,
+                            } => push(image(&media_type, bytes, &data), false),
+                            Part::Unknown { raw: v, .. } => {
+                                if let Some(j) = raw(&v) {
+                                    push(j, false);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Part::Image {
+                    media_type,
+                    bytes,
+                    data,
+                } => push(image(&media_type, bytes, &data), false),
+                Part::Compaction { .. } => {}
+                Part::Unknown { raw: v, .. } => {
+                    if let Some(j) = raw(&v) {
+                        push(j, false);
                     }
                 }
             }
-            Part::Image {
-                media_type,
-                bytes,
-                data,
-            } => parts.push(image(media_type, *bytes, data)),
-            Part::Compaction { .. } => {}
-            Part::Unknown { raw: v, .. } => parts.extend(raw(v)),
         }
+        Some(c)
     }
-    if strip_thoughts && had_thought && role == GRole::Model {
-        if let Some(call) = parts
-            .iter_mut()
-            .find(|p| p.get("functionCall").is_some_and(J::truthy))
-        {
-            if !call.get("thoughtSignature").is_some_and(J::truthy) {
-                call.set("thoughtSignature", J::str(SYNTHETIC_THOUGHT_SIGNATURE));
+
+    /// The parts Gemini sends, thoughts stripped or not; `None` when none are left.
+    pub fn parts(&self, strip_thoughts: bool) -> Option<(GRole, Vec<Arc<J>>)> {
+        let mut parts: Vec<Arc<J>> = self
+            .parts
+            .iter()
+            .zip(&self.thought)
+            .filter(|&(_, &t)| !(strip_thoughts && t))
+            .map(|(p, _)| Arc::clone(p))
+            .collect();
+        let had_thought = self.thought.contains(&true);
+        if strip_thoughts && had_thought && self.role == GRole::Model {
+            if let Some(call) = parts
+                .iter_mut()
+                .find(|p| p.get("functionCall").is_some_and(J::truthy))
+            {
+                if !call.get("thoughtSignature").is_some_and(J::truthy) {
+                    // The part is shared with the unstripped form: this copies it.
+                    Arc::make_mut(call)
+                        .set("thoughtSignature", J::str(SYNTHETIC_THOUGHT_SIGNATURE));
+                }
             }
         }
+        // An empty model response never enters Gemini's history (the stream is retried), and
+        // `stripThoughts` drops turns left without parts.
+        (!parts.is_empty()).then_some((self.role, parts))
     }
-    // An empty model response never enters Gemini's history (the stream is retried), and
-    // `stripThoughts` drops turns left without parts.
-    (!parts.is_empty()).then_some((role, parts))
 }
 
 /// UTF-16 length of `{"role":"…","parts":[…]}` without the parts and their commas.

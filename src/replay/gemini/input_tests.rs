@@ -2,7 +2,9 @@
 //! the record's strings into the history items instead of copying them
 //! ([`input_from`](super::resume::input_from) without `keep`). Both ways must give the same input, on every session we
 //! have; and the direct conversion of tool arguments must give what reading their JSON text
-//! gives.
+//! gives. The other way round, an input made for the Gemini algorithm from any other agent's
+//! session takes its items' text into Gemini contents: its replays must be those of the input
+//! that keeps its items whole.
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +14,8 @@ use super::one_pass_tests::{gemini_files, sample_files};
 use super::resume::to_value;
 use crate::model::{Agent, Part};
 use crate::parse::{FileRole, SourceFile};
+use crate::replay::settings::Settings;
+use crate::replay::{Algorithm, ReplayInput, ReplayOptions, replay_each};
 
 /// Part kinds seen, to keep the comparison from being vacuous: text, thinking, call, result,
 /// image, other.
@@ -107,4 +111,97 @@ fn arguments_convert_as_their_json_text_reads() {
     let lone = J::Arr(vec![text("a"), J::Str(JsStr::Wide(vec![0xd800]))]);
     assert!(serde_json::from_str::<serde_json::Value>(&to_json(&lone)).is_err());
     assert_eq!(to_value(&lone), serde_json::Value::Null);
+}
+
+/// Gemini's algorithm at settings that make it compress, mask and strip thoughts or not.
+fn gemini_settings() -> Vec<ReplayOptions> {
+    let sets: [&[(&str, &str)]; 4] = [
+        &[],
+        &[("threshold", "0.1")],
+        &[("threshold", "0.2"), ("coalesce_turns", "false")],
+        &[("threshold", "0.3"), ("non_ascii_weight", "0.5")],
+    ];
+    sets.iter()
+        .map(|pairs| {
+            let pairs: Vec<(String, String)> = pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            ReplayOptions {
+                algorithm: Algorithm::Gemini,
+                settings: Settings::resolve(Algorithm::Gemini.specs(), &pairs).unwrap(),
+                context_window: Some(200_000),
+                summary_tokens: 1_500,
+                summary_tokens_source: "test",
+                timeline: true,
+                validate: false,
+                follow_recording: false,
+            }
+        })
+        .collect()
+}
+
+/// Replays `file` with Gemini's algorithm from an input that took its items' text and from
+/// one that kept it; returns the compressions the replays made.
+fn taken_for_gemini_replays_as_kept(file: &SourceFile, options: &[ReplayOptions]) -> usize {
+    let at = file.path.display();
+    let kept = ReplayInput::from_session(crate::parse::parse_file(file).unwrap());
+    let (s, record) = ReplayInput::read(file).unwrap();
+    let taken = ReplayInput::from_read(s, record, file, Algorithm::Gemini).unwrap();
+    assert!(
+        taken.items.iter().all(|i| i.parts.is_empty()),
+        "{at}: the text was taken"
+    );
+    let (a, b) = (replay_each(&kept, options), replay_each(&taken, options));
+    assert_eq!(
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&b).unwrap(),
+        "{at}"
+    );
+    a.iter().map(|r| r.compressions).sum()
+}
+
+fn other_agents_files(dir: &Path, out: &mut Vec<SourceFile>) {
+    for e in walkdir::WalkDir::new(dir).into_iter().flatten() {
+        let p = e.path();
+        let name = p.to_string_lossy();
+        if !e.file_type().is_file() || !name.ends_with(".jsonl") || name.contains("gemini") {
+            continue;
+        }
+        if let Some(agent) = crate::parse::sniff_agent(p) {
+            out.push(SourceFile::new(agent, p.to_path_buf(), FileRole::Unknown));
+        }
+    }
+}
+
+#[test]
+fn items_taken_into_gemini_contents_replay_as_items_kept() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    other_agents_files(&root.join("testdata/home"), &mut files);
+    let agents = |a| files.iter().filter(|f| f.agent == a).count();
+    assert!(agents(Agent::Claude) >= 3 && agents(Agent::Codex) >= 3);
+    let options = gemini_settings();
+    for f in &files {
+        taken_for_gemini_replays_as_kept(f, &options);
+    }
+}
+
+#[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
+fn items_taken_into_gemini_contents_replay_as_items_kept_on_the_corpus() {
+    let Some(corpus) = corpus_or_skip("Claude and Codex sessions") else {
+        return;
+    };
+    let mut files = Vec::new();
+    other_agents_files(&corpus.join("real/claude_compaction"), &mut files);
+    other_agents_files(&corpus.join("codex"), &mut files);
+    assert!(files.len() >= 30, "{} files", files.len());
+    let options = gemini_settings();
+    let compressions: usize = files
+        .iter()
+        .map(|f| taken_for_gemini_replays_as_kept(f, &options))
+        .sum();
+    // The replays compressed, so the shared parts went through truncation and summaries.
+    assert!(compressions > 0);
 }

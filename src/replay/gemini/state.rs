@@ -9,7 +9,7 @@ use crate::replay::{
 };
 
 use super::compress::{ACK, ANCHOR_MERGE, ANCHOR_NEW, PROBE, SCRATCHPAD};
-use super::content::{GRole, content_overhead, convert};
+use super::content::{Converted, GRole, content_overhead, convert};
 use super::estimate::{Est, estimate_token_count_sync, part_est, text_est, text_est_of};
 use super::fenwick::Fenwick;
 use super::json::{J, JsStr, json_len};
@@ -85,10 +85,15 @@ struct VPart {
 
 impl VPart {
     fn of(j: J, w: f64) -> VPart {
+        VPart::shared(Arc::new(j), w)
+    }
+
+    /// A part sized without copying it: its tree stays shared with whatever else holds it.
+    fn shared(j: Arc<J>, w: f64) -> VPart {
         VPart {
             json: json_len(&j),
             est: part_est(&j, w),
-            j: Arc::new(j),
+            j,
             fr: None,
             memo: None,
         }
@@ -137,11 +142,11 @@ pub struct SizedTurn {
 impl SizedTurn {
     /// A turn's parts sized; each function response with a memo for the replays that share
     /// it.
-    fn of(role: GRole, parts: Vec<J>, invalid: bool, w: f64) -> SizedTurn {
+    fn of(role: GRole, parts: Vec<Arc<J>>, invalid: bool, w: f64) -> SizedTurn {
         let parts = parts
             .into_iter()
             .map(|j| {
-                let mut vp = VPart::of(j, w);
+                let mut vp = VPart::shared(j, w);
                 if vp.j.get("functionResponse").is_some_and(J::truthy) {
                     vp.memo = Some(Arc::default());
                 }
@@ -158,25 +163,60 @@ impl SizedTurn {
 
 type SizedList = Arc<Vec<Option<SizedTurn>>>;
 
+/// A turn (or item) as the history receives it, before sizing: its role, its parts and whether
+/// it is invalid; `None` when it sends nothing.
+type Unsized = Option<(GRole, Vec<Arc<J>>, bool)>;
+
 /// A session's history as the Gemini replay receives it, sized once per `(coalesce,
 /// non_ascii_weight)` and shared by every replay of it: the calibration and the settings of a
 /// sweep start from the same turns, and converting and sizing each part (its JSON length and
 /// estimate) again per replay cost as much as the rest of the replay. Held by a resumed Gemini
 /// session for its turns, and by any other replay input for its items.
 #[derive(Default)]
-pub struct SizedTurns(std::sync::Mutex<Vec<((bool, u64), SizedList)>>);
+pub struct SizedTurns {
+    sized: std::sync::Mutex<Vec<((bool, u64), SizedList)>>,
+    /// The items of an input made for the Gemini algorithm alone, converted into Gemini parts
+    /// once with their strings taken ([`SizedTurns::take_items`]): what every `(coalesce, w)`
+    /// is sized from, without copying the text.
+    converted: Option<Vec<Option<Converted>>>,
+}
 
 impl SizedTurns {
+    /// Convert `items` for the Gemini algorithm now, taking their parts: the items keep their
+    /// metadata, and only this algorithm may replay the input afterwards.
+    pub fn take_items(&mut self, items: &mut [HistoryItem]) {
+        self.converted = Some(
+            items
+                .iter_mut()
+                .map(|it| Converted::of(it.role, std::mem::take(&mut it.parts), &it.tool_names))
+                .collect(),
+        );
+    }
+
+    /// The parts of `items` at `coalesce`, from the conversion taken earlier if there was one.
+    fn items(&self, items: &[HistoryItem], coalesce: bool) -> Vec<Unsized> {
+        let parts = |(role, parts)| (role, parts, false);
+        match &self.converted {
+            Some(converted) => converted
+                .iter()
+                .map(|c| c.as_ref().and_then(|c| c.parts(coalesce)).map(parts))
+                .collect(),
+            None => items
+                .iter()
+                .map(|it| {
+                    Converted::of(it.role, it.parts.clone(), &it.tool_names)
+                        .and_then(|c| c.parts(coalesce))
+                        .map(parts)
+                })
+                .collect(),
+        }
+    }
+
     /// The history at `(coalesce, w)`; `turns` gives it, one entry per turn or item (`None`
     /// when it sends nothing), the first time.
-    fn get(
-        &self,
-        coalesce: bool,
-        w: f64,
-        turns: impl FnOnce() -> Vec<Option<(GRole, Vec<J>, bool)>>,
-    ) -> SizedList {
+    fn get(&self, coalesce: bool, w: f64, turns: impl FnOnce() -> Vec<Unsized>) -> SizedList {
         let key = (coalesce, w.to_bits());
-        let mut cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self.sized.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, s)) = cache.iter().find(|(k, _)| *k == key) {
             return Arc::clone(s);
         }
@@ -435,14 +475,17 @@ impl Gemini {
         let coalesce = g.p.coalesce;
         g.sized = Some(match &g.native {
             Some(n) => n.sized.get(coalesce, g.p.w, || {
-                n.turns.iter().map(|t| native_parts(t, coalesce)).collect()
+                n.turns
+                    .iter()
+                    .map(|t| {
+                        native_parts(t, coalesce).map(|(role, parts, invalid)| {
+                            (role, parts.into_iter().map(Arc::new).collect(), invalid)
+                        })
+                    })
+                    .collect()
             }),
             None => input.gemini_sized.get(coalesce, g.p.w, || {
-                input
-                    .items
-                    .iter()
-                    .map(|it| convert(it, coalesce).map(|(role, parts)| (role, parts, false)))
-                    .collect()
+                input.gemini_sized.items(&input.items, coalesce)
             }),
         });
         g
@@ -1394,7 +1437,7 @@ impl Strategy for Gemini {
         let converted = match &self.sized {
             Some(sized) => sized_turn(sized, index).map(|t| (t.role, t.parts.clone(), t.invalid)),
             None => convert(item, self.p.coalesce).map(|(r, p)| {
-                let t = SizedTurn::of(r, p, false, self.p.w);
+                let t = SizedTurn::of(r, p.into_iter().map(Arc::new).collect(), false, self.p.w);
                 (t.role, t.parts, t.invalid)
             }),
         };
