@@ -171,12 +171,12 @@ pub(crate) fn one_read_is_two_reads(file: &SourceFile) {
 /// Returns the input (`None` when Gemini could not load the file).
 pub(crate) fn taken_is_copied(file: &SourceFile) -> Option<ReplayInput> {
     use crate::replay::gemini::load::read_view_and_record;
-    use crate::replay::gemini::resume::{input_from, resume};
+    use crate::replay::gemini::resume::{Keep, input_from, resume};
     let Ok((s, Some(messages))) = read_view_and_record(file) else {
         return None;
     };
-    let kept = input_from(&s, resume(messages.clone()), true);
-    let taken = input_from(&s, resume(messages), false);
+    let kept = input_from(&s, resume(messages.clone()), Keep::Both);
+    let taken = input_from(&s, resume(messages), Keep::Items);
     let at = file.path.display();
     assert!(kept.gemini.is_some() && taken.gemini.is_none(), "{at}");
     assert_eq!(kept.items.len(), taken.items.len(), "{at}: items");

@@ -64,11 +64,11 @@ impl ReplayInput {
     ) -> Result<ReplayInput, Warning> {
         let gemini = algorithm == super::Algorithm::Gemini;
         let mut input = match record {
-            Record::Gemini(Some(messages)) => super::gemini::resume::input_from(
-                &s,
-                super::gemini::resume::resume(messages),
-                gemini,
-            ),
+            Record::Gemini(Some(messages)) => {
+                use super::gemini::resume::{Keep, input_from, resume};
+                let keep = if gemini { Keep::Turns } else { Keep::Items };
+                input_from(&s, resume(messages), keep)
+            }
             // A record Gemini CLI could not load (too large, not a record): the full model, with
             // what the caller settled of the session.
             Record::Gemini(None) => {

@@ -14,6 +14,7 @@
 //! ([`Request::check_at`]).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
@@ -57,8 +58,24 @@ pub struct Resumed {
     /// The loaded `ConversationRecord.messages`, without what the turns took of them (content,
     /// thoughts, tool calls): ids, types, timestamps, models and token counts.
     pub messages: Vec<J>,
+    /// Each turn's parts, moved out of `turns` once the history items are built
+    /// ([`input_from`]) and shared by every sizing of them (empty until then).
+    pub parts: Vec<Vec<Arc<J>>>,
     /// The turns sized for the replay, once per session (a cache).
     pub sized: super::state::SizedTurns,
+}
+
+/// What [`input_from`] keeps of a resumed session, and what its history items hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// The items take the turns' contents; the resumed session is not kept (every algorithm
+    /// but Gemini's).
+    Items,
+    /// The resumed session is kept for Gemini's algorithm, which reads nothing else; the items
+    /// hold only their metadata.
+    Turns,
+    /// Both: the items hold copies of the contents (what the tests compare with `Items`).
+    Both,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -428,6 +445,7 @@ pub fn resume(mut messages: Vec<J>) -> Resumed {
         turns,
         requests,
         messages,
+        parts: Vec::new(),
         sized: Default::default(),
     }
 }
@@ -592,19 +610,18 @@ pub fn replay_input(s: &Session) -> Option<ReplayInput> {
         return None;
     }
     let messages = load_record(&s.path)?;
-    Some(input_from(s, resume(messages), true))
+    Some(input_from(s, resume(messages), Keep::Both))
 }
 
-/// The replay input for a session already resumed (tests build `resumed` directly). With
-/// `keep` the input carries the resumed session itself (the Gemini algorithm replays on it);
-/// without, the history items take its contents.
-pub fn input_from(s: &Session, mut resumed: Resumed, keep: bool) -> ReplayInput {
+/// The replay input for a session already resumed (tests build `resumed` directly): see
+/// [`Keep`] for what it carries.
+pub fn input_from(s: &Session, mut resumed: Resumed, keep: Keep) -> ReplayInput {
     let mut turns = std::mem::take(&mut resumed.turns);
     let m = &resumed.messages;
     let items: Vec<HistoryItem> = turns
         .iter_mut()
         .map(|t| {
-            let (parts, tool_names) = unified(t, !keep);
+            let (mut parts, mut tool_names) = unified(t, keep == Keep::Items);
             let msg = t.message.map(|i| &m[i]);
             let is_context = t.message.is_none();
             let role = match t.role {
@@ -614,6 +631,11 @@ pub fn input_from(s: &Session, mut resumed: Resumed, keep: bool) -> ReplayInput 
                 }
                 GRole::User => Role::User,
             };
+            if keep == Keep::Turns {
+                // Made only for the role: dropped item by item, never all held at once.
+                parts = Vec::new();
+                tool_names = Vec::new();
+            }
             HistoryItem {
                 role,
                 is_human: role == Role::User && !is_context,
@@ -673,9 +695,19 @@ pub fn input_from(s: &Session, mut resumed: Resumed, keep: bool) -> ReplayInput 
         post_compaction: Vec::new(),
         started_at: s.started_at,
         agent_version: s.agent_version.clone(),
-        gemini: keep.then(|| {
+        gemini: (keep != Keep::Items).then(|| {
+            // Sized once per setting, the parts are shared rather than copied each time.
+            resumed.parts = turns
+                .iter_mut()
+                .map(|t| {
+                    std::mem::take(&mut t.parts)
+                        .into_iter()
+                        .map(Arc::new)
+                        .collect()
+                })
+                .collect();
             resumed.turns = turns;
-            std::sync::Arc::new(resumed)
+            Arc::new(resumed)
         }),
         gemini_sized: Default::default(),
     }

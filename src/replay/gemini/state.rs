@@ -475,14 +475,19 @@ impl Gemini {
         let coalesce = g.p.coalesce;
         g.sized = Some(match &g.native {
             Some(n) => n.sized.get(coalesce, g.p.w, || {
-                n.turns
-                    .iter()
-                    .map(|t| {
-                        native_parts(t, coalesce).map(|(role, parts, invalid)| {
-                            (role, parts.into_iter().map(Arc::new).collect(), invalid)
-                        })
-                    })
-                    .collect()
+                if n.parts.len() == n.turns.len() {
+                    let turns = n.turns.iter().zip(&n.parts);
+                    turns
+                        .map(|(t, parts)| shared_native_parts(t.role, parts, coalesce))
+                        .collect()
+                } else {
+                    // Parts still in the turns (a session resumed without `input_from`).
+                    let native = |t| native_parts(t, coalesce);
+                    let shared = |(role, parts, invalid): (GRole, Vec<J>, bool)| {
+                        (role, parts.into_iter().map(Arc::new).collect(), invalid)
+                    };
+                    n.turns.iter().map(|t| native(t).map(shared)).collect()
+                }
             }),
             None => input.gemini_sized.get(coalesce, g.p.w, || {
                 input.gemini_sized.items(&input.items, coalesce)
@@ -1379,10 +1384,21 @@ impl Gemini {
 /// would drop it: thoughts stripped (the first `functionCall` of a model turn that had one gets
 /// the synthetic signature) and turns left empty removed, when `strip`.
 pub fn native_parts(turn: &Turn, strip: bool) -> Option<(GRole, Vec<J>, bool)> {
-    let role = turn.role;
+    let parts: Vec<Arc<J>> = turn.parts.iter().cloned().map(Arc::new).collect();
+    let (role, parts, invalid) = shared_native_parts(turn.role, &parts, strip)?;
+    Some((
+        role,
+        parts.into_iter().map(Arc::unwrap_or_clone).collect(),
+        invalid,
+    ))
+}
+
+/// [`native_parts`] of a turn whose parts are shared ([`Resumed::parts`]): only a part that
+/// gets the synthetic signature is copied.
+fn shared_native_parts(role: GRole, parts: &[Arc<J>], strip: bool) -> Unsized {
     let invalid = role == GRole::Model
-        && (turn.parts.is_empty()
-            || turn.parts.iter().any(|p| match p {
+        && (parts.is_empty()
+            || parts.iter().any(|p| match &**p {
                 J::Obj(e) => {
                     e.is_empty()
                         || (!p.get("thought").is_some_and(J::truthy)
@@ -1394,10 +1410,10 @@ pub fn native_parts(turn: &Turn, strip: bool) -> Option<(GRole, Vec<J>, bool)> {
                 _ => false,
             }));
     if !strip {
-        return Some((role, turn.parts.clone(), invalid));
+        return Some((role, parts.to_vec(), invalid));
     }
     let thought = |p: &J| p.get("thought").is_some_and(J::truthy);
-    let mut parts = turn.parts.clone();
+    let mut parts = parts.to_vec();
     if parts.iter().any(|p| p.truthy() && thought(p)) {
         parts.retain(|p| p.truthy() && !thought(p));
         if role == GRole::Model {
@@ -1406,7 +1422,7 @@ pub fn native_parts(turn: &Turn, strip: bool) -> Option<(GRole, Vec<J>, bool)> {
                 .find(|p| p.get("functionCall").is_some_and(J::truthy))
             {
                 if !call.get("thoughtSignature").is_some_and(J::truthy) {
-                    call.set(
+                    Arc::make_mut(call).set(
                         "thoughtSignature",
                         J::str(super::content::SYNTHETIC_THOUGHT_SIGNATURE),
                     );
