@@ -205,3 +205,40 @@ fn items_taken_into_gemini_contents_replay_as_items_kept_on_the_corpus() {
     // The replays compressed, so the shared parts went through truncation and summaries.
     assert!(compressions > 0);
 }
+
+/// Gemini's algorithm replays a Gemini session from its resumed turns alone: the same whether
+/// the history items carry copies of the contents or only their metadata, and whether the
+/// turns' parts were moved out to be shared or are still in the turns.
+#[test]
+fn gemini_replays_the_turns_whatever_the_items_hold() {
+    use super::load::read_view_and_record;
+    use super::resume::{Keep, input_from, resume};
+    let tmp = tempfile::tempdir().unwrap();
+    let options = gemini_settings();
+    let (mut replayed, mut compressions) = (0, 0);
+    for path in sample_files(tmp.path(), 0..12) {
+        let file = SourceFile::new(Agent::Gemini, path.clone(), FileRole::Unknown);
+        let Ok((s, Some(messages))) = read_view_and_record(&file) else {
+            continue;
+        };
+        let both = input_from(&s, resume(messages.clone()), Keep::Both);
+        let turns = input_from(&s, resume(messages.clone()), Keep::Turns);
+        assert!(turns.items.iter().all(|i| i.parts.is_empty()));
+        let mut unmoved = input_from(&s, resume(messages.clone()), Keep::Both);
+        unmoved.gemini = Some(std::sync::Arc::new(resume(messages)));
+        let json =
+            |input: &ReplayInput| serde_json::to_string(&replay_each(input, &options)).unwrap();
+        let want = json(&both);
+        assert_eq!(json(&turns), want, "{}", path.display());
+        assert_eq!(json(&unmoved), want, "{}", path.display());
+        replayed += 1;
+        compressions += replay_each(&both, &options)
+            .iter()
+            .map(|r| r.compressions)
+            .sum::<usize>();
+    }
+    assert!(
+        replayed >= 20 && compressions > 0,
+        "{replayed} replayed, {compressions} compressions"
+    );
+}
