@@ -66,6 +66,19 @@ pub fn convert(item: &HistoryItem, strip_thoughts: bool) -> Option<(GRole, Vec<J
     Some((role, parts.into_iter().map(Arc::unwrap_or_clone).collect()))
 }
 
+/// `stripThoughts` on a model turn that had thoughts: the first `functionCall` part gets the
+/// synthetic `thoughtSignature` when it has none. A part shared with another form is copied.
+pub fn sign_first_call(parts: &mut [Arc<J>]) {
+    if let Some(call) = parts
+        .iter_mut()
+        .find(|p| p.get("functionCall").is_some_and(J::truthy))
+    {
+        if !call.get("thoughtSignature").is_some_and(J::truthy) {
+            Arc::make_mut(call).set("thoughtSignature", J::str(SYNTHETIC_THOUGHT_SIGNATURE));
+        }
+    }
+}
+
 /// A history item converted into Gemini parts, thoughts kept and marked: what
 /// [`Converted::parts`] strips or not, so that both forms come from one conversion.
 #[derive(Debug)]
@@ -180,16 +193,7 @@ impl Converted {
             .collect();
         let had_thought = self.thought.contains(&true);
         if strip_thoughts && had_thought && self.role == GRole::Model {
-            if let Some(call) = parts
-                .iter_mut()
-                .find(|p| p.get("functionCall").is_some_and(J::truthy))
-            {
-                if !call.get("thoughtSignature").is_some_and(J::truthy) {
-                    // The part is shared with the unstripped form: this copies it.
-                    Arc::make_mut(call)
-                        .set("thoughtSignature", J::str(SYNTHETIC_THOUGHT_SIGNATURE));
-                }
-            }
+            sign_first_call(&mut parts);
         }
         // An empty model response never enters Gemini's history (the stream is retried), and
         // `stripThoughts` drops turns left without parts.

@@ -1417,17 +1417,7 @@ fn shared_native_parts(role: GRole, parts: &[Arc<J>], strip: bool) -> Unsized {
     if parts.iter().any(|p| p.truthy() && thought(p)) {
         parts.retain(|p| p.truthy() && !thought(p));
         if role == GRole::Model {
-            if let Some(call) = parts
-                .iter_mut()
-                .find(|p| p.get("functionCall").is_some_and(J::truthy))
-            {
-                if !call.get("thoughtSignature").is_some_and(J::truthy) {
-                    Arc::make_mut(call).set(
-                        "thoughtSignature",
-                        J::str(super::content::SYNTHETIC_THOUGHT_SIGNATURE),
-                    );
-                }
-            }
+            super::content::sign_first_call(&mut parts);
         }
     }
     (!parts.is_empty()).then_some((role, parts, invalid))
