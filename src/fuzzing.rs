@@ -211,6 +211,13 @@ fn downstream(session: Session) {
     let mut redacted = session.clone();
     redact::redact_session(&mut redacted);
     export(&redacted, ExportFormat::Md);
+    // Made for Gemini's algorithm alone, the input of another agent's session takes its items'
+    // text into Gemini contents: its replays must be those of the input that keeps it.
+    let taken = (session.agent != Agent::Gemini).then(|| {
+        let mut t = ReplayInput::from_session(session.clone());
+        t.gemini_sized.take_items(&mut t.items);
+        t
+    });
     let input = ReplayInput::from_session(session);
     for &algorithm in <Algorithm as clap::ValueEnum>::value_variants() {
         let opts = ReplayOptions {
@@ -223,7 +230,15 @@ fn downstream(session: Session) {
             validate: true,
             follow_recording: true,
         };
-        let _ = replay(&input, &opts);
+        let kept = replay(&input, &opts);
+        if let Some(taken) = taken.as_ref().filter(|_| algorithm == Algorithm::Gemini) {
+            let json = |r| serde_json::to_string(&r).expect("a replay serialises");
+            assert_eq!(
+                json(kept),
+                json(replay(taken, &opts)),
+                "items taken for Gemini"
+            );
+        }
     }
 }
 
