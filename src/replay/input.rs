@@ -125,7 +125,7 @@ impl ReplayInput {
         let own_sidechain = s.kind == crate::model::SessionKind::Subagent;
         // history position of each original message index
         let mut position: Vec<usize> = Vec::with_capacity(s.messages.len() + 1);
-        let mut items = Vec::new();
+        let mut items = Vec::with_capacity(s.messages.len());
         for m in s.messages {
             position.push(items.len());
             let keep = matches!(m.role, Role::User | Role::Assistant | Role::Tool)
@@ -159,7 +159,7 @@ impl ReplayInput {
 
         // Each kept request with its index among the session's requests, so the agent's own
         // compactions (counted against all of them) land on the right replayed request.
-        let mut requests: Vec<(usize, RequestPoint)> = Vec::new();
+        let mut requests: Vec<(usize, RequestPoint)> = Vec::with_capacity(s.requests.len());
         for (n, r) in s.requests.iter().enumerate() {
             if !own_sidechain && r.dedup_key.as_ref().is_some_and(|k| k.sidechain) {
                 continue; // a sub-agent's request: another context
