@@ -1,5 +1,5 @@
 //! Whether a file's lines, as the summary view splits them, are the lines Node's `readline`
-//! gives Gemini CLI's loader: what lets one pass over a log feed both (`resume::one_pass`).
+//! gives Gemini CLI's loader: what lets one pass over a log feed both (`load::one_pass`).
 //!
 //! The check runs on the bytes as they stream past the view ([`Readline`]), so the single pass
 //! holds no copy of the whole file; [`splits_like_readline`] is the same check on a whole file,
