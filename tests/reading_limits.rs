@@ -228,3 +228,46 @@ fn jsonl_of_other_agents_is_reported_not_listed() {
     assert!(err.contains(&path.display().to_string()), "{err}");
     assert!(err.contains("not a Claude/Codex/Gemini session"), "{err}");
 }
+
+#[test]
+fn a_gemini_line_over_the_cap_is_skipped_by_the_replay_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join(".gemini/tmp/proj/chats");
+    fs::create_dir_all(&chats).unwrap();
+    let path = chats.join("session-2026-01-01T00-00-big1.jsonl");
+    let mut f = fs::File::create(&path).unwrap();
+    let meta = r#"{"sessionId":"big1","projectHash":"ph","startTime":"2026-01-01T00:00:00Z","lastUpdated":"2026-01-01T00:00:09Z","kind":"main"}"#;
+    writeln!(f, "{meta}").unwrap();
+    let user =
+        r#"{"id":"u1","timestamp":"2026-01-01T00:00:01Z","type":"user","content":[{"text":"hi"}]}"#;
+    writeln!(f, "{user}").unwrap();
+    // A response just over the cap (256 MiB), written in pieces: the test never holds it.
+    let head = r#"{"id":"m1","timestamp":"2026-01-01T00:00:02Z","type":"gemini","tokens":{"input":5,"output":1},"content":""#;
+    f.write_all(head.as_bytes()).unwrap();
+    let chunk = vec![b'x'; 1 << 20];
+    let mut written = head.len();
+    while written <= sessions::parse::MAX_LINE_BYTES {
+        f.write_all(&chunk).unwrap();
+        written += chunk.len();
+    }
+    f.write_all(b"\"}\n").unwrap();
+    let last = r#"{"id":"m2","timestamp":"2026-01-01T00:00:03Z","type":"gemini","content":"ok","tokens":{"input":9,"output":2}}"#;
+    writeln!(f, "{last}").unwrap();
+    drop(f);
+
+    // The summary view skips the long line with a warning; the record Gemini CLI resumes
+    // skips it as well, so the replay has one request, the last one.
+    let (v, err) = sessions(&[
+        "replay-compress",
+        "-A",
+        "claude",
+        "--format",
+        "json",
+        path.to_str().unwrap(),
+    ]);
+    let replays = v.as_array().unwrap();
+    assert_eq!(replays.len(), 1, "{err}");
+    assert_eq!(replays[0]["requests"], 1, "{err}");
+    let want = format!("{}:3: line longer than 256 MiB, skipped", path.display());
+    assert!(err.contains(&want), "{err}");
+}

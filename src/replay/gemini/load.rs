@@ -20,7 +20,7 @@ use super::readline::{Readline, Verdict};
 use crate::diag::Warning;
 use crate::model::Session;
 use crate::parse::gemini::TreeRecord;
-use crate::parse::{Detail, SourceFile};
+use crate::parse::{Detail, MAX_LINE_BYTES, SourceFile};
 
 /// Files larger than this are replayed from the unified model instead (memory stays bounded).
 const MAX_RECORD_BYTES: u64 = 1 << 30;
@@ -35,32 +35,34 @@ const MAX_RECORD_BYTES: u64 = 1 << 30;
 pub fn load_record(path: &Path) -> Option<Vec<J>> {
     let mut check = Readline::new(crate::parse::open(path).ok()?, MAX_RECORD_BYTES);
     let mut loader = Loader::default();
-    let mut reader = std::io::BufReader::with_capacity(64 * 1024, &mut check);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            // The check reports it.
-            Err(_) => break,
-        }
-        // Not UTF-8: the check fails the file, which is then read whole.
-        let Ok(text) = std::str::from_utf8(&line) else {
-            continue;
-        };
-        // `readline`'s line: without its `\n` or `\r\n` (the check rules out a lone `\r`).
-        let text = text.strip_suffix('\n').unwrap_or(text);
-        let text = text.strip_suffix('\r').unwrap_or(text);
-        if text.trim().is_empty() {
-            continue;
-        }
-        if let Ok(record) = serde_json::from_str::<J>(text) {
-            loader.record(record);
+    // The line buffer goes before a fallback reads the whole file.
+    {
+        let mut reader = std::io::BufReader::with_capacity(64 * 1024, &mut check);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                // The check reports it.
+                Err(_) => break,
+            }
+            // Not UTF-8: the check fails the file, which is then read whole.
+            let Ok(text) = std::str::from_utf8(&line) else {
+                continue;
+            };
+            // `readline`'s line: without its `\n` or `\r\n` (the check rules out a lone `\r`).
+            let text = text.strip_suffix('\n').unwrap_or(text);
+            let text = text.strip_suffix('\r').unwrap_or(text);
+            if text.trim().is_empty() {
+                continue;
+            }
+            if let Ok(record) = serde_json::from_str::<J>(text) {
+                loader.record(record);
+            }
         }
     }
-    drop(reader);
     match check.finish() {
         Verdict::Applies => loader.loaded().or_else(|| load_record_whole(path)),
         Verdict::Differs => load_record_whole(path),
@@ -156,7 +158,9 @@ pub fn load_record_bytes(bytes: &[u8]) -> Option<Vec<J>> {
     };
     let mut loader = Loader::default();
     for line in lines(&text) {
-        if line.trim().is_empty() {
+        // Past the line limit the summary view skips a line, and so does the record: Gemini CLI
+        // would read it, but its tree would cost several times its size in memory.
+        if line.len() >= MAX_LINE_BYTES || line.trim().is_empty() {
             continue;
         }
         if let Ok(record) = serde_json::from_str::<J>(line) {
@@ -230,6 +234,10 @@ impl Loader {
     fn finish(self, text: &str) -> Option<Vec<J>> {
         if let Some(messages) = self.loaded() {
             return Some(messages);
+        }
+        // A document past the limit is not read either (the summary view refuses it too).
+        if text.len() >= MAX_LINE_BYTES {
+            return None;
         }
         // parseLegacyRecordFallback: the whole file as one document with a `sessionId` key.
         let doc: J = serde_json::from_str(text).ok()?;

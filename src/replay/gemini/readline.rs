@@ -114,6 +114,10 @@ impl<R: Read> Readline<R> {
             start = end + 1;
         }
         self.line += bytes.len() - start;
+        // Already too long, wherever it ends: stop before a reader buffers the rest of it.
+        if self.line >= MAX_LINE_BYTES {
+            return self.settle(Verdict::Differs);
+        }
         if !self.utf8(bytes) {
             self.settle(Verdict::Differs);
         }
