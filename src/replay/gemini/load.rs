@@ -33,29 +33,23 @@ const MAX_RECORD_BYTES: u64 = 1 << 30;
 /// of the whole file is held. A file whose lines `readline` splits differently, or that is one
 /// legacy document, is read whole (`load_record_whole`).
 pub fn load_record(path: &Path) -> Option<Vec<J>> {
-    let mut check = Readline::new(crate::parse::open(path).ok()?, MAX_RECORD_BYTES);
+    // Lines past the limit are skipped here as the whole-file read skips them, so they do not
+    // fail the check.
+    let mut check = Readline::any_line_length(crate::parse::open(path).ok()?, MAX_RECORD_BYTES);
     let mut loader = Loader::default();
     // The line buffer goes before a fallback reads the whole file.
     {
         let mut reader = std::io::BufReader::with_capacity(64 * 1024, &mut check);
         let mut line = Vec::new();
-        loop {
-            line.clear();
-            match reader.read_until(b'\n', &mut line) {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                // The check reports it.
-                Err(_) => break,
-            }
+        while let Some(kept) = next_line(&mut reader, &mut line, MAX_LINE_BYTES) {
             // Not UTF-8: the check fails the file, which is then read whole.
-            let Ok(text) = std::str::from_utf8(&line) else {
+            let Some(text) = kept.then(|| std::str::from_utf8(&line).ok()).flatten() else {
                 continue;
             };
             // `readline`'s line: without its `\n` or `\r\n` (the check rules out a lone `\r`).
             let text = text.strip_suffix('\n').unwrap_or(text);
             let text = text.strip_suffix('\r').unwrap_or(text);
-            if text.trim().is_empty() {
+            if text.len() >= MAX_LINE_BYTES || text.trim().is_empty() {
                 continue;
             }
             if let Ok(record) = serde_json::from_str::<J>(text) {
@@ -67,6 +61,39 @@ pub fn load_record(path: &Path) -> Option<Vec<J>> {
         Verdict::Applies => loader.loaded().or_else(|| load_record_whole(path)),
         Verdict::Differs => load_record_whole(path),
         Verdict::TooLarge | Verdict::Unreadable => None,
+    }
+}
+
+/// The next line of `reader` into `line`, its `\n` included: `Some(false)` for a line longer
+/// than `max + 1` bytes, skipped without being held (its text, without `\r\n`, is `max` bytes
+/// or more), `None` at the end of the input or when a read fails (the check reports it).
+fn next_line(reader: &mut impl BufRead, line: &mut Vec<u8>, max: usize) -> Option<bool> {
+    line.clear();
+    let (mut any, mut kept) = (false, true);
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        if buf.is_empty() {
+            return any.then_some(kept);
+        }
+        any = true;
+        let (n, done) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        if kept && line.len() + n > max + 1 {
+            kept = false;
+            *line = Vec::new();
+        } else if kept {
+            line.extend_from_slice(&buf[..n]);
+        }
+        reader.consume(n);
+        if done {
+            return Some(kept);
+        }
     }
 }
 
@@ -346,5 +373,57 @@ pub(super) fn one_pass(file: &SourceFile, reader: impl Read) -> Pass {
         })),
         Verdict::Differs => Pass::Separately,
         Verdict::TooLarge | Verdict::Unreadable => Pass::ViewOnly,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Line by line, with a small limit and a small buffer, the lines kept are the ones the
+    /// whole-file read keeps: texts shorter than the limit, around every way a line can end.
+    #[test]
+    fn lines_read_one_by_one_are_the_whole_files_lines() {
+        let pieces = ["", "a", "abc", "abcd", "abcde", "abcdefgh", " ", "\r"];
+        let ends = ["\n", "\r\n"];
+        let max = 4;
+        let mut files = 0;
+        for (i, a) in pieces.iter().enumerate() {
+            for b in &pieces[i..] {
+                for e in ends {
+                    for last in ["", "\n"] {
+                        let text = format!("{a}{e}{b}{last}");
+                        if text.contains("\r") && !splits_like_readline(&text) {
+                            continue;
+                        }
+                        let want: Vec<&str> = lines(&text)
+                            .filter(|l| l.len() < max && !l.trim().is_empty())
+                            .collect();
+                        for cap in [1, 2, 3, 7] {
+                            let mut r = std::io::BufReader::with_capacity(cap, text.as_bytes());
+                            let (mut line, mut got) = (Vec::new(), Vec::new());
+                            while let Some(kept) = next_line(&mut r, &mut line, max) {
+                                let t = std::str::from_utf8(&line).unwrap();
+                                let t = t.strip_suffix('\n').unwrap_or(t);
+                                let t = t.strip_suffix('\r').unwrap_or(t).to_string();
+                                if kept && t.len() < max && !t.trim().is_empty() {
+                                    got.push(t);
+                                }
+                                assert!(line.len() <= max + 1, "{text:?}: {line:?} held");
+                            }
+                            assert_eq!(got, want, "{text:?} through a buffer of {cap}");
+                        }
+                        files += 1;
+                    }
+                }
+            }
+        }
+        assert!(files > 100, "{files}");
+    }
+
+    /// No lone `\r`: the case where the line by line read applies.
+    fn splits_like_readline(text: &str) -> bool {
+        let b = text.as_bytes();
+        memchr::memchr_iter(b'\r', b).all(|i| b.get(i + 1) == Some(&b'\n'))
     }
 }
