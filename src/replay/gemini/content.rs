@@ -61,9 +61,26 @@ fn raw(v: &serde_json::Value) -> Option<J> {
 
 /// The parts of one history item, in order; `None` for items Gemini never sends.
 pub fn convert(item: &HistoryItem, strip_thoughts: bool) -> Option<(GRole, Vec<J>)> {
-    let (role, parts) =
-        Converted::of(item.role, item.parts.clone(), &item.tool_names)?.parts(strip_thoughts)?;
+    let (role, parts) = convert_shared(item, strip_thoughts)?;
     Some((role, parts.into_iter().map(Arc::unwrap_or_clone).collect()))
+}
+
+/// [`convert`], each part in an `Arc` as the replay's sized history holds it.
+pub fn convert_shared(item: &HistoryItem, strip_thoughts: bool) -> Option<(GRole, Vec<Arc<J>>)> {
+    Converted::of(item.role, item.parts.clone(), &item.tool_names)?.parts(strip_thoughts)
+}
+
+/// An image or an unknown object, standing alone or attached to a tool result.
+fn media(p: &Part) -> Option<J> {
+    match p {
+        Part::Image {
+            media_type,
+            bytes,
+            data,
+        } => Some(image(media_type, *bytes, data)),
+        Part::Unknown { raw: v, .. } => raw(v),
+        _ => None,
+    }
 }
 
 /// `stripThoughts` on a model turn that had thoughts: the first `functionCall` part gets the
@@ -150,30 +167,13 @@ impl Converted {
                         )]),
                         false,
                     );
-                    for a in attachments {
-                        match a {
-                            Part::Image {
-                                media_type,
-                                bytes,
-                                data,
-                            } => push(image(&media_type, bytes, &data), false),
-                            Part::Unknown { raw: v, .. } => {
-                                if let Some(j) = raw(&v) {
-                                    push(j, false);
-                                }
-                            }
-                            _ => {}
-                        }
+                    for j in attachments.iter().filter_map(media) {
+                        push(j, false);
                     }
                 }
-                Part::Image {
-                    media_type,
-                    bytes,
-                    data,
-                } => push(image(&media_type, bytes, &data), false),
                 Part::Compaction { .. } => {}
-                Part::Unknown { raw: v, .. } => {
-                    if let Some(j) = raw(&v) {
+                other => {
+                    if let Some(j) = media(&other) {
                         push(j, false);
                     }
                 }

@@ -290,6 +290,11 @@ pub fn read_view_and_record(file: &SourceFile) -> Result<(Session, Option<Vec<J>
     let one = match crate::parse::open(&file.path).map(|reader| one_pass(file, reader)) {
         Ok(Pass::Read(one)) => *one,
         Ok(Pass::Separately) => OnePass::default(),
+        // Streaming its lines would only lead to reading it whole.
+        Ok(Pass::Document) => OnePass {
+            record: Some(load_record_whole(&file.path)),
+            ..OnePass::default()
+        },
         Ok(Pass::ViewOnly) | Err(_) => {
             return Ok((crate::parse::parse_file_with(file, Detail::Summary)?, None));
         }
@@ -311,6 +316,9 @@ pub fn read_view_and_record(file: &SourceFile) -> Result<(Session, Option<Vec<J>
 pub(super) enum Pass {
     /// The pass applied.
     Read(Box<OnePass>),
+    /// Not a log the view reads line by line (a document, a saved chat): read the file the
+    /// separate ways, the record from the whole file.
+    Document,
     /// Not UTF-8, or lines split differently from `readline`'s: read the file the separate
     /// ways.
     Separately,
@@ -361,7 +369,7 @@ pub(super) fn one_pass(file: &SourceFile, reader: impl Read) -> Pass {
     // A document is not read line by line (its record is not the loader's, and it has no
     // view of the pass's): nothing to check the rest of it for.
     if lines == 0 && view.is_none() {
-        return Pass::Separately;
+        return Pass::Document;
     }
     match check.finish() {
         Verdict::Applies => Pass::Read(Box::new(OnePass {

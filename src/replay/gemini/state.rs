@@ -9,7 +9,7 @@ use crate::replay::{
 };
 
 use super::compress::{ACK, ANCHOR_MERGE, ANCHOR_NEW, PROBE, SCRATCHPAD};
-use super::content::{Converted, GRole, content_overhead, convert};
+use super::content::{Converted, GRole, content_overhead, convert_shared};
 use super::estimate::{Est, estimate_token_count_sync, part_est, text_est, text_est_of};
 use super::fenwick::Fenwick;
 use super::json::{J, JsStr, json_len};
@@ -203,11 +203,7 @@ impl SizedTurns {
                 .collect(),
             None => items
                 .iter()
-                .map(|it| {
-                    Converted::of(it.role, it.parts.clone(), &it.tool_names)
-                        .and_then(|c| c.parts(coalesce))
-                        .map(parts)
-                })
+                .map(|it| convert_shared(it, coalesce).map(parts))
                 .collect(),
         }
     }
@@ -478,15 +474,17 @@ impl Gemini {
                 if n.parts.len() == n.turns.len() {
                     let turns = n.turns.iter().zip(&n.parts);
                     turns
-                        .map(|(t, parts)| shared_native_parts(t.role, parts, coalesce))
+                        .map(|(t, parts)| native_parts(t.role, parts, coalesce))
                         .collect()
                 } else {
                     // Parts still in the turns (a session resumed without `input_from`).
-                    let native = |t| native_parts(t, coalesce);
-                    let shared = |(role, parts, invalid): (GRole, Vec<J>, bool)| {
-                        (role, parts.into_iter().map(Arc::new).collect(), invalid)
+                    let shared = |t: &Turn| -> Vec<Arc<J>> {
+                        t.parts.iter().cloned().map(Arc::new).collect()
                     };
-                    n.turns.iter().map(|t| native(t).map(shared)).collect()
+                    let turns = n.turns.iter();
+                    turns
+                        .map(|t| native_parts(t.role, &shared(t), coalesce))
+                        .collect()
                 }
             }),
             None => input.gemini_sized.get(coalesce, g.p.w, || {
@@ -1380,22 +1378,12 @@ impl Gemini {
     }
 }
 
-/// A resumed turn as `GeminiChat.getHistory` shows it, with whether `extractCuratedHistory`
-/// would drop it: thoughts stripped (the first `functionCall` of a model turn that had one gets
-/// the synthetic signature) and turns left empty removed, when `strip`.
-pub fn native_parts(turn: &Turn, strip: bool) -> Option<(GRole, Vec<J>, bool)> {
-    let parts: Vec<Arc<J>> = turn.parts.iter().cloned().map(Arc::new).collect();
-    let (role, parts, invalid) = shared_native_parts(turn.role, &parts, strip)?;
-    Some((
-        role,
-        parts.into_iter().map(Arc::unwrap_or_clone).collect(),
-        invalid,
-    ))
-}
-
-/// [`native_parts`] of a turn whose parts are shared ([`Resumed::parts`]): only a part that
-/// gets the synthetic signature is copied.
-fn shared_native_parts(role: GRole, parts: &[Arc<J>], strip: bool) -> Unsized {
+/// A resumed turn of role `role` and parts `parts` as `GeminiChat.getHistory` shows it, with
+/// whether `extractCuratedHistory` would drop it: thoughts stripped (the first `functionCall` of
+/// a model turn that had one gets the synthetic signature) and turns left empty removed, when
+/// `strip`. The parts stay shared ([`Resumed::parts`]): only one that gets the signature is
+/// copied.
+pub fn native_parts(role: GRole, parts: &[Arc<J>], strip: bool) -> Unsized {
     let invalid = role == GRole::Model
         && (parts.is_empty()
             || parts.iter().any(|p| match &**p {
@@ -1442,8 +1430,8 @@ impl Strategy for Gemini {
         // A strategy built without an input (`Gemini::new`) sizes each item as it comes.
         let converted = match &self.sized {
             Some(sized) => sized_turn(sized, index).map(|t| (t.role, t.parts.clone(), t.invalid)),
-            None => convert(item, self.p.coalesce).map(|(r, p)| {
-                let t = SizedTurn::of(r, p.into_iter().map(Arc::new).collect(), false, self.p.w);
+            None => convert_shared(item, self.p.coalesce).map(|(r, p)| {
+                let t = SizedTurn::of(r, p, false, self.p.w);
                 (t.role, t.parts, t.invalid)
             }),
         };
@@ -1468,7 +1456,7 @@ impl Strategy for Gemini {
         self.seen += 1;
         let est = match &self.sized {
             Some(sized) => sized_turn(sized, index).map(|t| est_of(&t.parts)),
-            None => convert(item, self.p.coalesce)
+            None => convert_shared(item, self.p.coalesce)
                 .map(|(_, parts)| parts.iter().map(|j| part_est(j, self.p.w)).sum::<Est>()),
         };
         if let Some(est) = est {
