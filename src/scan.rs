@@ -206,7 +206,11 @@ fn run<X, T: Send>(
         .into_iter()
         .partition(|f| time_may_match(f, &opts.filter));
     result.skipped_by_time = skipped.len();
-    let files: Vec<SourceFile> = files.into_par_iter().filter(|f| keep(f)).collect();
+    let files: Vec<SourceFile> = files
+        .into_par_iter()
+        .with_max_len(1)
+        .filter(|f| keep(f))
+        .collect();
 
     let parsed = parse_all(files, opts.progress, &read, &visit);
     let mut sessions = Vec::with_capacity(parsed.len());
@@ -263,8 +267,12 @@ fn parse_all<X, T: Send>(
     } else {
         None
     };
+    // One file per rayon task: left to split the list into a few long runs, rayon handed one
+    // thread a run of costly replays at the end while the other sat idle (a tenth of the
+    // wall time of a Gemini replay of the bench store).
     let out = files
         .into_par_iter()
+        .with_max_len(1)
         .map(|f| {
             let size = f.size;
             let r = match read(&f) {

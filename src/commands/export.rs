@@ -540,6 +540,7 @@ fn export_dir(
     };
     let results: Vec<(String, Result<IndexEntry, String>)> = jobs
         .into_par_iter()
+        .with_max_len(1)
         .map(|(s, path, done)| {
             let r = match done {
                 Some(e) => place(e, guard, pool, &path),

@@ -317,6 +317,7 @@ fn replay_loaded(
     );
     let results = sessions
         .par_iter()
+        .with_max_len(1)
         .map(|s| {
             let input = input_of(s, options)?;
             let out = replay_each(&input, options);
