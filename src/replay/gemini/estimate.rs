@@ -13,7 +13,8 @@
 //! replay can keep running totals and floor at the end. With the default weight 1.5 every term
 //! is an exact multiple of 0.25, so both give identical results (asserted on the golden vectors).
 
-use super::json::{J, JsStr, json_len};
+use super::json::{J, JsStr, StrStats, json_len, json_len_known};
+use super::truncate::{measured_node, response_text};
 
 /// Tokens per non-ASCII UTF-16 unit (1.3 before v0.43).
 pub const NON_ASCII_TOKENS_PER_CHAR: f64 = 1.5;
@@ -232,6 +233,58 @@ pub fn part_est(part: &J, non_ascii_weight: f64) -> Est {
         Est::quarters(m * 4)
     } else {
         Est::quarters(json_len(part))
+    }
+}
+
+/// What a replay measures of a part: [`json_len`], [`part_est`], and for a function response
+/// the stats of the text its budget measures (`measured`'s). Each measure scans the part's
+/// long string (a tool output, a text); here it is scanned once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PartSizes {
+    pub json: u64,
+    pub est: Est,
+    /// `None` unless the part has a truthy `functionResponse`; the stats of an empty string
+    /// when it has no response.
+    pub measured: Option<StrStats>,
+}
+
+/// [`PartSizes`] of `part` at weight `w`.
+pub fn part_sizes(part: &J, w: f64) -> PartSizes {
+    let fr = part.get("functionResponse").filter(|f| f.truthy());
+    let response = fr.and_then(|f| f.get("response"));
+    // The strings measured once, by node: the response's text and the part's `text`.
+    fn stats_of<'a>(node: &'a J, known: &mut Vec<(&'a J, u64)>) -> Option<StrStats> {
+        let J::Str(s) = node else { return None };
+        let st = s.stats();
+        known.push((node, st.escaped + 2));
+        Some(st)
+    }
+    let mut known: Vec<(&J, u64)> = Vec::with_capacity(2);
+    let measured = fr.map(|_| match measured_node(response) {
+        Some(node) => stats_of(node, &mut known).unwrap_or_default(),
+        None => response_text(response).map_or_else(StrStats::default, |s| s.stats()),
+    });
+    let text_stats = part.get("text").and_then(|t| stats_of(t, &mut known));
+    let est = if let Some(st) = text_stats {
+        text_est_of(st)
+    } else if let Some(fr) = fr {
+        let response_len = match response {
+            None | Some(J::Null) => 0,
+            // A string response is the measured node.
+            Some(J::Str(_)) => measured.map_or(0, |st| st.units),
+            Some(r) => json_len_known(r, &known),
+        };
+        let nested = nested_parts(fr).map_or(0, |p| estimate_at_depth(p, 1, w) * 4);
+        Est::quarters(name_len(fr) + response_len + nested)
+    } else if let Some(m) = media_tokens(part) {
+        Est::quarters(m * 4)
+    } else {
+        Est::quarters(json_len_known(part, &known))
+    };
+    PartSizes {
+        json: json_len_known(part, &known),
+        est,
+        measured,
     }
 }
 

@@ -128,6 +128,10 @@ impl JsStr {
         }
         match self {
             JsStr::Filler(_) => JsStr::Filler((to - from) as usize),
+            // All ASCII (as many units as bytes): units are bytes.
+            JsStr::Text(s) if s.len() as i64 == len => {
+                JsStr::Text(s[from as usize..to as usize].to_string())
+            }
             JsStr::Text(s) => match text_byte_range(s, from as usize, to as usize) {
                 Some((a, b)) => JsStr::Text(s[a..b].to_string()),
                 None => JsStr::from_units(self.to_units()[from as usize..to as usize].to_vec()),
@@ -258,6 +262,30 @@ impl J {
     }
 
     /// `{...obj, key: value}`: replaces in place, or appends a new key.
+    /// `{...self, [key]: value}`: a copy with `key` set as [`J::set`] sets it, the value it
+    /// replaces not copied (a tool output, typically).
+    pub fn with(&self, key: &str, value: J) -> J {
+        let J::Obj(entries) = self else {
+            return self.clone();
+        };
+        let at = entries.iter().position(|(k, _)| k == key);
+        let mut value = Some(value);
+        let mut out: Vec<(String, J)> = entries
+            .iter()
+            .enumerate()
+            .map(
+                |(i, (k, v))| match (Some(i) == at).then(|| value.take()).flatten() {
+                    Some(new) => (k.clone(), new),
+                    None => (k.clone(), v.clone()),
+                },
+            )
+            .collect();
+        if let Some(new) = value {
+            out.push((key.to_string(), new));
+        }
+        J::Obj(out)
+    }
+
     pub fn set(&mut self, key: &str, value: J) {
         if let J::Obj(entries) = self {
             match entries.iter_mut().find(|(k, _)| k == key) {
@@ -376,6 +404,16 @@ pub fn json_str_len(s: &JsStr) -> u64 {
 
 /// `JSON.stringify(v).length`.
 pub fn json_len(v: &J) -> u64 {
+    json_len_known(v, &[])
+}
+
+/// [`json_len`], with the lengths of some of the nodes in `v` already known (nodes by
+/// identity): a caller that has measured a long string once does not measure it again.
+pub fn json_len_known(v: &J, known: &[(&J, u64)]) -> u64 {
+    if let Some(&(_, n)) = known.iter().find(|(k, _)| std::ptr::eq(*k, v)) {
+        return n;
+    }
+    let len = |x: &J| json_len_known(x, known);
     match v {
         J::Null => 4,
         J::Bool(true) => 4,
@@ -383,12 +421,12 @@ pub fn json_len(v: &J) -> u64 {
         J::Num(x) => json_number(*x).len() as u64,
         J::Str(s) => json_str_len(s),
         J::Arr(items) => {
-            2 + items.iter().map(json_len).sum::<u64>() + items.len().saturating_sub(1) as u64
+            2 + items.iter().map(len).sum::<u64>() + items.len().saturating_sub(1) as u64
         }
         J::Obj(entries) => {
             2 + entries
                 .iter()
-                .map(|(k, v)| text_stats(k).escaped + 2 + 1 + json_len(v))
+                .map(|(k, v)| text_stats(k).escaped + 2 + 1 + len(v))
                 .sum::<u64>()
                 + entries.len().saturating_sub(1) as u64
         }
@@ -709,6 +747,64 @@ mod tests {
         assert_eq!(to_json(&parsed), r#"{"z":1,"a":{"y":2,"b":3}}"#);
         let sorted = J::from_value(&serde_json::json!({"b": 1, "10": 2, "2": 3, "01": 4}));
         assert_eq!(to_json(&sorted), r#"{"2":3,"10":2,"01":4,"b":1}"#);
+    }
+
+    #[test]
+    fn with_sets_a_key_of_a_copy_as_set_does() {
+        let v = J::obj(vec![
+            ("a", J::Num(1.0)),
+            ("response", J::Str("big".into())),
+            ("z", J::Null),
+        ]);
+        for (key, value) in [("response", J::Bool(true)), ("new", J::Num(2.0))] {
+            let mut set = v.clone();
+            set.set(key, value.clone());
+            assert_eq!(v.with(key, value), set, "{key}");
+        }
+        // Anything but an object is left as it is, as `set` leaves it.
+        assert_eq!(J::Num(3.0).with("k", J::Null), J::Num(3.0));
+    }
+
+    #[test]
+    fn known_lengths_stand_for_the_nodes_they_name() {
+        let inner = J::Str("x\"y\n漢".into());
+        let v = J::obj(vec![("a", J::Arr(vec![inner.clone(), J::Null]))]);
+        let J::Arr(items) = v.get("a").unwrap() else {
+            unreachable!()
+        };
+        let node = &items[0];
+        assert_eq!(json_len_known(&v, &[(node, json_len(node))]), json_len(&v));
+        // By identity: an equal node elsewhere is measured, not looked up.
+        assert_eq!(json_len_known(&v, &[(&inner, 1_000)]), json_len(&v));
+        assert_eq!(
+            json_len_known(&v, &[(node, json_len(node) + 5)]),
+            json_len(&v) + 5
+        );
+    }
+
+    #[test]
+    fn ascii_slices_are_the_unit_slices() {
+        let s = JsStr::from("0123456789");
+        for (a, b) in [
+            (0, Some(3)),
+            (-4, None),
+            (2, Some(-2)),
+            (5, Some(2)),
+            (-20, Some(20)),
+        ] {
+            let expected = JsStr::from_units({
+                let u = s.to_units();
+                let len = u.len() as i64;
+                let clamp = |x: i64| if x < 0 { (len + x).max(0) } else { x.min(len) };
+                let (from, to) = (clamp(a), b.map_or(len, clamp));
+                if from >= to {
+                    Vec::new()
+                } else {
+                    u[from as usize..to as usize].to_vec()
+                }
+            });
+            assert_eq!(s.slice(a, b), expected, "{a} {b:?}");
+        }
     }
 
     #[test]

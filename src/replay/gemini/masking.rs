@@ -222,9 +222,10 @@ pub fn masked_output_path(fr: &J, files: &MaskFiles) -> String {
     )
 }
 
-/// The masked version of a function-response part whose pretty JSON is `content`.
-pub fn masked_part(part: &J, content: &str, files: &MaskFiles) -> J {
-    let fr = part.get("functionResponse").cloned().unwrap_or(J::Null);
+/// The masked version of a function-response part (a [`candidate`]).
+pub fn masked_part(part: &J, files: &MaskFiles) -> J {
+    let null = J::Null;
+    let fr = part.get("functionResponse").unwrap_or(&null);
     let is_shell =
         matches!(fr.get("name"), Some(J::Str(s)) if s.to_string_lossy() == SHELL_TOOL_NAME);
     let preview = if is_shell {
@@ -232,7 +233,8 @@ pub fn masked_part(part: &J, content: &str, files: &MaskFiles) -> J {
         let response = fr.get("response").filter(|r| r.truthy()).unwrap_or(&empty);
         shell_preview(response)
     } else {
-        let c = JsStr::Text(content.to_string());
+        // The pretty JSON of the response (a shell output's preview reads the output itself).
+        let c = JsStr::Text(tool_output_content(fr).unwrap_or_default());
         if c.len16() > 2 * PREVIEW_CHARS as usize {
             super::truncate::concat(&[
                 &c.slice(0, Some(PREVIEW_CHARS)),
@@ -248,14 +250,11 @@ pub fn masked_part(part: &J, content: &str, files: &MaskFiles) -> J {
         &preview,
         &JsStr::Text(format!(
             "\n\nOutput too large. Full output available at: {}\n</{MASKING_INDICATOR_TAG}>",
-            masked_output_path(&fr, files)
+            masked_output_path(fr, files)
         )),
     ]);
-    let mut fr = fr;
-    fr.set("response", J::obj(vec![("output", J::Str(snippet))]));
-    let mut p = part.clone();
-    p.set("functionResponse", fr);
-    p
+    let fr = fr.with("response", J::obj(vec![("output", J::Str(snippet))]));
+    part.with("functionResponse", fr)
 }
 
 /// `content.includes('<tool_output_masked')` of the pretty JSON, without building it: the tag
@@ -296,7 +295,7 @@ pub fn mask(history: &[J], cfg: &MaskingConfig, files: &MaskFiles, w: f64) -> Ma
     let mut cumulative = 0u64;
     let mut boundary = false;
     let mut prunable_total = 0u64;
-    let mut prunable: Vec<(usize, usize, u64, String)> = Vec::new();
+    let mut prunable: Vec<(usize, usize, u64)> = Vec::new();
     let mut i = start;
     while i >= 0 {
         let c = &history[i as usize];
@@ -305,19 +304,17 @@ pub fn mask(history: &[J], cfg: &MaskingConfig, files: &MaskFiles, w: f64) -> Ma
                 if !candidate(part) {
                     continue;
                 }
-                let fr = part.get("functionResponse").unwrap_or(&J::Null);
-                let content = tool_output_content(fr).unwrap_or_default();
                 let tokens = estimate_token_count_sync(std::slice::from_ref(part), w);
                 if !boundary {
                     cumulative += tokens;
                     if cumulative > cfg.protection {
                         boundary = true;
                         prunable_total += tokens;
-                        prunable.push((i as usize, j, tokens, content));
+                        prunable.push((i as usize, j, tokens));
                     }
                 } else {
                     prunable_total += tokens;
-                    prunable.push((i as usize, j, tokens, content));
+                    prunable.push((i as usize, j, tokens));
                 }
             }
         }
@@ -329,11 +326,11 @@ pub fn mask(history: &[J], cfg: &MaskingConfig, files: &MaskFiles, w: f64) -> Ma
     let mut out = history.to_vec();
     let mut saved = 0i64;
     let mut count = 0;
-    for (ci, pj, tokens, content) in prunable {
+    for (ci, pj, tokens) in prunable {
         let Some(J::Arr(parts)) = out[ci].get_mut("parts") else {
             continue;
         };
-        let masked = masked_part(&parts[pj], &content, files);
+        let masked = masked_part(&parts[pj], files);
         let new_tokens = estimate_token_count_sync(std::slice::from_ref(&masked), w);
         let savings = tokens as i64 - new_tokens as i64;
         if savings > 0 {

@@ -10,12 +10,14 @@ use crate::replay::{
 
 use super::compress::{ACK, ANCHOR_MERGE, ANCHOR_NEW, PROBE, SCRATCHPAD};
 use super::content::{Converted, GRole, content_overhead, convert_shared};
-use super::estimate::{Est, estimate_token_count_sync, part_est, text_est, text_est_of};
+use super::estimate::{
+    Est, PartSizes, estimate_token_count_sync, part_est, part_sizes, text_est, text_est_of,
+};
 use super::fenwick::Fenwick;
-use super::json::{J, JsStr, json_len};
-use super::masking::{MaskFiles, MaskingConfig, candidate, masked_part, tool_output_content};
+use super::json::{J, JsStr, StrStats};
+use super::masking::{MaskFiles, MaskingConfig, candidate, masked_part};
 use super::resume::{Resumed, Turn};
-use super::truncate::{measured, saved_output_path, truncate_part};
+use super::truncate::{saved_output_path, truncate_part};
 use super::{
     COMPRESSION_PROMPT_TOKENS, PLACEHOLDER_NOW_MS, PLACEHOLDER_PROJECT_TEMP_DIR,
     PLACEHOLDER_RANDOM_SUFFIX, PLACEHOLDER_SESSION_ID, PLACEHOLDER_TRUNCATION_ID,
@@ -77,6 +79,8 @@ struct VPart {
     j: Arc<J>,
     json: u64,
     est: Est,
+    /// The stats of the text a function response's budget measures (see [`PartSizes`]).
+    measured: Option<StrStats>,
     fr: Option<usize>,
     /// For a part as the session recorded it: what the session's replays found out about it
     /// (shared by them). A part the replay rewrote has none.
@@ -90,9 +94,15 @@ impl VPart {
 
     /// A part sized without copying it: its tree stays shared with whatever else holds it.
     fn shared(j: Arc<J>, w: f64) -> VPart {
+        let PartSizes {
+            json,
+            est,
+            measured,
+        } = part_sizes(&j, w);
         VPart {
-            json: json_len(&j),
-            est: part_est(&j, w),
+            json,
+            est,
+            measured,
             j,
             fr: None,
             memo: None,
@@ -410,8 +420,7 @@ fn json_i(x: u64) -> i64 {
 fn fr_figures(part: &VPart, m: i64, w: f64) -> FrFigures {
     let null = J::Null;
     let fr_j = part.j.get("functionResponse").unwrap_or(&null);
-    let text = measured(fr_j.get("response"));
-    let stats = text.as_ref().map(|s| s.stats());
+    let stats = part.measured;
     let len = stats.map_or(0, |s| s.units);
     let tok = stats.map_or(0, |s| text_est_of(s).tokens(w));
     // Truncating again changes nothing once an output is short enough and already a plain
@@ -1054,11 +1063,10 @@ impl Gemini {
     /// A function response masked, with its new estimate; `None` when it cannot be.
     fn masked(&self, seq: usize) -> Option<(J, u64)> {
         let part = self.part_j(seq);
-        let content = part
-            .get("functionResponse")
-            .and_then(tool_output_content)
-            .filter(|_| candidate(part))?;
-        let masked = masked_part(part, &content, &self.files);
+        if !candidate(part) {
+            return None;
+        }
+        let masked = masked_part(part, &self.files);
         let new_tok = estimate_token_count_sync(std::slice::from_ref(&masked), self.p.w);
         Some((masked, new_tok))
     }

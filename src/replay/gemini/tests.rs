@@ -1388,3 +1388,96 @@ fn structured_truncation_equals_the_literal_port_round_after_round() {
         );
     }
 }
+
+/// One scan of each long string gives what the three measures of a part give.
+#[test]
+fn part_sizes_are_the_separate_measures() {
+    use super::estimate::{PartSizes, part_sizes};
+    use super::truncate::measured;
+    let fr = |response: Option<J>| {
+        let mut fr = vec![("name", J::Str("run_shell_command".into()))];
+        fr.extend(response.map(|r| ("response", r)));
+        J::obj(vec![("functionResponse", J::obj(fr))])
+    };
+    let long = "line \"quoted\" \\ tab\t é 漢 😀\n".repeat(300);
+    let output = |s: &str| J::obj(vec![("output", J::Str(s.into()))]);
+    let mut parts = vec![
+        J::obj(vec![("text", J::Str(long.as_str().into()))]),
+        J::obj(vec![
+            ("text", J::Str("both".into())),
+            ("thought", J::Bool(true)),
+        ]),
+        fr(Some(output(&long))),
+        fr(Some(J::Str(long.as_str().into()))),
+        fr(Some(J::obj(vec![
+            ("content", J::Str(long.as_str().into())),
+            ("exitCode", J::Num(1.0)),
+        ]))),
+        fr(Some(J::obj(vec![
+            ("output", J::Num(3.0)),
+            ("error", J::Str("failed".into())),
+        ]))),
+        fr(Some(J::obj(vec![(
+            "files",
+            J::Arr(vec![J::Str(long.as_str().into())]),
+        )]))),
+        fr(Some(J::Null)),
+        fr(None),
+        fr(Some(J::Str(JsStr::Wide(vec![0xd83d, b'a' as u16])))),
+        fr(Some(
+            output("").with("output", J::Str(JsStr::Filler(5_000))),
+        )),
+        J::obj(vec![(
+            "functionResponse",
+            J::obj(vec![
+                ("name", J::Str("read_many_files".into())),
+                ("response", output(&long)),
+                (
+                    "parts",
+                    J::Arr(vec![J::obj(vec![("text", J::Str("nested".into()))])]),
+                ),
+            ]),
+        )]),
+        J::obj(vec![("functionResponse", J::obj(vec![]))]),
+        J::obj(vec![
+            ("text", J::Str(long.as_str().into())),
+            ("functionResponse", output(&long)),
+        ]),
+        J::obj(vec![(
+            "inlineData",
+            J::obj(vec![
+                ("mimeType", J::Str("image/png".into())),
+                ("data", J::Str(JsStr::Filler(9_000))),
+            ]),
+        )]),
+        J::obj(vec![(
+            "functionCall",
+            J::obj(vec![(
+                "args",
+                J::obj(vec![("command", J::Str(long.as_str().into()))]),
+            )]),
+        )]),
+        J::Str("not an object".into()),
+    ];
+    for seed in 1..=12 {
+        for item in random_session(seed, 40) {
+            parts.extend(convert(&item, false).into_iter().flat_map(|(_, p)| p));
+        }
+    }
+    let mut responses = 0;
+    for p in &parts {
+        for w in [1.5, 1.3] {
+            let fr = p.get("functionResponse").filter(|f| f.truthy());
+            responses += usize::from(fr.is_some());
+            let expected = PartSizes {
+                json: json_len(p),
+                est: part_est(p, w),
+                measured: fr.map(|f| {
+                    measured(f.get("response")).map_or_else(Default::default, |s| s.stats())
+                }),
+            };
+            assert_eq!(part_sizes(p, w), expected, "{}", to_json(p));
+        }
+    }
+    assert!(responses > 100, "{responses} function responses compared");
+}

@@ -175,10 +175,27 @@ impl PartialEq for Truncated {
 }
 
 fn find(hay: &[u16], needle: &[u16]) -> Option<usize> {
-    if needle.is_empty() {
+    let Some((&first, rest)) = needle.split_first() else {
         return Some(0);
+    };
+    // The rest is compared only where the first unit matches: a comparison call at every
+    // position of a long head cost more than the truncation around it.
+    hay.windows(needle.len())
+        .position(|w| w[0] == first && w[1..] == *rest)
+}
+
+/// The last `t` UTF-16 units of `s` (`t` at most its length), without encoding all of it.
+fn tail_units(s: &str, t: usize) -> Vec<u16> {
+    let (mut n, mut start) = (0, s.len());
+    for (i, c) in s.char_indices().rev() {
+        if n >= t {
+            break;
+        }
+        n += c.len_utf16();
+        start = i;
     }
-    hay.windows(needle.len()).position(|w| w == needle)
+    let units: Vec<u16> = s[start..].encode_utf16().collect();
+    units[units.len().saturating_sub(t)..].to_vec()
 }
 
 impl TruncBase {
@@ -212,10 +229,9 @@ impl Truncated {
     fn first(content: &JsStr, header: String, h: usize, t: usize) -> Truncated {
         let (len, head, tail) = match content {
             JsStr::Text(s) => {
-                let len = s.encode_utf16().count();
+                let len = crate::replay::js::utf16_len(s);
                 let head: Vec<u16> = s.encode_utf16().take(h).collect();
-                let tail: Vec<u16> = s.encode_utf16().skip(len - t).collect();
-                (len, head, tail)
+                (len, head, tail_units(s, t))
             }
             _ => {
                 let units = content.to_units();
@@ -385,13 +401,21 @@ pub fn response_text(response: Option<&J>) -> Option<JsStr> {
 /// [`response_text`] borrowing the string when the response holds one.
 pub fn measured(response: Option<&J>) -> Option<std::borrow::Cow<'_, JsStr>> {
     use std::borrow::Cow;
-    match response {
+    match measured_node(response) {
         Some(J::Str(s)) => Some(Cow::Borrowed(s)),
-        Some(r @ J::Obj(_)) => match (r.get("output"), r.get("content")) {
-            (Some(J::Str(s)), _) | (_, Some(J::Str(s))) => Some(Cow::Borrowed(s)),
-            _ => response_text(response).map(Cow::Owned),
-        },
         _ => response_text(response).map(Cow::Owned),
+    }
+}
+
+/// The string node [`response_text`] returns a copy of, when the response holds one.
+pub fn measured_node(response: Option<&J>) -> Option<&J> {
+    match response {
+        Some(s @ J::Str(_)) => Some(s),
+        Some(r @ J::Obj(_)) => match (r.get("output"), r.get("content")) {
+            (Some(s @ J::Str(_)), _) | (_, Some(s @ J::Str(_))) => Some(s),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -408,22 +432,7 @@ pub fn tool_name(fr: &J) -> Option<String> {
 /// `{functionResponse: {...fr, response: {output}}}`.
 pub fn rewrap(fr: &J, output: JsStr) -> J {
     let response = J::obj(vec![("output", J::Str(output))]);
-    let fr = match fr {
-        // Rebuilt without cloning the old response.
-        J::Obj(entries) => {
-            let mut e: Vec<(String, J)> = entries
-                .iter()
-                .map(|(k, v)| (k.clone(), if k == "response" { J::Null } else { v.clone() }))
-                .collect();
-            match e.iter_mut().find(|(k, _)| k == "response") {
-                Some(slot) => slot.1 = response,
-                None => e.push(("response".into(), response)),
-            }
-            J::Obj(e)
-        }
-        other => other.clone(),
-    };
-    J::obj(vec![("functionResponse", fr)])
+    J::obj(vec![("functionResponse", fr.with("response", response))])
 }
 
 /// What happens to one function response once the budget is exceeded: the new part and the
@@ -436,7 +445,7 @@ pub fn truncate_part(
 ) -> Option<(J, u64)> {
     let name = tool_name(fr);
     let file = save(name.as_deref());
-    let s = response_text(fr.get("response"))?;
+    let s = measured(fr.get("response"))?;
     let file = file?;
     let m = format_truncated_tool_output(&s, &file, max_chars);
     let tokens = text_token_count(&m, non_ascii_weight);
@@ -494,4 +503,29 @@ pub fn truncate_history_to_budget(
         out[i] = c;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tails_and_finds_are_those_of_the_units() {
+        for s in ["", "abc", "a😀b😀", "😀😀😀", "é漢😀x", "ab<tag<tag>"] {
+            let units: Vec<u16> = s.encode_utf16().collect();
+            for t in 0..=units.len() {
+                // A tail may start inside a pair: with its lone low surrogate.
+                assert_eq!(tail_units(s, t), units[units.len() - t..], "{s:?} {t}");
+            }
+            for needle in ["", "<tag>", "<", "b😀", "😀😀", "zz"] {
+                let n: Vec<u16> = needle.encode_utf16().collect();
+                let naive = if n.is_empty() {
+                    Some(0)
+                } else {
+                    units.windows(n.len()).position(|w| w == n.as_slice())
+                };
+                assert_eq!(find(&units, &n), naive, "{s:?} {needle:?}");
+            }
+        }
+    }
 }
