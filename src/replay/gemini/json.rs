@@ -433,9 +433,9 @@ pub fn json_len_known(v: &J, known: &[(&J, u64)]) -> u64 {
     }
 }
 
-fn write_escaped(out: &mut String, s: &JsStr) {
-    out.push('"');
-    let unit = |out: &mut String, u: u16| match u {
+/// A JSON string literal's escaped text, without its quotes: one unit at a time.
+fn write_escaped_unit(out: &mut String, u: u16) {
+    match u {
         0x22 => out.push_str("\\\""),
         0x5c => out.push_str("\\\\"),
         0x08 => out.push_str("\\b"),
@@ -447,20 +447,27 @@ fn write_escaped(out: &mut String, s: &JsStr) {
             let _ = write!(out, "\\u{u:04x}");
         }
         _ => out.push(char::from_u32(u as u32).unwrap_or('\u{fffd}')),
-    };
-    match s {
-        JsStr::Text(t) => {
-            // Runs that need no escape are copied whole.
-            let mut run = 0;
-            for (i, b) in t.bytes().enumerate() {
-                if b < 0x20 || b == b'"' || b == b'\\' {
-                    out.push_str(&t[run..i]);
-                    unit(out, u16::from(b));
-                    run = i + 1;
-                }
-            }
-            out.push_str(&t[run..]);
+    }
+}
+
+/// Well-formed text escaped, without quotes: runs that need no escape are copied whole.
+fn write_escaped_text(out: &mut String, t: &str) {
+    let mut run = 0;
+    for (i, b) in t.bytes().enumerate() {
+        if b < 0x20 || b == b'"' || b == b'\\' {
+            out.push_str(&t[run..i]);
+            write_escaped_unit(out, u16::from(b));
+            run = i + 1;
         }
+    }
+    out.push_str(&t[run..]);
+}
+
+fn write_escaped(out: &mut String, s: &JsStr) {
+    let unit = write_escaped_unit;
+    out.push('"');
+    match s {
+        JsStr::Text(t) => write_escaped_text(out, t),
         JsStr::Filler(n) => out.extend(std::iter::repeat_n('A', *n)),
         JsStr::Wide(_) | JsStr::Trunc(_) => {
             let w = s.to_units();
@@ -491,20 +498,79 @@ fn write_escaped(out: &mut String, s: &JsStr) {
 /// `JSON.stringify(v)`.
 pub fn to_json(v: &J) -> String {
     let mut out = String::new();
-    write_json(&mut out, v, None, 0);
+    write_json(&mut out, v, None, 0, None);
     out
 }
 
 /// `JSON.stringify(v)` appended to `out`.
 pub fn write_compact(out: &mut String, v: &J) {
-    write_json(out, v, None, 0);
+    write_json(out, v, None, 0, None);
 }
 
 /// `JSON.stringify(v, null, 2)`.
 pub fn to_json_pretty(v: &J) -> String {
     let mut out = String::new();
-    write_json(&mut out, v, Some(2), 0);
+    write_json(&mut out, v, Some(2), 0, None);
     out
+}
+
+/// The first and last `n` UTF-16 units of [`to_json_pretty`]`(v)`, which is all of it when it
+/// is at most `2n` units long: `(ends, len)`, where `ends` is the pretty JSON with the middle of
+/// each string longer than `2n` escaped units left out and `len` the length of the whole.
+/// Every string keeps at least `n` units at each end, so the first and last `n` units of `ends`
+/// are those of the whole (a masked preview needs only them, and a tool output's middle is
+/// most of its JSON).
+pub fn pretty_json_ends(v: &J, n: usize) -> (JsStr, u64) {
+    let mut out = String::new();
+    let mut ends = Ends {
+        keep: n,
+        left_out: 0,
+    };
+    write_json(&mut out, v, Some(2), 0, Some(&mut ends));
+    let len = crate::replay::js::utf16_len(&out) as u64 + ends.left_out;
+    (JsStr::Text(out), len)
+}
+
+/// How [`pretty_json_ends`] writes long strings: their ends only.
+struct Ends {
+    keep: usize,
+    /// Escaped units left out so far.
+    left_out: u64,
+}
+
+impl Ends {
+    /// `t` as a string literal with at least `keep` escaped units at each end, the middle left
+    /// out when that leaves anything out.
+    fn write(&mut self, out: &mut String, t: &str) {
+        let escaped = |c: char| text_stats(c.encode_utf8(&mut [0; 4])).escaped;
+        let total = text_stats(t).escaped;
+        let keep = self.keep as u64;
+        let (mut head, mut end) = (0, 0);
+        for (i, c) in t.char_indices() {
+            if head >= keep {
+                break;
+            }
+            head += escaped(c);
+            end = i + c.len_utf8();
+        }
+        let (mut tail, mut start) = (0, t.len());
+        for (i, c) in t.char_indices().rev() {
+            if tail >= keep || i < end {
+                break;
+            }
+            tail += escaped(c);
+            start = i;
+        }
+        out.push('"');
+        if head + tail < total && end <= start {
+            write_escaped_text(out, &t[..end]);
+            write_escaped_text(out, &t[start..]);
+            self.left_out += total - head - tail;
+        } else {
+            write_escaped_text(out, t);
+        }
+        out.push('"');
+    }
 }
 
 fn newline(out: &mut String, indent: Option<usize>, level: usize) {
@@ -514,11 +580,22 @@ fn newline(out: &mut String, indent: Option<usize>, level: usize) {
     }
 }
 
-fn write_json(out: &mut String, v: &J, indent: Option<usize>, level: usize) {
+fn write_json(
+    out: &mut String,
+    v: &J,
+    indent: Option<usize>,
+    level: usize,
+    mut ends: Option<&mut Ends>,
+) {
     match v {
         J::Null => out.push_str("null"),
         J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         J::Num(x) => out.push_str(&json_number(*x)),
+        J::Str(JsStr::Text(t)) if ends.is_some() => {
+            if let Some(e) = ends {
+                e.write(out, t);
+            }
+        }
         J::Str(s) => write_escaped(out, s),
         J::Arr(items) => {
             if items.is_empty() {
@@ -531,7 +608,7 @@ fn write_json(out: &mut String, v: &J, indent: Option<usize>, level: usize) {
                     out.push(',');
                 }
                 newline(out, indent, level + 1);
-                write_json(out, x, indent, level + 1);
+                write_json(out, x, indent, level + 1, ends.as_deref_mut());
             }
             newline(out, indent, level);
             out.push(']');
@@ -547,12 +624,14 @@ fn write_json(out: &mut String, v: &J, indent: Option<usize>, level: usize) {
                     out.push(',');
                 }
                 newline(out, indent, level + 1);
-                write_escaped(out, &JsStr::Text(k.clone()));
+                out.push('"');
+                write_escaped_text(out, k);
+                out.push('"');
                 out.push(':');
                 if indent.is_some() {
                     out.push(' ');
                 }
-                write_json(out, x, indent, level + 1);
+                write_json(out, x, indent, level + 1, ends.as_deref_mut());
             }
             newline(out, indent, level);
             out.push('}');
@@ -804,6 +883,49 @@ mod tests {
                 }
             });
             assert_eq!(s.slice(a, b), expected, "{a} {b:?}");
+        }
+    }
+
+    #[test]
+    fn pretty_json_ends_are_those_of_the_whole() {
+        let texts = [
+            String::new(),
+            "short".to_string(),
+            "x\"y\\z\n\t\u{1}é漢😀\u{2028}".repeat(40),
+            "😀".repeat(300),
+            format!("{}\n{}", "a".repeat(600), "\u{7}".repeat(200)),
+        ];
+        let mut values = Vec::new();
+        for t in &texts {
+            values.push(J::Str(t.as_str().into()));
+            values.push(J::obj(vec![("output", J::Str(t.as_str().into()))]));
+            values.push(J::obj(vec![
+                (
+                    "files",
+                    J::Arr(vec![J::Str(t.as_str().into()), J::Num(1.5), J::Null]),
+                ),
+                ("k\n😀", J::Str(t.as_str().into())),
+                ("empty", J::obj(vec![])),
+            ]));
+        }
+        values.push(J::obj(vec![(
+            "wide",
+            J::Str(JsStr::Wide(vec![0xd800; 900])),
+        )]));
+        for v in &values {
+            let whole = JsStr::Text(to_json_pretty(v));
+            let len = whole.len16() as i64;
+            for n in [1usize, 2, 5, 64, 250] {
+                let (ends, total) = pretty_json_ends(v, n);
+                assert_eq!(total as i64, len, "{n}");
+                let m = n as i64;
+                if len <= 2 * m {
+                    assert_eq!(ends, whole, "{n}");
+                } else {
+                    assert_eq!(ends.slice(0, Some(m)), whole.slice(0, Some(m)), "{n}");
+                    assert_eq!(ends.slice(-m, None), whole.slice(-m, None), "{n}");
+                }
+            }
         }
     }
 

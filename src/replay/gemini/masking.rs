@@ -13,7 +13,7 @@
 //! the pretty JSON when it is longer than 500.
 
 use super::estimate::estimate_token_count_sync;
-use super::json::{J, JsStr, js_trim, to_json, to_json_pretty};
+use super::json::{J, JsStr, js_trim, pretty_json_ends, to_json};
 use super::truncate::{TOOL_OUTPUTS_DIR, sanitize_filename_part};
 
 pub const DEFAULT_TOOL_PROTECTION_THRESHOLD: u64 = 50_000;
@@ -79,17 +79,6 @@ pub struct MaskResult {
 /// `toolName && EXEMPT_TOOLS.has(toolName)`.
 pub fn is_exempt(fr: &J) -> bool {
     matches!(fr.get("name"), Some(J::Str(s)) if EXEMPT_TOOLS.contains(&s.to_string_lossy().as_str()))
-}
-
-/// `getToolOutputContent`: the pretty JSON of a truthy response.
-pub fn tool_output_content(fr: &J) -> Option<String> {
-    fr.get("response")
-        .filter(|r| r.truthy())
-        .map(to_json_pretty)
-}
-
-pub fn is_already_masked(content: &str) -> bool {
-    content.contains(&format!("<{MASKING_INDICATOR_TAG}"))
 }
 
 fn units(s: &str) -> Vec<u16> {
@@ -233,9 +222,12 @@ pub fn masked_part(part: &J, files: &MaskFiles) -> J {
         let response = fr.get("response").filter(|r| r.truthy()).unwrap_or(&empty);
         shell_preview(response)
     } else {
-        // The pretty JSON of the response (a shell output's preview reads the output itself).
-        let c = JsStr::Text(tool_output_content(fr).unwrap_or_default());
-        if c.len16() > 2 * PREVIEW_CHARS as usize {
+        // The ends of the response's pretty JSON: all a preview shows of it.
+        let (c, len) = match fr.get("response").filter(|r| r.truthy()) {
+            Some(r) => pretty_json_ends(r, PREVIEW_CHARS as usize),
+            None => (JsStr::default(), 0),
+        };
+        if len > 2 * PREVIEW_CHARS as u64 {
             super::truncate::concat(&[
                 &c.slice(0, Some(PREVIEW_CHARS)),
                 &JsStr::from("\n... [TRUNCATED] ...\n"),
