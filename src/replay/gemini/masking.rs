@@ -85,43 +85,63 @@ fn units(s: &str) -> Vec<u16> {
     s.encode_utf16().collect()
 }
 
-/// `formatSimplePreview`.
+/// `formatSimplePreview`: the first and last lines, the others counted (only the ends are
+/// looked at, the rest of a long output is only counted).
 fn simple_preview(content: &[u16]) -> Vec<u16> {
-    let lines: Vec<&[u16]> = content.split(|&u| u == b'\n' as u16).collect();
-    if lines.len() <= 2 * PREVIEW_LINES {
+    const NL: u16 = b'\n' as u16;
+    let newlines: Vec<usize> = content
+        .iter()
+        .enumerate()
+        .filter(|&(_, &u)| u == NL)
+        .map(|(i, _)| i)
+        .collect();
+    let lines = newlines.len() + 1;
+    if lines <= 2 * PREVIEW_LINES {
         return content.to_vec();
     }
-    let mut out = lines[..PREVIEW_LINES].join(&(b'\n' as u16));
+    // The first lines end at a newline, the last start after one.
+    let head_end = newlines[PREVIEW_LINES - 1];
+    let tail_start = newlines[newlines.len() - PREVIEW_LINES] + 1;
+    let mut out = content[..head_end].to_vec();
     out.extend(units(&format!(
         "\n\n... [{} lines omitted] ...\n\n",
-        lines.len() - 2 * PREVIEW_LINES
+        lines - 2 * PREVIEW_LINES
     )));
-    out.extend(lines[lines.len() - PREVIEW_LINES..].join(&(b'\n' as u16)));
+    out.extend_from_slice(&content[tail_start..]);
     out
 }
 
 /// `content.split(/^(Output|Error|Exit Code|Signal|Background PIDs|Process Group PGID): /m)`.
 fn split_sections(s: &[u16]) -> Vec<Vec<u16>> {
-    let line_start = |q: usize| q == 0 || matches!(s[q - 1], 0x0a | 0x0d | 0x2028 | 0x2029);
+    let patterns: Vec<(&str, Vec<u16>)> = SECTIONS
+        .iter()
+        .map(|name| (*name, units(&format!("{name}: "))))
+        .collect();
+    let line_end = |u: u16| matches!(u, 0x0a | 0x0d | 0x2028 | 0x2029);
     let mut out = Vec::new();
     let (mut p, mut q) = (0, 0);
+    // `q` is always a line start: a section name is looked for there only.
     while q < s.len() {
-        let hit = if line_start(q) {
-            SECTIONS.iter().find(|name| {
-                let pat = units(&format!("{name}: "));
-                s[q..].starts_with(&pat)
-            })
-        } else {
-            None
-        };
-        match hit {
-            Some(name) => {
+        match patterns.iter().find(|(_, pat)| s[q..].starts_with(pat)) {
+            Some((name, pat)) => {
                 out.push(s[p..q].to_vec());
                 out.push(units(name));
-                p = q + name.len() + 2;
+                p = q + pat.len();
                 q = p;
+                // A section's text starts mid-line: its line's end comes first.
+                if q > 0 && !line_end(s[q - 1]) {
+                    q = s[q..]
+                        .iter()
+                        .position(|&u| line_end(u))
+                        .map_or(s.len(), |i| q + i + 1);
+                }
             }
-            None => q += 1,
+            None => {
+                q = s[q..]
+                    .iter()
+                    .position(|&u| line_end(u))
+                    .map_or(s.len(), |i| q + i + 1);
+            }
         }
     }
     out.push(s[p..].to_vec());
@@ -335,5 +355,70 @@ pub fn mask(history: &[J], cfg: &MaskingConfig, files: &MaskFiles, w: f64) -> Ma
         new_history: out,
         masked_count: count,
         tokens_saved: saved,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `formatSimplePreview`, literally: every line split out and joined again.
+    fn literal_simple_preview(content: &[u16]) -> Vec<u16> {
+        let lines: Vec<&[u16]> = content.split(|&u| u == b'\n' as u16).collect();
+        if lines.len() <= 2 * PREVIEW_LINES {
+            return content.to_vec();
+        }
+        let mut out = lines[..PREVIEW_LINES].join(&(b'\n' as u16));
+        out.extend(units(&format!(
+            "\n\n... [{} lines omitted] ...\n\n",
+            lines.len() - 2 * PREVIEW_LINES
+        )));
+        out.extend(lines[lines.len() - PREVIEW_LINES..].join(&(b'\n' as u16)));
+        out
+    }
+
+    /// The section split, literally: every position tried, names at line starts.
+    fn literal_split_sections(s: &[u16]) -> Vec<Vec<u16>> {
+        let line_start = |q: usize| q == 0 || matches!(s[q - 1], 0x0a | 0x0d | 0x2028 | 0x2029);
+        let mut out = Vec::new();
+        let (mut p, mut q) = (0, 0);
+        while q < s.len() {
+            let hit = SECTIONS
+                .iter()
+                .find(|name| line_start(q) && s[q..].starts_with(&units(&format!("{name}: "))));
+            match hit {
+                Some(name) => {
+                    out.push(s[p..q].to_vec());
+                    out.push(units(name));
+                    p = q + name.len() + 2;
+                    q = p;
+                }
+                None => q += 1,
+            }
+        }
+        out.push(s[p..].to_vec());
+        out
+    }
+
+    #[test]
+    fn previews_and_sections_are_the_literal_ones() {
+        let many: String = (0..40).map(|i| format!("line {i}\n")).collect();
+        let texts = [
+            String::new(),
+            "Output: ".to_string(),
+            "one line".to_string(),
+            many.clone(),
+            format!("{many}tail without newline"),
+            format!("\n\n{many}\n\n"),
+            format!("Output: {many}Error: (none)\nExit Code: 1\nSignal: 0\r\nBackground PIDs: 7"),
+            "head\r\nOutput: x Error: mid-line\u{2028}Exit Code: 0\u{2029}Signal: 9".to_string(),
+            format!("Output: Output: nested\nProcess Group PGID: 3\n{many}Error: 😀 last"),
+            "Exit Code:no space\nExit Code: 2\n".repeat(30),
+        ];
+        for t in &texts {
+            let u = units(t);
+            assert_eq!(split_sections(&u), literal_split_sections(&u), "{t:?}");
+            assert_eq!(simple_preview(&u), literal_simple_preview(&u), "{t:?}");
+        }
     }
 }
