@@ -1353,6 +1353,11 @@ fn structured_truncation_equals_the_literal_port_round_after_round() {
         ("plain ascii line\n".repeat(500), 2_000),
         ("漢字".repeat(5_000), 40_000),
         ("0123456789".repeat(30), 7),
+        // Heads of pairs longer than the header: nested rounds cut them at several places,
+        // some inside a pair (headers of both parities).
+        ("😀".repeat(6_000), 10_000),
+        ("😀".repeat(3_000), 4_000),
+        ("a😀".repeat(3_000), 4_001),
     ];
     for (text, m) in inputs {
         let mut ours = JsStr::Text(text.clone());

@@ -252,34 +252,24 @@ impl Truncated {
             .map(|x| x as usize)
             .collect();
         wanted.reverse();
+        // Each cut's stats from the previous cut's and the units between (one pass over
+        // slices): a pair the cut splits counts as two lone surrogates in the parts, six
+        // characters each, and as two plain units in the whole.
         let mut cuts_asc = Vec::with_capacity(wanted.len());
-        let mut st = StrStats::default();
-        let mut prev_high = false;
-        let mut w = wanted.iter().peekable();
-        for (i, &c) in head.iter().enumerate() {
-            while w.peek().is_some_and(|&&x| x == i) {
-                cuts_asc.push(st);
-                w.next();
-            }
-            st.units += 1;
-            let high = (0xd800..0xdc00).contains(&c);
-            let low = (0xdc00..0xe000).contains(&c);
-            if low && prev_high {
-                st.non_ascii += 1;
-                st.escaped = st.escaped - 6 + 2;
-                prev_high = false;
-            } else if high || low {
-                st.non_ascii += 1;
-                st.escaped += 6;
-                prev_high = high;
-            } else {
-                let one = units_stats(&[c]);
-                st.non_ascii += one.non_ascii;
-                st.escaped += one.escaped;
-                prev_high = false;
-            }
-        }
-        while w.next().is_some() {
+        let (mut st, mut at) = (StrStats::default(), 0);
+        for &c in &wanted {
+            let c = c.min(head.len());
+            let piece = units_stats(&head[at..c]);
+            let split_pair = at > 0
+                && c > at
+                && (0xd800..0xdc00).contains(&head[at - 1])
+                && (0xdc00..0xe000).contains(&head[at]);
+            st = StrStats {
+                units: st.units + piece.units,
+                non_ascii: st.non_ascii + piece.non_ascii,
+                escaped: st.escaped + piece.escaped - if split_pair { 10 } else { 0 },
+            };
+            at = c;
             cuts_asc.push(st);
         }
         cuts_asc.reverse();
