@@ -12,10 +12,10 @@ use super::e2e_tests::corpus_or_skip;
 use super::json::{J, JsStr, to_json};
 use super::one_pass_tests::{gemini_files, sample_files};
 use super::resume::to_value;
-use crate::model::{Agent, Part};
+use crate::model::{Agent, Part, Role};
 use crate::parse::{FileRole, SourceFile};
 use crate::replay::settings::Settings;
-use crate::replay::{Algorithm, ReplayInput, ReplayOptions, replay_each};
+use crate::replay::{Algorithm, HistoryItem, ReplayInput, ReplayOptions, replay_each};
 
 /// Part kinds seen, to keep the comparison from being vacuous: text, thinking, call, result,
 /// image, other.
@@ -215,7 +215,7 @@ fn gemini_replays_the_turns_whatever_the_items_hold() {
     use super::resume::{Keep, input_from, resume};
     let tmp = tempfile::tempdir().unwrap();
     let options = gemini_settings();
-    let (mut replayed, mut compressions) = (0, 0);
+    let (mut replayed, mut compressions, mut tool_turns) = (0, 0, 0);
     for path in sample_files(tmp.path(), 0..12) {
         let file = SourceFile::new(Agent::Gemini, path.clone(), FileRole::Unknown);
         let Ok((s, Some(messages))) = read_view_and_record(&file) else {
@@ -224,6 +224,13 @@ fn gemini_replays_the_turns_whatever_the_items_hold() {
         let both = input_from(&s, resume(messages.clone()), Keep::Both);
         let turns = input_from(&s, resume(messages.clone()), Keep::Turns);
         assert!(turns.items.iter().all(|i| i.parts.is_empty()));
+        // Items without parts still say what the parts would: a tool turn is a tool turn.
+        let meta = |input: &ReplayInput| -> Vec<_> {
+            let meta = |i: &HistoryItem| (i.role, i.is_human, i.timestamp, i.model.clone());
+            input.items.iter().map(meta).collect()
+        };
+        assert_eq!(meta(&turns), meta(&both), "{}", path.display());
+        tool_turns += both.items.iter().filter(|i| i.role == Role::Tool).count();
         let mut unmoved = input_from(&s, resume(messages.clone()), Keep::Both);
         unmoved.gemini = Some(std::sync::Arc::new(resume(messages)));
         let json =
@@ -238,7 +245,7 @@ fn gemini_replays_the_turns_whatever_the_items_hold() {
             .sum::<usize>();
     }
     assert!(
-        replayed >= 20 && compressions > 0,
-        "{replayed} replayed, {compressions} compressions"
+        replayed >= 20 && compressions > 0 && tool_turns > 0,
+        "{replayed} replayed, {compressions} compressions, {tool_turns} tool turns"
     );
 }

@@ -524,80 +524,113 @@ fn text(j: Option<&mut J>, take: bool) -> Option<String> {
 
 /// A turn's parts in the unified model, for the other algorithms and the `full` series. With
 /// `take` the strings are moved out of the turn, which is not used again.
+/// What a resumed part becomes in the unified model, decided in [`unified`]'s order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PartKind {
+    Text,
+    Call,
+    Response,
+    Media,
+    Other,
+}
+
+fn part_kind(p: &J) -> PartKind {
+    if matches!(p.get("text"), Some(J::Str(_))) {
+        PartKind::Text
+    } else if inner(p, "functionCall").is_some() {
+        PartKind::Call
+    } else if inner(p, "functionResponse").is_some() {
+        PartKind::Response
+    } else if inner(p, "inlineData").is_some() {
+        PartKind::Media
+    } else {
+        PartKind::Other
+    }
+}
+
 fn unified(turn: &mut Turn, take: bool) -> (Vec<Part>, Vec<Option<String>>) {
     let mut parts: Vec<Part> = Vec::new();
     let mut names: Vec<Option<String>> = Vec::new();
     for p in &mut turn.parts {
-        if matches!(p.get("text"), Some(J::Str(_))) {
-            let thought = has_truthy(p, "thought");
-            let text = text(p.get_mut("text"), take).unwrap_or_default();
-            parts.push(if thought {
-                Part::Thinking { text }
-            } else {
-                Part::Text { text }
-            });
-            names.push(None);
-        } else if let Some(fc) = inner(p, "functionCall") {
-            parts.push(Part::ToolCall {
-                id: lossy(fc.get("id")).unwrap_or_default(),
-                name: lossy(fc.get("name")).unwrap_or_else(|| "unknown".into()),
-                input: fc
-                    .get("args")
-                    .map(to_value)
-                    .unwrap_or(serde_json::Value::Null),
-            });
-            names.push(None);
-        } else if inner(p, "functionResponse").is_some() {
-            let Some(fr) = p.get_mut("functionResponse") else {
-                continue;
-            };
-            let name = lossy(fr.get("name"));
-            let call_id = lossy(fr.get("id")).unwrap_or_default();
-            let response = fr.get_mut("response");
-            let is_str = |r: &J, k: &str| matches!(r.get(k), Some(J::Str(_)));
-            let (output, is_error) = match response {
-                Some(r @ J::Str(_)) => (text(Some(r), take).unwrap_or_default(), false),
-                Some(r) if is_str(r, "output") => {
-                    (text(r.get_mut("output"), take).unwrap_or_default(), false)
-                }
-                Some(r) if is_str(r, "error") => {
-                    (text(r.get_mut("error"), take).unwrap_or_default(), true)
-                }
-                Some(r) => (to_json(r), false),
-                None => (String::new(), false),
-            };
-            parts.push(Part::ToolResult {
-                call_id,
-                output,
-                is_error,
-                attachments: Vec::new(),
-            });
-            names.push(name);
-        } else if let Some(d) = inner(p, "inlineData") {
-            let bytes = match d.get("data") {
-                Some(J::Str(JsStr::Text(t))) => crate::parse::base64_decoded_len(t),
-                Some(J::Str(s)) => crate::parse::base64_decoded_len(&s.to_string_lossy()),
-                _ => crate::parse::base64_decoded_len(""),
-            };
-            let image = Part::Image {
-                media_type: lossy(d.get("mimeType")),
-                bytes: Some(bytes),
-                data: None,
-            };
-            match parts.last_mut() {
-                Some(Part::ToolResult { attachments, .. }) => attachments.push(image),
-                _ => {
-                    parts.push(image);
-                    names.push(None);
-                }
+        let (part, name) = match part_kind(p) {
+            PartKind::Text => {
+                let thought = has_truthy(p, "thought");
+                let text = text(p.get_mut("text"), take).unwrap_or_default();
+                let part = if thought {
+                    Part::Thinking { text }
+                } else {
+                    Part::Text { text }
+                };
+                (part, None)
             }
-        } else {
-            parts.push(Part::Unknown {
-                kind: "gemini_part".into(),
-                raw: to_value(p),
-            });
-            names.push(None);
-        }
+            PartKind::Call => {
+                let fc = p.get("functionCall").unwrap_or(&J::Null);
+                let call = Part::ToolCall {
+                    id: lossy(fc.get("id")).unwrap_or_default(),
+                    name: lossy(fc.get("name")).unwrap_or_else(|| "unknown".into()),
+                    input: fc
+                        .get("args")
+                        .map(to_value)
+                        .unwrap_or(serde_json::Value::Null),
+                };
+                (call, None)
+            }
+            PartKind::Response => {
+                let Some(fr) = p.get_mut("functionResponse") else {
+                    continue;
+                };
+                let name = lossy(fr.get("name"));
+                let call_id = lossy(fr.get("id")).unwrap_or_default();
+                let response = fr.get_mut("response");
+                let is_str = |r: &J, k: &str| matches!(r.get(k), Some(J::Str(_)));
+                let (output, is_error) = match response {
+                    Some(r @ J::Str(_)) => (text(Some(r), take).unwrap_or_default(), false),
+                    Some(r) if is_str(r, "output") => {
+                        (text(r.get_mut("output"), take).unwrap_or_default(), false)
+                    }
+                    Some(r) if is_str(r, "error") => {
+                        (text(r.get_mut("error"), take).unwrap_or_default(), true)
+                    }
+                    Some(r) => (to_json(r), false),
+                    None => (String::new(), false),
+                };
+                let result = Part::ToolResult {
+                    call_id,
+                    output,
+                    is_error,
+                    attachments: Vec::new(),
+                };
+                (result, name)
+            }
+            PartKind::Media => {
+                let d = p.get("inlineData").unwrap_or(&J::Null);
+                let bytes = match d.get("data") {
+                    Some(J::Str(JsStr::Text(t))) => crate::parse::base64_decoded_len(t),
+                    Some(J::Str(s)) => crate::parse::base64_decoded_len(&s.to_string_lossy()),
+                    _ => crate::parse::base64_decoded_len(""),
+                };
+                let image = Part::Image {
+                    media_type: lossy(d.get("mimeType")),
+                    bytes: Some(bytes),
+                    data: None,
+                };
+                // An image right after a tool result is part of it.
+                if let Some(Part::ToolResult { attachments, .. }) = parts.last_mut() {
+                    attachments.push(image);
+                    continue;
+                }
+                (image, None)
+            }
+            PartKind::Other => {
+                let unknown = Part::Unknown {
+                    kind: "gemini_part".into(),
+                    raw: to_value(p),
+                };
+                (unknown, None)
+            }
+        };
+        parts.push(part);
+        names.push(name);
     }
     (parts, names)
 }
@@ -621,21 +654,26 @@ pub fn input_from(s: &Session, mut resumed: Resumed, keep: Keep) -> ReplayInput 
     let items: Vec<HistoryItem> = turns
         .iter_mut()
         .map(|t| {
-            let (mut parts, mut tool_names) = unified(t, keep == Keep::Items);
+            // A user turn answering a call is a tool turn. Gemini's algorithm reads the turns:
+            // its items need no parts, only the role the parts would give.
+            let (parts, tool_names, answers) = match keep {
+                Keep::Turns => {
+                    let answers = t.parts.iter().any(|p| part_kind(p) == PartKind::Response);
+                    (Vec::new(), Vec::new(), answers)
+                }
+                Keep::Items | Keep::Both => {
+                    let (parts, names) = unified(t, keep == Keep::Items);
+                    let answers = parts.iter().any(|p| matches!(p, Part::ToolResult { .. }));
+                    (parts, names, answers)
+                }
+            };
             let msg = t.message.map(|i| &m[i]);
             let is_context = t.message.is_none();
             let role = match t.role {
                 GRole::Model => Role::Assistant,
-                GRole::User if parts.iter().any(|p| matches!(p, Part::ToolResult { .. })) => {
-                    Role::Tool
-                }
+                GRole::User if answers => Role::Tool,
                 GRole::User => Role::User,
             };
-            if keep == Keep::Turns {
-                // Made only for the role: dropped item by item, never all held at once.
-                parts = Vec::new();
-                tool_names = Vec::new();
-            }
             HistoryItem {
                 role,
                 is_human: role == Role::User && !is_context,
