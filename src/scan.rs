@@ -154,7 +154,26 @@ pub struct ScanResult {
 
 /// Run the whole pipeline.
 pub fn scan(opts: &ScanOptions) -> ScanResult {
-    run(opts, |_| true, summary_view, |_, _, _| None::<()>).0
+    run(
+        opts,
+        discover(opts),
+        |_| true,
+        summary_view,
+        |_, _, _| None::<()>,
+    )
+    .0
+}
+
+/// The files a scan with `opts` reads: the walk of its stores (or of its named paths), for a
+/// command that scans the same files twice ([`scan_where`], then [`scan_each`]) and should
+/// walk them once and see the same files both times.
+pub fn discover(opts: &ScanOptions) -> Discovery {
+    let agents: Vec<Agent> = opts.filter.agents();
+    if opts.paths.is_empty() {
+        Discovery::walk(&opts.stores, &agents)
+    } else {
+        Discovery::walk_paths(&opts.paths, &agents)
+    }
 }
 
 /// How [`scan`] reads a file: its summary view, nothing more.
@@ -162,10 +181,20 @@ fn summary_view(f: &SourceFile) -> Result<(Session, ()), Warning> {
     parse::parse_file_with(f, Detail::Summary).map(|s| (s, ()))
 }
 
-/// The scan over only the discovered files that `keep` accepts (it may read them: it runs in
-/// parallel). The cross-file rules then see only those files.
-pub fn scan_where(opts: &ScanOptions, keep: impl Fn(&SourceFile) -> bool + Sync) -> ScanResult {
-    run(opts, keep, summary_view, |_, _, _| None::<()>).0
+/// The scan over only the files of `discovery` that `keep` accepts (it may read them: it runs
+/// in parallel). The cross-file rules then see only those files; what the walk could not read
+/// is left to the scan that reads them all.
+pub fn scan_where(
+    opts: &ScanOptions,
+    discovery: &Discovery,
+    keep: impl Fn(&SourceFile) -> bool + Sync,
+) -> ScanResult {
+    let files = Discovery {
+        files: discovery.files.clone(),
+        roots_found: discovery.roots_found,
+        ..Default::default()
+    };
+    run(opts, files, keep, summary_view, |_, _, _| None::<()>).0
 }
 
 /// The scan, reading each file with `read` (its session, at a detail that holds at least the
@@ -176,24 +205,20 @@ pub fn scan_where(opts: &ScanOptions, keep: impl Fn(&SourceFile) -> bool + Sync)
 /// results are keyed by file path.
 pub fn scan_each<X, T: Send>(
     opts: &ScanOptions,
+    discovery: Discovery,
     read: impl Fn(&SourceFile) -> Result<(Session, X), Warning> + Sync,
     visit: impl Fn(&SessionSummary, Session, X) -> Option<T> + Sync,
 ) -> (ScanResult, HashMap<PathBuf, T>) {
-    run(opts, |_| true, read, visit)
+    run(opts, discovery, |_| true, read, visit)
 }
 
 fn run<X, T: Send>(
     opts: &ScanOptions,
+    discovery: Discovery,
     keep: impl Fn(&SourceFile) -> bool + Sync,
     read: impl Fn(&SourceFile) -> Result<(Session, X), Warning> + Sync,
     visit: impl Fn(&SessionSummary, Session, X) -> Option<T> + Sync,
 ) -> (ScanResult, HashMap<PathBuf, T>) {
-    let agents: Vec<Agent> = opts.filter.agents();
-    let discovery = if opts.paths.is_empty() {
-        Discovery::walk(&opts.stores, &agents)
-    } else {
-        Discovery::walk_paths(&opts.paths, &agents)
-    };
     let mut result = ScanResult {
         stores_found: discovery.roots_found > 0 || !opts.paths.is_empty(),
         unrecognised: discovery.unrecognised,

@@ -30,7 +30,7 @@ use crate::filter::KindFilter;
 use crate::model::{Agent, ProjectSource, Session, SessionKind};
 use crate::output::{Guard, OutputDir, OutputError, Refusal, Staged, resolve};
 use crate::parse::SourceFile;
-use crate::scan::{LocalProjects, SessionSummary, scan, scan_each};
+use crate::scan::{LocalProjects, SessionSummary, discover, scan, scan_each};
 
 pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
     let opts = ExportOptions {
@@ -131,7 +131,7 @@ fn select(g: &GlobalArgs, a: &ExportArgs, eopts: &ExportOptions) -> Result<Selec
         let opts = scan_options(g, &select)?;
         let staging = Staging::new(g, a, eopts, &opts, kind);
         let (result, early) = match &staging {
-            Some(st) => scan_each(&opts, full_view, |summary, session, ()| {
+            Some(st) => scan_each(&opts, discover(&opts), full_view, |summary, session, ()| {
                 st.render(summary, session)
             }),
             None => (scan(&opts), HashMap::new()),

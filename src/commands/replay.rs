@@ -211,6 +211,8 @@ fn replay_all(
     args.filter.require_all(true).map_err(Failure::usage)?;
     let opts = scan_options(g, &args.filter.select(Vec::new()))?;
     let alg = args.algorithm;
+    // One walk for both scans: they see the same files.
+    let discovery = crate::scan::discover(&opts);
     let size = match fixed_summary_size(alg, &args.summary_tokens)? {
         Some(size) => size,
         None => {
@@ -219,7 +221,7 @@ fn replay_all(
                 ..opts.clone()
             };
             let native = alg.native_agent();
-            let candidates = scan_where(&quiet, |f| {
+            let candidates = scan_where(&quiet, &discovery, |f| {
                 native.is_none_or(|a| a == f.agent) && crate::parse::may_hold_compaction_summary(f)
             });
             summary_size(alg, &args.summary_tokens, &candidates.sessions)?
@@ -227,13 +229,18 @@ fn replay_all(
     };
     let options = options_for(size);
     let filter = &opts.filter;
-    let (result, mut done) = scan_each(&opts, ReplayInput::read, |summary, session, record| {
-        filter.may_match(summary).then(|| {
-            ReplayInput::from_read(session, record, &summary.source, alg)
-                .map(|input| replay_each(&input, &options))
-                .map_err(|w| Failure::failed(w.to_string()))
-        })
-    });
+    let (result, mut done) = scan_each(
+        &opts,
+        discovery,
+        ReplayInput::read,
+        |summary, session, record| {
+            filter.may_match(summary).then(|| {
+                ReplayInput::from_read(session, record, &summary.source, alg)
+                    .map(|input| replay_each(&input, &options))
+                    .map_err(|w| Failure::failed(w.to_string()))
+            })
+        },
+    );
     let sessions = result.sessions;
     if sessions.is_empty() {
         return Err(Failure::failed("no session selected"));
