@@ -197,10 +197,10 @@ pub fn scan_where(
     run(opts, files, keep, summary_view, |_, _, _| None::<()>).0
 }
 
-/// The scan, reading each file with `read` (its session, at a detail that holds at least the
-/// summary, and whatever else `read` takes from the same read) and handing that to `visit`
-/// while the worker still holds it, so that a command needing more than the summary (a
-/// replay) reads each file once. `visit` runs before the cross-file rules and the filters: it
+/// The scan of the files `discovery` found ([`discover`]), reading each file with `read` (its
+/// session, at a detail that holds at least the summary, and whatever else `read` takes from
+/// the same read) and handing that to `visit` while the worker still holds it, so that a
+/// command needing more than the summary (a replay) reads each file once. `visit` runs before the cross-file rules and the filters: it
 /// sees the file's own project and title, and may see sessions the filters later drop. Its
 /// results are keyed by file path.
 pub fn scan_each<X, T: Send>(
