@@ -48,13 +48,7 @@ pub fn load_record(path: &Path) -> Option<Vec<J>> {
             };
             // `readline`'s line: without its `\n` or `\r\n` (the check rules out a lone `\r`).
             let text = text.strip_suffix('\n').unwrap_or(text);
-            let text = text.strip_suffix('\r').unwrap_or(text);
-            if text.len() >= MAX_LINE_BYTES || text.trim().is_empty() {
-                continue;
-            }
-            if let Ok(record) = serde_json::from_str::<J>(text) {
-                loader.record(record);
-            }
+            loader.line(text.strip_suffix('\r').unwrap_or(text));
         }
     }
     match check.finish() {
@@ -185,14 +179,7 @@ pub fn load_record_bytes(bytes: &[u8]) -> Option<Vec<J>> {
     };
     let mut loader = Loader::default();
     for line in lines(&text) {
-        // Past the line limit the summary view skips a line, and so does the record: Gemini CLI
-        // would read it, but its tree would cost several times its size in memory.
-        if line.len() >= MAX_LINE_BYTES || line.trim().is_empty() {
-            continue;
-        }
-        if let Ok(record) = serde_json::from_str::<J>(line) {
-            loader.record(record);
-        }
+        loader.line(line);
     }
     loader.finish(&text)
 }
@@ -223,6 +210,18 @@ impl Loader {
                 Some(e) => e.1 = v.clone(),
                 None => self.metadata.push((k.clone(), v.clone())),
             }
+        }
+    }
+
+    /// One line as `readline` gives it: its record, if it holds one. Past the line limit the
+    /// summary view skips a line, and so does the record: Gemini CLI would read it, but its
+    /// tree would cost several times its size in memory.
+    fn line(&mut self, text: &str) {
+        if text.len() >= MAX_LINE_BYTES || text.trim().is_empty() {
+            return;
+        }
+        if let Ok(record) = serde_json::from_str::<J>(text) {
+            self.record(record);
         }
     }
 
@@ -401,7 +400,11 @@ mod tests {
                 for e in ends {
                     for last in ["", "\n"] {
                         let text = format!("{a}{e}{b}{last}");
-                        if text.contains("\r") && !splits_like_readline(&text) {
+                        // Only where no lone `\r` splits the lines differently.
+                        if !super::super::readline::splits_like_readline(
+                            text.as_bytes(),
+                            usize::MAX,
+                        ) {
                             continue;
                         }
                         let want: Vec<&str> = lines(&text)
@@ -427,11 +430,5 @@ mod tests {
             }
         }
         assert!(files > 100, "{files}");
-    }
-
-    /// No lone `\r`: the case where the line by line read applies.
-    fn splits_like_readline(text: &str) -> bool {
-        let b = text.as_bytes();
-        memchr::memchr_iter(b'\r', b).all(|i| b.get(i + 1) == Some(&b'\n'))
     }
 }

@@ -16,7 +16,7 @@ use super::estimate::{
 use super::fenwick::Fenwick;
 use super::json::{J, JsStr, StrStats};
 use super::masking::{MaskFiles, MaskingConfig, candidate, masked_part};
-use super::resume::{Resumed, Turn};
+use super::resume::Resumed;
 use super::truncate::{saved_output_path, truncate_part};
 use super::{
     COMPRESSION_PROMPT_TOKENS, PLACEHOLDER_NOW_MS, PLACEHOLDER_PROJECT_TEMP_DIR,
@@ -480,21 +480,19 @@ impl Gemini {
         let coalesce = g.p.coalesce;
         g.sized = Some(match &g.native {
             Some(n) => n.sized.get(coalesce, g.p.w, || {
-                if n.parts.len() == n.turns.len() {
-                    let turns = n.turns.iter().zip(&n.parts);
-                    turns
-                        .map(|(t, parts)| native_parts(t.role, parts, coalesce))
-                        .collect()
-                } else {
-                    // Parts still in the turns (a session resumed without `input_from`).
-                    let shared = |t: &Turn| -> Vec<Arc<J>> {
-                        t.parts.iter().cloned().map(Arc::new).collect()
-                    };
-                    let turns = n.turns.iter();
-                    turns
-                        .map(|t| native_parts(t.role, &shared(t), coalesce))
-                        .collect()
-                }
+                // The parts were moved out of the turns by `input_from`, or are still in them (a
+                // session resumed without it).
+                let moved = n.parts.len() == n.turns.len();
+                let turns = n.turns.iter().enumerate();
+                turns
+                    .map(|(i, t)| {
+                        if moved {
+                            return native_parts(t.role, &n.parts[i], coalesce);
+                        }
+                        let parts: Vec<Arc<J>> = t.parts.iter().cloned().map(Arc::new).collect();
+                        native_parts(t.role, &parts, coalesce)
+                    })
+                    .collect()
             }),
             None => input.gemini_sized.get(coalesce, g.p.w, || {
                 input.gemini_sized.items(&input.items, coalesce)
