@@ -11,7 +11,8 @@
 #      `list --format json`, `list --agent X` per agent, `list --since 7d`, `projects`,
 #      `usage daily --format json`, ccusage `daily --json --offline` and its per-agent reports
 #      (when ccusage is found: $CCUSAGE, else `ccusage` on PATH), `replay-compress --all` per
-#      algorithm, a 10-setting sweep, `export --all --format md`
+#      algorithm, `-A claude` at a fixed summary size per agent and over the whole store (where
+#      a replay's time goes), a 10-setting sweep, `export --all --format md`
 # 4. print a Markdown report on stdout: the table with ratios, then the issue's targets as
 #    measured ratios (progress and tool output go to stderr)
 #
@@ -218,6 +219,15 @@ if [ "${BENCH_SKIP_SLOW:-0}" != 1 ]; then
         timed "replay_$alg" "sessions --home $STORE replay-compress --all -A $alg --format json" \
             "$H replay-compress --all -A $alg --format json > /dev/null"
     done
+    # Where a replay's time goes: each agent's files alone, and the whole store, replayed at a
+    # fixed summary size (no byte search for it), against `list --agent X` and `list`.
+    FIXED="-A claude --summary-tokens 3000 --format json"
+    for a in claude codex gemini; do
+        timed "fixed_$a" "sessions --home $STORE replay-compress --all $FIXED --agent $a" \
+            "$H replay-compress --all $FIXED --agent $a > /dev/null"
+    done
+    timed fixed "sessions --home $STORE replay-compress --all $FIXED" \
+        "$H replay-compress --all $FIXED > /dev/null"
     SWEEP="threshold=0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
     timed sweep "sessions --home $STORE replay-compress --all -A gemini --sweep $SWEEP --format json" \
         "$H replay-compress --all -A gemini --sweep $SWEEP --format json > /dev/null"
@@ -300,6 +310,24 @@ target "\`export --all --format md\` / \`list\`" export list "≤ 3" "m <= 3"
 RSS_LIST=${R[list]:--}
 ok=$(awk -v m="$RSS_LIST" 'BEGIN { if (m == "-") print "not measured"; else if (m <= 64) print "met"; else print "missed" }')
 printf '| peak RSS of `list`, MB | %s | | ≤ 64 | %s |\n' "$RSS_LIST" "$ok"
+if [ -n "${M[fixed]:-}" ]; then
+    cat <<EOF
+
+Where a replay's time goes (no target): \`replay-compress --all -A claude\` at a fixed summary
+size (\`--summary-tokens 3000\`, so no byte search for it) over each agent's files, against
+\`list --agent X\`; and the byte search, as the full replay against the fixed one.
+
+| files | wall ratio | CPU ratio |
+|---|---:|---:|
+EOF
+    for a in claude codex gemini; do
+        printf '| %s, replay / `list --agent %s` | %s | %s |\n' "$a" "$a" \
+            "$(ratio "fixed_$a" "list_$a")" "$(cpu_ratio "fixed_$a" "list_$a")"
+    done
+    printf '| all, replay / `list` | %s | %s |\n' "$(ratio fixed list)" "$(cpu_ratio fixed list)"
+    printf '| all, with the byte search / without | %s | %s |\n' \
+        "$(ratio replay_claude fixed)" "$(cpu_ratio replay_claude fixed)"
+fi
 cat <<EOF
 
 Output check: \`list\` returned $N_LIST sessions, \`list --since 7d\` $N_SINCE ($RECENT session files modified in the last 7 days), \`projects\` $N_PROJ projects.
