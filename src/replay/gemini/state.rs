@@ -328,7 +328,10 @@ struct Undo {
 
 pub struct Gemini {
     p: Params,
-    contents: Vec<Option<VContent>>,
+    /// Live contents by slot. Slots are spaced ([`STRIDE`]) and never reused, so most are
+    /// empty: a slot holds a box (8 bytes), not the content (96), which kept a long session's
+    /// empty slots at several times the size of its live contents.
+    contents: Vec<Option<Box<VContent>>>,
     /// Slot of the first live content (`next_id` when there is none).
     start: usize,
     next_id: usize,
@@ -727,7 +730,7 @@ impl Gemini {
         let mut c = VContent::new(role);
         c.items = items;
         let (json, valid) = (c.json, c.valid_split());
-        self.contents[cid] = Some(c);
+        self.contents[cid] = Some(Box::new(c));
         self.json.ensure(cid);
         self.json.set(cid, json_i(json));
         self.live.ensure(cid);
@@ -1176,7 +1179,7 @@ impl Gemini {
     /// without runs of model turns that hold an invalid one, turns merged again; with the
     /// history items each stands for. O(n): only used while an invalid turn is live.
     fn curated(&self) -> Vec<(GRole, Vec<J>, usize)> {
-        let live: Vec<&VContent> = self.contents.iter().flatten().collect();
+        let live: Vec<&VContent> = self.contents.iter().flatten().map(|c| &**c).collect();
         let mut out: Vec<(GRole, Vec<J>, usize)> = Vec::new();
         let mut i = 0;
         while i < live.len() {
