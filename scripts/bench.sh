@@ -6,7 +6,8 @@
 # 2. generate bench-store/ (a synthetic HOME, see scripts/gen_store.py) unless a store of the
 #    same size, seed and end date is already there (marker: bench-store/.gen-store.json)
 # 3. time, with /usr/bin/time -v (peak RSS) and a nanosecond clock (wall), BENCH_RUNS runs each
-#    (default 1; the median is reported):
+#    (default 1; the median is reported), in rounds that run every command once (the export's
+#    runs come last):
 #      cat of every file (the I/O floor), the IgnoredAny parse floor (benches/parse_floor.rs),
 #      `list --format json`, `list --agent X` per agent, `list --since 7d`, `projects`,
 #      `usage daily --format json`, ccusage `daily --json --offline` and its per-agent reports
@@ -99,45 +100,71 @@ now_ns() { date +%s%N; }
 busy_s() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.2f", ($2 + $3 + $4 + $7 + $8 + $9) / hz }' /proc/stat 2>/dev/null || echo 0; }
 OWN_CPU=0
 
-# measure NAME CMD: runs CMD (a bash snippet) $RUNS times; sets WALLS (space-separated s),
-# MEDIAN (s), RSS_MB (max over runs) and STATUS.
-measure() { # name cmd [untimed command before each run]
-    local name=$1 cmd=$2 before=${3:-} i t0 t1 rss rc cpu walls=() cpus=() rss_max=0
-    STATUS=ok
-    for ((i = 1; i <= RUNS; i++)); do
-        [ -z "$before" ] || bash -c "$before"
-        t0=$(now_ns)
-        rc=0
-        if [ "$HAVE_TIME" = yes ]; then
-            "$TIME" -v -o "$WORK/time.txt" bash -c "$cmd" 2>>"$WORK/stderr.log" || rc=$?
-        else
-            bash -c "$cmd" 2>>"$WORK/stderr.log" || rc=$?
-        fi
-        t1=$(now_ns)
-        if [ "$rc" -ne 0 ]; then
-            STATUS="failed (exit $rc)"
-            log "   $name: run $i failed with exit $rc; last stderr lines:"
-            tail -n 5 "$WORK/stderr.log" >&2 || true
-        fi
-        walls+=("$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')")
-        if [ "$HAVE_TIME" = yes ]; then
-            rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$WORK/time.txt")
-            [ "${rss:-0}" -gt "$rss_max" ] && rss_max=$rss
-            cpu=$(awk -F': ' '/User time|System time/ { c += $2 } END { printf "%.2f", c }' "$WORK/time.txt")
-            cpus+=("$cpu")
-            OWN_CPU=$(awk -v o="$OWN_CPU" -v c="$cpu" 'BEGIN { print o + c }')
-        fi
-        log "   $name: run $i: ${walls[-1]} s${cpu:+, CPU $cpu s}${rss:+, peak RSS $((rss / 1024)) MB}"
-    done
-    WALLS=${walls[*]}
-    MEDIAN=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+# Every command is registered first (`timed`), then run in rounds: each round runs every
+# command once, in order. This machine's copy out of the page cache, about half of `list`'s
+# time, drifts over minutes; interleaved, every command meets the same drift, so their ratios
+# compare like with like. The export runs last, in runs of its own (see below).
+ORDER=()
+declare -A LABEL CMD BEFORE WALLS_OF CPUS_OF RSS_OF STATUS_OF
+timed() { # key label cmd [untimed command before each run]
+    ORDER+=("$1")
+    LABEL[$1]=$2
+    CMD[$1]=$3
+    BEFORE[$1]=${4:-}
+    WALLS_OF[$1]=""
+    CPUS_OF[$1]=""
+    RSS_OF[$1]=0
+    STATUS_OF[$1]=ok
+}
+
+# run_once KEY I: one timed run of KEY's command (run I), its wall, CPU and peak RSS recorded.
+run_once() {
+    local key=$1 i=$2 t0 t1 rc=0 rss cpu wall
+    [ -z "${BEFORE[$key]}" ] || bash -c "${BEFORE[$key]}"
+    t0=$(now_ns)
     if [ "$HAVE_TIME" = yes ]; then
-        RSS_MB=$(awk -v k="$rss_max" 'BEGIN { printf "%.0f", k / 1024 }')
-        CPU_S=$(printf '%s\n' "${cpus[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+        "$TIME" -v -o "$WORK/time.txt" bash -c "${CMD[$key]}" 2>>"$WORK/stderr.log" || rc=$?
+    else
+        bash -c "${CMD[$key]}" 2>>"$WORK/stderr.log" || rc=$?
+    fi
+    t1=$(now_ns)
+    if [ "$rc" -ne 0 ]; then
+        STATUS_OF[$key]="failed (exit $rc)"
+        log "   $key: run $i failed with exit $rc; last stderr lines:"
+        tail -n 5 "$WORK/stderr.log" >&2 || true
+    fi
+    wall=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
+    WALLS_OF[$key]+="$wall "
+    rss="" cpu=""
+    if [ "$HAVE_TIME" = yes ]; then
+        rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$WORK/time.txt")
+        [ "${rss:-0}" -gt "${RSS_OF[$key]}" ] && RSS_OF[$key]=$rss
+        cpu=$(awk -F': ' '/User time|System time/ { c += $2 } END { printf "%.2f", c }' "$WORK/time.txt")
+        CPUS_OF[$key]+="$cpu "
+        OWN_CPU=$(awk -v o="$OWN_CPU" -v c="$cpu" 'BEGIN { print o + c }')
+    fi
+    log "   $key: run $i: $wall s${cpu:+, CPU $cpu s}${rss:+, peak RSS $((rss / 1024)) MB}"
+}
+
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+# finish KEY: KEY's statistics (WALLS, MEDIAN, CPU_S, RSS_MB, STATUS) into M, C, R and its row.
+finish() {
+    local key=$1
+    WALLS=${WALLS_OF[$key]% }
+    MEDIAN=$(printf '%s' "$WALLS" | median)
+    STATUS=${STATUS_OF[$key]}
+    if [ "$HAVE_TIME" = yes ]; then
+        RSS_MB=$(awk -v k="${RSS_OF[$key]}" 'BEGIN { printf "%.0f", k / 1024 }')
+        CPU_S=$(printf '%s' "${CPUS_OF[$key]}" | median)
     else
         RSS_MB="n/a"
         CPU_S="n/a"
     fi
+    M[$key]=$MEDIAN
+    R[$key]=$RSS_MB
+    C[$key]=$CPU_S
+    row "$key" "${LABEL[$key]}"
 }
 
 ROWS=()
@@ -176,13 +203,6 @@ log "== timing ($RUNS runs each)"
 declare -A M # median wall s by key, for the ratios
 declare -A R # peak RSS MB by key
 declare -A C # median CPU s by key
-timed() { # key label cmd [untimed command before each run]
-    measure "$1" "$3" "${4:-}"
-    M[$1]=$MEDIAN
-    R[$1]=$RSS_MB
-    C[$1]=$CPU_S
-    row "$1" "$2"
-}
 H="$BIN --home $STORE"
 ABS_STORE=$(cd "$STORE" && pwd)
 # ccusage reads $HOME's stores; nothing else of the environment may point it elsewhere.
@@ -240,8 +260,27 @@ if [ "${BENCH_SKIP_SLOW:-0}" != 1 ]; then
     timed export "sessions --home $STORE export --all --format md -o OUT/" \
         "$H export --all --format md -o $WORK/export-\$(cat $WORK/export-n) > /dev/null" \
         "echo \$((\$(cat $WORK/export-n) + 1)) > $WORK/export-n && sync"
+fi
+
+# ---- the rounds
+for ((i = 1; i <= RUNS; i++)); do
+    log "== round $i of $RUNS"
+    for key in "${ORDER[@]}"; do
+        [ "$key" = export ] || run_once "$key" "$i"
+    done
+done
+# The export writes 433 MB: between the others, its writeback would slow the commands after
+# it. Its runs come last, each after the writes of the one before have reached the disk.
+if [ -n "${CMD[export]:-}" ]; then
+    log "== export"
+    for ((i = 1; i <= RUNS; i++)); do
+        run_once export "$i"
+    done
     rm -rf "$WORK"/export-*
 fi
+for key in "${ORDER[@]}"; do
+    finish "$key"
+done
 
 BUSY1=$(busy_s)
 T1=$(now_ns)
@@ -271,7 +310,7 @@ cat <<EOF
 * store: \`$STORE/\`, ${SIZE_GB} GB requested, $STORE_MB MB in $STORE_FILES files (seed $SEED, sessions 2026-01-01..$END_DATE, generated this run: $GENERATED), largest file $LARGEST_MB MB (no parallel scan ends before its largest file is read)
 * noise: during the timings $OTHER
 * cache: warm. $CACHED of the store was in the page cache before the run (caches are never dropped); one untimed read of every file preceded the timings
-* $RUNS runs per command; wall time from a nanosecond clock around each run, $([ "$HAVE_TIME" = yes ] && echo "peak RSS from \`/usr/bin/time -v\` (max over runs)" || echo "no peak RSS: $TIME is missing (Debian package \`time\`), VmHWM cannot be read with the shell's \`time\`")
+* $RUNS runs per command, in rounds (each round runs every command once; the export's runs come last); wall time from a nanosecond clock around each run, $([ "$HAVE_TIME" = yes ] && echo "peak RSS from \`/usr/bin/time -v\` (max over runs)" || echo "no peak RSS: $TIME is missing (Debian package \`time\`), VmHWM cannot be read with the shell's \`time\`")
 * CPU s = user + system CPU time (median over runs; above the wall time when several cores work); MB = 2^20 bytes; × list = median wall / \`list\`'s; MB/s = store size / median wall time (for \`--since 7d\` most files are skipped by mtime, so it is a skip rate, not a parse rate); ccusage rows run with HOME set to the store and TZ=UTC
 
 | command | median wall s | × list | runs (s) | CPU s | MB/s over store | peak RSS MB |
