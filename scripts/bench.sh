@@ -197,9 +197,6 @@ except Exception:
     print("?")' "$WORK/out.json"
 }
 
-BUSY0=$(busy_s)
-T0=$(now_ns)
-log "== timing ($RUNS runs each)"
 declare -A M # median wall s by key, for the ratios
 declare -A R # peak RSS MB by key
 declare -A C # median CPU s by key
@@ -240,8 +237,13 @@ if [ "${BENCH_SKIP_SLOW:-0}" != 1 ]; then
             "$H replay-compress --all -A $alg --format json > /dev/null"
     done
     # Where a replay's time goes: each agent's files alone, and the whole store, replayed at a
-    # fixed summary size (no byte search for it), against `list --agent X` and `list`.
-    FIXED="-A claude --summary-tokens 3000 --format json"
+    # fixed summary size (no byte search for it), against `list --agent X` and `list`. The size
+    # is the one the byte-searched replay finds (one untimed run), so that the two whole-store
+    # replays differ only by the search.
+    AUTO=$($H replay-compress --all -A claude --format json 2>/dev/null |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["summary_tokens"])' ||
+        echo 3000)
+    FIXED="-A claude --summary-tokens $AUTO --format json"
     for a in claude codex gemini; do
         timed "fixed_$a" "sessions --home $STORE replay-compress --all $FIXED --agent $a" \
             "$H replay-compress --all $FIXED --agent $a > /dev/null"
@@ -263,6 +265,9 @@ if [ "${BENCH_SKIP_SLOW:-0}" != 1 ]; then
 fi
 
 # ---- the rounds
+BUSY0=$(busy_s)
+T0=$(now_ns)
+log "== timing ($RUNS runs each)"
 for ((i = 1; i <= RUNS; i++)); do
     log "== round $i of $RUNS"
     for key in "${ORDER[@]}"; do
@@ -353,8 +358,9 @@ if [ -n "${M[fixed]:-}" ]; then
     cat <<EOF
 
 Where a replay's time goes (no target): \`replay-compress --all -A claude\` at a fixed summary
-size (\`--summary-tokens 3000\`, so no byte search for it) over each agent's files, against
-\`list --agent X\`; and the byte search, as the full replay against the fixed one.
+size (\`--summary-tokens $AUTO\`, the size the byte search finds, so no search for it) over
+each agent's files, against \`list --agent X\`; and the byte search, as the full replay against
+the fixed one.
 
 | files | wall ratio | CPU ratio |
 |---|---:|---:|
