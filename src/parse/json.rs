@@ -442,6 +442,13 @@ impl<T> Obj<T> {
             Obj::Not(_) => None,
         }
     }
+
+    pub fn get_mut(&mut self) -> Option<&mut T> {
+        match self {
+            Obj::Is(t) => Some(t),
+            Obj::Not(_) => None,
+        }
+    }
 }
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {

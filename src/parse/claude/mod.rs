@@ -129,24 +129,16 @@ fn image_part(source: Option<&Value>, media_type: Option<&str>) -> Part {
 }
 
 /// A block nested inside `tool_result.content` that is not text.
-fn attachment_part(v: &Value) -> Part {
-    match v {
+fn attachment_part(v: Value) -> Part {
+    let kind = match &v {
         Value::Object(o) => match o.get("type").and_then(Value::as_str) {
-            Some("image") => image_part(o.get("source"), str_in(v, "media_type")),
-            Some(t) => Part::Unknown {
-                kind: t.to_string(),
-                raw: v.clone(),
-            },
-            None => Part::Unknown {
-                kind: "object".into(),
-                raw: v.clone(),
-            },
+            Some("image") => return image_part(o.get("source"), str_in(&v, "media_type")),
+            Some(t) => t.to_string(),
+            None => "object".into(),
         },
-        other => Part::Unknown {
-            kind: json_kind(other).into(),
-            raw: other.clone(),
-        },
-    }
+        other => json_kind(other).into(),
+    };
+    Part::Unknown { kind, raw: v }
 }
 
 /// Harness markup that can open a user-slot text block, with the subtype it gets and whether
@@ -202,7 +194,7 @@ fn classify_prompt(parts: &[Part]) -> (Option<&'static str>, bool) {
 }
 
 /// What identifies a record's content for repeat detection, from the fields both views read.
-fn fingerprint(rec: &Rec, msg: &Msg) -> u64 {
+fn fingerprint(rec: &Rec, msg: &Msg, content: &Content) -> u64 {
     let mut h = FxBuildHasher.build_hasher();
     rec.kind.get().hash(&mut h);
     rec.request_id.get().hash(&mut h);
@@ -212,7 +204,7 @@ fn fingerprint(rec: &Rec, msg: &Msg) -> u64 {
         let u = usage_of(u);
         (u.input, u.output, u.cache_read, u.cache_write, u.reasoning).hash(&mut h);
     }
-    match &msg.content {
+    match content {
         Content::Absent | Content::Other => 0u8.hash(&mut h),
         Content::Text(t) => {
             1u8.hash(&mut h);
@@ -322,7 +314,7 @@ impl<'a> Parser<'a> {
             .push(Warning::new(kind, &self.file.path, Some(line), msg));
     }
 
-    fn record(&mut self, line: u64, rec: Rec) {
+    fn record(&mut self, line: u64, mut rec: Rec) {
         self.records += 1;
         let uuid = rec.uuid.get().map(hash64);
         if let Some(u) = uuid {
@@ -341,9 +333,15 @@ impl<'a> Parser<'a> {
         }
         self.note_common(&rec);
         let sidechain = rec.is_sidechain.0;
+        // The message's content moves into the parts: the record is dropped after this line,
+        // and a copy would double every text, tool input and output of the full view.
+        let content = rec
+            .message
+            .get_mut()
+            .map_or(Content::Absent, |m| std::mem::take(&mut m.content));
         let (slot, conversational) = match kind {
-            "user" => (self.user(line, &rec, sidechain), true),
-            "assistant" => (self.assistant(line, &rec, sidechain), true),
+            "user" => (self.user(line, &rec, content, sidechain), true),
+            "assistant" => (self.assistant(line, &rec, content, sidechain), true),
             "system" => (self.system(&rec, sidechain), false),
             "summary" => {
                 if let (Some(leaf), Some(title)) =
@@ -438,18 +436,18 @@ impl<'a> Parser<'a> {
 
     /// A record repeated verbatim under the same uuid (a resumed session re-writing its last
     /// record) is one record.
-    fn is_repeat(&mut self, rec: &Rec, msg: &Msg) -> bool {
+    fn is_repeat(&mut self, rec: &Rec, msg: &Msg, content: &Content) -> bool {
         let Some(uuid) = rec.uuid.get() else {
             return false;
         };
         !self
             .seen_records
-            .insert((hash64(uuid), fingerprint(rec, msg)))
+            .insert((hash64(uuid), fingerprint(rec, msg, content)))
     }
 
-    fn user(&mut self, line: u64, rec: &Rec, sidechain: bool) -> Slot {
+    fn user(&mut self, line: u64, rec: &Rec, content: Content, sidechain: bool) -> Slot {
         let msg = match rec.message.get() {
-            Some(m) if matches!(m.content, Content::Text(_) | Content::Blocks(_)) => m,
+            Some(m) if matches!(content, Content::Text(_) | Content::Blocks(_)) => m,
             _ => {
                 self.warn(
                     WarningKind::UnexpectedRecord,
@@ -459,13 +457,13 @@ impl<'a> Parser<'a> {
                 return Slot::Node(None);
             }
         };
-        if self.is_repeat(rec, msg) {
+        if self.is_repeat(rec, msg, &content) {
             self.s.note_other("claude:repeated_record");
             return Slot::Repeat;
         }
         let uuid = rec.uuid.get();
         let key = uuid.map_or_else(|| format!("line{line}"), String::from);
-        let parts = self.content_parts(&msg.content, &key, 0, rec);
+        let parts = self.content_parts(content, &key, 0, rec);
 
         let mut m = Message::new(Role::User);
         m.id = uuid.map(String::from);
@@ -530,7 +528,7 @@ impl<'a> Parser<'a> {
         });
     }
 
-    fn assistant(&mut self, line: u64, rec: &Rec, sidechain: bool) -> Slot {
+    fn assistant(&mut self, line: u64, rec: &Rec, content: Content, sidechain: bool) -> Slot {
         let Some(m) = rec.message.get() else {
             self.warn(
                 WarningKind::UnexpectedRecord,
@@ -539,7 +537,7 @@ impl<'a> Parser<'a> {
             );
             return Slot::Node(None);
         };
-        if self.is_repeat(rec, m) {
+        if self.is_repeat(rec, m, &content) {
             self.s.note_other("claude:repeated_record");
             return Slot::Repeat;
         }
@@ -559,7 +557,7 @@ impl<'a> Parser<'a> {
             if let Some(idx) = self.responses.get(key).map(|r| r.message) {
                 // Another streamed piece of a response already seen: same message.
                 let start = self.s.messages[idx].parts.len();
-                let parts = self.content_parts(&m.content, &key.0, start, rec);
+                let parts = self.content_parts(content, &key.0, start, rec);
                 let msg = &mut self.s.messages[idx];
                 msg.parts.extend(parts);
                 if msg.model.is_none() {
@@ -585,7 +583,7 @@ impl<'a> Parser<'a> {
         if synthetic {
             msg.subtype = Some("synthetic".into());
         }
-        msg.parts = self.content_parts(&m.content, &msg_key, 0, rec);
+        msg.parts = self.content_parts(content, &msg_key, 0, rec);
         msg.id = Some(msg_key);
         let idx = self.s.messages.len();
         self.s.messages.push(msg);
@@ -767,76 +765,79 @@ impl<'a> Parser<'a> {
     /// synthesised tool-call ids (`<msg_key>:<part index>`) for blocks that lack one.
     fn content_parts(
         &mut self,
-        content: &Content,
+        content: Content,
         msg_key: &str,
         start: usize,
         rec: &Rec,
     ) -> Vec<Part> {
         match content {
             Content::Text(s) => vec![Part::Text {
-                text: s.to_string(),
+                text: s.into_owned(),
             }],
-            Content::Blocks(blocks) => blocks
-                .iter()
-                .enumerate()
-                .map(|(i, b)| self.block(b, msg_key, start + i, rec))
-                .collect(),
+            Content::Blocks(blocks) => {
+                // Not `collect()`: it would reuse the blocks' allocation, several times the
+                // parts' size, for as long as the message lives.
+                let mut parts = Vec::with_capacity(blocks.len());
+                for (i, b) in blocks.into_iter().enumerate() {
+                    parts.push(self.block(b, msg_key, start + i, rec));
+                }
+                parts
+            }
             Content::Absent | Content::Other => Vec::new(),
         }
     }
 
-    fn block(&mut self, b: &Block, msg_key: &str, n: usize, rec: &Rec) -> Part {
-        let o = match b {
+    fn block(&mut self, b: Block, msg_key: &str, n: usize, rec: &Rec) -> Part {
+        let mut o = match b {
             Block::Obj(o) => o,
             Block::Text(s) => {
                 return Part::Text {
-                    text: s.to_string(),
+                    text: s.into_owned(),
                 };
             }
             Block::Other(kind, raw) => {
                 return Part::Unknown {
-                    kind: (*kind).into(),
-                    raw: raw.clone(),
+                    kind: kind.into(),
+                    raw,
                 };
             }
         };
-        let text = |t: &Option<Cow<str>>| t.as_deref().unwrap_or("").to_string();
-        match o.kind.as_deref() {
-            Some("text") => Part::Text {
-                text: text(&o.text),
-            },
+        let text = |t: Option<Cow<str>>| t.map(Cow::into_owned).unwrap_or_default();
+        let kind = o.kind.take();
+        match kind.as_deref() {
+            Some("text") => Part::Text { text: text(o.text) },
             Some("thinking") => Part::Thinking {
-                text: o.thinking.clone().unwrap_or_default(),
+                text: o.thinking.unwrap_or_default(),
             },
             Some("redacted_thinking") => Part::Thinking {
                 text: String::new(),
             },
             Some("tool_use") => {
-                let id =
-                    o.id.as_deref()
-                        .filter(|s| !s.trim().is_empty())
-                        .map_or_else(|| format!("{msg_key}:{n}"), String::from);
+                let id = match o.id {
+                    Some(id) if !id.trim().is_empty() => id.into_owned(),
+                    _ => format!("{msg_key}:{n}"),
+                };
                 self.pending_calls.push_back(id.clone());
                 Part::ToolCall {
                     id,
-                    name: text(&o.name),
-                    input: o.input.clone(),
+                    name: text(o.name),
+                    input: o.input,
                 }
             }
             Some("tool_result") => self.tool_result(o, msg_key, n, rec),
             Some("image") => image_part(o.source.as_ref(), o.media_type.as_deref()),
             Some(t) => Part::Unknown {
                 kind: t.to_string(),
-                raw: o.raw.clone(),
+                raw: o.raw,
             },
             None => Part::Unknown {
                 kind: "object".into(),
-                raw: o.raw.clone(),
+                raw: o.raw,
             },
         }
     }
 
-    fn tool_result(&mut self, o: &BlockObj, msg_key: &str, n: usize, rec: &Rec) -> Part {
+    fn tool_result(&mut self, o: BlockObj, msg_key: &str, n: usize, rec: &Rec) -> Part {
         let call_id = match o.tool_use_id.as_deref().filter(|s| !s.trim().is_empty()) {
             Some(id) => id.to_string(),
             // No id: the oldest call still waiting for a result, else what the record says.
@@ -846,25 +847,39 @@ impl<'a> Parser<'a> {
                 .unwrap_or_else(|| format!("{msg_key}:{n}")),
         };
         self.answered_calls.insert(call_id.clone());
-        let items: &[Value] = match &o.result {
+        let items = match o.result {
             Some(Value::Array(items)) => items,
-            Some(v @ (Value::String(_) | Value::Object(_))) => std::slice::from_ref(v),
-            _ => &[],
+            Some(v @ (Value::String(_) | Value::Object(_))) => vec![v],
+            _ => Vec::new(),
         };
-        let mut texts: Vec<&str> = Vec::new();
+        // The text items joined with newlines; the first one's string becomes the output.
+        let mut output: Option<String> = None;
         let mut attachments = Vec::new();
         for v in items {
-            match v {
-                Value::String(s) => texts.push(s),
-                Value::Object(b) if b.get("type").and_then(Value::as_str) == Some("text") => {
-                    texts.push(b.get("text").and_then(Value::as_str).unwrap_or(""));
+            let text = match v {
+                Value::String(s) => s,
+                Value::Object(mut b) if b.get("type").and_then(Value::as_str) == Some("text") => {
+                    match b.remove("text") {
+                        Some(Value::String(s)) => s,
+                        _ => String::new(),
+                    }
                 }
-                other => attachments.push(attachment_part(other)),
+                other => {
+                    attachments.push(attachment_part(other));
+                    continue;
+                }
+            };
+            match &mut output {
+                None => output = Some(text),
+                Some(out) => {
+                    out.push('\n');
+                    out.push_str(&text);
+                }
             }
         }
         Part::ToolResult {
             call_id,
-            output: texts.join("\n"),
+            output: output.unwrap_or_default(),
             is_error: o.is_error.unwrap_or(false),
             attachments,
         }

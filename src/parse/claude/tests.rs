@@ -668,3 +668,72 @@ fn unreadable_files_are_errors() {
     let w = parse(&file).unwrap_err();
     assert_eq!(w.kind, WarningKind::Unreadable);
 }
+
+#[test]
+fn full_view_moves_block_bodies_into_parts_without_spare_room() {
+    // The parts are built from the record's blocks by value: the same text, input and output
+    // as recorded, and a part vector sized to the blocks (not the blocks' larger allocation).
+    let s = main(&[
+        user("u1", None, json!("go")),
+        asst(
+            "a1",
+            Some("u1"),
+            "m1",
+            Some("r1"),
+            json!([
+                {"type": "thinking", "thinking": "hmm"},
+                {"type": "text", "text": "calling"},
+                {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls", "n": [1, 2]}},
+                {"type": "mystery", "text": "kept raw", "x": 1},
+            ]),
+            out(5),
+        ),
+        user(
+            "u2",
+            Some("a1"),
+            json!([{"type": "tool_result", "tool_use_id": "t1", "content": [
+                {"type": "text", "text": "a\nb"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}},
+                "plain",
+                {"type": "text", "text": 7},
+            ]}]),
+        ),
+    ]);
+    let a = &s.messages[1];
+    assert_eq!(a.parts.capacity(), a.parts.len());
+    assert_eq!(
+        a.parts[..3],
+        [
+            Part::Thinking { text: "hmm".into() },
+            Part::Text { text: "calling".into() },
+            Part::ToolCall {
+                id: "t1".into(),
+                name: "Bash".into(),
+                input: json!({"command": "ls", "n": [1, 2]}),
+            },
+        ]
+    );
+    assert_eq!(
+        a.parts[3],
+        Part::Unknown {
+            kind: "mystery".into(),
+            raw: json!({"type": "mystery", "text": "kept raw", "x": 1}),
+        }
+    );
+    let Part::ToolResult {
+        call_id,
+        output,
+        attachments,
+        ..
+    } = &s.messages[2].parts[0]
+    else {
+        panic!("not a tool result: {:?}", s.messages[2].parts);
+    };
+    assert_eq!(call_id, "t1");
+    // Text items joined with newlines in order; a non-string `text` counts as empty.
+    assert_eq!(output, "a\nb\nplain\n");
+    assert!(matches!(
+        &attachments[..],
+        [Part::Image { media_type: Some(m), bytes: Some(3), .. }] if m == "image/png"
+    ));
+}
