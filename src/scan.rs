@@ -154,19 +154,13 @@ pub struct ScanResult {
 
 /// Run the whole pipeline.
 pub fn scan(opts: &ScanOptions) -> ScanResult {
-    run(
-        opts,
-        discover(opts),
-        |_| true,
-        summary_view,
-        |_, _, _| None::<()>,
-    )
+    run(opts, discover(opts), |files, bar| {
+        parse_all(files, bar, &summary_view, &|_, _, _| None::<()>)
+    })
     .0
 }
 
-/// The files a scan with `opts` reads: the walk of its stores (or of its named paths), for a
-/// command that scans the same files twice ([`scan_where`], then [`scan_each`]) and should
-/// walk them once and see the same files both times.
+/// The files a scan with `opts` reads: the walk of its stores (or of its named paths).
 pub fn discover(opts: &ScanOptions) -> Discovery {
     let agents: Vec<Agent> = opts.filter.agents();
     if opts.paths.is_empty() {
@@ -181,22 +175,6 @@ fn summary_view(f: &SourceFile) -> Result<(Session, ()), Warning> {
     parse::parse_file_with(f, Detail::Summary).map(|s| (s, ()))
 }
 
-/// The scan over only the files of `discovery` that `keep` accepts (it may read them: it runs
-/// in parallel). The cross-file rules then see only those files; what the walk could not read
-/// is left to the scan that reads them all.
-pub fn scan_where(
-    opts: &ScanOptions,
-    discovery: &Discovery,
-    keep: impl Fn(&SourceFile) -> bool + Sync,
-) -> ScanResult {
-    let files = Discovery {
-        files: discovery.files.clone(),
-        roots_found: discovery.roots_found,
-        ..Default::default()
-    };
-    run(opts, files, keep, summary_view, |_, _, _| None::<()>).0
-}
-
 /// The scan of the files `discovery` found ([`discover`]), reading each file with `read` (its
 /// session, at a detail that holds at least the summary, and whatever else `read` takes from
 /// the same read) and handing that to `visit` while the worker still holds it, so that a
@@ -209,15 +187,43 @@ pub fn scan_each<X, T: Send>(
     read: impl Fn(&SourceFile) -> Result<(Session, X), Warning> + Sync,
     visit: impl Fn(&SessionSummary, Session, X) -> Option<T> + Sync,
 ) -> (ScanResult, HashMap<PathBuf, T>) {
-    run(opts, discovery, |_| true, read, visit)
+    run(opts, discovery, |files, bar| {
+        parse_all(files, bar, &read, &visit)
+    })
 }
 
-fn run<X, T: Send>(
+/// [`scan_each`] in two stages: first the files `first` selects, each visited with `context`,
+/// then the others, each visited with what `between` makes of the first stage's sessions (as
+/// their own files describe them: before the cross-file rules and the filters). A replay
+/// learns the summary size from its algorithm's own agent's files this way, before it replays
+/// the others. The cross-file rules and the filters then run over both stages at once, as
+/// they do in [`scan_each`].
+pub fn scan_each_staged<X, C: Sync, T: Send>(
     opts: &ScanOptions,
     discovery: Discovery,
-    keep: impl Fn(&SourceFile) -> bool + Sync,
+    first: impl Fn(&SourceFile) -> bool,
     read: impl Fn(&SourceFile) -> Result<(Session, X), Warning> + Sync,
-    visit: impl Fn(&SessionSummary, Session, X) -> Option<T> + Sync,
+    context: C,
+    between: impl FnOnce(&[&SessionSummary]) -> C,
+    visit: impl Fn(&C, &SessionSummary, Session, X) -> Option<T> + Sync,
+) -> (ScanResult, HashMap<PathBuf, T>) {
+    run(opts, discovery, |files, bar| {
+        let (one, two): (Vec<SourceFile>, Vec<SourceFile>) = files.into_iter().partition(first);
+        let visit_one = |s: &SessionSummary, session, x| visit(&context, s, session, x);
+        let mut parsed = parse_all(one, bar, &read, &visit_one);
+        let seen: Vec<&SessionSummary> =
+            parsed.iter().filter_map(|(r, _)| r.as_ref().ok()).collect();
+        let context = between(&seen);
+        let visit_two = |s: &SessionSummary, session, x| visit(&context, s, session, x);
+        parsed.extend(parse_all(two, bar, &read, &visit_two));
+        parsed
+    })
+}
+
+fn run<T>(
+    opts: &ScanOptions,
+    discovery: Discovery,
+    parse: impl FnOnce(Vec<SourceFile>, Option<&ProgressBar>) -> Vec<Parsed<T>>,
 ) -> (ScanResult, HashMap<PathBuf, T>) {
     let mut result = ScanResult {
         stores_found: discovery.roots_found > 0 || !opts.paths.is_empty(),
@@ -231,15 +237,15 @@ fn run<X, T: Send>(
         .into_iter()
         .partition(|f| time_may_match(f, &opts.filter));
     result.skipped_by_time = skipped.len();
-    let files: Vec<SourceFile> = files
-        .into_par_iter()
-        .with_max_len(1)
-        .filter(|f| keep(f))
-        .collect();
 
-    let parsed = parse_all(files, opts.progress, &read, &visit);
+    let bar = progress_bar(opts.progress, &files);
+    let parsed = parse(files, bar.as_ref());
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     let mut sessions = Vec::with_capacity(parsed.len());
     let mut visited = HashMap::new();
+    let mut unread = Vec::new();
     for (r, t) in parsed {
         match r {
             Ok(s) => {
@@ -248,11 +254,14 @@ fn run<X, T: Send>(
                 }
                 sessions.push(s);
             }
-            Err(w) => result.report.warnings.push(w),
+            Err(w) => unread.push(w),
         }
     }
-    // Files were parsed largest first; everything downstream (duplicate choices, which copy
-    // of a request is counted) must not depend on sizes or directory order.
+    // Files were parsed largest first (and in stages); everything downstream (duplicate
+    // choices, which copy of a request is counted, the order of the warnings) must not depend
+    // on sizes or directory order.
+    unread.sort_by(|a, b| a.path.cmp(&b.path));
+    result.report.warnings.extend(unread);
     sessions.sort_by(|a, b| a.source.path.cmp(&b.source.path));
 
     apply_leaf_titles(&mut sessions);
@@ -270,32 +279,35 @@ fn run<X, T: Send>(
 
 type Parsed<T> = (Result<SessionSummary, Warning>, Option<T>);
 
+/// A progress bar over the bytes of `files`, on a terminal only and only when there is more
+/// than one file.
+fn progress_bar(progress: bool, files: &[SourceFile]) -> Option<ProgressBar> {
+    if !progress || !std::io::stderr().is_terminal() || files.len() < 2 {
+        return None;
+    }
+    let bar = ProgressBar::new(files.iter().map(|f| f.size).sum());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} reading sessions {bar:30} {bytes}/{total_bytes} ({eta})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
 /// Parse files in parallel, largest first so one huge file does not start last and hold up
 /// the whole run.
 fn parse_all<X, T: Send>(
     mut files: Vec<SourceFile>,
-    progress: bool,
+    bar: Option<&ProgressBar>,
     read: &(impl Fn(&SourceFile) -> Result<(Session, X), Warning> + Sync),
     visit: &(impl Fn(&SessionSummary, Session, X) -> Option<T> + Sync),
 ) -> Vec<Parsed<T>> {
     files.sort_by_key(|f| std::cmp::Reverse(f.size));
-    let total: u64 = files.iter().map(|f| f.size).sum();
-    let bar = if progress && std::io::stderr().is_terminal() && files.len() > 1 {
-        let bar = ProgressBar::new(total);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} reading sessions {bar:30} {bytes}/{total_bytes} ({eta})",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        Some(bar)
-    } else {
-        None
-    };
     // One file per rayon task: left to split the list into a few long runs, rayon handed one
     // thread a run of costly replays at the end while the other sat idle (a tenth of the
     // wall time of a Gemini replay of the bench store).
-    let out = files
+    files
         .into_par_iter()
         .with_max_len(1)
         .map(|f| {
@@ -308,16 +320,12 @@ fn parse_all<X, T: Send>(
                 }
                 Err(w) => (Err(w), None),
             };
-            if let Some(b) = &bar {
+            if let Some(b) = bar {
                 b.inc(size);
             }
             r
         })
-        .collect();
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    out
+        .collect()
 }
 
 /// Whether a file can hold activity inside the time window, judged without opening it:

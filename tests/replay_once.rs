@@ -61,11 +61,10 @@ fn copy_home(to: &Path, edit: &dyn Fn(&Path, String) -> String) {
     }
 }
 
-/// The byte search that finds the files holding summaries can be fooled (a key written with
-/// an escape is the same key to a JSON parser); the scan then confirms another size, and the
-/// replays are run again at it: the result is the one an unfooled run gives.
+/// A summary is found by reading the records, not their bytes: a key written with an escape
+/// is the same key to a JSON parser, and sizes the replay as the plain key does.
 #[test]
-fn a_summary_the_byte_search_misses_still_sizes_the_replay() {
+fn a_summary_written_with_escapes_still_sizes_the_replay() {
     let plain = tempfile::tempdir().unwrap();
     let escaped = tempfile::tempdir().unwrap();
     copy_home(plain.path(), &|_, t| t);
@@ -108,6 +107,51 @@ fn a_summary_the_byte_search_misses_still_sizes_the_replay() {
         "{sizes:?}"
     );
     assert_eq!(a, b);
+}
+
+/// With `--summary-tokens auto`, `--all` replays the files of the algorithm's own agent (every
+/// file, for Pi) before it knows the size, at the algorithm's default, and then runs again the
+/// replays that used the size: every replay is the one a run at the settled size gives. A small
+/// window makes most sessions of the sample home compact (and, being an override, keeps the
+/// agents' own algorithms from following their recordings in both runs).
+#[test]
+fn replays_made_before_the_summary_size_was_known_are_those_made_at_it() {
+    let window = ["--context-window", "8000"];
+    let mut compared = (0, 0);
+    for alg in ["pi", "claude", "codex", "gemini"] {
+        let auto = replay_all(Path::new(HOME), alg, &window);
+        let size = auto[0]["summary_tokens"].as_u64().unwrap();
+        assert!(auto.iter().all(|r| r["summary_tokens"] == size), "{alg}");
+        let fixed = replay_all(
+            Path::new(HOME),
+            alg,
+            &[&window[..], &["--summary-tokens", &size.to_string()]].concat(),
+        );
+        assert_eq!(auto.len(), fixed.len(), "{alg}");
+        let named = format!("summary size {size} tokens (--summary-tokens)");
+        for (a, mut f) in auto.into_iter().zip(fixed) {
+            // The same size, named by where it came from.
+            let settled = a["notes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|n| n.as_str().unwrap().starts_with("summary size "))
+                .unwrap()
+                .clone();
+            for n in f["notes"].as_array_mut().unwrap() {
+                if *n == named.as_str() {
+                    *n = settled.clone();
+                }
+            }
+            assert_eq!(a, f, "{alg} {}", a["path"]);
+            if a["events"].as_array().unwrap().is_empty() {
+                compared.0 += 1;
+            } else {
+                compared.1 += 1;
+            }
+        }
+    }
+    assert!(compared.0 >= 20 && compared.1 >= 40, "{compared:?}");
 }
 
 corpus_is_present_in_ci!();

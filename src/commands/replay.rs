@@ -1,6 +1,7 @@
 //! `sessions replay-compress`: replay a context-management algorithm over real sessions and
 //! report what it would have saved, per session and in aggregate, for one setting or a grid.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -20,7 +21,7 @@ use crate::replay::settings::Settings;
 use crate::replay::{
     Algorithm, ReplayInput, ReplayOptions, SessionReplay, Totals, replay_each, validate,
 };
-use crate::scan::{ScanOptions, SessionSummary, scan, scan_each, scan_where};
+use crate::scan::{SessionSummary, scan, scan_each_staged};
 use crate::tokens::{MAX_TOKENS, estimate_text};
 
 pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
@@ -198,11 +199,17 @@ struct Replayed {
 }
 
 /// `--all`: one pass over the store. Each file is parsed once, and replayed while the scan
-/// holds it. The replay needs the summary size before it starts, a median over every
-/// selected session's real summaries: it comes from a scan of only the files that can hold
-/// one (a byte search tells), and the full scan then confirms it. Should it disagree (a
-/// summary the byte search missed, or a Gemini session the cross-file rules regrouped), the
-/// sessions are replayed again at the confirmed size, exactly as the two passes would.
+/// holds it.
+///
+/// With `--summary-tokens auto` the summary size is the median of the real summaries of the
+/// selected sessions of the algorithm's own agent (of every agent for Pi and OpenClaw), so the
+/// scan reads that agent's files first and replays them at the algorithm's default; the median
+/// of what they hold sizes the replays of every other file. Should the size the whole scan
+/// confirms differ from the one a replay used (the first stage's, or a median the cross-file
+/// rules or the filters changed), the replay is run again at the confirmed size if it wrote a
+/// summary; one that did not never used its size ([`SessionReplay::uses_summary_size`]) and
+/// only reports the new one. Either way each replay is the one a run at the confirmed size
+/// from the start gives.
 fn replay_all(
     g: &GlobalArgs,
     args: &ReplayArgs,
@@ -211,33 +218,27 @@ fn replay_all(
     args.filter.require_all(true).map_err(Failure::usage)?;
     let opts = scan_options(g, &args.filter.select(Vec::new()))?;
     let alg = args.algorithm;
-    // One walk for both scans: they see the same files.
-    let discovery = crate::scan::discover(&opts);
-    let size = match fixed_summary_size(alg, &args.summary_tokens)? {
-        Some(size) => size,
-        None => {
-            let quiet = ScanOptions {
-                progress: false,
-                ..opts.clone()
-            };
-            let native = alg.native_agent();
-            let candidates = scan_where(&quiet, &discovery, |f| {
-                native.is_none_or(|a| a == f.agent) && crate::parse::may_hold_compaction_summary(f)
-            });
-            summary_size(alg, &args.summary_tokens, &candidates.sessions)?
-        }
-    };
-    let options = options_for(size);
     let filter = &opts.filter;
-    let (result, mut done) = scan_each(
+    let fixed = fixed_summary_size(alg, &args.summary_tokens)?;
+    let native = alg.native_agent();
+    let stage = |size: SummarySize| (size, options_for(size));
+    let (result, done) = scan_each_staged(
         &opts,
-        discovery,
+        crate::scan::discover(&opts),
+        |f| fixed.is_none() && native.is_none_or(|a| a == f.agent),
         ReplayInput::read,
-        |summary, session, record| {
+        stage(fixed.unwrap_or((alg.default_summary_tokens(), NO_REAL_SUMMARY))),
+        |first| {
+            stage(fixed.unwrap_or_else(|| {
+                auto_summary_size(alg, first.iter().copied().filter(|s| filter.may_match(s)))
+            }))
+        },
+        |(size, options), summary, session, record| {
             filter.may_match(summary).then(|| {
-                ReplayInput::from_read(session, record, &summary.source, alg)
-                    .map(|input| replay_each(&input, &options))
-                    .map_err(|w| Failure::failed(w.to_string()))
+                let replays = ReplayInput::from_read(session, record, &summary.source, alg)
+                    .map(|input| replay_each(&input, options))
+                    .map_err(|w| Failure::failed(w.to_string()));
+                (*size, replays)
             })
         },
     );
@@ -246,12 +247,29 @@ fn replay_all(
         return Err(Failure::failed("no session selected"));
     }
     let confirmed = summary_size(alg, &args.summary_tokens, &sessions)?;
-    let options = if confirmed == size {
-        options
-    } else {
-        done.clear();
-        options_for(confirmed)
-    };
+    let options = options_for(confirmed);
+    // Replays made at another size: run again if they used it, else only the size they report.
+    let mut done: HashMap<PathBuf, Result<Vec<SessionReplay>, Failure>> = done
+        .into_iter()
+        .filter_map(|(path, (size, r))| {
+            let r = match r {
+                Ok(replays) if size != confirmed => {
+                    if size.0 != confirmed.0 && replays.iter().any(SessionReplay::uses_summary_size)
+                    {
+                        return None;
+                    }
+                    let made = options_for(size);
+                    Ok(replays
+                        .into_iter()
+                        .zip(made.iter().zip(&options))
+                        .map(|(replay, (from, to))| replay.resized(from, to))
+                        .collect())
+                }
+                r => r,
+            };
+            Some((path, r))
+        })
+        .collect();
     let missing: Vec<&SessionSummary> = sessions
         .iter()
         .filter(|s| !done.contains_key(s.path()))
@@ -477,33 +495,41 @@ fn fixed_summary_size(alg: Algorithm, arg: &str) -> Result<Option<SummarySize>, 
     Ok(None)
 }
 
+/// Where an `auto` summary size comes from when the scanned sessions hold no real summary.
+const NO_REAL_SUMMARY: &str = "the algorithm's default: no real summaries found";
+
 /// `--summary-tokens N|auto`: with `auto`, the median of the real summaries in `scanned`.
-fn summary_size(
+fn summary_size<'a>(
     alg: Algorithm,
     arg: &str,
-    scanned: &[SessionSummary],
+    scanned: impl IntoIterator<Item = &'a SessionSummary>,
 ) -> Result<SummarySize, Failure> {
-    if let Some(size) = fixed_summary_size(alg, arg)? {
-        return Ok(size);
-    }
+    Ok(match fixed_summary_size(alg, arg)? {
+        Some(size) => size,
+        None => auto_summary_size(alg, scanned),
+    })
+}
+
+/// The median of the real summaries in `scanned`, else the algorithm's default.
+fn auto_summary_size<'a>(
+    alg: Algorithm,
+    scanned: impl IntoIterator<Item = &'a SessionSummary>,
+) -> SummarySize {
     // Pi and OpenClaw leave no summaries in these stores: any agent's real summaries calibrate.
     let sizes: Vec<u64> = scanned
-        .iter()
+        .into_iter()
         .filter(|s| alg.native_agent().is_none_or(|a| a == s.agent))
         .flat_map(|s| &s.compaction_events)
         .filter_map(|c| c.summary.as_deref().filter(|t| !t.trim().is_empty()))
         .map(estimate_text)
         .collect();
-    let Some(median) = crate::commands::compactions::median(sizes) else {
-        return Ok((
-            alg.default_summary_tokens(),
-            "the algorithm's default: no real summaries found",
-        ));
-    };
-    Ok((
-        median,
-        "median of the real summaries found in the scanned sessions",
-    ))
+    match crate::commands::compactions::median(sizes) {
+        Some(median) => (
+            median,
+            "median of the real summaries found in the scanned sessions",
+        ),
+        None => (alg.default_summary_tokens(), NO_REAL_SUMMARY),
+    }
 }
 
 /// Every combination of the sweep values over the base settings, validated.

@@ -149,18 +149,6 @@ fn finish(mut session: Session) -> Session {
     session
 }
 
-/// Whether `file` may hold a compaction summary: it contains one of its agent's markers.
-/// A `false` is certain (no summary can be parsed from the file); a `true` only means the
-/// file must be parsed to know. Cheaper than a parse by an order of magnitude: a byte search.
-pub fn may_hold_compaction_summary(file: &SourceFile) -> bool {
-    let markers = match file.agent {
-        Agent::Claude => claude::SUMMARY_MARKERS,
-        Agent::Codex => codex::SUMMARY_MARKERS,
-        Agent::Gemini => gemini::SUMMARY_MARKERS,
-    };
-    read::contains_any(&file.path, markers)
-}
-
 /// Legacy Gemini CLI injects `System: Please continue.` as a user message when the model stops
 /// mid-task: the harness speaking, not a human turn (nor a title).
 fn harness_continuations(s: &mut Session) {

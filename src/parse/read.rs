@@ -638,45 +638,6 @@ fn hex4(b: &[u8]) -> Option<u32> {
     u32::from_str_radix(s, 16).ok()
 }
 
-/// Whether the file's bytes (decompressed) contain any of `needles`. Reads in 1 MiB chunks
-/// that overlap by the longest needle, so that memory stays flat whatever the file's size. A
-/// file that cannot be read contains nothing.
-pub fn contains_any(path: &Path, needles: &[&[u8]]) -> bool {
-    const CHUNK: usize = 1 << 20;
-    let Ok(mut reader) = open(path) else {
-        return false;
-    };
-    let finders: Vec<memchr::memmem::Finder> =
-        needles.iter().map(memchr::memmem::Finder::new).collect();
-    let keep = needles.iter().map(|n| n.len()).max().unwrap_or(1).max(1) - 1;
-    // One buffer per thread for every file searched: a fresh zeroed MiB per file cost more
-    // than the search of a small one.
-    thread_local! {
-        static BUF: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
-    }
-    let mut buf = BUF.with(|b| b.take());
-    buf.resize(CHUNK + keep, 0);
-    let mut have = 0;
-    let found = loop {
-        let n = match reader.read(&mut buf[have..]) {
-            Ok(0) => break false,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => break false,
-        };
-        have += n;
-        if finders.iter().any(|f| f.find(&buf[..have]).is_some()) {
-            break true;
-        }
-        // Only the tail can still start a match that the next bytes complete.
-        let tail = have.min(keep);
-        buf.copy_within(have - tail..have, 0);
-        have = tail;
-    };
-    BUF.with(|b| b.set(buf));
-    found
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -830,31 +791,5 @@ mod tests {
         let mut buf = [0u8; 8];
         assert_eq!(c.read(&mut buf).unwrap(), 8);
         assert!(c.read(&mut buf).is_err());
-    }
-
-    #[test]
-    fn finds_a_needle_across_the_chunk_boundary_and_inside_zstd() {
-        let dir = tempfile::tempdir().unwrap();
-        let needle: &[u8] = b"isCompactSummary";
-        // The first read fills 1 MiB + 15 bytes; later ones 1 MiB after the 15 kept.
-        for at in [
-            0,
-            (1 << 20) - 7,
-            (1 << 20) + 7,
-            (2 << 20) + 3,
-            (3 << 20) + 5,
-        ] {
-            let mut bytes = vec![b'a'; at];
-            bytes.extend_from_slice(needle);
-            bytes.extend_from_slice(b"tail");
-            let plain = dir.path().join(format!("{at}.jsonl"));
-            std::fs::write(&plain, &bytes).unwrap();
-            assert!(contains_any(&plain, &[b"other", needle]), "at {at}");
-            assert!(!contains_any(&plain, &[b"compacted"]), "at {at}");
-            let zst = dir.path().join(format!("{at}.jsonl.zst"));
-            std::fs::write(&zst, zstd::encode_all(&bytes[..], 1).unwrap()).unwrap();
-            assert!(contains_any(&zst, &[needle]), "zst at {at}");
-        }
-        assert!(!contains_any(&dir.path().join("missing.jsonl"), &[needle]));
     }
 }

@@ -155,12 +155,7 @@ fn replay_calibrated(
             input.agent
         ));
     }
-    if alg.default_summary_tokens() > 0 {
-        notes.push(format!(
-            "summary size {} tokens ({})",
-            opts.summary_tokens, opts.summary_tokens_source
-        ));
-    }
+    notes.extend(summary_note(opts));
 
     // The agent's own context management, by the first request that saw it.
     let first_managed = input
@@ -405,6 +400,45 @@ fn replay_calibrated(
         validation,
         fidelity,
         cost,
+    }
+}
+
+/// The note on the summary size, for an algorithm that writes summaries.
+fn summary_note(opts: &ReplayOptions) -> Option<String> {
+    (opts.algorithm.default_summary_tokens() > 0).then(|| {
+        format!(
+            "summary size {} tokens ({})",
+            opts.summary_tokens, opts.summary_tokens_source
+        )
+    })
+}
+
+impl SessionReplay {
+    /// Whether the replay depends on its summary size. Only a compaction the replay makes,
+    /// tries or follows writes a summary, and each is an event: before the first event every
+    /// figure is the same at any size. A replay without events, under a positive size, is the
+    /// replay at any other positive size but for the size it reports.
+    pub fn uses_summary_size(&self) -> bool {
+        !self.events.is_empty() || self.summary_tokens == 0
+    }
+
+    /// This replay, made under `from`, as `to` gives it, for options that differ in the summary
+    /// size alone and a replay that does not [use it](Self::uses_summary_size) (or sizes that
+    /// are one number under two names): only the size it reports and the note that names it
+    /// change.
+    pub fn resized(mut self, from: &ReplayOptions, to: &ReplayOptions) -> SessionReplay {
+        debug_assert!(
+            !self.uses_summary_size() || from.summary_tokens == to.summary_tokens,
+            "{}",
+            self.path.display()
+        );
+        self.summary_tokens = crate::tokens::cap(to.summary_tokens);
+        if let (Some(old), Some(new)) = (summary_note(from), summary_note(to)) {
+            if let Some(n) = self.notes.iter_mut().find(|n| **n == old) {
+                *n = new;
+            }
+        }
+        self
     }
 }
 

@@ -51,9 +51,6 @@ impl Records for Lines {
 
 /// Parse one Claude Code transcript. `Err` when the file cannot be opened, or holds records
 /// but none of Claude Code's.
-/// Bytes every file holding a compaction summary contains (the `isCompactSummary` flag).
-pub const SUMMARY_MARKERS: &[&[u8]] = &[b"isCompactSummary"];
-
 pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
     let reader = parse::open(&file.path).map_err(|e| parse::unreadable(&file.path, &e))?;
     let mut parser = Parser::new(file);

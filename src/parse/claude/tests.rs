@@ -705,7 +705,9 @@ fn full_view_moves_block_bodies_into_parts_without_spare_room() {
         a.parts[..3],
         [
             Part::Thinking { text: "hmm".into() },
-            Part::Text { text: "calling".into() },
+            Part::Text {
+                text: "calling".into()
+            },
             Part::ToolCall {
                 id: "t1".into(),
                 name: "Bash".into(),

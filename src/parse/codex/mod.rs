@@ -128,9 +128,6 @@ pub(super) type Obj = Map<String, Value>;
 
 /// Parse one Codex rollout (any era). `Err` when the file cannot be opened, or holds records
 /// but none of Codex's.
-/// Bytes every file holding a compaction summary contains (the `compacted` record type).
-pub const SUMMARY_MARKERS: &[&[u8]] = &[b"compacted"];
-
 pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
     if is_legacy_document(file) {
         return parse_legacy(file);

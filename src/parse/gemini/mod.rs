@@ -72,16 +72,6 @@ pub(crate) fn owns(o: &Map<String, Value>) -> bool {
         || log::is_message_record(o)
 }
 
-/// Bytes every file holding a compaction summary contains: the `<state_snapshot>` tag, or a
-/// key of the JSON snapshots. A JSON snapshot holds at least two of the four keys
-/// ([`JSON_SNAPSHOT_KEYS`]), so at least one of any three: three are searched for.
-pub const SUMMARY_MARKERS: &[&[u8]] = &[
-    b"state_snapshot",
-    b"active_tasks",
-    b"discovered_facts",
-    b"constraints_and_preferences",
-];
-
 pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
     let s = parse_view(file)?;
     match s {
