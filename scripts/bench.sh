@@ -237,9 +237,9 @@ if [ "${BENCH_SKIP_SLOW:-0}" != 1 ]; then
             "$H replay-compress --all -A $alg --format json > /dev/null"
     done
     # Where a replay's time goes: each agent's files alone, and the whole store, replayed at a
-    # fixed summary size (no byte search for it), against `list --agent X` and `list`. The size
-    # is the one the byte-searched replay finds (one untimed run), so that the two whole-store
-    # replays differ only by the search.
+    # fixed summary size, against `list --agent X` and `list`. The size is the one the `auto`
+    # replay settles (one untimed run), so that the two whole-store replays differ only by
+    # what settling it costs (the replays the first stage runs again at it).
     AUTO=$($H replay-compress --all -A claude --format json 2>/dev/null |
         python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["summary_tokens"])' ||
         echo 3000)
@@ -358,9 +358,9 @@ if [ -n "${M[fixed]:-}" ]; then
     cat <<EOF
 
 Where a replay's time goes (no target): \`replay-compress --all -A claude\` at a fixed summary
-size (\`--summary-tokens $AUTO\`, the size the byte search finds, so no search for it) over
-each agent's files, against \`list --agent X\`; and the byte search, as the full replay against
-the fixed one.
+size (\`--summary-tokens $AUTO\`, the size \`auto\` settles) over each agent's files, against
+\`list --agent X\`; and what settling the size costs (the Claude sessions replayed again at
+it), as the \`auto\` replay against the fixed one.
 
 | files | wall ratio | CPU ratio |
 |---|---:|---:|
@@ -370,7 +370,7 @@ EOF
             "$(ratio "fixed_$a" "list_$a")" "$(cpu_ratio "fixed_$a" "list_$a")"
     done
     printf '| all, replay / `list` | %s | %s |\n' "$(ratio fixed list)" "$(cpu_ratio fixed list)"
-    printf '| all, with the byte search / without | %s | %s |\n' \
+    printf '| all, `auto` summary size / fixed | %s | %s |\n' \
         "$(ratio replay_claude fixed)" "$(cpu_ratio replay_claude fixed)"
 fi
 cat <<EOF
