@@ -4,24 +4,17 @@
 //! reports. This holds it to that on every corpus and sample-home session, for every algorithm
 //! that writes summaries.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
+
+use common::session_files_under as files_under;
 
 use sessions::discover::Discovery;
 use sessions::model::Agent;
 use sessions::parse::{Detail, parse_file_with};
 use sessions::replay::settings::Settings;
 use sessions::replay::{Algorithm, ReplayInput, ReplayOptions, replay};
-
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    if !dir.is_dir() {
-        return Vec::new();
-    }
-    Discovery::walk_paths(&[dir.to_path_buf()], &Agent::ALL)
-        .files
-        .into_iter()
-        .map(|f| f.path)
-        .collect()
-}
 
 fn options(alg: Algorithm, summary_tokens: u64, source: &'static str) -> ReplayOptions {
     ReplayOptions {
@@ -36,11 +29,15 @@ fn options(alg: Algorithm, summary_tokens: u64, source: &'static str) -> ReplayO
     }
 }
 
+corpus_is_present_in_ci!();
+
 #[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
 fn a_replay_without_events_is_the_same_at_any_summary_size() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = files_under(&root.join("../shared/corpus"));
+    let mut files = files_under(Path::new(env!("SESSIONS_CORPUS_DIR")));
     let corpus = files.len();
+    assert!(corpus > 0, "no corpus files found");
     files.extend(files_under(&root.join("testdata/home")));
     assert!(files.len() > corpus, "no sample-home files found");
     let discovery = Discovery::walk_paths(&files, &Agent::ALL);

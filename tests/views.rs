@@ -3,23 +3,16 @@
 //! titles, compactions and warnings of the same session parsed in full (what `show`, `export`
 //! and `replay` read), on every corpus file and every sample-home file.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
+
+use common::session_files_under as files_under;
 
 use sessions::discover::Discovery;
 use sessions::model::Agent;
 use sessions::parse::{Detail, parse_file_with};
 use sessions::scan::SessionSummary;
-
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    if !dir.is_dir() {
-        return Vec::new();
-    }
-    Discovery::walk_paths(&[dir.to_path_buf()], &Agent::ALL)
-        .files
-        .into_iter()
-        .map(|f| f.path)
-        .collect()
-}
 
 /// Everything a summary holds, as text (the summary type has no `PartialEq`: it is not meant
 /// to be compared, except here).

@@ -105,3 +105,18 @@ macro_rules! corpus_is_present_in_ci {
         }
     };
 }
+
+/// The session files under `dir` (none when it does not exist), as the library's discovery
+/// finds them.
+pub fn session_files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    use sessions::discover::Discovery;
+    use sessions::model::Agent;
+    if !dir.is_dir() {
+        return Vec::new();
+    }
+    Discovery::walk_paths(&[dir.to_path_buf()], &Agent::ALL)
+        .files
+        .into_iter()
+        .map(|f| f.path)
+        .collect()
+}
