@@ -57,8 +57,14 @@ pub fn session_cost(session: &Session) -> crate::pricing::Cost {
 }
 
 pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
-    let (summary, siblings, report) = find_one(g, &args.target)?;
+    let (mut summary, mut siblings, report) = find_one(g, &args.target)?;
+    // Before the full parse, what the rest no longer needs goes: the scan's own copy of this
+    // session and every session that cannot be one of its sub-agents (a large session's
+    // requests would otherwise be held twice beside its full model).
+    siblings.retain(|s| s.parent_id.is_some() && s.path() != summary.path());
+    summary.requests = Vec::new();
     let session = load(&summary)?;
+    drop(summary);
     let cost = session_cost(&session);
     let mut out = stdout();
     match args.format {
