@@ -178,9 +178,9 @@ fn summary_view(f: &SourceFile) -> Result<(Session, ()), Warning> {
 /// The scan of the files `discovery` found ([`discover`]), reading each file with `read` (its
 /// session, at a detail that holds at least the summary, and whatever else `read` takes from
 /// the same read) and handing that to `visit` while the worker still holds it, so that a
-/// command needing more than the summary (a replay) reads each file once. `visit` runs before the cross-file rules and the filters: it
-/// sees the file's own project and title, and may see sessions the filters later drop. Its
-/// results are keyed by file path.
+/// command needing more than the summary (a replay) reads each file once. `visit` runs before
+/// the cross-file rules and the filters: it sees the file's own project and title, and may see
+/// sessions the filters later drop. Its results are keyed by file path.
 pub fn scan_each<X, T: Send>(
     opts: &ScanOptions,
     discovery: Discovery,
@@ -238,7 +238,8 @@ fn run<T>(
         .partition(|f| time_may_match(f, &opts.filter));
     result.skipped_by_time = skipped.len();
 
-    let bar = progress_bar(opts.progress, &files);
+    let bytes = files.iter().map(|f| f.size).sum();
+    let bar = bytes_progress(opts.progress, "reading sessions", bytes, files.len());
     let parsed = parse(files, bar.as_ref());
     if let Some(b) = bar {
         b.finish_and_clear();
@@ -279,17 +280,17 @@ fn run<T>(
 
 type Parsed<T> = (Result<SessionSummary, Warning>, Option<T>);
 
-/// A progress bar over the bytes of `files`, on a terminal only and only when there is more
-/// than one file.
-fn progress_bar(progress: bool, files: &[SourceFile]) -> Option<ProgressBar> {
-    if !progress || !std::io::stderr().is_terminal() || files.len() < 2 {
+/// A progress bar of `what` over `bytes` spread over `items` files, when `enabled`, on a
+/// terminal only and only when there is more than one file.
+pub fn bytes_progress(enabled: bool, what: &str, bytes: u64, items: usize) -> Option<ProgressBar> {
+    if !enabled || !std::io::stderr().is_terminal() || items < 2 {
         return None;
     }
-    let bar = ProgressBar::new(files.iter().map(|f| f.size).sum());
+    let bar = ProgressBar::new(bytes);
     bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} reading sessions {bar:30} {bytes}/{total_bytes} ({eta})",
-        )
+        ProgressStyle::with_template(&format!(
+            "{{spinner}} {what} {{bar:30}} {{bytes}}/{{total_bytes}} ({{eta}})"
+        ))
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     Some(bar)

@@ -335,8 +335,9 @@ fn replay_loaded(
     sessions: &[&SessionSummary],
     options: &[ReplayOptions],
 ) -> Vec<Result<Vec<SessionReplay>, Failure>> {
-    let bar = progress(
-        g,
+    let bar = crate::scan::bytes_progress(
+        !g.quiet,
+        "replaying sessions",
         sessions.iter().map(|s| s.source.size).sum(),
         sessions.len(),
     );
@@ -356,23 +357,6 @@ fn replay_loaded(
         b.finish_and_clear();
     }
     results
-}
-
-/// A progress bar over the bytes of the sessions to replay, on a terminal only and only when
-/// there is more than one.
-fn progress(g: &GlobalArgs, bytes: u64, sessions: usize) -> Option<indicatif::ProgressBar> {
-    use std::io::IsTerminal;
-    if g.quiet || sessions < 2 || !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = indicatif::ProgressBar::new(bytes);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{spinner} replaying sessions {bar:30} {bytes}/{total_bytes} ({eta})",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    Some(bar)
 }
 
 /// `--validate`'s aggregate per agent, after the session records.
