@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use crate::export::markdown::{Env, NoChildren};
 use crate::export::{ExportFormat, ExportOptions, redact, write_session};
-use crate::model::{Agent, Session};
+use crate::model::{Agent, Part, Session, TextSize};
 use crate::parse::{FileRole, SourceFile, parse_file};
 use crate::replay::settings::Settings;
 use crate::replay::{Algorithm, ReplayInput, ReplayOptions, replay};
@@ -94,6 +94,9 @@ pub fn run(target: Target, data: &[u8]) {
                 let file = SourceFile::new(agent, scratch(name), role);
                 one_read_is_two_reads(&file);
                 taken_is_copied(&file);
+            } else if agent == Agent::Claude {
+                let file = SourceFile::new(agent, scratch(name), role);
+                measured_is_full(&file, session.as_ref());
             }
             if let Some(session) = session {
                 downstream(session);
@@ -166,6 +169,73 @@ pub(crate) fn one_read_is_two_reads(file: &SourceFile) {
     }
 }
 
+/// Every replay but Gemini's reads a Claude file with its tool outputs measured rather than
+/// kept ([`Detail::Measured`](crate::parse::Detail::Measured)): what it reads must be the full
+/// session with those outputs measured, and replay as it does, whatever the bytes.
+fn measured_is_full(file: &SourceFile, full: Option<&Session>) {
+    let measured = crate::parse::parse_file_with(file, crate::parse::Detail::Measured).ok();
+    let path = file.path.display();
+    let (full, measured) = match (full, measured) {
+        (Some(full), Some(measured)) => (full, measured),
+        (None, None) => return,
+        (full, _) => panic!(
+            "{path}: only the {} view parses",
+            if full.is_some() { "full" } else { "measured" }
+        ),
+    };
+    let mut expected = full.clone();
+    measure_outputs_as(&mut expected, &measured);
+    assert!(expected == measured, "{path}: the measured view");
+    let (a, b) = (
+        ReplayInput::from_session(full.clone()),
+        ReplayInput::from_session(measured),
+    );
+    for algorithm in [
+        Algorithm::Claude,
+        Algorithm::Codex,
+        Algorithm::Pi,
+        Algorithm::OpenclawPrune,
+    ] {
+        let opts = fuzz_options(algorithm);
+        let json = |r| serde_json::to_string(&r).expect("a replay serialises");
+        assert_eq!(
+            json(replay(&a, &opts)),
+            json(replay(&b, &opts)),
+            "{path}: replayed measured"
+        );
+    }
+}
+
+/// Measure the tool outputs of `full` that `measured` (the same file read at
+/// [`Detail::Measured`](crate::parse::Detail::Measured)) holds measured, as that parse does;
+/// `full` then equals `measured` when the two views agree. Returns how many it measured, after
+/// checking each size against the text it replaces.
+pub fn measure_outputs_as(full: &mut Session, measured: &Session) -> usize {
+    let mut n = 0;
+    for (m, mm) in full.messages.iter_mut().zip(&measured.messages) {
+        for (p, pm) in m.parts.iter_mut().zip(&mm.parts) {
+            if let (
+                Part::ToolResult {
+                    output,
+                    output_size,
+                    ..
+                },
+                Part::ToolResult {
+                    output_size: Some(size),
+                    ..
+                },
+            ) = (p, pm)
+            {
+                assert_eq!(TextSize::of(output), *size, "the size of {output:?}");
+                output.clear();
+                *output_size = Some(*size);
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
 /// The algorithms that do not replay on a Gemini record take its strings into their history
 /// items instead of copying them: the input must be the same either way, whatever the bytes.
 /// Returns the input (`None` when Gemini could not load the file).
@@ -220,16 +290,7 @@ fn downstream(session: Session) {
     });
     let input = ReplayInput::from_session(session);
     for &algorithm in <Algorithm as clap::ValueEnum>::value_variants() {
-        let opts = ReplayOptions {
-            algorithm,
-            settings: Settings::resolve(algorithm.specs(), &[]).expect("defaults are valid"),
-            context_window: Some(20_000),
-            summary_tokens: algorithm.default_summary_tokens(),
-            summary_tokens_source: "fuzz",
-            timeline: true,
-            validate: true,
-            follow_recording: true,
-        };
+        let opts = fuzz_options(algorithm);
         let kept = replay(&input, &opts);
         if let Some(taken) = taken.as_ref().filter(|_| algorithm == Algorithm::Gemini) {
             let json = |r| serde_json::to_string(&r).expect("a replay serialises");
@@ -239,6 +300,20 @@ fn downstream(session: Session) {
                 "items taken for Gemini"
             );
         }
+    }
+}
+
+/// A replay at a window small enough that most inputs compact, with every output it can give.
+fn fuzz_options(algorithm: Algorithm) -> ReplayOptions {
+    ReplayOptions {
+        algorithm,
+        settings: Settings::resolve(algorithm.specs(), &[]).expect("defaults are valid"),
+        context_window: Some(20_000),
+        summary_tokens: algorithm.default_summary_tokens(),
+        summary_tokens_source: "fuzz",
+        timeline: true,
+        validate: true,
+        follow_recording: true,
     }
 }
 

@@ -259,6 +259,23 @@ pub struct DedupKey {
     pub sidechain: bool,
 }
 
+/// What the replays' estimators need of a text they do not keep: its length in UTF-8 bytes
+/// and in UTF-16 code units (JavaScript's `.length`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextSize {
+    pub bytes: u64,
+    pub utf16: u64,
+}
+
+impl TextSize {
+    pub fn of(s: &str) -> TextSize {
+        TextSize {
+            bytes: s.len() as u64,
+            utf16: crate::tokens::utf16_len(s) as u64,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Part {
@@ -276,12 +293,20 @@ pub enum Part {
     },
     ToolResult {
         call_id: String,
-        /// Flattened textual output.
+        /// Flattened textual output. Empty when the parse measured it instead
+        /// (`output_size`).
         output: String,
         is_error: bool,
         /// Images or other non-text blocks that came with the result.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         attachments: Vec<Part>,
+        /// The output's size when a replay's parse ([`Detail::Measured`]) measured it rather
+        /// than keeping it. Never written out: only the replays, which need nothing else of
+        /// it, parse that way.
+        ///
+        /// [`Detail::Measured`]: crate::parse::Detail::Measured
+        #[serde(skip)]
+        output_size: Option<TextSize>,
     },
     Image {
         media_type: Option<String>,

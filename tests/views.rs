@@ -1,7 +1,8 @@
-//! The two views of one parser agree: a session parsed without its bodies (what `list`,
+//! The views of one parser agree: a session parsed without its bodies (what `list`,
 //! `projects`, `usage` and `compactions` read) has exactly the counts, usage, requests,
 //! titles, compactions and warnings of the same session parsed in full (what `show`, `export`
-//! and `replay` read), on every corpus file and every sample-home file.
+//! and `replay` read), on every corpus file and every sample-home file; the views the replays
+//! read replay exactly as the full model does.
 
 mod common;
 
@@ -92,10 +93,13 @@ fn replays_from_the_view_a_replay_reads_equal_replays_from_the_full_model() {
         .collect();
     let mut compared = 0;
     for f in discovery.files.iter().filter(|f| f.agent == Agent::Gemini) {
-        assert_eq!(ReplayInput::detail(f.agent), Detail::Summary);
+        assert_eq!(
+            ReplayInput::detail(f.agent, Algorithm::Gemini),
+            Detail::Summary
+        );
         let (Ok(full), Ok(view)) = (
             parse_file_with(f, Detail::Full),
-            parse_file_with(f, ReplayInput::detail(f.agent)),
+            parse_file_with(f, ReplayInput::detail(f.agent, Algorithm::Gemini)),
         ) else {
             continue;
         };
@@ -110,4 +114,104 @@ fn replays_from_the_view_a_replay_reads_equal_replays_from_the_full_model() {
         compared += 1;
     }
     assert!(compared >= 9, "only {compared} Gemini files compared");
+}
+
+/// The measured view (`Detail::Measured`, what every replay but Gemini's reads of a Claude
+/// file) is the full view with string tool outputs measured instead of kept, on every Claude
+/// file of the corpus and the sample home.
+#[test]
+fn the_measured_view_is_the_full_view_with_outputs_measured() {
+    use sessions::fuzzing::measure_outputs_as;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = files_under(&root.join("../shared/corpus"));
+    files.extend(files_under(&root.join("testdata/home")));
+    let discovery = Discovery::walk_paths(&files, &Agent::ALL);
+    let (mut compared, mut measured_outputs) = (0, 0);
+    for f in discovery.files.iter().filter(|f| f.agent == Agent::Claude) {
+        let (full, measured) = match (
+            parse_file_with(f, Detail::Full),
+            parse_file_with(f, Detail::Measured),
+        ) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(a), Err(b)) => {
+                assert_eq!(a, b, "{}", f.path.display());
+                continue;
+            }
+            (a, b) => panic!("{}: {:?} vs {:?}", f.path.display(), a.err(), b.err()),
+        };
+        let mut expected = full;
+        assert_eq!(expected.messages.len(), measured.messages.len());
+        measured_outputs += measure_outputs_as(&mut expected, &measured);
+        assert_eq!(expected, measured, "{}", f.path.display());
+        compared += 1;
+    }
+    assert!(compared >= 60, "only {compared} Claude files compared");
+    assert!(
+        measured_outputs >= 4_000,
+        "only {measured_outputs} outputs measured"
+    );
+}
+
+/// Every replay but Gemini's replays a Claude session from the measured view exactly as from
+/// the full model, at the default window and at one small enough that most sessions compact.
+#[test]
+fn replays_from_the_measured_view_equal_replays_from_the_full_model() {
+    use sessions::replay::settings::Settings;
+    use sessions::replay::{Algorithm, ReplayInput, ReplayOptions, replay_each};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = files_under(&root.join("../shared/corpus"));
+    files.extend(files_under(&root.join("testdata/home")));
+    let discovery = Discovery::walk_paths(&files, &Agent::ALL);
+    let algorithms = [
+        Algorithm::Claude,
+        Algorithm::Codex,
+        Algorithm::Pi,
+        Algorithm::OpenclawPrune,
+    ];
+    let options: Vec<ReplayOptions> = algorithms
+        .into_iter()
+        .flat_map(|alg| [None, Some(20_000)].map(move |window| (alg, window)))
+        .map(|(alg, context_window)| ReplayOptions {
+            algorithm: alg,
+            settings: Settings::resolve(alg.specs(), &[]).unwrap(),
+            context_window,
+            summary_tokens: 1_500,
+            summary_tokens_source: "test",
+            timeline: true,
+            validate: true,
+            follow_recording: true,
+        })
+        .collect();
+    let (mut compared, mut events) = (0, 0);
+    for f in discovery.files.iter().filter(|f| f.agent == Agent::Claude) {
+        for alg in algorithms {
+            assert_eq!(ReplayInput::detail(f.agent, alg), Detail::Measured);
+        }
+        assert_eq!(
+            ReplayInput::detail(f.agent, Algorithm::Gemini),
+            Detail::Full
+        );
+        let (Ok(full), Ok(measured)) = (
+            parse_file_with(f, Detail::Full),
+            parse_file_with(f, Detail::Measured),
+        ) else {
+            continue;
+        };
+        let a = replay_each(&ReplayInput::from_session(full), &options);
+        let b = replay_each(&ReplayInput::from_parsed(measured, f).unwrap(), &options);
+        let (a, b) = (
+            serde_json::to_value(&a).unwrap(),
+            serde_json::to_value(&b).unwrap(),
+        );
+        assert_eq!(a, b, "{}", f.path.display());
+        events += a
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["events"].as_array().is_some_and(|e| !e.is_empty()))
+            .count();
+        compared += 1;
+    }
+    assert!(compared >= 60, "only {compared} Claude files compared");
+    assert!(events >= 200, "only {events} replays with events");
 }

@@ -226,7 +226,7 @@ fn replay_all(
         &opts,
         crate::scan::discover(&opts),
         |f| fixed.is_none() && native.is_none_or(|a| a == f.agent),
-        ReplayInput::read,
+        |f| ReplayInput::read(f, alg),
         stage(fixed.unwrap_or((alg.default_summary_tokens(), NO_REAL_SUMMARY))),
         |first| {
             stage(fixed.unwrap_or_else(|| {
@@ -323,9 +323,9 @@ fn replay_named(
 /// and the record Gemini CLI resumes come from one pass), with what the scan settled.
 fn input_of(s: &SessionSummary, options: &[ReplayOptions]) -> Result<ReplayInput, Failure> {
     let failed = |w: crate::diag::Warning| Failure::failed(w.to_string());
-    let (mut session, record) = ReplayInput::read(&s.source).map_err(failed)?;
-    s.settle(&mut session);
     let alg = options.first().map_or(Algorithm::Gemini, |o| o.algorithm);
+    let (mut session, record) = ReplayInput::read(&s.source, alg).map_err(failed)?;
+    s.settle(&mut session);
     ReplayInput::from_read(session, record, &s.source, alg).map_err(failed)
 }
 

@@ -8,10 +8,11 @@
 //! changed type must not lose the rest of the line).
 //!
 //! # Detail
-//! The same parser serves two views of a file ([`Detail`]): `Full` builds the whole session
-//! (`show`, `export`, `replay`); `Summary` builds it without the bodies nobody summarising reads
-//! — tool inputs and outputs, thinking, images — which [`Kept`] and [`Body`] then skip with the
-//! speed of `IgnoredAny`. serde derive cannot thread a runtime argument into nested
+//! The same parser serves three views of a file ([`Detail`]): `Full` builds the whole session
+//! (`show`, `export`, `replay`); `Measured` builds it with Claude's tool outputs measured
+//! rather than kept (every replay but Gemini's); `Summary` builds it without the bodies nobody
+//! summarising reads — tool inputs and outputs, thinking, images — which [`Kept`] and
+//! [`Body`] then skip with the speed of `IgnoredAny`. serde derive cannot thread a runtime argument into nested
 //! `Deserialize` impls, so the level is a thread-local set by [`with_detail`] around one file's
 //! parse (a file is always parsed on one thread).
 
@@ -33,6 +34,10 @@ pub enum Detail {
     /// No tool inputs, tool outputs, thinking or media: what `list`, `projects`, `usage` and
     /// `compactions` need. Counts, usage, titles and compactions equal the `Full` ones.
     Summary,
+    /// `Full`, but a Claude tool result's text output is measured rather than kept
+    /// ([`TextSize`](crate::model::TextSize)): what every replay but Gemini's needs, which
+    /// estimate an output by its length alone. Tool outputs are most of a transcript's bytes.
+    Measured,
 }
 
 thread_local! {
@@ -67,8 +72,27 @@ fn scoped<T: Copy + 'static, R>(
     f()
 }
 
+thread_local! {
+    static UNMEASURABLE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Note, in [`Detail::Measured`], a block the view cannot give as the full view would (a
+/// string it measured turned out to be kept after all): [`measured`] reports it.
+pub fn unmeasurable() {
+    UNMEASURABLE.with(|c| c.set(true));
+}
+
+/// Run `f` (one file's parse) at [`Detail::Measured`]; also returns whether it met a block it
+/// could not measure, in which case its result is not to be used.
+pub fn measured<R>(f: impl FnOnce() -> R) -> (R, bool) {
+    UNMEASURABLE.with(|c| c.set(false));
+    let r = with_detail(Detail::Measured, f);
+    (r, UNMEASURABLE.with(|c| c.replace(false)))
+}
+
+/// Whether bodies are read: every view but the summary reads them.
 fn full() -> bool {
-    detail() == Detail::Full
+    detail() != Detail::Summary
 }
 
 thread_local! {

@@ -1,7 +1,8 @@
 //! Parsers: one module per agent, each turning one file into one [`Session`].
 //!
-//! Each parser reads its records once into borrowed, typed structs ([`json`]) and serves two
-//! views of a file ([`Detail`]): the full session (`show`, `export`, `replay`) or the same
+//! Each parser reads its records once into borrowed, typed structs ([`json`]) and serves
+//! views of a file ([`Detail`]): the full session (`show`, `export`, Gemini's replay), the
+//! same with Claude's tool outputs measured rather than kept (the other replays), or the
 //! session without tool bodies, thinking and media (`list`, `projects`, `usage`,
 //! `compactions`). Shared here: how a file is opened and split into lines ([`read`]: regular
 //! files only, size caps, repairs), which agent wrote a file named on the command line
@@ -112,11 +113,20 @@ pub fn parse_file(file: &SourceFile) -> Result<Session, Warning> {
 
 /// Parse one file at the given [`Detail`].
 pub fn parse_file_with(file: &SourceFile, detail: Detail) -> Result<Session, Warning> {
-    let session = json::with_detail(detail, || match file.agent {
+    let parse = || match file.agent {
         Agent::Claude => claude::parse(file),
         Agent::Codex => codex::parse(file),
         Agent::Gemini => gemini::parse(file),
-    })?;
+    };
+    let session = match detail {
+        // A file the measured view cannot read as the full view would (hostile ones only) is
+        // read whole: its outputs kept serve the replays as well.
+        Detail::Measured => match json::measured(parse) {
+            (session, false) => session,
+            (_, true) => json::with_detail(Detail::Full, parse),
+        },
+        _ => json::with_detail(detail, parse),
+    }?;
     Ok(finish(session))
 }
 

@@ -134,13 +134,18 @@ pub fn estimate(item: &HistoryItem, m: &ClaudeMeasure) -> u64 {
             Part::ToolResult {
                 output,
                 attachments,
+                output_size,
                 ..
             } => {
                 let images = attachments
                     .iter()
                     .filter(|a| matches!(a, Part::Image { .. }))
                     .count() as u64;
-                estimate_str(output) + images * m.image_tokens()
+                let units = output_size.map_or_else(
+                    || crate::replay::js::utf16_len(output),
+                    |s| s.utf16 as usize,
+                );
+                round_quarter(units) + images * m.image_tokens()
             }
             Part::Image { .. } => m.image_tokens(),
             Part::Unknown { raw, .. } if all => estimate_str(&raw.to_string()),
@@ -373,6 +378,7 @@ mod tests {
                     bytes: None,
                     data: None,
                 }],
+                output_size: None,
             }],
         );
         assert_eq!(estimate(&it, &m), 10 + 1_334);

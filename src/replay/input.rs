@@ -28,25 +28,31 @@ pub enum Record {
 }
 
 impl ReplayInput {
-    /// How much of a file a replay needs parsed. A Gemini session is replayed from its record
-    /// as Gemini CLI resumes it; of the model it needs only what the summary view keeps
-    /// (metadata, compactions, message ids). Every other agent's replay reads the full model.
-    pub fn detail(agent: Agent) -> Detail {
+    /// How much of a file a replay of `algorithm` needs parsed. A Gemini session is replayed
+    /// from its record as Gemini CLI resumes it; of the model it needs only what the summary
+    /// view keeps (metadata, compactions, message ids). Every other agent's replay reads the
+    /// full model, but for Claude's tool outputs, which only Gemini's algorithm reads whole
+    /// (it sends their text, truncated); the others estimate an output by its length.
+    pub fn detail(agent: Agent, algorithm: super::Algorithm) -> Detail {
         match agent {
             Agent::Gemini => Detail::Summary,
+            Agent::Claude if algorithm != super::Algorithm::Gemini => Detail::Measured,
             Agent::Claude | Agent::Codex => Detail::Full,
         }
     }
 
-    /// Read `file` for a replay: its session at [`ReplayInput::detail`], and for a Gemini
-    /// session the record Gemini CLI resumes, both from one read of the file
+    /// Read `file` for a replay of `algorithm`: its session at [`ReplayInput::detail`], and
+    /// for a Gemini session the record Gemini CLI resumes, both from one read of the file
     /// ([`read_view_and_record`](super::gemini::load::read_view_and_record)).
-    pub fn read(file: &SourceFile) -> Result<(Session, Record), Warning> {
+    pub fn read(
+        file: &SourceFile,
+        algorithm: super::Algorithm,
+    ) -> Result<(Session, Record), Warning> {
         match file.agent {
             Agent::Gemini => super::gemini::load::read_view_and_record(file)
                 .map(|(s, record)| (s, Record::Gemini(record))),
             Agent::Claude | Agent::Codex => {
-                crate::parse::parse_file_with(file, Self::detail(file.agent))
+                crate::parse::parse_file_with(file, Self::detail(file.agent, algorithm))
                     .map(|s| (s, Record::None))
             }
         }

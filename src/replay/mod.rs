@@ -610,9 +610,10 @@ pub fn bytes4_tokens(item: &HistoryItem) -> u64 {
             Part::ToolResult {
                 output,
                 attachments,
+                output_size,
                 ..
             } => {
-                bytes += output.len();
+                bytes += output_size.map_or(output.len(), |s| s.bytes as usize);
                 images += attachments
                     .iter()
                     .filter(|a| matches!(a, Part::Image { .. }))

@@ -249,6 +249,7 @@ fn from_session_drops_management_artifacts_and_sidechains() {
         output: "a b".into(),
         is_error: false,
         attachments: vec![],
+        output_size: None,
     });
     let note = Message::new(Role::System);
     s.messages = vec![u, side, summary, a, t, note];

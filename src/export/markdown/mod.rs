@@ -714,6 +714,7 @@ impl<'s, 'e> Document<'s, 'e> {
                 output,
                 is_error,
                 attachments,
+                ..
             } => {
                 if !self.calls.contains(call_id.as_str()) {
                     let _ = write!(

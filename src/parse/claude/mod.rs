@@ -879,6 +879,8 @@ impl<'a> Parser<'a> {
             output: output.unwrap_or_default(),
             is_error: o.is_error.unwrap_or(false),
             attachments,
+            // A string content, measured: the whole output (as `output` is, kept).
+            output_size: o.result_size,
         }
     }
 

@@ -2,9 +2,10 @@
 //!
 //! Only the keys the parser reads are declared; serde_json skips the others without building
 //! them (`toolUseResult` bodies, `agent_progress` message copies, snapshots…). Content blocks are
-//! read whole in [`Detail::Full`] and without their bodies (thinking, tool inputs and outputs,
-//! image data) in [`Detail::Summary`]; both become the same [`BlockObj`], so the parser has one
-//! code path for both views.
+//! read whole in [`Detail::Full`], whole but for a tool result's string output (measured) in
+//! [`Detail::Measured`], and without their bodies (thinking, tool inputs and outputs, image
+//! data) in [`Detail::Summary`]; all become the same [`BlockObj`], so the parser has one code
+//! path for every view.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -14,6 +15,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use crate::model::TextSize;
 use crate::parse::json::{Detail, Field, Flag, Num, Obj, OptBool, Str, Time, detail};
 
 /// One line of a transcript.
@@ -233,12 +235,17 @@ pub(super) struct BlockObj<'a> {
     pub media_type: Option<Cow<'a, str>>,
     /// The whole block (full view), kept for kinds the parser does not model.
     pub raw: Value,
+    /// A tool result's string `content` as measured in [`Detail::Measured`] (`result` is then
+    /// `None`).
+    pub result_size: Option<TextSize>,
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        if detail() == Detail::Full {
-            return Value::deserialize(d).map(Block::from_value);
+        match detail() {
+            Detail::Full => return Value::deserialize(d).map(Block::from_value),
+            Detail::Measured => return d.deserialize_any(Measuring),
+            Detail::Summary => {}
         }
         struct V<'a>(PhantomData<&'a ()>);
         impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
@@ -293,6 +300,126 @@ impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
             }
         }
         d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// A block in [`Detail::Measured`]: read as [`Detail::Full`] reads it (a `Value`, the last of
+/// duplicate keys winning), except that a tool result's string `content` is measured instead
+/// of kept. The content is known to be a tool result's when `"type": "tool_result"` came
+/// before it, as Claude Code writes it; otherwise it is kept, exactly as in the full view.
+/// Should a later `type` make it another kind, the file is read whole
+/// ([`unmeasurable`](crate::parse::json::unmeasurable)).
+struct Measuring;
+
+impl<'de> Visitor<'de> for Measuring {
+    type Value = Block<'static>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a content block")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Block<'static>, A::Error> {
+        let mut m = Map::new();
+        let mut measured = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "content" && m.get("type").and_then(Value::as_str) == Some("tool_result") {
+                match map.next_value::<MeasuredContent>()? {
+                    MeasuredContent::Size(size) => {
+                        m.remove("content");
+                        measured = Some(size);
+                    }
+                    MeasuredContent::Kept(v) => {
+                        measured = None;
+                        m.insert(key, v);
+                    }
+                }
+                continue;
+            }
+            let v = map.next_value::<Value>()?;
+            if key == "type" && measured.is_some() && v.as_str() != Some("tool_result") {
+                // The content measured belongs to another kind of block after all (its `type`
+                // written again): the file is read whole instead. Reading on keeps the line's
+                // errors those of the full view.
+                crate::parse::json::unmeasurable();
+            }
+            m.insert(key, v);
+        }
+        let mut block = Block::from_value(Value::Object(m));
+        if let (Block::Obj(b), Some(size)) = (&mut block, measured) {
+            b.result_size = Some(size);
+        }
+        Ok(block)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Block<'static>, A::Error> {
+        Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Block::from_value)
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Block<'static>, E> {
+        Ok(Block::Text(Cow::Owned(v.to_string())))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Block<'static>, E> {
+        Ok(Block::Text(Cow::Owned(v.to_string())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Block<'static>, E> {
+        Ok(Block::Text(Cow::Owned(v)))
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Block<'static>, E> {
+        Ok(Block::from_value(Value::Bool(v)))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Block<'static>, E> {
+        Ok(Block::from_value(Value::from(v)))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Block<'static>, E> {
+        Ok(Block::from_value(Value::from(v)))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Block<'static>, E> {
+        Ok(Block::from_value(Value::from(v)))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Block<'static>, E> {
+        Ok(Block::from_value(Value::Null))
+    }
+}
+
+/// A tool result's `content` in [`Detail::Measured`]: a string measured, anything else kept
+/// as the `Value` the full view reads.
+enum MeasuredContent {
+    Size(TextSize),
+    Kept(Value),
+}
+
+impl<'de> Deserialize<'de> for MeasuredContent {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MeasuredContent;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("tool result content")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<MeasuredContent, E> {
+                Ok(MeasuredContent::Size(TextSize::of(v)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<MeasuredContent, A::Error> {
+                Value::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(MeasuredContent::Kept)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<MeasuredContent, A::Error> {
+                Value::deserialize(de::value::SeqAccessDeserializer::new(seq))
+                    .map(MeasuredContent::Kept)
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<MeasuredContent, E> {
+                Ok(MeasuredContent::Kept(Value::Bool(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<MeasuredContent, E> {
+                Ok(MeasuredContent::Kept(Value::from(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<MeasuredContent, E> {
+                Ok(MeasuredContent::Kept(Value::from(v)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<MeasuredContent, E> {
+                Ok(MeasuredContent::Kept(Value::from(v)))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<MeasuredContent, E> {
+                Ok(MeasuredContent::Kept(Value::Null))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 

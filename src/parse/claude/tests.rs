@@ -2,6 +2,8 @@
 use super::*;
 use serde_json::json;
 
+use crate::model::TextSize;
+
 /// Write `lines` as `<name>` in a fresh directory and parse it with `role`.
 fn parse_lines(name: &str, role: FileRole, lines: &[Value]) -> Session {
     let dir = tempfile::tempdir().unwrap();
@@ -267,6 +269,7 @@ fn tool_results_of_every_shape() {
             output,
             is_error,
             attachments,
+            ..
         } => {
             assert_eq!(call_id, "m1:0"); // no tool_use_id: the oldest unanswered call
             assert_eq!(output, "line1\nline2");
@@ -738,4 +741,140 @@ fn full_view_moves_block_bodies_into_parts_without_spare_room() {
         &attachments[..],
         [Part::Image { media_type: Some(m), bytes: Some(3), .. }] if m == "image/png"
     ));
+}
+
+/// The measured view ([`Detail::Measured`]) reads a file as the full view does, but for the
+/// string outputs of tool results whose `type` comes first, which it measures. Written as raw
+/// lines: key order matters, and `json!` sorts keys.
+#[test]
+fn the_measured_view_is_the_full_view_with_string_outputs_measured() {
+    let call = |id: &str| {
+        format!(
+            r#"{{"type":"assistant","uuid":"a-{id}","sessionId":"s1","message":{{"id":"m-{id}","role":"assistant","model":"claude-x","content":[{{"type":"tool_use","id":"{id}","name":"Bash","input":{{}}}}],"usage":{{"input_tokens":1,"output_tokens":1}}}}}}"#
+        )
+    };
+    let result = |id: &str, block: &str| {
+        format!(
+            r#"{{"type":"user","uuid":"u-{id}","sessionId":"s1","message":{{"role":"user","content":[{block}]}}}}"#
+        )
+    };
+    let lines = [
+        call("t1"),
+        // Escapes, a surrogate pair and non-ASCII text: measured.
+        result(
+            "t1",
+            r#"{"tool_use_id":"t1","type":"tool_result","content":"a \"q\"\n\u00e9 \ud83d\ude00 é🎉"}"#,
+        ),
+        call("t2"),
+        // `content` before `type`: kept.
+        result(
+            "t2",
+            r#"{"content":"kept","type":"tool_result","tool_use_id":"t2"}"#,
+        ),
+        call("t3"),
+        // An array: kept (its items are joined).
+        result(
+            "t3",
+            r#"{"type":"tool_result","tool_use_id":"t3","content":[{"type":"text","text":"x"},"y"]}"#,
+        ),
+        call("t4"),
+        // A lone surrogate: the line is repaired, then measured.
+        result(
+            "t4",
+            r#"{"type":"tool_result","tool_use_id":"t4","content":"a\ud800b"}"#,
+        ),
+        // A number out of range in the content: the line is malformed in both views.
+        result(
+            "t6",
+            r#"{"type":"tool_result","tool_use_id":"t6","content":1e999}"#,
+        ),
+        // Bytes that are not UTF-8 in the output (`#` stands for 0xFF): read as U+FFFD.
+        result(
+            "t7",
+            r#"{"type":"tool_result","tool_use_id":"t7","content":"a#b"}"#,
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s1.jsonl");
+    let mut bytes: Vec<u8> = lines.join("\n").into_bytes();
+    bytes
+        .iter_mut()
+        .filter(|b| **b == b'#')
+        .for_each(|b| *b = 0xff);
+    std::fs::write(&path, bytes).unwrap();
+    let file = SourceFile::new(Agent::Claude, path, FileRole::ClaudeMain);
+    let full = crate::parse::parse_file_with(&file, crate::parse::Detail::Full).unwrap();
+    let measured = crate::parse::parse_file_with(&file, crate::parse::Detail::Measured).unwrap();
+
+    // Measuring the full view's outputs where the measured view measured them gives it back.
+    let mut expected = full.clone();
+    assert_eq!(
+        crate::fuzzing::measure_outputs_as(&mut expected, &measured),
+        3
+    );
+    assert_eq!(expected, measured);
+    // t1, t4 and t7 are measured; t2 and t3 kept.
+    let sizes: Vec<(&str, TextSize)> = full
+        .messages
+        .iter()
+        .zip(&measured.messages)
+        .flat_map(|(m, mm)| m.parts.iter().zip(&mm.parts))
+        .filter_map(|(p, pm)| match (p, pm) {
+            (
+                Part::ToolResult { output, .. },
+                Part::ToolResult {
+                    output_size: Some(size),
+                    ..
+                },
+            ) => Some((output.as_str(), *size)),
+            _ => None,
+        })
+        .collect();
+    let size = |bytes, utf16| TextSize { bytes, utf16 };
+    assert_eq!(
+        sizes,
+        [
+            ("a \"q\"\né 😀 é🎉", size(20, 14)),
+            ("a\u{fffd}b", size(5, 3)),
+            ("a\u{fffd}b", size(5, 3)),
+        ]
+    );
+    assert!(measured.messages.iter().flat_map(|m| &m.parts).any(
+        |p| matches!(p, Part::ToolResult { output, output_size: None, .. } if output == "x\ny")
+    ));
+    assert_eq!(measured.warnings.len(), 1, "{:?}", measured.warnings);
+}
+
+/// A tool result whose `type` is written again, as another kind, after its content was
+/// measured: the measured view reads that file whole, as the full view does, whether the
+/// line is otherwise valid or a record cut short with the next one spliced in (the cut output's
+/// string then runs into the next record's keys, its `type` among them).
+#[test]
+fn a_block_whose_type_changes_after_its_output_is_read_whole() {
+    let call = r#"{"type":"assistant","uuid":"a1","sessionId":"s1","message":{"id":"m1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"usage":{"input_tokens":1,"output_tokens":1}}}"#;
+    let twice = r#"{"type":"user","uuid":"u1","sessionId":"s1","message":{"role":"user","content":[{"type":"tool_result","content":"zz","type":"odd","tool_use_id":"t1"}]}}"#;
+    let spliced = r#"{"type":"user","uuid":"u1","sessionId":"s1","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"cut sh","sessionId":"s1","type":"assistant","message":{"id":"m2","role":"assistant","model":"claude-x","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a2"}"#;
+    for (second, unknown) in [(twice, true), (spliced, false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s1.jsonl");
+        std::fs::write(&path, format!("{call}\n{second}\n")).unwrap();
+        let file = SourceFile::new(Agent::Claude, path, FileRole::ClaudeMain);
+        let full = crate::parse::parse_file_with(&file, crate::parse::Detail::Full).unwrap();
+        let measured =
+            crate::parse::parse_file_with(&file, crate::parse::Detail::Measured).unwrap();
+        assert_eq!(full, measured, "{second}");
+        let parts = || full.messages.iter().flat_map(|m| &m.parts);
+        assert_eq!(
+            parts().any(|p| matches!(p, Part::Unknown { kind, raw } if kind == "odd" && raw["content"] == "zz")),
+            unknown,
+            "{second}"
+        );
+        assert!(!parts().any(|p| matches!(
+            p,
+            Part::ToolResult {
+                output_size: Some(_),
+                ..
+            }
+        )));
+    }
 }

@@ -718,6 +718,7 @@ impl Builder {
                     output,
                     is_error,
                     attachments,
+                    output_size: None,
                 };
                 self.tool_result(part, ts, id);
             }

@@ -149,7 +149,7 @@ pub(super) enum Output {
 
 impl<'de> Deserialize<'de> for Output {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        if detail() == Detail::Full {
+        if detail() != Detail::Summary {
             Value::deserialize(d).map(Output::Full)
         } else {
             OutputError::deserialize(d).map(Output::Summary)

@@ -347,6 +347,7 @@ fn every_output_shape_and_error_signal() {
                 output,
                 is_error,
                 attachments,
+                ..
             } => {
                 assert_eq!(call_id, "c", "case {i}");
                 assert_eq!(output, text, "case {i}");

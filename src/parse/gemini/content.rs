@@ -178,6 +178,7 @@ impl PartBuilder<'_, '_> {
             output,
             is_error: has_error || failed,
             attachments: Vec::new(),
+            output_size: None,
         }
     }
 
@@ -216,6 +217,7 @@ impl PartBuilder<'_, '_> {
                             output: String::new(),
                             is_error,
                             attachments: Vec::new(),
+                            output_size: None,
                         });
                     }
                     let Some(Part::ToolResult {
@@ -258,6 +260,7 @@ impl PartBuilder<'_, '_> {
                 output,
                 is_error,
                 attachments: Vec::new(),
+                output_size: None,
             });
         }
     }

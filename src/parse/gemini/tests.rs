@@ -369,6 +369,7 @@ fn legacy_document_with_thoughts_and_tool_calls() {
             output,
             is_error,
             attachments,
+            ..
         } => {
             assert_eq!(
                 (call_id.as_str(), output.as_str(), *is_error),

@@ -149,7 +149,13 @@ impl Converted {
                     output,
                     is_error,
                     attachments,
+                    output_size,
                 } => {
+                    // Gemini's replay sends the output's text: its session is read whole.
+                    debug_assert!(
+                        output_size.is_none(),
+                        "a measured output in Gemini's replay"
+                    );
                     let name = tool_names
                         .get(i)
                         .cloned()

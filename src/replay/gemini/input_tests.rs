@@ -146,7 +146,7 @@ fn gemini_settings() -> Vec<ReplayOptions> {
 fn taken_for_gemini_replays_as_kept(file: &SourceFile, options: &[ReplayOptions]) -> usize {
     let at = file.path.display();
     let kept = ReplayInput::from_session(crate::parse::parse_file(file).unwrap());
-    let (s, record) = ReplayInput::read(file).unwrap();
+    let (s, record) = ReplayInput::read(file, Algorithm::Gemini).unwrap();
     let taken = ReplayInput::from_read(s, record, file, Algorithm::Gemini).unwrap();
     assert!(
         taken.items.iter().all(|i| i.parts.is_empty()),

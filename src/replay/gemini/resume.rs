@@ -599,6 +599,7 @@ fn unified(turn: &mut Turn, take: bool) -> (Vec<Part>, Vec<Option<String>>) {
                     output,
                     is_error,
                     attachments: Vec::new(),
+                    output_size: None,
                 };
                 (result, name)
             }

@@ -415,6 +415,7 @@ fn result_item(id: &str, tool: &str, output: &str, is_error: bool) -> HistoryIte
             output: output.into(),
             is_error,
             attachments: Vec::new(),
+            output_size: None,
         }],
         tool_names: vec![Some(tool.into())],
         is_context: false,
@@ -851,6 +852,7 @@ fn random_session(seed: u64, turns: usize) -> Vec<HistoryItem> {
                     output,
                     is_error: r.chance(8),
                     attachments,
+                    output_size: None,
                 });
                 names.push(Some(tool.to_string()));
             }

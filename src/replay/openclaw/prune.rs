@@ -109,9 +109,8 @@ pub fn estimate_message_chars(m: &AgentMessage<'_>) -> u64 {
             Content::Blocks(b) => b
                 .iter()
                 .map(|b| match b {
-                    Block::Text(t) => len16(t) as u64,
                     Block::Image => IMAGE_CHARS,
-                    _ => 0,
+                    b => b.text_len().unwrap_or(0) as u64,
                 })
                 .sum(),
         }
@@ -125,6 +124,7 @@ pub fn estimate_message_chars(m: &AgentMessage<'_>) -> u64 {
             .iter()
             .map(|b| match b {
                 Block::Text(t) | Block::Thinking(t) => len16(t) as u64,
+                Block::Measured(n) => *n as u64,
                 // JSON.stringify(arguments ?? {}): null arguments count as {}.
                 Block::ToolCall { arguments, .. } => {
                     if arguments.is_null() {
@@ -143,10 +143,18 @@ pub fn estimate_message_chars(m: &AgentMessage<'_>) -> u64 {
 
 /// The text blocks of a tool result and `estimateJoinedTextLength` (joined with `"\n"`).
 pub fn joined_len(content: &Content<'_>) -> u64 {
-    let parts = text_parts(content);
-    parts.iter().map(|p| len16(p) as u64).sum::<u64>() + parts.len().saturating_sub(1) as u64
+    let (chars, parts) = match content {
+        Content::Str(_) => (0, 0),
+        Content::Blocks(b) => b
+            .iter()
+            .filter_map(Block::text_len)
+            .fold((0u64, 0u64), |(c, n), len| (c + len as u64, n + 1)),
+    };
+    chars + parts.saturating_sub(1)
 }
 
+/// The text blocks of a tool result, for the literal port, which rewrites text: it runs on
+/// messages built from text, never on measured ones.
 fn text_parts<'c>(content: &'c Content<'_>) -> Vec<&'c str> {
     match content {
         Content::Str(_) => Vec::new(),
@@ -154,6 +162,10 @@ fn text_parts<'c>(content: &'c Content<'_>) -> Vec<&'c str> {
             .iter()
             .filter_map(|b| match b {
                 Block::Text(t) => Some(t.as_ref()),
+                Block::Measured(_) => {
+                    debug_assert!(false, "the literal pruner given a measured text");
+                    None
+                }
                 _ => None,
             })
             .collect(),

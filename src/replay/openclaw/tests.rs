@@ -235,6 +235,7 @@ fn ttl_gating_vectors() {
                         output: "r".repeat(it["result"].as_u64().unwrap() as usize),
                         is_error: false,
                         attachments: vec![],
+                        output_size: None,
                     },
                     Some("bash".to_string()),
                 )
@@ -462,6 +463,7 @@ fn random_session(rng: &mut Rng) -> (Vec<HistoryItem>, Requests) {
                     output: rng.text(4_500),
                     is_error: false,
                     attachments,
+                    output_size: None,
                 });
                 rnames.push((rng.next(15) > 0).then_some(n));
             }
@@ -609,6 +611,7 @@ fn engine_replay_reports_prune_events() {
                 output: "o".repeat(40_000),
                 is_error: false,
                 attachments: vec![],
+                output_size: None,
             }],
             vec![Some("bash".into())],
         ));

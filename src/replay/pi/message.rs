@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::js::{json_len, json_str_len, len16};
-use crate::model::{Part, Role};
+use crate::model::{Part, Role, TextSize};
 use crate::replay::HistoryItem;
 
 /// Pi's chars-per-token heuristic (`Math.ceil(chars / 4)` per message).
@@ -21,6 +21,10 @@ pub const TOOL_RESULT_MAX_CHARS: usize = 2_000;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Block<'a> {
     Text(Cow<'a, str>),
+    /// A text block measured rather than kept (a tool output of the replays' measured parse,
+    /// [`Detail::Measured`](crate::parse::Detail::Measured)): its UTF-16 length. It counts as
+    /// the text it stands for.
+    Measured(usize),
     Thinking(Cow<'a, str>),
     Image,
     ToolCall {
@@ -115,10 +119,15 @@ fn attachment_blocks<'a>(attachments: &'a [Part], out: &mut Vec<Block<'a>>) {
 fn tool_result<'a>(
     name: Option<&'a String>,
     output: &'a str,
+    output_size: Option<TextSize>,
     attachments: &'a [Part],
     is_error: bool,
 ) -> AgentMessage<'a> {
-    let mut blocks = vec![Block::Text(Cow::Borrowed(output))];
+    let text = match output_size {
+        Some(size) => Block::Measured(size.utf16 as usize),
+        None => Block::Text(Cow::Borrowed(output)),
+    };
+    let mut blocks = vec![text];
     attachment_blocks(attachments, &mut blocks);
     AgentMessage::ToolResult {
         tool_name: name.map(|n| Cow::Borrowed(n.as_str())),
@@ -157,8 +166,15 @@ pub fn from_item(item: &HistoryItem) -> Vec<AgentMessage<'_>> {
                         output,
                         attachments,
                         is_error,
+                        output_size,
                         ..
-                    } => results.push(tool_result(name(k), output, attachments, *is_error)),
+                    } => results.push(tool_result(
+                        name(k),
+                        output,
+                        *output_size,
+                        attachments,
+                        *is_error,
+                    )),
                     _ => {}
                 }
             }
@@ -180,12 +196,19 @@ pub fn from_item(item: &HistoryItem) -> Vec<AgentMessage<'_>> {
                         output,
                         attachments,
                         is_error,
+                        output_size,
                         ..
                     } => {
                         if !blocks.is_empty() {
                             out.push(loose(user, std::mem::take(&mut blocks)));
                         }
-                        out.push(tool_result(name(k), output, attachments, *is_error));
+                        out.push(tool_result(
+                            name(k),
+                            output,
+                            *output_size,
+                            attachments,
+                            *is_error,
+                        ));
                     }
                     _ => {}
                 }
@@ -218,9 +241,8 @@ fn text_chars(content: &Content<'_>, image_chars: u64) -> u64 {
         Content::Blocks(blocks) => blocks
             .iter()
             .map(|b| match b {
-                Block::Text(t) => len16(t) as u64,
                 Block::Image => image_chars,
-                _ => 0,
+                b => b.text_len().unwrap_or(0) as u64,
             })
             .sum(),
     }
@@ -234,6 +256,7 @@ pub fn estimate_chars(m: &AgentMessage<'_>) -> u64 {
             .iter()
             .map(|b| match b {
                 Block::Text(t) | Block::Thinking(t) => len16(t) as u64,
+                Block::Measured(n) => *n as u64,
                 Block::ToolCall { name, arguments } => (len16(name) + json_len(arguments)) as u64,
                 Block::Image => 0,
             })
@@ -263,13 +286,7 @@ pub fn serialized(m: &AgentMessage<'_>, tool_result_max: usize) -> (u64, u64) {
     let joined = |content: &Content<'_>| -> usize {
         match content {
             Content::Str(s) => len16(s),
-            Content::Blocks(b) => b
-                .iter()
-                .map(|b| match b {
-                    Block::Text(t) => len16(t),
-                    _ => 0,
-                })
-                .sum(),
+            Content::Blocks(b) => b.iter().map(|b| b.text_len().unwrap_or(0)).sum(),
         }
     };
     match m {
@@ -286,8 +303,8 @@ pub fn serialized(m: &AgentMessage<'_>, tool_result_max: usize) -> (u64, u64) {
                 (0, 0, 0, 0, 0, 0);
             for b in content {
                 match b {
-                    Block::Text(t) => {
-                        text += len16(t);
+                    Block::Text(_) | Block::Measured(_) => {
+                        text += b.text_len().unwrap_or(0);
                         texts += 1;
                     }
                     Block::Thinking(t) => {
@@ -558,9 +575,19 @@ impl<'a> Content<'a> {
 }
 
 impl Block<'_> {
+    /// The UTF-16 length of a text block, kept or measured.
+    pub fn text_len(&self) -> Option<usize> {
+        match self {
+            Block::Text(t) => Some(len16(t)),
+            Block::Measured(n) => Some(*n),
+            _ => None,
+        }
+    }
+
     pub fn into_owned(self) -> Block<'static> {
         match self {
             Block::Text(t) => Block::Text(Cow::Owned(t.into_owned())),
+            Block::Measured(n) => Block::Measured(n),
             Block::Thinking(t) => Block::Thinking(Cow::Owned(t.into_owned())),
             Block::Image => Block::Image,
             Block::ToolCall { name, arguments } => Block::ToolCall {

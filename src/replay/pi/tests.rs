@@ -502,6 +502,7 @@ fn results(outputs: &[(&str, usize, usize)]) -> HistoryItem {
                         data: None,
                     })
                     .collect(),
+                output_size: None,
             })
             .collect(),
         tool_names: outputs
