@@ -11,8 +11,11 @@ use std::path::Path;
 use common::session_files_under as files_under;
 
 use sessions::discover::Discovery;
+use sessions::fuzzing::measure_outputs_as;
 use sessions::model::Agent;
 use sessions::parse::{Detail, parse_file_with};
+use sessions::replay::settings::Settings;
+use sessions::replay::{Algorithm, ReplayInput, ReplayOptions, replay_each};
 use sessions::scan::SessionSummary;
 
 /// Everything a summary holds, as text (the summary type has no `PartialEq`: it is not meant
@@ -39,6 +42,28 @@ fn projection(s: &SessionSummary) -> String {
         s.warnings,
         s.message_count,
     )
+}
+
+/// Every corpus file and every sample-home file.
+fn corpus_and_sample_home() -> Discovery {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = files_under(&root.join("../shared/corpus"));
+    files.extend(files_under(&root.join("testdata/home")));
+    Discovery::walk_paths(&files, &Agent::ALL)
+}
+
+/// A replay of `algorithm` with its default settings and every output it can give.
+fn options(algorithm: Algorithm, context_window: Option<u64>) -> ReplayOptions {
+    ReplayOptions {
+        algorithm,
+        settings: Settings::resolve(algorithm.specs(), &[]).unwrap(),
+        context_window,
+        summary_tokens: 1_500,
+        summary_tokens_source: "test",
+        timeline: true,
+        validate: true,
+        follow_recording: true,
+    }
 }
 
 #[test]
@@ -72,24 +97,10 @@ fn summary_and_full_views_agree() {
 /// the corpus and the sample home, for Gemini's algorithm and for another agent's.
 #[test]
 fn replays_from_the_view_a_replay_reads_equal_replays_from_the_full_model() {
-    use sessions::replay::settings::Settings;
-    use sessions::replay::{Algorithm, ReplayInput, ReplayOptions, replay_each};
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = files_under(&root.join("../shared/corpus"));
-    files.extend(files_under(&root.join("testdata/home")));
-    let discovery = Discovery::walk_paths(&files, &Agent::ALL);
+    let discovery = corpus_and_sample_home();
     let options: Vec<ReplayOptions> = [Algorithm::Gemini, Algorithm::Claude]
         .into_iter()
-        .map(|alg| ReplayOptions {
-            algorithm: alg,
-            settings: Settings::resolve(alg.specs(), &[]).unwrap(),
-            context_window: None,
-            summary_tokens: 1_500,
-            summary_tokens_source: "test",
-            timeline: true,
-            validate: true,
-            follow_recording: true,
-        })
+        .map(|alg| options(alg, None))
         .collect();
     let mut compared = 0;
     for f in discovery.files.iter().filter(|f| f.agent == Agent::Gemini) {
@@ -121,11 +132,7 @@ fn replays_from_the_view_a_replay_reads_equal_replays_from_the_full_model() {
 /// file of the corpus and the sample home.
 #[test]
 fn the_measured_view_is_the_full_view_with_outputs_measured() {
-    use sessions::fuzzing::measure_outputs_as;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = files_under(&root.join("../shared/corpus"));
-    files.extend(files_under(&root.join("testdata/home")));
-    let discovery = Discovery::walk_paths(&files, &Agent::ALL);
+    let discovery = corpus_and_sample_home();
     let (mut compared, mut measured_outputs) = (0, 0);
     for f in discovery.files.iter().filter(|f| f.agent == Agent::Claude) {
         let (full, measured) = match (
@@ -156,12 +163,7 @@ fn the_measured_view_is_the_full_view_with_outputs_measured() {
 /// the full model, at the default window and at one small enough that most sessions compact.
 #[test]
 fn replays_from_the_measured_view_equal_replays_from_the_full_model() {
-    use sessions::replay::settings::Settings;
-    use sessions::replay::{Algorithm, ReplayInput, ReplayOptions, replay_each};
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = files_under(&root.join("../shared/corpus"));
-    files.extend(files_under(&root.join("testdata/home")));
-    let discovery = Discovery::walk_paths(&files, &Agent::ALL);
+    let discovery = corpus_and_sample_home();
     let algorithms = [
         Algorithm::Claude,
         Algorithm::Codex,
@@ -170,17 +172,7 @@ fn replays_from_the_measured_view_equal_replays_from_the_full_model() {
     ];
     let options: Vec<ReplayOptions> = algorithms
         .into_iter()
-        .flat_map(|alg| [None, Some(20_000)].map(move |window| (alg, window)))
-        .map(|(alg, context_window)| ReplayOptions {
-            algorithm: alg,
-            settings: Settings::resolve(alg.specs(), &[]).unwrap(),
-            context_window,
-            summary_tokens: 1_500,
-            summary_tokens_source: "test",
-            timeline: true,
-            validate: true,
-            follow_recording: true,
-        })
+        .flat_map(|alg| [None, Some(20_000)].map(move |window| options(alg, window)))
         .collect();
     let (mut compared, mut events) = (0, 0);
     for f in discovery.files.iter().filter(|f| f.agent == Agent::Claude) {
