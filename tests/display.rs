@@ -377,6 +377,21 @@ fn empty_stores_say_where_they_looked_and_exit_0() {
         !err.contains("warning"),
         "a newcomer sees no warning: {err}"
     );
+    // At 80 columns, the note fits them too: where it looked is wrapped.
+    let mut c = common::sessions();
+    c.env("HOME", home.path())
+        .env("COLUMNS", "80")
+        .current_dir(ROOT)
+        .args(["list", "--fallback-home", "testdata/home"]);
+    let out = c.output().unwrap();
+    let (text, err) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    for line in text.lines().chain(err.lines()) {
+        assert!(line.chars().count() <= 80, "{line:?} is wider than 80");
+    }
+    assert!(err.contains("\n  ~/.codex/archived_sessions"), "{err}");
     // No store at all: the same fallback.
     let bare = tempfile::tempdir().unwrap();
     let mut c = common::sessions();

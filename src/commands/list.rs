@@ -32,9 +32,9 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
         );
         if !g.quiet {
             eprintln!(
-                "note: your stores hold no session; listing {} instead\nlooked in {}",
+                "note: your stores hold no session; listing {} instead\n{}",
                 safe_line(&dir.display().to_string()),
-                looked_in(&looked)
+                looked_in_line(&looked)
             );
         }
         let report = std::mem::take(&mut result.report);
@@ -76,7 +76,7 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
             out.flush()?;
             if !g.quiet {
                 if sessions.is_empty() && args.select.paths.is_empty() {
-                    eprintln!("looked in {}", looked_in(&opts.stores));
+                    eprintln!("{}", looked_in_line(&opts.stores));
                 }
                 let usage = aggregate_usage(sessions.iter());
                 let shown = if total_found > sessions.len() {
@@ -129,6 +129,15 @@ fn home_relative(p: &std::path::Path) -> String {
 }
 
 /// The store folders read, on one line.
+/// "looked in …", wrapped to the width tables fit.
+fn looked_in_line(stores: &Stores) -> String {
+    crate::render::text::wrap(
+        &format!("looked in {}", looked_in(stores)),
+        crate::render::table::target_width(),
+        2,
+    )
+}
+
 pub fn looked_in(stores: &Stores) -> String {
     let all: Vec<String> = stores
         .claude
