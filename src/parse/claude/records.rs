@@ -307,8 +307,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
 /// duplicate keys winning), except that a tool result's string `content` is measured instead
 /// of kept. The content is known to be a tool result's when `"type": "tool_result"` came
 /// before it, as Claude Code writes it; otherwise it is kept, exactly as in the full view.
-/// Should a later `type` make it another kind, the file is read whole
-/// ([`unmeasurable`](crate::parse::json::unmeasurable)).
+/// Should a later `type` make it another kind, or the block be one serde_json reads as raw
+/// JSON text, the file is read whole ([`unmeasurable`](crate::parse::json::unmeasurable)).
 struct Measuring;
 
 impl<'de> Visitor<'de> for Measuring {
@@ -320,6 +320,10 @@ impl<'de> Visitor<'de> for Measuring {
         let mut m = Map::new();
         let mut measured = None;
         while let Some(key) = map.next_key::<String>()? {
+            if m.is_empty() && measured.is_none() && key == RAW_VALUE_TOKEN {
+                // serde_json reads an object so keyed as the JSON text of its value.
+                crate::parse::json::unmeasurable();
+            }
             if key == "content" && m.get("type").and_then(Value::as_str) == Some("tool_result") {
                 match map.next_value::<MeasuredContent>()? {
                     MeasuredContent::Size(size) => {
@@ -376,6 +380,10 @@ impl<'de> Visitor<'de> for Measuring {
         Ok(Block::from_value(Value::Null))
     }
 }
+
+/// The key by which serde_json (with `raw_value`) reads an object's first entry as raw JSON
+/// text, which [`Measuring`] does not imitate.
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// A tool result's `content` in [`Detail::Measured`]: a string measured, anything else kept
 /// as the `Value` the full view reads.

@@ -854,7 +854,10 @@ fn a_block_whose_type_changes_after_its_output_is_read_whole() {
     let call = r#"{"type":"assistant","uuid":"a1","sessionId":"s1","message":{"id":"m1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"usage":{"input_tokens":1,"output_tokens":1}}}"#;
     let twice = r#"{"type":"user","uuid":"u1","sessionId":"s1","message":{"role":"user","content":[{"type":"tool_result","content":"zz","type":"odd","tool_use_id":"t1"}]}}"#;
     let spliced = r#"{"type":"user","uuid":"u1","sessionId":"s1","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"cut sh","sessionId":"s1","type":"assistant","message":{"id":"m2","role":"assistant","model":"claude-x","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a2"}"#;
-    for (second, unknown) in [(twice, true), (spliced, false)] {
+    // serde_json reads an object keyed so as the JSON text of its value, and fails on the keys
+    // after it: the full view skips this line as malformed.
+    let raw = r#"{"type":"user","uuid":"u1","sessionId":"s1","message":{"role":"user","content":[{"$serde_json::private::RawValue":"{\"type\":\"text\",\"text\":\"x\"}","type":"tool_result","content":"y"}]}}"#;
+    for (second, unknown) in [(twice, true), (spliced, false), (raw, false)] {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s1.jsonl");
         std::fs::write(&path, format!("{call}\n{second}\n")).unwrap();
