@@ -89,13 +89,16 @@ impl Target {
 pub fn run(target: Target, data: &[u8]) {
     match target.file() {
         Some((agent, role, name)) => {
-            let session = parse_bytes(agent, role.clone(), name, data);
+            let scratch = Scratch::new();
+            let Some(path) = scratch.write(name, data) else {
+                return;
+            };
+            let file = SourceFile::new(agent, path, role);
+            let session = parse_file(&file).ok();
             if agent == Agent::Gemini {
-                let file = SourceFile::new(agent, scratch(name), role);
                 one_read_is_two_reads(&file);
                 taken_is_copied(&file);
             } else if agent == Agent::Claude {
-                let file = SourceFile::new(agent, scratch(name), role);
                 measured_is_full(&file, session.as_ref());
             }
             if let Some(session) = session {
@@ -123,24 +126,40 @@ pub fn run(target: Target, data: &[u8]) {
     }
 }
 
-/// A scratch file per process and thread, in the temp directory.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "sessions-fuzz-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    let _ = std::fs::create_dir_all(&dir);
-    dir.join(name)
+/// A scratch folder per process and thread, in the temp directory, removed when dropped (a
+/// test run must not leave one behind per thread it ran on).
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Scratch {
+        Scratch(std::env::temp_dir().join(format!(
+            "sessions-fuzz-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        )))
+    }
+
+    /// Write `data` as the file `name` in the folder.
+    fn write(&self, name: &str, data: &[u8]) -> Option<PathBuf> {
+        std::fs::create_dir_all(&self.0).ok()?;
+        let path = self.0.join(name);
+        std::fs::write(&path, data).ok()?;
+        Some(path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Parse `data` as the file `name` of `agent`; `None` when the parser refused it (a refusal
 /// is a correct answer to garbage).
 pub fn parse_bytes(agent: Agent, role: FileRole, name: &str, data: &[u8]) -> Option<Session> {
-    let path = scratch(name);
-    std::fs::write(&path, data).ok()?;
-    let file = SourceFile::new(agent, path, role);
-    parse_file(&file).ok()
+    let scratch = Scratch::new();
+    let path = scratch.write(name, data)?;
+    parse_file(&SourceFile::new(agent, path, role)).ok()
 }
 
 /// A replay reads a Gemini file once, for its summary view and the record Gemini CLI resumes:
