@@ -69,8 +69,19 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
         .map(SessionSummary::path)
         .chain(a.targets.iter().map(Path::new).filter(|p| p.exists()))
         .collect();
+    let guard = guard(g, a.force, reading);
+    if !matches!(dest, Dest::Dir(_)) {
+        // Before the full parses, what exporting the chosen sessions one by one no longer
+        // needs goes: the sessions that cannot be a sub-agent (the scan's own copies of the
+        // chosen ones among them) and the chosen ones' requests, which a large session would
+        // otherwise hold twice beside its full model. (`export_dir` reads them all.)
+        sel.pool.retain(|s| s.kind == SessionKind::Subagent);
+        for s in &mut sel.chosen {
+            s.requests = Vec::new();
+        }
+    }
     let redactions = Mutex::new(Redactions::default());
-    let pool = Pool::new(&sel.pool, &opts, &redactions, guard(g, a.force, reading));
+    let pool = Pool::new(&sel.pool, &opts, &redactions, guard);
     let guard = &pool.guard;
 
     let outcome = match &dest {
