@@ -128,7 +128,6 @@ fn home_relative(p: &std::path::Path) -> String {
     }
 }
 
-/// The store folders read, on one line.
 /// "looked in …", wrapped to the width tables fit.
 fn looked_in_line(stores: &Stores) -> String {
     crate::render::text::wrap(
@@ -138,6 +137,7 @@ fn looked_in_line(stores: &Stores) -> String {
     )
 }
 
+/// The store folders read, on one line.
 pub fn looked_in(stores: &Stores) -> String {
     let all: Vec<String> = stores
         .claude

@@ -12,9 +12,9 @@
 //! (`show`, `export`, `replay`); `Measured` builds it with Claude's tool outputs measured
 //! rather than kept (every replay but Gemini's); `Summary` builds it without the bodies nobody
 //! summarising reads — tool inputs and outputs, thinking, images — which [`Kept`] and
-//! [`Body`] then skip with the speed of `IgnoredAny`. serde derive cannot thread a runtime argument into nested
-//! `Deserialize` impls, so the level is a thread-local set by [`with_detail`] around one file's
-//! parse (a file is always parsed on one thread).
+//! [`Body`] then skip with the speed of `IgnoredAny`. serde derive cannot thread a runtime
+//! argument into nested `Deserialize` impls, so the level is a thread-local set by
+//! [`with_detail`] around one file's parse (a file is always parsed on one thread).
 
 use std::borrow::Cow;
 use std::cell::Cell;
