@@ -249,35 +249,34 @@ fn replay_all(
     let confirmed = summary_size(alg, &args.summary_tokens, &sessions)?;
     let options = options_for(confirmed);
     // Replays made at another size: run again if they used it, else only the size they report.
-    let mut done: HashMap<PathBuf, Result<Vec<SessionReplay>, Failure>> = done
-        .into_iter()
-        .filter_map(|(path, (size, r))| {
-            let r = match r {
-                Ok(replays) if size != confirmed => {
-                    if size.0 != confirmed.0 && replays.iter().any(SessionReplay::uses_summary_size)
-                    {
-                        return None;
-                    }
-                    let made = options_for(size);
-                    Ok(replays
-                        .into_iter()
-                        .zip(made.iter().zip(&options))
-                        .map(|(replay, (from, to))| replay.resized(from, to))
-                        .collect())
+    // The stages replayed at two sizes at most: each one's options are made once.
+    let mut made: HashMap<SummarySize, Vec<ReplayOptions>> = HashMap::new();
+    let mut settled = HashMap::with_capacity(done.len());
+    for (path, (size, r)) in done {
+        let r = match r {
+            Ok(replays) if size != confirmed => {
+                if size.0 != confirmed.0 && replays.iter().any(SessionReplay::uses_summary_size) {
+                    continue; // replayed again below
                 }
-                r => r,
-            };
-            Some((path, r))
-        })
-        .collect();
+                let from = made.entry(size).or_insert_with(|| options_for(size));
+                Ok(replays
+                    .into_iter()
+                    .zip(from.iter().zip(&options))
+                    .map(|(replay, (from, to))| replay.resized(from, to))
+                    .collect())
+            }
+            r => r,
+        };
+        settled.insert(path, r);
+    }
     let missing: Vec<&SessionSummary> = sessions
         .iter()
-        .filter(|s| !done.contains_key(s.path()))
+        .filter(|s| !settled.contains_key(s.path()))
         .collect();
     let mut again = replay_loaded(g, &missing, &options).into_iter();
     let results = sessions
         .iter()
-        .map(|s| match done.remove(s.path()) {
+        .map(|s| match settled.remove(s.path()) {
             Some(r) => r,
             None => again
                 .next()
