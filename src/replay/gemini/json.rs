@@ -642,84 +642,139 @@ fn write_json(
 impl<'de> serde::Deserialize<'de> for J {
     /// Keeps object keys in document order (serde_json's streaming deserializer visits them so).
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<J, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = J;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_unit<E>(self) -> Result<J, E> {
-                Ok(J::Null)
-            }
-            fn visit_none<E>(self) -> Result<J, E> {
-                Ok(J::Null)
-            }
-            fn visit_bool<E>(self, b: bool) -> Result<J, E> {
-                Ok(J::Bool(b))
-            }
-            fn visit_i64<E>(self, x: i64) -> Result<J, E> {
-                if x.unsigned_abs() > super::tree::EXACT_INT {
+        d.deserialize_any(Tree(Keys::All))
+    }
+}
+
+/// Which of an object's keys a tree keeps, and how the values under them are read.
+#[derive(Clone, Copy)]
+enum Keys {
+    /// Every key, every value whole.
+    All,
+    /// A line of a Gemini session log: its `toolCalls` read as [`Keys::Calls`].
+    Record,
+    /// A record's `toolCalls`: each call read as [`Keys::Call`].
+    Calls,
+    /// One tool call: without the keys only Gemini CLI's interface reads ([`UI_ONLY`]).
+    Call,
+}
+
+/// A tool call's keys that only Gemini CLI's interface reads: resuming a session never does
+/// (`convertSessionToClientHistory` reads a call's `id`, `name`, `args` and `result`), and the
+/// summary view drops them from its skeleton of the calls
+/// ([`SKEL_TOOL_BODIES`](crate::parse::json::SKEL_TOOL_BODIES)). A rendered diff or file
+/// listing is often the largest thing a call holds.
+const UI_ONLY: [&str; 3] = ["resultDisplay", "displayName", "description"];
+
+/// One line of a Gemini session log as the record's tree, for the loader: the whole line but
+/// the interface's renderings of the tool calls ([`UI_ONLY`]), which nothing that reads the
+/// tree looks at.
+pub fn record_line(text: &str) -> serde_json::Result<J> {
+    use serde::de::DeserializeSeed;
+    let mut d = serde_json::Deserializer::from_str(text);
+    let j = Tree(Keys::Record).deserialize(&mut d)?;
+    d.end()?;
+    Ok(j)
+}
+
+/// [`J`]'s deserialiser, keeping the keys `.0` says.
+#[derive(Clone, Copy)]
+struct Tree(Keys);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Tree {
+    type Value = J;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<J, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Tree {
+    type Value = J;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<J, E> {
+        Ok(J::Null)
+    }
+    fn visit_none<E>(self) -> Result<J, E> {
+        Ok(J::Null)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<J, E> {
+        Ok(J::Bool(b))
+    }
+    fn visit_i64<E>(self, x: i64) -> Result<J, E> {
+        if x.unsigned_abs() > super::tree::EXACT_INT {
+            super::tree::mark_lossy();
+        }
+        Ok(J::Num(x as f64))
+    }
+    fn visit_u64<E>(self, x: u64) -> Result<J, E> {
+        if x > super::tree::EXACT_INT {
+            super::tree::mark_lossy();
+        }
+        Ok(J::Num(x as f64))
+    }
+    fn visit_f64<E>(self, x: f64) -> Result<J, E> {
+        super::tree::mark_lossy();
+        Ok(J::Num(x))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<J, E> {
+        Ok(J::Str(JsStr::Text(s.to_string())))
+    }
+    fn visit_string<E>(self, s: String) -> Result<J, E> {
+        Ok(J::Str(JsStr::Text(s)))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<J, A::Error> {
+        let item = match self.0 {
+            Keys::Calls => Tree(Keys::Call),
+            _ => Tree(Keys::All),
+        };
+        let mut v = Vec::new();
+        while let Some(x) = a.next_element_seed(item)? {
+            v.push(x);
+        }
+        Ok(J::Arr(v))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<J, A::Error> {
+        // `JSON.parse`: a repeated key keeps its first position and its last value;
+        // integer-like keys come first.
+        // Records' objects are small: a linear search for a repeated key beats an
+        // index, until an object is large enough for the index to pay.
+        const INDEX_FROM: usize = 32;
+        let mut v: Vec<(String, J)> = Vec::new();
+        let mut index: std::collections::HashMap<String, usize> = Default::default();
+        while let Some(k) = a.next_key::<String>()? {
+            let value = match self.0 {
+                Keys::Record if k == "toolCalls" => Tree(Keys::Calls),
+                Keys::Call if UI_ONLY.contains(&k.as_str()) => {
+                    a.next_value::<serde::de::IgnoredAny>()?;
+                    continue;
+                }
+                _ => Tree(Keys::All),
+            };
+            let x = a.next_value_seed(value)?;
+            let seen = if v.len() < INDEX_FROM {
+                v.iter().position(|(vk, _)| *vk == k)
+            } else {
+                if index.is_empty() {
+                    index.extend(v.iter().enumerate().map(|(i, (vk, _))| (vk.clone(), i)));
+                }
+                index.get(&k).copied()
+            };
+            match seen {
+                Some(i) => {
                     super::tree::mark_lossy();
+                    v[i].1 = x;
                 }
-                Ok(J::Num(x as f64))
-            }
-            fn visit_u64<E>(self, x: u64) -> Result<J, E> {
-                if x > super::tree::EXACT_INT {
-                    super::tree::mark_lossy();
-                }
-                Ok(J::Num(x as f64))
-            }
-            fn visit_f64<E>(self, x: f64) -> Result<J, E> {
-                super::tree::mark_lossy();
-                Ok(J::Num(x))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<J, E> {
-                Ok(J::Str(JsStr::Text(s.to_string())))
-            }
-            fn visit_string<E>(self, s: String) -> Result<J, E> {
-                Ok(J::Str(JsStr::Text(s)))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<J, A::Error> {
-                let mut v = Vec::new();
-                while let Some(x) = a.next_element()? {
-                    v.push(x);
-                }
-                Ok(J::Arr(v))
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<J, A::Error> {
-                // `JSON.parse`: a repeated key keeps its first position and its last value;
-                // integer-like keys come first.
-                // Records' objects are small: a linear search for a repeated key beats an
-                // index, until an object is large enough for the index to pay.
-                const INDEX_FROM: usize = 32;
-                let mut v: Vec<(String, J)> = Vec::new();
-                let mut index: std::collections::HashMap<String, usize> = Default::default();
-                while let Some((k, x)) = a.next_entry::<String, J>()? {
-                    let seen = if v.len() < INDEX_FROM {
-                        v.iter().position(|(vk, _)| *vk == k)
-                    } else {
-                        if index.is_empty() {
-                            index.extend(v.iter().enumerate().map(|(i, (vk, _))| (vk.clone(), i)));
-                        }
-                        index.get(&k).copied()
-                    };
-                    match seen {
-                        Some(i) => {
-                            super::tree::mark_lossy();
-                            v[i].1 = x;
-                        }
-                        None => {
-                            if !index.is_empty() {
-                                index.insert(k.clone(), v.len());
-                            }
-                            v.push((k, x));
-                        }
+                None => {
+                    if !index.is_empty() {
+                        index.insert(k.clone(), v.len());
                     }
+                    v.push((k, x));
                 }
-                Ok(J::Obj(js_key_order(v)))
             }
         }
-        d.deserialize_any(V)
+        Ok(J::Obj(js_key_order(v)))
     }
 }
 
@@ -938,5 +993,59 @@ mod tests {
         let u: Vec<u16> = "\u{feff} \u{85}x \u{3000}".encode_utf16().collect();
         // U+0085 is not JavaScript whitespace; U+FEFF is.
         assert_eq!(String::from_utf16(js_trim(&u)).unwrap(), "\u{85}x");
+    }
+
+    /// A log line's record is its whole tree but for the interface's renderings of each tool
+    /// call: the same keys elsewhere (the arguments, the message, another array) are kept, and
+    /// `JSON.parse`'s order and repeated keys hold as in any tree.
+    #[test]
+    fn a_records_tree_leaves_out_only_the_calls_renderings() {
+        let whole = |t: &str| serde_json::from_str::<J>(t).unwrap();
+        let line = r#"{"id":"m","type":"gemini","description":"top","toolCalls":[
+            {"id":"c","name":"ls","displayName":"ReadFolder","description":"Lists",
+             "args":{"description":"kept","resultDisplay":"kept"},
+             "result":[{"functionResponse":{"id":"c","name":"ls","response":{"output":"x"}}}],
+             "resultDisplay":{"fileDiff":"@@ -1 +1 @@"},"status":"success","2":"two"},
+            "not a call"],
+            "thoughts":[{"subject":"s","description":"d"}],"id":"m2"}"#;
+        let mut want = whole(line);
+        if let Some(J::Arr(calls)) = want.get_mut("toolCalls") {
+            if let J::Obj(call) = &mut calls[0] {
+                call.retain(|(k, _)| !UI_ONLY.contains(&k.as_str()));
+            }
+        }
+        assert_eq!(record_line(line).unwrap(), want);
+        let call = &record_line(line).unwrap().get("toolCalls").unwrap().clone();
+        let J::Arr(calls) = call else { panic!() };
+        let keys: Vec<&str> = match &calls[0] {
+            J::Obj(e) => e.iter().map(|(k, _)| k.as_str()).collect(),
+            _ => panic!(),
+        };
+        assert_eq!(keys, ["2", "id", "name", "args", "result", "status"]);
+        // Lines without calls, a metadata line's nested messages, and what is not JSON read
+        // as any tree does.
+        for text in [
+            r#"{"sessionId":"s","projectHash":"p","messages":[{"id":"a","toolCalls":[{"id":"c","description":"kept"}]}]}"#,
+            r#"{"$set":{"lastUpdated":"2026-01-01T00:00:00Z"}}"#,
+            r#"{"id":"u","type":"user","content":[{"text":"hi"}],"toolCalls":{"description":"an object"}}"#,
+            r#"[1,2]"#,
+        ] {
+            assert_eq!(record_line(text).unwrap(), whole(text), "{text}");
+        }
+        // A rendering is still read as JSON, but not decoded: a lone surrogate there (which
+        // `JSON.parse` accepts, and a tree cannot hold) no longer costs the record its line.
+        let lone = r#"{"id":"m","toolCalls":[{"id":"c","resultDisplay":"\ud800"}]}"#;
+        assert!(serde_json::from_str::<J>(lone).is_err());
+        assert_eq!(
+            record_line(lone).unwrap(),
+            whole(r#"{"id":"m","toolCalls":[{"id":"c"}]}"#)
+        );
+        for bad in [
+            r#"{"id":"m","toolCalls":[{"resultDisplay":}]}"#,
+            r#"{"id":"m"} x"#,
+            "",
+        ] {
+            assert!(record_line(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -220,7 +220,7 @@ impl Loader {
         if text.len() >= MAX_LINE_BYTES || text.trim().is_empty() {
             return;
         }
-        if let Ok(record) = serde_json::from_str::<J>(text) {
+        if let Ok(record) = super::json::record_line(text) {
             self.record(record);
         }
     }
@@ -354,7 +354,7 @@ pub(super) fn one_pass(file: &SourceFile, reader: impl Read) -> Pass {
         lines += 1;
         super::tree::take_lossy();
         // A line that is not UTF-8 makes the whole file fail the check.
-        let record: J = serde_json::from_str(simdutf8::basic::from_utf8(line).ok()?).ok()?;
+        let record = super::json::record_line(simdutf8::basic::from_utf8(line).ok()?).ok()?;
         let rec = if super::tree::take_lossy() {
             None
         } else {
