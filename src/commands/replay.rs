@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -62,7 +63,7 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
             .collect()
     };
     let replayed = if args.all {
-        replay_all(g, args, &options_for)?
+        replay_all(g, args, &options_for, KEPT_FOR_AGAIN)?
     } else {
         replay_named(g, args, &options_for)?
     };
@@ -196,6 +197,10 @@ struct Replayed {
     results: Vec<Result<Vec<SessionReplay>, Failure>>,
     reading: Vec<PathBuf>,
     report: Report,
+    /// Replays run again at the confirmed summary size: from a kept input, read again, and
+    /// the bytes of input kept.
+    #[cfg_attr(not(test), allow(dead_code))]
+    again: (usize, usize, u64),
 }
 
 /// `--all`: one pass over the store. Each file is parsed once, and replayed while the scan
@@ -209,11 +214,13 @@ struct Replayed {
 /// rules or the filters changed), the replay is run again at the confirmed size if it wrote a
 /// summary; one that did not never used its size ([`SessionReplay::uses_summary_size`]) and
 /// only reports the new one. Either way each replay is the one a run at the confirmed size
-/// from the start gives.
+/// from the start gives. The first stage keeps the inputs of the replays it may have to run
+/// again, up to `keep_budget` bytes of them ([`KEPT_FOR_AGAIN`]); the others are read again.
 fn replay_all(
     g: &GlobalArgs,
     args: &ReplayArgs,
     options_for: &dyn Fn(SummarySize) -> Vec<ReplayOptions>,
+    keep_budget: u64,
 ) -> Result<Replayed, Failure> {
     args.filter.require_all(true).map_err(Failure::usage)?;
     let opts = scan_options(g, &args.filter.select(Vec::new()))?;
@@ -221,24 +228,44 @@ fn replay_all(
     let filter = &opts.filter;
     let fixed = fixed_summary_size(alg, &args.summary_tokens)?;
     let native = alg.native_agent();
-    let stage = |size: SummarySize| (size, options_for(size));
+    // Each stage: its summary size, the options made at it, and whether its replays' inputs
+    // may be kept to run them again (the first stage's, whose size is provisional).
+    // The Gemini algorithm's inputs of Gemini sessions hold the record Gemini CLI resumes, as
+    // trees several times the size of their files: never kept.
+    let keep = fixed.is_none() && alg != Algorithm::Gemini;
+    let stage = |size: SummarySize, provisional: bool| (size, options_for(size), provisional);
+    let kept_bytes = AtomicU64::new(0);
     let (result, done) = scan_each_staged(
         &opts,
         crate::scan::discover(&opts),
         |f| fixed.is_none() && native.is_none_or(|a| a == f.agent),
         |f| ReplayInput::read(f, alg),
-        stage(fixed.unwrap_or((alg.default_summary_tokens(), NO_REAL_SUMMARY))),
+        stage(
+            fixed.unwrap_or((alg.default_summary_tokens(), NO_REAL_SUMMARY)),
+            keep,
+        ),
         |first| {
-            stage(fixed.unwrap_or_else(|| {
+            let size = fixed.unwrap_or_else(|| {
                 auto_summary_size(alg, first.iter().copied().filter(|s| filter.may_match(s)))
-            }))
+            });
+            stage(size, false)
         },
-        |(size, options), summary, session, record| {
+        |(size, options, provisional), summary, session, record| {
             filter.may_match(summary).then(|| {
+                let mut kept = None;
                 let replays = ReplayInput::from_read(session, record, &summary.source, alg)
-                    .map(|input| replay_each(&input, options))
+                    .map(|input| {
+                        let replays = replay_each(&input, options);
+                        if *provisional
+                            && replays.iter().any(SessionReplay::uses_summary_size)
+                            && reserve(&kept_bytes, input.held_bytes(), keep_budget)
+                        {
+                            kept = Some(input);
+                        }
+                        replays
+                    })
                     .map_err(|w| Failure::failed(w.to_string()));
-                (*size, replays)
+                (*size, replays, kept)
             })
         },
     );
@@ -252,11 +279,14 @@ fn replay_all(
     // The stages replayed at two sizes at most: each one's options are made once.
     let mut made: HashMap<SummarySize, Vec<ReplayOptions>> = HashMap::new();
     let mut settled = HashMap::with_capacity(done.len());
-    for (path, (size, r)) in done {
+    let mut kept = Vec::new();
+    for (path, (size, r, input)) in done {
         let r = match r {
             Ok(replays) if size != confirmed => {
                 if size.0 != confirmed.0 && replays.iter().any(SessionReplay::uses_summary_size) {
-                    continue; // replayed again below
+                    // Replayed again below, from the input kept or from the file.
+                    kept.extend(input.map(|input| (path, input)));
+                    continue;
                 }
                 let from = made.entry(size).or_insert_with(|| options_for(size));
                 Ok(replays
@@ -269,10 +299,21 @@ fn replay_all(
         };
         settled.insert(path, r);
     }
+    // Only the sessions the scan kept (the cross-file rules and the filters drop some).
+    let selected: std::collections::HashSet<&Path> = sessions.iter().map(|s| s.path()).collect();
+    kept.retain(|(path, _)| selected.contains(path.as_path()));
+    let from_kept = kept.len();
+    let again: Vec<_> = kept
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|(path, input)| (path, Ok(replay_each(&input, &options))))
+        .collect();
+    settled.extend(again);
     let missing: Vec<&SessionSummary> = sessions
         .iter()
         .filter(|s| !settled.contains_key(s.path()))
         .collect();
+    let read_again = missing.len();
     let mut again = replay_loaded(g, &missing, &options).into_iter();
     let results = sessions
         .iter()
@@ -288,7 +329,22 @@ fn replay_all(
         sessions,
         results,
         report: result.report,
+        again: (from_kept, read_again, kept_bytes.into_inner()),
     })
+}
+
+/// How many bytes of replay inputs ([`ReplayInput::held_bytes`]) the first stage of
+/// `replay --all` keeps, to run those replays again at the confirmed summary size without
+/// reading their files again. Bounded, so that the memory stays that of the files in flight
+/// and this much more; the replays past it read their files again.
+const KEPT_FOR_AGAIN: u64 = 32 << 20;
+
+/// Take `bytes` of `budget` (`used` so far) if they fit.
+fn reserve(used: &AtomicU64, bytes: u64, budget: u64) -> bool {
+    used.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
+        u.checked_add(bytes).filter(|&n| n <= budget)
+    })
+    .is_ok()
 }
 
 /// Named sessions (ids, files, folders): selected by a scan, then each parsed in full.
@@ -315,6 +371,7 @@ fn replay_named(
         results,
         reading,
         report,
+        again: (0, 0, 0),
     })
 }
 
@@ -1069,4 +1126,93 @@ fn settings_table(alg: Algorithm) -> String {
         alg.as_str(),
         render(&columns, rows, target_width())
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// `replay --all` over the sample home at a small window (many replays compact), with
+    /// `budget` bytes of first-stage inputs kept for the replays run again.
+    fn all(alg: &str, budget: u64) -> (Vec<String>, (usize, usize, u64)) {
+        let home = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/home");
+        let argv = [
+            "sessions",
+            "--home",
+            home,
+            "--quiet",
+            "replay-compress",
+            "--all",
+            "-A",
+            alg,
+            "--context-window",
+            "8000",
+        ];
+        let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+        let crate::cli::Command::ReplayCompress(args) = &cli.command else {
+            unreachable!()
+        };
+        let settings = Settings::resolve(args.algorithm.specs(), &[]).unwrap();
+        let options_for = |(summary_tokens, source): SummarySize| {
+            vec![ReplayOptions {
+                algorithm: args.algorithm,
+                settings: settings.clone(),
+                context_window: args.context_window,
+                summary_tokens,
+                summary_tokens_source: source,
+                timeline: true,
+                validate: false,
+                follow_recording: false,
+            }]
+        };
+        let r = replay_all(&cli.global, args, &options_for, budget).unwrap();
+        let out = r
+            .results
+            .into_iter()
+            .zip(&r.sessions)
+            .map(|(x, s)| {
+                let mut replays = x.ok().unwrap();
+                // As `run` does: the project is the scan's, resolved across files.
+                for x in &mut replays {
+                    x.project.clone_from(&s.project);
+                }
+                serde_json::to_string(&replays).unwrap()
+            })
+            .collect();
+        (out, r.again)
+    }
+
+    /// The replays run again at the confirmed summary size are the same whether their inputs
+    /// were kept from the first stage or their files read again, within any budget.
+    #[test]
+    fn replays_run_again_from_kept_inputs_equal_those_read_again() {
+        for alg in ["claude", "codex", "pi"] {
+            let (read, (kept_none, read_all, _)) = all(alg, 0);
+            assert_eq!(kept_none, 0, "{alg}");
+            assert!(read_all >= 3, "{alg}: {read_all} replays run again");
+            let (kept, (from_kept, read_rest, bytes)) = all(alg, u64::MAX);
+            assert_eq!((from_kept, read_rest), (read_all, 0), "{alg}");
+            assert_eq!(kept, read, "{alg}");
+            // Half of what they hold: some are kept (the smallest fits), the rest read again.
+            let (some, (k, r, half)) = all(alg, bytes / 2);
+            assert!(
+                k > 0 && r > 0 && k + r == read_all,
+                "{alg}: {k} kept, {r} read"
+            );
+            assert!(half <= bytes / 2, "{alg}");
+            assert_eq!(some, read, "{alg}");
+        }
+    }
+
+    #[test]
+    fn a_budget_is_taken_while_it_lasts() {
+        let used = AtomicU64::new(0);
+        assert!(reserve(&used, 60, 100));
+        assert!(!reserve(&used, 41, 100));
+        assert!(reserve(&used, 40, 100));
+        assert!(!reserve(&used, 1, 100));
+        assert!(!reserve(&used, u64::MAX, u64::MAX));
+        assert_eq!(used.load(Ordering::Relaxed), 100);
+    }
 }

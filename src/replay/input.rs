@@ -28,6 +28,69 @@ pub enum Record {
 }
 
 impl ReplayInput {
+    /// About how many bytes the input holds in memory: its items, their parts and the text
+    /// and values these own, and its requests. Allocator rounding is not counted, nor a Gemini
+    /// session's record (`gemini`, `gemini_sized`), which the Gemini algorithm's replays hold.
+    pub fn held_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        fn value(v: &serde_json::Value) -> usize {
+            use serde_json::Value;
+            match v {
+                Value::String(s) => s.len(),
+                Value::Array(a) => a.iter().map(|x| size_of::<Value>() + value(x)).sum(),
+                // A map's node and links: about two words an entry beyond the key and value.
+                Value::Object(o) => o
+                    .iter()
+                    .map(|(k, x)| {
+                        k.len() + 16 + size_of::<String>() + size_of::<Value>() + value(x)
+                    })
+                    .sum(),
+                _ => 0,
+            }
+        }
+        fn part(p: &Part) -> usize {
+            size_of::<Part>()
+                + match p {
+                    Part::Text { text } | Part::Thinking { text } => text.len(),
+                    Part::ToolCall { id, name, input } => id.len() + name.len() + value(input),
+                    Part::ToolResult {
+                        call_id,
+                        output,
+                        attachments,
+                        ..
+                    } => call_id.len() + output.len() + attachments.iter().map(part).sum::<usize>(),
+                    Part::Image {
+                        media_type, data, ..
+                    } => {
+                        media_type.as_ref().map_or(0, String::len)
+                            + data.as_ref().map_or(0, String::len)
+                    }
+                    Part::Compaction { .. } => 0,
+                    Part::Unknown { kind, raw } => kind.len() + value(raw),
+                }
+        }
+        let text = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+        let items: usize = self
+            .items
+            .iter()
+            .map(|it| {
+                size_of::<HistoryItem>()
+                    + text(&it.model)
+                    + it.parts.iter().map(part).sum::<usize>()
+                    + it.tool_names
+                        .iter()
+                        .map(|n| size_of::<Option<String>>() + text(n))
+                        .sum::<usize>()
+            })
+            .sum();
+        let requests: usize = self
+            .requests
+            .iter()
+            .map(|r| size_of::<RequestPoint>() + text(&r.model))
+            .sum();
+        (items + requests) as u64
+    }
+
     /// How much of a file a replay of `algorithm` needs parsed. A Gemini session is replayed
     /// from its record as Gemini CLI resumes it; of the model it needs only what the summary
     /// view keeps (metadata, compactions, message ids). Every other agent's replay reads the

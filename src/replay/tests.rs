@@ -651,3 +651,29 @@ fn tool_arguments_are_sized_as_their_compact_json() {
         assert_eq!(bytes4_tokens(&call), expected, "{a}");
     }
 }
+
+/// What an input holds grows with the text and values it owns, byte for byte at least.
+#[test]
+fn an_inputs_held_bytes_count_its_text_and_values() {
+    let small = input(4, 10, |_, _| None);
+    let base = small.held_bytes();
+    assert!(
+        base >= 4 * 2 * std::mem::size_of::<HistoryItem>() as u64,
+        "{base}"
+    );
+    let mut big = input(4, 10, |_, _| None);
+    big.items[0].parts.push(Part::ToolResult {
+        call_id: "c".into(),
+        output: "x".repeat(100_000),
+        is_error: false,
+        attachments: Vec::new(),
+        output_size: None,
+    });
+    big.items[1].parts.push(Part::ToolCall {
+        id: "c".into(),
+        name: "edit".into(),
+        input: serde_json::json!({"path": "a", "text": "y".repeat(50_000), "n": [1, 2]}),
+    });
+    let grown = big.held_bytes() - base;
+    assert!((150_000..151_000).contains(&grown), "{grown}");
+}
