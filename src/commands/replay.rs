@@ -229,11 +229,11 @@ fn replay_all(
     let fixed = fixed_summary_size(alg, &args.summary_tokens)?;
     let native = alg.native_agent();
     // Each stage: its summary size, the options made at it, and whether its replays' inputs
-    // may be kept to run them again (the first stage's, whose size is provisional).
-    // The Gemini algorithm's inputs of Gemini sessions hold the record Gemini CLI resumes, as
-    // trees several times the size of their files: never kept.
+    // may be kept to run them again: the first stage's, whose size is provisional, but for
+    // Gemini's algorithm, whose inputs of Gemini sessions hold the record Gemini CLI resumes
+    // as trees several times the size of their files.
     let keep = fixed.is_none() && alg != Algorithm::Gemini;
-    let stage = |size: SummarySize, provisional: bool| (size, options_for(size), provisional);
+    let stage = |size: SummarySize, keep: bool| (size, options_for(size), keep);
     let kept_bytes = AtomicU64::new(0);
     let (result, done) = scan_each_staged(
         &opts,
@@ -250,13 +250,13 @@ fn replay_all(
             });
             stage(size, false)
         },
-        |(size, options, provisional), summary, session, record| {
+        |(size, options, keep), summary, session, record| {
             filter.may_match(summary).then(|| {
                 let mut kept = None;
                 let replays = ReplayInput::from_read(session, record, &summary.source, alg)
                     .map(|input| {
                         let replays = replay_each(&input, options);
-                        if *provisional
+                        if *keep
                             && replays.iter().any(SessionReplay::uses_summary_size)
                             && reserve(&kept_bytes, input.held_bytes(), keep_budget)
                         {
