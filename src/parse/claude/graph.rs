@@ -53,12 +53,7 @@ impl Graph {
                     .filter(|&p| p != i)
             })
             .collect();
-        let mut children = vec![Vec::new(); n];
-        for (i, p) in parent.iter().enumerate() {
-            if let Some(p) = *p {
-                children[p].push(i);
-            }
-        }
+        let children = Children::of(&parent);
         let candidate =
             |i: usize| nodes[i].conversational && !nodes[i].sidechain && nodes[i].message.is_some();
         let hinted = hint.and_then(|l| self.index.get(&l)).copied();
@@ -74,7 +69,7 @@ impl Graph {
                     if candidate(i) && best.is_none_or(|b| i > b) {
                         best = Some(i);
                     }
-                    stack.extend(children[i].iter().copied());
+                    stack.extend(children.of_node(i).iter().copied());
                 }
                 Some(best.unwrap_or(leaf))
             }
@@ -153,7 +148,7 @@ impl Graph {
                             return true;
                         }
                     }
-                    stack.extend(children[j].iter().copied());
+                    stack.extend(children.of_node(j).iter().copied());
                 }
                 false
             });
@@ -166,5 +161,53 @@ impl Graph {
                 msg.superseded = true;
             }
         }
+    }
+}
+
+/// Each node's children, in file order, in two flat arrays: a transcript of 10^5 records would
+/// otherwise hold a vector per record at the end of its parse, the peak of `show`'s memory.
+struct Children {
+    /// `start[i]..start[i + 1]` are node `i`'s children in `list`.
+    start: Vec<usize>,
+    list: Vec<usize>,
+}
+
+impl Children {
+    fn of(parent: &[Option<usize>]) -> Children {
+        let mut start = vec![0; parent.len() + 1];
+        for p in parent.iter().flatten() {
+            start[p + 1] += 1;
+        }
+        for i in 0..parent.len() {
+            start[i + 1] += start[i];
+        }
+        let mut next = start.clone();
+        let mut list = vec![0; start[parent.len()]];
+        for (i, p) in parent.iter().enumerate() {
+            if let Some(p) = *p {
+                list[next[p]] = i;
+                next[p] += 1;
+            }
+        }
+        Children { start, list }
+    }
+
+    fn of_node(&self, i: usize) -> &[usize] {
+        &self.list[self.start[i]..self.start[i + 1]]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Children;
+
+    #[test]
+    fn children_are_listed_per_parent_in_file_order() {
+        let parent = [None, Some(0), Some(0), Some(1), None, Some(0), Some(4)];
+        let c = Children::of(&parent);
+        let got: Vec<&[usize]> = (0..parent.len()).map(|i| c.of_node(i)).collect();
+        let want: Vec<&[usize]> = vec![&[1, 2, 5], &[3], &[], &[], &[6], &[], &[]];
+        assert_eq!(got, want);
+        assert!(Children::of(&[]).list.is_empty());
     }
 }
