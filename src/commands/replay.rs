@@ -275,6 +275,12 @@ fn replay_all(
     }
     let confirmed = summary_size(alg, &args.summary_tokens, &sessions)?;
     let options = options_for(confirmed);
+    // The requests of the scan's summaries serve no replay: they go before the replays run
+    // again.
+    let mut sessions = sessions;
+    for s in &mut sessions {
+        s.requests = Vec::new();
+    }
     // Replays made at another size: run again if they used it, else only the size they report.
     // The stages replayed at two sizes at most: each one's options are made once.
     let mut made: HashMap<SummarySize, Vec<ReplayOptions>> = HashMap::new();
@@ -353,7 +359,7 @@ fn replay_named(
     args: &ReplayArgs,
     options_for: &dyn Fn(SummarySize) -> Vec<ReplayOptions>,
 ) -> Result<Replayed, Failure> {
-    let (sessions, all, report) = select(g, args)?;
+    let (mut sessions, all, report) = select(g, args)?;
     if sessions.is_empty() {
         return Err(Failure::failed("no session selected"));
     }
@@ -363,7 +369,13 @@ fn replay_named(
         .chain(&all)
         .map(|s| s.path().to_path_buf())
         .collect();
+    // Before the replays' parses, what they no longer need goes, as in `show`: the scan's
+    // other sessions and the chosen ones' requests (a large session's would otherwise be held
+    // beside its input).
     drop(all);
+    for s in &mut sessions {
+        s.requests = Vec::new();
+    }
     let refs: Vec<&SessionSummary> = sessions.iter().collect();
     let results = replay_loaded(g, &refs, &options);
     Ok(Replayed {
