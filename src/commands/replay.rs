@@ -269,7 +269,7 @@ fn replay_all(
             })
         },
     );
-    let sessions = result.sessions;
+    let mut sessions = result.sessions;
     if sessions.is_empty() {
         return Err(Failure::failed("no session selected"));
     }
@@ -277,7 +277,6 @@ fn replay_all(
     let options = options_for(confirmed);
     // The requests of the scan's summaries serve no replay: they go before the replays run
     // again.
-    let mut sessions = sessions;
     for s in &mut sessions {
         s.requests = Vec::new();
     }
