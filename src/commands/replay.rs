@@ -256,8 +256,10 @@ fn replay_all(
                 let replays = ReplayInput::from_read(session, record, &summary.source, alg)
                     .map(|input| {
                         let replays = replay_each(&input, options);
+                        // Once the budget is spent, no input is measured for it.
                         if *keep
                             && replays.iter().any(SessionReplay::uses_summary_size)
+                            && kept_bytes.load(Ordering::Relaxed) < keep_budget
                             && reserve(&kept_bytes, input.held_bytes(), keep_budget)
                         {
                             kept = Some(input);
@@ -284,7 +286,7 @@ fn replay_all(
     // The stages replayed at two sizes at most: each one's options are made once.
     let mut made: HashMap<SummarySize, Vec<ReplayOptions>> = HashMap::new();
     let mut settled = HashMap::with_capacity(done.len());
-    let mut kept = Vec::new();
+    let mut kept: HashMap<PathBuf, ReplayInput> = HashMap::new();
     for (path, (size, r, input)) in done {
         let r = match r {
             Ok(replays) if size != confirmed => {
@@ -304,16 +306,20 @@ fn replay_all(
         };
         settled.insert(path, r);
     }
-    // Only the sessions the scan kept (the cross-file rules and the filters drop some).
-    let selected: std::collections::HashSet<&Path> = sessions.iter().map(|s| s.path()).collect();
-    kept.retain(|(path, _)| selected.contains(path.as_path()));
-    let from_kept = kept.len();
-    let again: Vec<_> = kept
+    // The sessions the scan kept run again from their kept inputs (the cross-file rules and
+    // the filters drop some sessions: their inputs go unused), the others from their files.
+    let inputs: Vec<(PathBuf, ReplayInput)> = sessions
+        .iter()
+        .filter_map(|s| kept.remove_entry(s.path()))
+        .collect();
+    drop(kept);
+    let from_kept = inputs.len();
+    let rerun: Vec<_> = inputs
         .into_par_iter()
         .with_max_len(1)
         .map(|(path, input)| (path, Ok(replay_each(&input, &options))))
         .collect();
-    settled.extend(again);
+    settled.extend(rerun);
     let missing: Vec<&SessionSummary> = sessions
         .iter()
         .filter(|s| !settled.contains_key(s.path()))
