@@ -63,7 +63,7 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
             .collect()
     };
     let replayed = if args.all {
-        replay_all(g, args, &options_for, KEPT_FOR_AGAIN)?
+        replay_all(g, args, &options_for, &keep_budget)?
     } else {
         replay_named(g, args, &options_for)?
     };
@@ -215,12 +215,13 @@ struct Replayed {
 /// summary; one that did not never used its size ([`SessionReplay::uses_summary_size`]) and
 /// only reports the new one. Either way each replay is the one a run at the confirmed size
 /// from the start gives. The first stage keeps the inputs of the replays it may have to run
-/// again, up to `keep_budget` bytes of them ([`KEPT_FOR_AGAIN`]); the others are read again.
+/// again, up to `budget_for(the size of the first stage's largest file)` bytes of them
+/// ([`keep_budget`]); the others are read again.
 fn replay_all(
     g: &GlobalArgs,
     args: &ReplayArgs,
     options_for: &dyn Fn(SummarySize) -> Vec<ReplayOptions>,
-    keep_budget: u64,
+    budget_for: &(dyn Fn(u64) -> u64 + Sync),
 ) -> Result<Replayed, Failure> {
     args.filter.require_all(true).map_err(Failure::usage)?;
     let opts = scan_options(g, &args.filter.select(Vec::new()))?;
@@ -235,10 +236,19 @@ fn replay_all(
     let keep = fixed.is_none() && alg != Algorithm::Gemini;
     let stage = |size: SummarySize, keep: bool| (size, options_for(size), keep);
     let kept_bytes = AtomicU64::new(0);
+    // Known before the first stage's replays run: the scan sorts its files into the stages
+    // first.
+    let largest_first = AtomicU64::new(0);
     let (result, done) = scan_each_staged(
         &opts,
         crate::scan::discover(&opts),
-        |f| fixed.is_none() && native.is_none_or(|a| a == f.agent),
+        |f| {
+            let first = fixed.is_none() && native.is_none_or(|a| a == f.agent);
+            if first {
+                largest_first.fetch_max(f.size, Ordering::Relaxed);
+            }
+            first
+        },
         |f| ReplayInput::read(f, alg),
         stage(
             fixed.unwrap_or((alg.default_summary_tokens(), NO_REAL_SUMMARY)),
@@ -257,10 +267,11 @@ fn replay_all(
                     .map(|input| {
                         let replays = replay_each(&input, options);
                         // Once the budget is spent, no input is measured for it.
+                        let budget = || budget_for(largest_first.load(Ordering::Relaxed));
                         if *keep
                             && replays.iter().any(SessionReplay::uses_summary_size)
-                            && kept_bytes.load(Ordering::Relaxed) < keep_budget
-                            && reserve(&kept_bytes, input.held_bytes(), keep_budget)
+                            && kept_bytes.load(Ordering::Relaxed) < budget()
+                            && reserve(&kept_bytes, input.held_bytes(), budget())
                         {
                             kept = Some(input);
                         }
@@ -346,8 +357,17 @@ fn replay_all(
 
 /// How many bytes of replay inputs ([`ReplayInput::held_bytes`]) the first stage of
 /// `replay --all` keeps, to run those replays again at the confirmed summary size without
-/// reading their files again. Bounded, so that the memory stays that of the files in flight
-/// and this much more; the replays past it read their files again.
+/// reading their files again: [`KEPT_FOR_AGAIN`], or as many as the stage's largest file
+/// holds if more. Bounded, so that the memory stays that of the files in flight and about as
+/// much again; the replays past it read their files again. As much as the largest file,
+/// because that is the one most worth keeping (the stage reads it first, so it is the first
+/// kept): read again, it would be parsed alone on one core after the scan, and the read would
+/// need at least as much memory as keeping it.
+fn keep_budget(largest_first: u64) -> u64 {
+    KEPT_FOR_AGAIN.max(largest_first)
+}
+
+/// The least of [`keep_budget`].
 const KEPT_FOR_AGAIN: u64 = 32 << 20;
 
 /// Take `bytes` of `budget` (`used` so far) if they fit.
@@ -1151,8 +1171,9 @@ mod tests {
     use clap::Parser;
 
     /// `replay --all` over the sample home at a small window (many replays compact), with
-    /// `budget` bytes of first-stage inputs kept for the replays run again.
-    fn all(alg: &str, budget: u64) -> (Vec<String>, (usize, usize, u64)) {
+    /// `budget(the first stage's largest file)` bytes of first-stage inputs kept for the
+    /// replays run again.
+    fn all(alg: &str, budget: &(dyn Fn(u64) -> u64 + Sync)) -> (Vec<String>, (usize, usize, u64)) {
         let home = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/home");
         let argv = [
             "sessions",
@@ -1205,14 +1226,14 @@ mod tests {
     #[test]
     fn replays_run_again_from_kept_inputs_equal_those_read_again() {
         for alg in ["claude", "codex", "pi"] {
-            let (read, (kept_none, read_all, _)) = all(alg, 0);
+            let (read, (kept_none, read_all, _)) = all(alg, &|_| 0);
             assert_eq!(kept_none, 0, "{alg}");
             assert!(read_all >= 3, "{alg}: {read_all} replays run again");
-            let (kept, (from_kept, read_rest, bytes)) = all(alg, u64::MAX);
+            let (kept, (from_kept, read_rest, bytes)) = all(alg, &|_| u64::MAX);
             assert_eq!((from_kept, read_rest), (read_all, 0), "{alg}");
             assert_eq!(kept, read, "{alg}");
             // Half of what they hold: some are kept (the smallest fits), the rest read again.
-            let (some, (k, r, half)) = all(alg, bytes / 2);
+            let (some, (k, r, half)) = all(alg, &|_| bytes / 2);
             assert!(
                 k > 0 && r > 0 && k + r == read_all,
                 "{alg}: {k} kept, {r} read"
@@ -1220,6 +1241,36 @@ mod tests {
             assert!(half <= bytes / 2, "{alg}");
             assert_eq!(some, read, "{alg}");
         }
+    }
+
+    /// The budget grows with the first stage's largest file: that of the algorithm's own
+    /// agent, or of every agent for the algorithms sized from all of them (Pi).
+    #[test]
+    fn the_budget_knows_the_first_stages_largest_file() {
+        let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/home");
+        let largest = |claude_only: bool| {
+            walkdir::WalkDir::new(&home)
+                .into_iter()
+                .filter_map(Result::ok)
+                .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+                .filter(|e| !claude_only || e.path().to_string_lossy().contains("claude/"))
+                .map(|e| e.metadata().unwrap().len())
+                .max()
+                .unwrap()
+        };
+        let (claude, every) = (largest(true), largest(false));
+        // The sample home's largest file is not Claude's: the stages are told apart.
+        assert!(claude < every, "{claude} {every}");
+        for (alg, want) in [("claude", claude), ("pi", every)] {
+            let seen = AtomicU64::new(0);
+            all(alg, &|largest| {
+                seen.store(largest, Ordering::Relaxed);
+                u64::MAX
+            });
+            assert_eq!(seen.into_inner(), want, "{alg}");
+        }
+        assert_eq!(keep_budget(every), KEPT_FOR_AGAIN);
+        assert_eq!(keep_budget(KEPT_FOR_AGAIN * 3), KEPT_FOR_AGAIN * 3);
     }
 
     #[test]
