@@ -1,0 +1,256 @@
+//! `sessions replay-compress`: replay a context-management algorithm over real sessions and
+//! report what it would have saved, per session and in aggregate, for one setting or a grid.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::cli::{GlobalArgs, ReplayArgs, ReplayFormat};
+use crate::commands::{CmdResult, Failure, guard, stdout, write_json};
+use crate::diag::Report;
+use crate::replay::settings::Settings;
+use crate::replay::{Algorithm, ReplayOptions, SessionReplay, validate};
+use crate::scan::SessionSummary;
+use crate::tokens::MAX_TOKENS;
+
+mod reading;
+mod tables;
+
+use reading::{keep_budget, replay_all, replay_named};
+use tables::{
+    plot_all, session_table, settings_table, sweep_table, timeline_table, validation_table,
+};
+
+pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
+    let alg = args.algorithm;
+    if args.list_settings {
+        let mut out = stdout();
+        out.write_all(settings_table(alg).as_bytes())?;
+        out.flush()?;
+        return Ok(Report::default());
+    }
+    if let Some(w) = args.context_window {
+        if !(1..=MAX_TOKENS).contains(&w) {
+            return Err(Failure::usage(format!(
+                "--context-window {w}: expected a window of 1 to {MAX_TOKENS} tokens"
+            )));
+        }
+    }
+    let grid = grid(alg, &args.set, &args.sweep).map_err(Failure::usage)?;
+    let want_timeline = args.timeline || args.plot.is_some();
+    // The agent's own algorithm at its own constants reproduces history; any override asks a
+    // what-if question, and the replay then goes its own way.
+    let follow = args.set.is_empty()
+        && args.sweep.is_empty()
+        && args.context_window.is_none()
+        && args.summary_tokens == "auto";
+    let options_for = |(summary_tokens, source): SummarySize| -> Vec<ReplayOptions> {
+        grid.iter()
+            .map(|settings| ReplayOptions {
+                algorithm: alg,
+                settings: settings.clone(),
+                context_window: args.context_window,
+                summary_tokens,
+                summary_tokens_source: source,
+                timeline: want_timeline,
+                validate: args.validate,
+                follow_recording: follow,
+            })
+            .collect()
+    };
+    let replayed = if args.all {
+        replay_all(g, args, &options_for, &keep_budget)?
+    } else {
+        replay_named(g, args, &options_for)?
+    };
+    // The plot goes through the output guard, which knows every file this run read.
+    let guard = args.plot.as_ref().map(|_| {
+        let reading = replayed
+            .reading
+            .iter()
+            .map(PathBuf::as_path)
+            .chain(args.targets.iter().map(Path::new).filter(|p| p.exists()));
+        guard(g, args.force, reading)
+    });
+    let mut per_session: Vec<Vec<SessionReplay>> = Vec::new();
+    let mut report = replayed.report;
+    for (r, s) in replayed.results.into_iter().zip(&replayed.sessions) {
+        match r {
+            Ok(mut v) => {
+                // The scan resolved the project across files; the replay saw the file alone.
+                for r in &mut v {
+                    r.project.clone_from(&s.project);
+                }
+                per_session.push(v);
+            }
+            Err(f) => report.warnings.push(crate::diag::Warning::new(
+                crate::diag::WarningKind::Unreadable,
+                s.path(),
+                None,
+                f.message,
+            )),
+        }
+    }
+
+    if let (Some(path), Some(guard)) = (&args.plot, &guard) {
+        let first: Vec<&SessionReplay> = per_session.iter().filter_map(|v| v.first()).collect();
+        let written = plot_all(&first, path, guard)?;
+        if !g.quiet {
+            for p in &written {
+                eprintln!("wrote {}", p.display());
+            }
+        }
+    }
+
+    let flat: Vec<&SessionReplay> = per_session.iter().flatten().collect();
+    match args.format {
+        ReplayFormat::Json | ReplayFormat::Ndjson => {
+            // Records borrow the replays: a sweep's tens of thousands are serialised as they
+            // are written, never copied into JSON trees first.
+            let mut records: Vec<OutRecord> = Vec::with_capacity(flat.len() + 3);
+            for r in &flat {
+                records.push(OutRecord::Replay(Box::new(Record::new(r, args.timeline))));
+            }
+            // One more record per agent: the fidelity over distinct compactions.
+            if args.validate {
+                for s in validate::summarize(&flat) {
+                    records.push(OutRecord::Summary(SummaryRecord {
+                        schema_version: crate::render::json::SCHEMA_VERSION,
+                        kind: "validation_summary",
+                        summary: s,
+                    }));
+                }
+            }
+            write_json(&records, args.format == ReplayFormat::Ndjson)?;
+        }
+        ReplayFormat::Table => {
+            let mut out = stdout();
+            if grid.len() > 1 {
+                out.write_all(sweep_table(&per_session, &args.sweep).as_bytes())?;
+            } else {
+                out.write_all(session_table(&flat).as_bytes())?;
+                if args.validate {
+                    writeln!(out)?;
+                    out.write_all(validation_table(&flat).as_bytes())?;
+                }
+                if args.timeline {
+                    for r in &flat {
+                        writeln!(out)?;
+                        out.write_all(timeline_table(r).as_bytes())?;
+                    }
+                }
+            }
+            out.flush()?;
+            if !g.quiet {
+                let notes: Vec<&String> = flat.iter().flat_map(|r| &r.notes).collect();
+                let mut uniq: Vec<&String> = Vec::new();
+                for n in notes {
+                    if !uniq.contains(&n) {
+                        uniq.push(n);
+                    }
+                }
+                for n in uniq.iter().take(10) {
+                    eprintln!("note: {n}");
+                }
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// The JSON record: the session replay with `schema_version`; the timeline only if asked for
+/// (a plot needs it internally).
+#[derive(serde::Serialize)]
+struct Record<'a> {
+    schema_version: u32,
+    #[serde(flatten)]
+    replay: std::borrow::Cow<'a, SessionReplay>,
+}
+
+impl<'a> Record<'a> {
+    fn new(r: &'a SessionReplay, timeline: bool) -> Self {
+        let replay = if !timeline && r.timeline.is_some() {
+            let mut c = r.clone();
+            c.timeline = None;
+            std::borrow::Cow::Owned(c)
+        } else {
+            std::borrow::Cow::Borrowed(r)
+        };
+        Record {
+            schema_version: crate::render::json::SCHEMA_VERSION,
+            replay,
+        }
+    }
+}
+
+/// A summary size and where it came from.
+type SummarySize = (u64, &'static str);
+
+/// What the replays of one run read and produced: the selected sessions, their replays (one
+/// per setting) or why they failed, every file the run read, and the scan's warnings.
+struct Replayed {
+    sessions: Vec<SessionSummary>,
+    results: Vec<Result<Vec<SessionReplay>, Failure>>,
+    reading: Vec<PathBuf>,
+    report: Report,
+    /// Replays run again at the confirmed summary size: from a kept input, read again, and
+    /// the bytes of input kept.
+    #[cfg_attr(not(test), allow(dead_code))]
+    again: (usize, usize, u64),
+}
+
+/// `--validate`'s aggregate per agent, after the session records.
+#[derive(serde::Serialize)]
+struct SummaryRecord {
+    schema_version: u32,
+    kind: &'static str,
+    #[serde(flatten)]
+    summary: validate::Summary,
+}
+
+/// One record of `--format json|ndjson`.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum OutRecord<'a> {
+    Replay(Box<Record<'a>>),
+    Summary(SummaryRecord),
+}
+
+/// Every combination of the sweep values over the base settings, validated.
+fn grid(
+    alg: Algorithm,
+    base: &[(String, String)],
+    sweep: &[(String, String)],
+) -> Result<Vec<Settings>, String> {
+    let mut combos: Vec<Vec<(String, String)>> = vec![base.to_vec()];
+    for (key, values) in sweep {
+        let vals: Vec<&str> = values
+            .split(',')
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .collect();
+        if vals.is_empty() {
+            return Err(format!("--sweep {key}=: no values"));
+        }
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                vals.iter().map(move |v| {
+                    let mut c = c.clone();
+                    c.retain(|(k, _)| k != key);
+                    c.push((key.clone(), v.to_string()));
+                    c
+                })
+            })
+            .collect();
+    }
+    if combos.len() > 10_000 {
+        return Err(format!(
+            "--sweep makes {} combinations; at most 10000",
+            combos.len()
+        ));
+    }
+    combos
+        .iter()
+        .map(|c| Settings::resolve(alg.specs(), c))
+        .collect()
+}

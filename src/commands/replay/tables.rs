@@ -1,0 +1,534 @@
+//! The human output of `replay-compress`: the per-session, sweep, validation, timeline and
+//! settings tables, the verdict, and the plots.
+
+use std::path::{Path, PathBuf};
+
+use crate::commands::Failure;
+use crate::output::Guard;
+use crate::render::table::{Align, Column, render, render_fitted, target_width};
+use crate::render::text::wrap;
+use crate::render::{human_count, plot, plural, thousands};
+use crate::replay::{Algorithm, SessionReplay, Totals, validate};
+
+fn signed(n: i64) -> String {
+    if n < 0 {
+        format!("-{}", human_count(n.unsigned_abs()))
+    } else {
+        human_count(n as u64)
+    }
+}
+
+/// Totals over several replays: the sums, compressions, followed compactions, the peak and how
+/// many sessions.
+struct Aggregate {
+    t: Totals,
+    /// Σ of the sessions' `cost.saved_usd` that have a price; `None` when none has.
+    saved_usd: Option<f64>,
+    comp: usize,
+    followed: usize,
+    peak: u64,
+    n: usize,
+}
+
+fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> Aggregate {
+    let mut t = Totals::default();
+    let (mut comp, mut followed, mut peak, mut n) = (0, 0, 0, 0);
+    let mut saved_usd: Option<f64> = None;
+    for r in rs {
+        if let Some(usd) = r.cost.saved_usd {
+            saved_usd = Some(saved_usd.unwrap_or(0.0) + usd);
+        }
+        // Saturating: a session's totals can be as large as a hostile file makes them.
+        t.full = t.full.saturating_add(r.totals.full);
+        t.recorded = t.recorded.saturating_add(r.totals.recorded);
+        t.what_if = t.what_if.saturating_add(r.totals.what_if);
+        t.saved = t.saved.saturating_add(r.totals.saved);
+        t.saved_vs_recorded = t
+            .saved_vs_recorded
+            .saturating_add(r.totals.saved_vs_recorded);
+        t.summariser_tokens = t
+            .summariser_tokens
+            .saturating_add(r.totals.summariser_tokens);
+        t.net_saved = t.net_saved.saturating_add(r.totals.net_saved);
+        comp += r.compressions;
+        followed += r.followed;
+        peak = peak.max(r.peak.what_if);
+        n += 1;
+    }
+    t.saved_pct = crate::replay::pct(t.saved, t.full);
+    t.saved_vs_recorded_pct = crate::replay::pct(t.saved_vs_recorded, t.recorded);
+    Aggregate {
+        t,
+        saved_usd,
+        comp,
+        followed,
+        peak,
+        n,
+    }
+}
+
+/// The totals columns both tables share, and their cells. On a narrow terminal the optional
+/// ones go, lowest priority first (`render::table`).
+const TOTAL_COLUMNS: [Column; 11] = [
+    Column::fixed("FULL", Align::Right),
+    Column::fixed("RECORDED", Align::Right).optional(4),
+    Column::fixed("WHAT-IF", Align::Right),
+    Column::fixed("SAVED", Align::Right),
+    Column::fixed("SAVED%", Align::Right),
+    Column::fixed("VS REC%", Align::Right).optional(1),
+    Column::fixed("SUMMARISER", Align::Right).optional(0),
+    Column::fixed("NET", Align::Right).optional(3),
+    Column::fixed("$SAVED", Align::Right).optional(2),
+    Column::fixed("COMP", Align::Right).optional(2),
+    Column::fixed("PEAK", Align::Right).optional(2),
+];
+
+fn totals_cells(t: &Totals, usd: Option<f64>, comp: usize, peak: u64) -> Vec<String> {
+    let recorded = t.recorded > 0;
+    vec![
+        human_count(t.full),
+        if recorded {
+            human_count(t.recorded)
+        } else {
+            "-".into()
+        },
+        human_count(t.what_if),
+        signed(t.saved),
+        format!("{:.1}", t.saved_pct),
+        if recorded {
+            format!("{:.1}", t.saved_vs_recorded_pct)
+        } else {
+            "-".into()
+        },
+        human_count(t.summariser_tokens),
+        signed(t.net_saved),
+        usd.map_or_else(|| "-".into(), dollars),
+        comp.to_string(),
+        human_count(peak),
+    ]
+}
+
+pub(super) fn session_table(rs: &[&SessionReplay]) -> String {
+    let mut columns = vec![
+        Column::fixed("AGENT", Align::Left).optional(5),
+        Column::fixed("SESSION", Align::Left),
+        Column::fixed("REQS", Align::Right).optional(3),
+    ];
+    columns.extend(TOTAL_COLUMNS);
+    columns.push(Column::fixed("BASIS", Align::Left).optional(0));
+    let row = |agent: String, id: String, reqs: usize, a: &Aggregate, basis: &str| {
+        let mut cells = vec![agent, id, reqs.to_string()];
+        cells.extend(totals_cells(&a.t, a.saved_usd, a.comp, a.peak));
+        cells.push(basis.to_string());
+        cells
+    };
+    // Biggest saving first, then the newest session.
+    let mut sorted: Vec<&SessionReplay> = rs.to_vec();
+    sorted.sort_by(|a, b| {
+        b.totals
+            .saved
+            .cmp(&a.totals.saved)
+            .then_with(|| b.started_at.cmp(&a.started_at))
+    });
+    let mut rows: Vec<Vec<String>> = sorted
+        .iter()
+        .map(|r| {
+            row(
+                r.agent.to_string(),
+                r.id.chars().take(13).collect(),
+                r.requests,
+                &aggregate(std::iter::once(*r)),
+                r.basis,
+            )
+        })
+        .collect();
+    if rs.len() > 1 {
+        let all = aggregate(rs.iter().copied());
+        let reqs = rs.iter().map(|r| r.requests).sum();
+        rows.push(row(
+            "all".into(),
+            format!("{} sessions", all.n),
+            reqs,
+            &all,
+            "",
+        ));
+    }
+    let all = aggregate(rs.iter().copied());
+    let (table, kept) = render_fitted(&columns, rows, target_width());
+    format!(
+        "{}\n{}{}\n{}\n",
+        wrap(&header(rs, true), target_width(), 2),
+        table,
+        wrap(&legend(&kept), target_width(), 2),
+        wrap(&verdict(rs.first().copied(), &all, None), target_width(), 2)
+    )
+}
+
+/// What the columns mean, for a newcomer.
+const LEGEND: &[(&str, &str)] = &[
+    ("FULL", "context with no management"),
+    ("RECORDED", "what the agent really sent"),
+    ("WHAT-IF", "under the algorithm"),
+    ("SAVED", "FULL − WHAT-IF"),
+    ("VS REC%", "saving against RECORDED"),
+    ("SUMMARISER", "the summary calls' tokens"),
+    ("NET", "SAVED − SUMMARISER"),
+    (
+        "$SAVED",
+        "FULL − WHAT-IF in dollars with prompt caching, summariser included",
+    ),
+    ("COMP", "compressions or prunes"),
+    (
+        "PEAK",
+        "largest what-if context (sums of context tokens over requests)",
+    ),
+];
+
+/// The legend of the columns a table kept (a narrow terminal drops some).
+fn legend(kept: &[&str]) -> String {
+    LEGEND
+        .iter()
+        .filter(|(column, _)| kept.contains(column))
+        .map(|(column, meaning)| format!("{column}: {meaning}"))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// The line above a table: the algorithm, and the window and threshold the replays used.
+fn header(rs: &[&SessionReplay], with_threshold: bool) -> String {
+    let Some(first) = rs.first() else {
+        return String::new();
+    };
+    let windows = range(rs.iter().map(|r| r.limits.context_window).collect());
+    let mut line = format!("algorithm: {} · window {windows}", first.algorithm.as_str());
+    if with_threshold {
+        let thresholds = range(rs.iter().filter_map(|r| r.threshold).collect());
+        line.push_str(&format!(" · threshold {thresholds}"));
+    }
+    if with_threshold && first.algorithm.has_versioned_constants() {
+        line.push_str(" (as each session's recorded version had it)");
+    }
+    if first.summary_tokens > 0 {
+        line.push_str(&format!(
+            " · summary {} tokens",
+            thousands(first.summary_tokens)
+        ));
+    }
+    line
+}
+
+/// `155,000–167,000`, or one figure when they are all equal.
+fn range(v: Vec<u64>) -> String {
+    match (v.iter().min(), v.iter().max()) {
+        (Some(lo), Some(hi)) if lo == hi => thousands(*lo),
+        (Some(lo), Some(hi)) => format!("{}–{}", thousands(*lo), thousands(*hi)),
+        _ => "-".into(),
+    }
+}
+
+/// One sentence for an aggregate: what the algorithm would have done and saved.
+fn verdict(r: Option<&SessionReplay>, a: &Aggregate, setting: Option<&str>) -> String {
+    let (t, comp) = (&a.t, a.comp);
+    let alg = r.map_or("the algorithm", |r| r.algorithm.as_str());
+    let how = match setting {
+        Some(s) if !s.is_empty() => format!("{alg} at {s}"),
+        _ => alg.to_string(),
+    };
+    let over = plural(a.n, "session");
+    // Compactions the agent recorded and the replay only followed are not the algorithm's.
+    let followed = match a.followed {
+        0 => String::new(),
+        f => format!(
+            " (besides following {} the agent recorded)",
+            plural(f, "compaction")
+        ),
+    };
+    if comp == 0 {
+        return format!("verdict: {how} would not have intervened on {over}{followed}.");
+    }
+    let events = plural(comp, "intervention");
+    let mut s = format!(
+        "verdict: {how} would have saved {} tokens ({:.1}% of the unmanaged context) over {events} on {over}{followed}",
+        signed(t.saved),
+        t.saved_pct
+    );
+    if t.summariser_tokens > 0 {
+        s.push_str(&format!("; net of summariser cost {}", signed(t.net_saved)));
+    }
+    if t.recorded > 0 {
+        s.push_str(&format!(
+            "; against what was recorded {} ({:.1}%)",
+            signed(t.saved_vs_recorded),
+            t.saved_vs_recorded_pct
+        ));
+    }
+    // Money can disagree with tokens: a compression rewrites the cached prefix.
+    if let Some(usd) = a.saved_usd {
+        s.push_str(&format!(
+            "; in dollars, with prompt caching and the summariser, {}",
+            dollars(usd)
+        ));
+    }
+    s.push('.');
+    s
+}
+
+/// Dollars with a sign when negative: `$12.34`, `−$0.56`.
+fn dollars(usd: f64) -> String {
+    if usd < 0.0 {
+        format!("−${:.2}", -usd)
+    } else {
+        format!("${usd:.2}")
+    }
+}
+
+pub(super) fn sweep_table(
+    per_session: &[Vec<SessionReplay>],
+    sweep: &[(String, String)],
+) -> String {
+    let keys: Vec<&str> = sweep.iter().map(|(k, _)| k.as_str()).collect();
+    let points = per_session.first().map_or(0, Vec::len);
+    let mut columns = vec![
+        Column::flexible("SETTING", 0, 12),
+        Column::fixed("THRESHOLD", Align::Right).optional(1),
+    ];
+    columns.extend(TOTAL_COLUMNS);
+    let mut verdicts = Vec::new();
+    let rows = (0..points)
+        .map(|i| {
+            let agg = aggregate(per_session.iter().filter_map(|v| v.get(i)));
+
+            let swept: Vec<(&str, String)> = per_session[0][i]
+                .settings
+                .iter()
+                .filter(|(k, _)| keys.contains(k) || keys.contains(&k.replace('_', "-").as_str()))
+                .map(|(k, v)| (*k, v.to_string()))
+                .collect();
+            let setting = swept
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            verdicts.push(verdict(per_session[0].get(i), &agg, Some(&setting)));
+            let thresholds = range(
+                per_session
+                    .iter()
+                    .filter_map(|v| v.get(i).and_then(|r| r.threshold))
+                    .collect(),
+            );
+            // One key swept: its name is in the header line, the cell holds the value.
+            let cell = match swept.as_slice() {
+                [(_, v)] => v.clone(),
+                _ => setting,
+            };
+            let mut cells = vec![cell, thresholds];
+            cells.extend(totals_cells(&agg.t, agg.saved_usd, agg.comp, agg.peak));
+            cells
+        })
+        .collect();
+    let firsts: Vec<&SessionReplay> = per_session.iter().filter_map(|v| v.first()).collect();
+    let head = format!(
+        "{} · sweep of {} · {} · {}",
+        header(&firsts, false),
+        keys.join(", "),
+        plural(per_session.len(), "session"),
+        plural(points, "setting"),
+    );
+    let (table, kept) = render_fitted(&columns, rows, target_width());
+    format!(
+        "{}\n{}{}\n{}\n",
+        wrap(&head, target_width(), 2),
+        table,
+        wrap(&legend(&kept), target_width(), 2),
+        verdicts
+            .iter()
+            .map(|v| wrap(v, target_width(), 2))
+            .collect::<Vec<_>>()
+            .join("\n")
+    )
+}
+
+pub(super) fn validation_table(rs: &[&SessionReplay]) -> String {
+    let columns = [
+        Column::fixed("SESSION", Align::Left),
+        Column::fixed("TRIGGER", Align::Left),
+        Column::fixed("RECORDED AT", Align::Right),
+        Column::fixed("REPLAY AT", Align::Right),
+        Column::fixed("ΔREQ", Align::Right),
+        Column::fixed("RECORDED BEFORE", Align::Right),
+        Column::fixed("REPLAY BEFORE", Align::Right),
+        Column::fixed("Δ%", Align::Right),
+    ];
+    let mut rows = Vec::new();
+    for r in rs {
+        for v in r.validation.iter().flatten() {
+            let opt = |x: Option<u64>| x.map(human_count).unwrap_or_else(|| "-".into());
+            rows.push(vec![
+                r.id.chars().take(13).collect(),
+                format!("{:?}", v.trigger).to_lowercase(),
+                v.recorded_request.to_string(),
+                match (v.replay_request, v.followed) {
+                    (Some(x), _) => x.to_string(),
+                    (None, true) => "followed".into(),
+                    (None, false) => "none".into(),
+                },
+                v.request_delta
+                    .map(|x| format!("{x:+}{}", if v.matched { "" } else { " ✗" }))
+                    .unwrap_or_else(|| "-".into()),
+                opt(v.recorded_tokens_before),
+                opt(v.replay_tokens_before),
+                v.tokens_delta_pct
+                    .map(|x| format!("{x:+.1}"))
+                    .unwrap_or_else(|| "-".into()),
+            ]);
+        }
+    }
+    if rows.is_empty() {
+        return "validation: no recorded compactions of this algorithm's agent in the selection\n"
+            .into();
+    }
+    let mut out = format!(
+        "validation against recorded compactions (✗: not within ±1 request)\n{}",
+        render(&columns, rows, target_width())
+    );
+    let columns = [
+        Column::fixed("AGENT", Align::Left),
+        Column::fixed("SESSIONS", Align::Right),
+        Column::fixed("AUTO", Align::Right),
+        Column::fixed("WITHIN ±1", Align::Right),
+        Column::fixed("TOKEN ERR%", Align::Right),
+        Column::fixed("SERIES ERR%", Align::Right),
+        Column::fixed("CALIBRATION ERR%", Align::Right),
+    ];
+    let pct = |x: Option<f64>| x.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
+    let rows = validate::summarize(rs)
+        .into_iter()
+        .map(|s| {
+            vec![
+                s.agent.to_string(),
+                s.sessions.to_string(),
+                s.recorded_auto.to_string(),
+                format!("{} ({:.1}%)", s.predicted, s.predicted_pct),
+                pct(s.median_token_error_pct),
+                pct(s.median_series_error_pct),
+                pct(s.median_calibration_error_pct),
+            ]
+        })
+        .collect();
+    out.push_str(&format!(
+        "\nfidelity: distinct automatic compactions predicted within ±1 request; medians of |replay − recorded| before them, of the what-if series against the recorded one, and of the calibration\n{}",
+        render(&columns, rows, target_width())
+    ));
+    out
+}
+
+pub(super) fn timeline_table(r: &SessionReplay) -> String {
+    let columns = [
+        Column::fixed("REQUEST", Align::Right),
+        Column::fixed("FULL", Align::Right),
+        Column::fixed("RECORDED", Align::Right),
+        Column::fixed("WHAT-IF", Align::Right),
+        Column::flexible("EVENT", 0, 10),
+    ];
+    let rows = r
+        .timeline
+        .iter()
+        .flatten()
+        .map(|p| {
+            let ev: Vec<String> = r
+                .events
+                .iter()
+                .filter(|e| e.request == p.request)
+                .map(|e| {
+                    format!(
+                        "{} {}→{} ({} summarised, {} kept)",
+                        serde_json::to_value(e.kind)
+                            .ok()
+                            .and_then(|v| v.as_str().map(String::from))
+                            .unwrap_or_default(),
+                        human_count(e.tokens_before),
+                        human_count(e.tokens_after),
+                        e.summarised,
+                        e.kept
+                    )
+                })
+                .collect();
+            vec![
+                p.request.to_string(),
+                p.full.to_string(),
+                p.recorded
+                    .map(|x| x.to_string())
+                    .unwrap_or_else(|| "-".into()),
+                p.what_if.to_string(),
+                ev.join("; "),
+            ]
+        })
+        .collect();
+    format!(
+        "timeline: {} {}\n{}",
+        r.agent,
+        r.id,
+        render(&columns, rows, target_width())
+    )
+}
+
+/// One SVG per session (suffixed with its id when there are several), every target checked
+/// before any is written.
+pub(super) fn plot_all(
+    rs: &[&SessionReplay],
+    path: &Path,
+    guard: &Guard,
+) -> Result<Vec<PathBuf>, Failure> {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "replay".into());
+    let targets: Vec<PathBuf> = if rs.len() == 1 {
+        vec![path.to_path_buf()]
+    } else {
+        rs.iter()
+            .map(|r| {
+                let short: String =
+                    r.id.chars()
+                        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+                        .take(13)
+                        .collect();
+                path.with_file_name(format!("{stem}-{}-{short}.svg", r.agent))
+            })
+            .collect()
+    };
+    for t in &targets {
+        guard.check(t)?;
+    }
+    for (r, t) in rs.iter().zip(&targets) {
+        let svg = plot::svg(r).map_err(|e| Failure::failed(format!("{}: {e}", t.display())))?;
+        guard.write_bytes(t, svg.as_bytes())?;
+    }
+    Ok(targets)
+}
+
+pub(super) fn settings_table(alg: Algorithm) -> String {
+    let columns = [
+        Column::fixed("KEY", Align::Left),
+        Column::fixed("DEFAULT", Align::Right),
+        Column::fixed("ALLOWED", Align::Left),
+        Column::flexible("MEANING", 0, 20),
+    ];
+    let rows = alg
+        .specs()
+        .iter()
+        .map(|s| {
+            vec![
+                s.key.to_string(),
+                s.default.to_string(),
+                s.range(),
+                s.help.to_string(),
+            ]
+        })
+        .collect();
+    format!(
+        "settings of --algorithm {} (override with --set KEY=VALUE, sweep with --sweep KEY=V1,V2)\n{}",
+        alg.as_str(),
+        render(&columns, rows, target_width())
+    )
+}
