@@ -1,0 +1,335 @@
+//! `sessions usage`: tokens and cost by day, week, month, session, project or 5-hour block.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+
+use crate::cli::{FilterArgs, GlobalArgs, ListFormat, Order, UsageArgs};
+use crate::commands::list::no_stores_message;
+use crate::commands::{CmdResult, Failure, scan_options, stdout};
+use crate::filter::parse_when;
+use crate::model::Agent;
+use crate::pricing::{self, Cost, PriceSource};
+use crate::render::thousands;
+use crate::scan::{SessionSummary, scan, unique_requests};
+use crate::usage::blocks::{self, Block};
+use crate::usage::{self, Group, GroupKey, Options, ReportKind, Tally, Zone};
+
+mod records;
+mod table;
+
+use records::{write_csv, write_document, write_ndjson};
+pub use table::cost_label;
+use table::{table, write_active};
+
+pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
+    // The global --utc rule applies unless a zone is named.
+    let tz = if g.utc && a.timezone == "local" {
+        "UTC"
+    } else {
+        a.timezone.as_str()
+    };
+    let zone = Zone::parse(tz).map_err(Failure::usage)?;
+    let report = a.report();
+    if a.active && report != ReportKind::Blocks {
+        return Err(Failure::usage(
+            "--active applies to `sessions usage blocks`",
+        ));
+    }
+    let select = a.selection();
+    let mut opts = scan_options(g, &select)?;
+    let (since, until) = window(&select.filter, &zone, Utc::now())?;
+    opts.filter.since = since;
+    opts.filter.until = until;
+    let result = scan(&opts);
+    if !result.stores_found {
+        return Err(Failure::failed(no_stores_message(&opts.stores)));
+    }
+    let pricing = pricing::active();
+    let uopts = Options {
+        kind: report,
+        zone,
+        week_start: a.start_of_week,
+        since,
+        until,
+    };
+    let unique = unique_requests(&result.sessions);
+    let selected = usage::select(&unique, &uopts);
+    let now = Utc::now();
+    let mut rows: Vec<Row> = match report {
+        ReportKind::Blocks => {
+            let (list, undated) = blocks::blocks(&selected, pricing);
+            if undated > 0 && !g.quiet {
+                eprintln!(
+                    "note: {undated} request(s) without any time are in no block (they are in \
+                     `usage daily`'s undated row)"
+                );
+            }
+            let mut rows: Vec<Row> = list.iter().map(|b| Row::block(b, now)).collect();
+            if a.active {
+                rows.retain(|r| matches!(&r.key, RowKey::Block { active: true, .. }));
+            }
+            rows
+        }
+        _ => usage::group(&selected, &uopts, pricing)
+            .iter()
+            .map(|grp| Row::group(grp, &uopts))
+            .collect(),
+    };
+    if a.order == Order::Desc {
+        // The undated row stays last.
+        let undated = rows.iter().position(Row::is_undated);
+        let tail: Vec<Row> = undated.map(|i| rows.remove(i)).into_iter().collect();
+        rows.reverse();
+        rows.extend(tail);
+    }
+    let total = total_row(&rows);
+    let header = Header {
+        report,
+        zone: &uopts.zone,
+        week_start: (report == ReportKind::Weekly).then_some(a.start_of_week),
+        since,
+        until,
+        prices: pricing.source(),
+    };
+    match a.format {
+        ListFormat::Json => write_document(&header, &rows, &total)?,
+        ListFormat::Ndjson => write_ndjson(&header, &rows, &total)?,
+        ListFormat::Csv => write_csv(&header, &rows, &total, a.breakdown)?,
+        ListFormat::Table => {
+            let mut out = stdout();
+            if a.active {
+                write_active(&mut out, &rows, &uopts.zone, now)?;
+            } else if rows.is_empty() {
+                writeln!(out, "No usage found.")?;
+            } else {
+                let text = table(report, &rows, &total, a.breakdown, &uopts.zone);
+                out.write_all(text.as_bytes())?;
+            }
+            out.flush()?;
+            if !g.quiet && !rows.is_empty() {
+                eprintln!(
+                    "{} request(s) in {} row(s); times in {}; prices: {}",
+                    thousands(total.tally.requests),
+                    rows.len(),
+                    uopts.zone.name(),
+                    price_label(&header.prices),
+                );
+            }
+        }
+    }
+    warn_unpriced(&total.tally.cost, g.quiet);
+    Ok(result.report)
+}
+
+fn price_label(p: &PriceSource) -> String {
+    let base = format!("LiteLLM {} ({})", p.litellm_version, p.snapshot_date);
+    match &p.file {
+        Some(f) => format!("{f}, then {base}"),
+        None => base,
+    }
+}
+
+/// One stderr line naming the models whose usage has no price.
+pub fn warn_unpriced(cost: &Cost, quiet: bool) {
+    if quiet || cost.unpriced_models.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = cost.unpriced_models.iter().map(String::as_str).collect();
+    let (what, its) = if names.len() == 1 {
+        ("model", "its")
+    } else {
+        ("models", "their")
+    };
+    eprintln!(
+        "warning: no price for {what} {}: {its} tokens are counted, {its} cost is unknown \
+         (null); --prices FILE can add prices",
+        names.join(", ")
+    );
+}
+
+/// A time window: `[since, until]`, either end open.
+type Window = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
+
+/// `--since`/`--until`: plain dates, `today` and `yesterday` are days of `--timezone`; other
+/// forms (durations, RFC 3339) are instants as everywhere else.
+fn window(f: &FilterArgs, zone: &Zone, now: DateTime<Utc>) -> Result<Window, Failure> {
+    let one = |v: &Option<String>, end: bool| -> Result<Option<DateTime<Utc>>, Failure> {
+        let Some(s) = v.as_deref() else {
+            return Ok(None);
+        };
+        let t = s.trim();
+        let today = zone.date_of(now);
+        let day = match t {
+            "today" => Some(today),
+            "yesterday" => today.pred_opt(),
+            _ => NaiveDate::parse_from_str(t, "%Y-%m-%d").ok(),
+        };
+        match day {
+            Some(d) if end => {
+                let next = d
+                    .succ_opt()
+                    .ok_or_else(|| Failure::usage("date out of range"))?;
+                Ok(Some(zone.start_of_day(next) - Duration::milliseconds(1)))
+            }
+            Some(d) => Ok(Some(zone.start_of_day(d))),
+            None => parse_when(s, end, now).map(Some).map_err(Failure::usage),
+        }
+    };
+    Ok((one(&f.since, false)?, one(&f.until, true)?))
+}
+
+fn week_name(w: usage::WeekStart) -> &'static str {
+    match w {
+        usage::WeekStart::Monday => "monday",
+        usage::WeekStart::Tuesday => "tuesday",
+        usage::WeekStart::Wednesday => "wednesday",
+        usage::WeekStart::Thursday => "thursday",
+        usage::WeekStart::Friday => "friday",
+        usage::WeekStart::Saturday => "saturday",
+        usage::WeekStart::Sunday => "sunday",
+    }
+}
+
+struct Header<'z> {
+    report: ReportKind,
+    zone: &'z Zone,
+    week_start: Option<usage::WeekStart>,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+    prices: PriceSource,
+}
+
+/// What a row is about, per report.
+enum RowKey<'a> {
+    Period {
+        /// `2026-03-14`, `2026-03-09` (a week by its first day), `2026-03`; `None`: undated.
+        label: Option<String>,
+        start: Option<DateTime<Utc>>,
+        end: Option<DateTime<Utc>>,
+    },
+    Session(&'a SessionSummary),
+    Project {
+        path: Option<&'a str>,
+        hash: Option<&'a str>,
+        sessions: usize,
+    },
+    Block {
+        agent: Agent,
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+        active: bool,
+        gap_before: Option<Duration>,
+        burn: Option<blocks::BurnRate>,
+        projection: Option<blocks::Projection>,
+    },
+    /// The sum of all rows.
+    Total,
+}
+
+/// A report row, whatever it groups.
+struct Row<'a> {
+    key: RowKey<'a>,
+    tally: Tally,
+    /// (agent, model, tally), most tokens first.
+    by_model: Vec<(Agent, &'a str, Tally)>,
+}
+
+fn sorted_models<'a>(by_model: &BTreeMap<(Agent, &'a str), Tally>) -> Vec<(Agent, &'a str, Tally)> {
+    let mut v: Vec<(Agent, &'a str, Tally)> = by_model
+        .iter()
+        .map(|((a, m), t)| (*a, *m, t.clone()))
+        .collect();
+    v.sort_by(|a, b| {
+        b.2.usage
+            .total()
+            .cmp(&a.2.usage.total())
+            .then_with(|| (a.0, a.1).cmp(&(b.0, b.1)))
+    });
+    v
+}
+
+impl<'a> Row<'a> {
+    fn group(g: &Group<'a>, opts: &Options) -> Self {
+        let key = match &g.key {
+            GroupKey::Day(d) | GroupKey::Week(d) => period(d.to_string(), opts.bounds(&g.key)),
+            GroupKey::Month(d) => period(d.format("%Y-%m").to_string(), opts.bounds(&g.key)),
+            GroupKey::Session(s) => RowKey::Session(s.0),
+            GroupKey::Project { path, hash } => RowKey::Project {
+                path: *path,
+                hash: *hash,
+                sessions: g.sessions,
+            },
+            GroupKey::Undated => RowKey::Period {
+                label: None,
+                start: None,
+                end: None,
+            },
+        };
+        Row {
+            key,
+            tally: g.tally.clone(),
+            by_model: sorted_models(&g.by_model),
+        }
+    }
+
+    fn block(b: &Block<'a>, now: DateTime<Utc>) -> Self {
+        let active = b.is_active(now);
+        Row {
+            key: RowKey::Block {
+                agent: b.agent,
+                start: b.start,
+                end: b.end,
+                active,
+                gap_before: b.gap_before,
+                burn: if active { b.burn_rate() } else { None },
+                projection: b.projection(now),
+            },
+            tally: b.tally.clone(),
+            by_model: sorted_models(&b.by_model),
+        }
+    }
+
+    fn is_undated(&self) -> bool {
+        matches!(&self.key, RowKey::Period { label: None, .. })
+    }
+
+    fn agents(&self) -> Vec<Agent> {
+        let set: BTreeSet<Agent> = self.by_model.iter().map(|(a, _, _)| *a).collect();
+        set.into_iter().collect()
+    }
+
+    fn models(&self) -> Vec<&'a str> {
+        let mut seen: Vec<&'a str> = Vec::new();
+        for (_, m, _) in &self.by_model {
+            if !seen.contains(m) {
+                seen.push(m);
+            }
+        }
+        seen
+    }
+}
+
+fn period(label: String, bounds: Option<(DateTime<Utc>, DateTime<Utc>)>) -> RowKey<'static> {
+    RowKey::Period {
+        label: Some(label),
+        start: bounds.map(|b| b.0),
+        end: bounds.map(|b| b.1),
+    }
+}
+
+/// The sum of the rows, with its own per-model breakdown.
+fn total_row<'a>(rows: &[Row<'a>]) -> Row<'a> {
+    let mut merged: BTreeMap<(Agent, &'a str), Tally> = Default::default();
+    for r in rows {
+        for (a, m, t) in &r.by_model {
+            merged.entry((*a, *m)).or_default().merge(t);
+        }
+    }
+    Row {
+        key: RowKey::Total,
+        tally: usage::total(rows.iter().map(|r| &r.tally)),
+        by_model: sorted_models(&merged),
+    }
+}
