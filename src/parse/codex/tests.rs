@@ -1,6 +1,8 @@
 //! Unit tests of the Codex parser: one test per rule of the module doc.
 
+use super::content::{flatten_output, harness_kind, prompt_key};
 use super::*;
+use crate::model::{Role, Trigger};
 use serde_json::json;
 use std::io::Write;
 
