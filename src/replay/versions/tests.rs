@@ -1,3 +1,6 @@
+use super::claude_code::CLAUDE;
+use super::codex_cli::CODEX;
+use super::gemini_cli::{GEMINI_NEWEST, GEMINI_RELEASES};
 use super::*;
 
 use std::path::{Path, PathBuf};
