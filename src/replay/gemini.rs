@@ -128,9 +128,13 @@ pub mod tree;
 pub mod truncate;
 
 #[cfg(test)]
+mod differential_tests;
+#[cfg(test)]
 pub(crate) mod e2e_gen;
 #[cfg(test)]
 mod e2e_tests;
+#[cfg(test)]
+mod golden_tests;
 #[cfg(test)]
 mod input_tests;
 #[cfg(test)]
