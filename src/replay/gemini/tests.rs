@@ -1,5 +1,6 @@
-//! State-machine tests of the incremental replay, including a differential test against a
-//! naive driver built from the golden-checked pure functions (golden_tests.rs).
+//! State-machine tests of the incremental replay: compression, truncation, masking, the
+//! truncation's fixed point, and the 100,000-message benchmark (ignored). The golden vectors are
+//! in golden_tests.rs, the differential test in differential_tests.rs.
 
 use super::compress::ACK;
 use super::content::convert;
