@@ -1,5 +1,5 @@
 //! The unified session model. Every parser produces a [`Session`]; every command consumes one
-//! (or the [`SessionSummary`] derived from it). Agent-specific quirks stop at the parser.
+//! (or the [`SessionSummary`](crate::scan::SessionSummary) derived from it). Agent-specific quirks stop at the parser.
 
 use std::collections::HashSet;
 use std::fmt;

@@ -1,5 +1,5 @@
 //! Claude Code auto-compact (pruning-compaction.md §C.1, constants by version in
-//! [`versions`](crate::replay::versions)).
+//! [`versions`]).
 //!
 //! Before every API request Claude Code measures the context as the last response's usage
 //! (input + cache read + cache write + output) plus an estimate of the messages added since,

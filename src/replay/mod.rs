@@ -14,7 +14,7 @@
 //! real tokens wherever they can be: while the replayed history is the recorded one (the
 //! replay has not intervened, or it compacted where the agent did), a request's what-if size
 //! *is* its recorded size, and triggers compare the recorded figures the real agent compared
-//! ([`engine`]). Elsewhere a figure is extrapolated from the last such request with a per-session
+//! (`engine`). Elsewhere a figure is extrapolated from the last such request with a per-session
 //! calibration of the estimator against the recorded sizes ([`calibrate`]). Without recorded
 //! usage every figure is a raw estimate (the result says so).
 //!

@@ -2,7 +2,7 @@
 //! `agent-<id>.jsonl` sub-agent files (2.0.28+) and `<session>/subagents/**/agent-<id>.jsonl`
 //! (2.1.x).
 //!
-//! One streaming pass turns records ([`records::Rec`], typed and borrowed from the line) into
+//! One streaming pass turns records (`records::Rec`, typed and borrowed from the line) into
 //! messages, requests and compactions:
 //! - `user` records become human prompts, tool-result carriers (role Tool), meta injections or
 //!   compaction summaries;

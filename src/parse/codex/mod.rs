@@ -37,7 +37,7 @@
 //! Per file, the deltas of `info.total_token_usage` between successive `token_count` events:
 //! events whose total equals the previous one are duplicates (tallied as
 //! `codex:token_count_duplicate`); a decrease is a reset, for which `last_token_usage` is used;
-//! `info:null` events carry only rate limits (`codex:rate_limits`). One [`Request`] per counted
+//! `info:null` events carry only rate limits (`codex:rate_limits`). One [`Request`](crate::model::Request) per counted
 //! event. Unified: `cache_read` = cached input, `cache_write` = `cache_write_input_tokens` when a
 //! build records it (both are subsets of `input_tokens`), `input` = the rest, `output` =
 //! `output_tokens` (reasoning included), `reasoning` = `reasoning_output_tokens`.
@@ -54,7 +54,7 @@
 //! merge when no message was recorded between them; a lone `context_compacted` is its own event.
 //! `tokens_before` = the prompt (`last_token_usage.input_tokens`) of the latest `token_count`
 //! before it; `tokens_after` = the prompt of the next counted request. Both are `Recorded`. When no
-//! request follows, `tokens_after` is estimated with [`tokens::estimate_text`] over the text of the
+//! request follows, `tokens_after` is estimated with [`crate::tokens::estimate_text`] over the text of the
 //! `replacement_history` (or of the summary when there is none) and the provenance is
 //! `Estimated`. Trigger: `Manual` when a user prompt starting with `/compact` was recorded since
 //! the last request; otherwise `Auto` when the session had recorded usage before it (Codex only
@@ -77,7 +77,7 @@
 //! breaks it; consecutive outputs form one Tool message. `agent_message`/`agent_reasoning` events
 //! duplicate response items and are only tallied. `thread_rolled_back{num_turns}` marks the last
 //! N human turns and everything after them `superseded`; `thread_name_updated` is an explicit
-//! title; `collab_agent_spawn_end` adds a [`SubagentLink`]; other kinds are tallied as
+//! title; `collab_agent_spawn_end` adds a [`SubagentLink`](crate::model::SubagentLink); other kinds are tallied as
 //! `codex:<kind>`.
 //!
 //! # Tools

@@ -9,7 +9,7 @@
 //! Every message ever recorded is kept, in the order it was first seen; messages that a
 //! checkpoint or rewind removed from the live history are marked `superseded`. Compression
 //! traces (`<state_snapshot>` checkpoints, "Context compressed…" notices, `/compress`,
-//! tool-output masking) become [`Compaction`] events with a marker message.
+//! tool-output masking) become [`Compaction`](crate::model::Compaction) events with a marker message.
 
 mod content;
 mod log;
@@ -111,9 +111,9 @@ impl TreeRecord {
 /// The summary view of a JSONL session that the caller reads (`src`), taking each line's record
 /// from `pre` when it gives one (else decoding the line's text), so that a caller that reads
 /// every line its own way (the replay, into the record Gemini CLI resumes) does not have each
-/// line deserialised twice. `None` for anything [`parse`] would not read as a JSONL log with
+/// line deserialised twice. `None` for anything [`parse()`] would not read as a JSONL log with
 /// its metadata line (documents, saved chats, legacy fallbacks) and for a view that needs the
-/// bodies: the caller then uses [`parse`].
+/// bodies: the caller then uses [`parse()`].
 pub fn view_with(
     file: &SourceFile,
     src: impl std::io::Read,

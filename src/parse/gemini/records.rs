@@ -2,7 +2,7 @@
 //! (formats.md §3.4–§3.5): metadata keys, `$set`/`$rewindTo`, and a message record's `id`,
 //! `timestamp`, `type`, `content`, `displayContent`, `model`, `thoughts`, `tokens` and
 //! `toolCalls`. Everything else (`directories`, `memoryScratchpad`, UI renderings…) is skipped
-//! unread. In [`Detail::Summary`] the bodies inside `thoughts` and `toolCalls` (arguments,
+//! unread. In [`Detail::Summary`](crate::parse::json::Detail::Summary) the bodies inside `thoughts` and `toolCalls` (arguments,
 //! outputs, result displays, thinking) are read as skeletons ([`Skel`]): every id, name and
 //! status survives, no output is copied.
 

@@ -667,7 +667,7 @@ enum Keys {
 const UI_ONLY: [&str; 3] = ["resultDisplay", "displayName", "description"];
 
 /// One line of a Gemini session log as the record's tree, for the loader: the whole line but
-/// the interface's renderings of the tool calls ([`UI_ONLY`]), which nothing that reads the
+/// the interface's renderings of the tool calls (`UI_ONLY`), which nothing that reads the
 /// tree looks at.
 pub fn record_line(text: &str) -> serde_json::Result<J> {
     use serde::de::DeserializeSeed;

@@ -2,7 +2,7 @@
 //! gives Gemini CLI's loader: what lets one pass over a log feed both (`load::one_pass`).
 //!
 //! The check runs on the bytes as they stream past the view ([`Readline`]), so the single pass
-//! holds no copy of the whole file; [`splits_like_readline`] is the same check on a whole file,
+//! holds no copy of the whole file; `splits_like_readline` is the same check on a whole file,
 //! the reference the streaming one is tested against.
 
 use std::io::{self, Read};
@@ -33,7 +33,7 @@ pub(super) fn splits_like_readline(bytes: &[u8], max_line: usize) -> bool {
 /// What [`Readline`] found once its reader was read to the end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Verdict {
-    /// UTF-8, split as `readline` splits it ([`splits_like_readline`]), within the limit.
+    /// UTF-8, split as `readline` splits it (`splits_like_readline`), within the limit.
     Applies,
     /// Not UTF-8, or split differently: read the file the separate ways.
     Differs,
@@ -43,7 +43,7 @@ pub(super) enum Verdict {
     Unreadable,
 }
 
-/// A reader that checks the bytes passing through it, as [`splits_like_readline`] and a UTF-8
+/// A reader that checks the bytes passing through it, as `splits_like_readline` and a UTF-8
 /// check would on the whole file, and reads at most `limit` bytes. Once the outcome is known
 /// not to be [`Verdict::Applies`] it reads nothing more: what was read is discarded anyway.
 pub(super) struct Readline<R> {
