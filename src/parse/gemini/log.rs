@@ -11,14 +11,14 @@ use super::content::{
     Ctx, build_parts, collect_response_ids, content_text, estimate_parts, has_function_response,
     masked_keys,
 };
-use super::records::{LineIn, MessagesIn, MetaIn, MsgIn, Rec};
+use super::records::{Counts, LineIn, MessagesIn, MetaIn, MsgIn, Rec};
 use super::{ENV_CONTEXT_ID, Ident, JSON_SNAPSHOT_KEYS, SECTION_TAGS, SNAPSHOT_ACK, SNAPSHOT_TAG};
 use crate::diag::{Warning, WarningKind};
 use crate::model::{
     Agent, Compaction, CompactionKind, Message, Part, Provenance, Request, Role, Session,
     SessionKind, Trigger, Usage,
 };
-use crate::parse::{self, hash64, parse_time, str_field, u64_of};
+use crate::parse::{self, hash64, parse_time, str_field};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Mark {
@@ -33,8 +33,8 @@ pub(super) struct Entry {
     pub(super) synthetic_id: bool,
     /// The record, with later upserts overlaid field by field.
     pub(super) rec: Rec,
-    /// The last non-null `tokens` object recorded for this id.
-    pub(super) tokens: Option<Map<String, Value>>,
+    /// The counts of the last `tokens` object recorded for this id.
+    pub(super) tokens: Option<Counts>,
     /// First recorded timestamp (when it happened).
     pub(super) timestamp: Option<DateTime<Utc>>,
     pub(super) live: bool,
@@ -291,10 +291,6 @@ impl Log {
         if rec.str("type") == Some("user") {
             collect_response_ids(rec.get("content"), &mut self.fr_ids);
         }
-        let tokens = match tokens {
-            Some(Value::Object(t)) => Some(t),
-            _ => None,
-        };
         let (idx, is_new) = match self.by_id.get(&id) {
             Some(&i) => {
                 let e = &mut self.entries[i];
@@ -935,12 +931,14 @@ fn digits(s: &str) -> Option<u64> {
 }
 
 /// Unified usage of a Gemini `tokens` object, and the prompt size (`tokens.input`).
-pub(super) fn usage_of(t: &Map<String, Value>) -> (Usage, u64) {
-    let input = u64_of(t.get("input"));
-    let output = u64_of(t.get("output"));
-    let cached = u64_of(t.get("cached"));
-    let thoughts = u64_of(t.get("thoughts"));
-    let tool = u64_of(t.get("tool"));
+pub(super) fn usage_of(t: &Counts) -> (Usage, u64) {
+    let Counts {
+        input,
+        output,
+        cached,
+        thoughts,
+        tool,
+    } = *t;
     let usage = Usage {
         input: input.saturating_sub(cached).saturating_add(tool),
         output: output.saturating_add(thoughts),

@@ -47,9 +47,119 @@ pub(super) struct G {
     #[serde(default)]
     thoughts: Field<Skel<SKEL_THOUGHTS>>,
     #[serde(default)]
-    tokens: Field<Value>,
+    tokens: Field<Tokens>,
     #[serde(rename = "toolCalls", default)]
     tool_calls: Field<Skel<SKEL_TOOL_BODIES>>,
+}
+
+/// A `tokens` object's counts, each read as [`crate::parse::u64_of`] reads a JSON value (0 when
+/// absent or not a count; the last of a repeated key); `None` for anything but an object, which
+/// the log engine ignores as it would a missing `tokens`. Typed, not a map of values: it is on
+/// every model record, and only these five keys are read.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(super) struct Tokens(pub Option<Counts>);
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(super) struct Counts {
+    pub input: u64,
+    pub output: u64,
+    pub cached: u64,
+    pub thoughts: u64,
+    pub tool: u64,
+}
+
+impl<'de> Deserialize<'de> for Tokens {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Tokens;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a tokens object")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Tokens, A::Error> {
+                let mut c = Counts::default();
+                while let Some(key) = map.next_key::<std::borrow::Cow<str>>()? {
+                    let slot = match key.as_ref() {
+                        "input" => &mut c.input,
+                        "output" => &mut c.output,
+                        "cached" => &mut c.cached,
+                        "thoughts" => &mut c.thoughts,
+                        "tool" => &mut c.tool,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = map.next_value::<Count>()?.0;
+                }
+                Ok(Tokens(Some(c)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Tokens, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Tokens(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Tokens, E> {
+                Ok(Tokens(None))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Tokens, E> {
+                Ok(Tokens(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Tokens, E> {
+                Ok(Tokens(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Tokens, E> {
+                Ok(Tokens(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Tokens, E> {
+                Ok(Tokens(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One count of a `tokens` object, as [`crate::parse::u64_of`] reads its JSON value: a
+/// non-negative integer as is, a positive number truncated, a string of digits (trimmed)
+/// parsed, anything else 0.
+struct Count(u64);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Count;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a count")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Count, E> {
+                Ok(Count(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Count, E> {
+                Ok(Count(u64::try_from(v).unwrap_or(0)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Count, E> {
+                Ok(Count(if v > 0.0 { v as u64 } else { 0 }))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Count, E> {
+                Ok(Count(v.trim().parse().unwrap_or(0)))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Count, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Count(0))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Count, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Count(0))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// A `messages` array (of records), or the kind of whatever else stood there.
@@ -163,7 +273,8 @@ fn skel<const D: usize>(f: Field<Skel<D>>) -> Option<Value> {
 pub(super) struct MsgIn {
     pub id: Option<String>,
     pub timestamp: Option<Value>,
-    pub tokens: Option<Value>,
+    /// The counts of a `tokens` object; `None` when the key is absent, `null` or not an object.
+    pub tokens: Option<Counts>,
     pub rec: Rec,
 }
 
@@ -227,12 +338,15 @@ impl G {
 
     fn message(&mut self) -> MsgIn {
         MsgIn {
-            id: match &self.id {
-                Field::Val(Value::String(s)) => Some(s.clone()),
+            id: match std::mem::take(&mut self.id) {
+                Field::Val(Value::String(s)) => Some(s),
                 _ => None,
             },
             timestamp: value(std::mem::take(&mut self.timestamp)),
-            tokens: value(std::mem::take(&mut self.tokens)),
+            tokens: match std::mem::take(&mut self.tokens) {
+                Field::Val(Tokens(counts)) => counts,
+                _ => None,
+            },
             rec: Rec {
                 typ: value(std::mem::take(&mut self.typ)),
                 content: value(std::mem::take(&mut self.content)),

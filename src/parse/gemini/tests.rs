@@ -858,3 +858,48 @@ fn tags_are_percent_decoded() {
     assert_eq!(percent_decode("%zz%e2%9c%93"), "%zz✓");
     assert_eq!(percent_decode("%ff"), "%ff");
 }
+
+/// A `tokens` object's counts, read typed, are what reading it as a JSON value and each count
+/// with `u64_of` gives: from the text and from a tree (the replay's one-pass view), for every
+/// kind of count, a repeated key, and values that are not objects.
+#[test]
+fn tokens_are_read_as_the_values_were() {
+    use super::records::{Counts, Tokens};
+    use crate::parse::u64_of;
+    use serde::Deserialize;
+    let as_values = |text: &str| -> Option<Counts> {
+        match serde_json::from_str::<Value>(text).unwrap() {
+            Value::Object(t) => Some(Counts {
+                input: u64_of(t.get("input")),
+                output: u64_of(t.get("output")),
+                cached: u64_of(t.get("cached")),
+                thoughts: u64_of(t.get("thoughts")),
+                tool: u64_of(t.get("tool")),
+            }),
+            _ => None,
+        }
+    };
+    let cases = [
+        r#"{"input":1200,"output":30,"cached":800,"thoughts":12,"tool":5,"total":2047}"#,
+        r#"{"input":"  42 ","output":"x","cached":1.9,"thoughts":-3,"tool":true}"#,
+        r#"{"input":1e30,"output":-0.5,"cached":null,"thoughts":[1,2],"tool":{"a":1}}"#,
+        r#"{"input":1,"input":2,"output":3,"output":"4"}"#,
+        r#"{"input":18446744073709551615,"output":-9223372036854775808,"cached":0}"#,
+        r#"{}"#,
+        r#"[]"#,
+        r#""tokens""#,
+        r#"7"#,
+        r#"true"#,
+    ];
+    for text in cases {
+        let want = as_values(text);
+        let typed = serde_json::from_str::<Tokens>(text).unwrap().0;
+        assert_eq!(typed, want, "{text}");
+        let tree: crate::replay::gemini::json::J = serde_json::from_str(text).unwrap();
+        let from_tree = crate::parse::json::from_tree(|| Tokens::deserialize(&tree))
+            .unwrap()
+            .0;
+        assert_eq!(from_tree, want, "tree of {text}");
+    }
+    assert!(as_values(r#"{"input":1,"input":2}"#).is_some_and(|c| c.input == 2));
+}
