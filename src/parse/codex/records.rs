@@ -95,7 +95,8 @@ pub(super) struct P<'a> {
     #[serde(default, borrow)]
     pub item: Obj<Box<P<'a>>>,
     #[serde(default)]
-    pub info: Field<Obj<Info>>,
+    /// Boxed: most lines have none, and the struct is built, moved and boxed for every line.
+    pub info: Field<Obj<Box<Info>>>,
     #[serde(default, borrow)]
     pub thread_name: Str<'a>,
     #[serde(default)]
