@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
 use serde_json::Value;
 
-use crate::parse::json::{Field, Obj, SKEL_THOUGHTS, SKEL_TOOL_BODIES, Skel};
+use crate::parse::json::{Field, Num, Obj, SKEL_THOUGHTS, SKEL_TOOL_BODIES, Skel};
 
 #[derive(Deserialize, Default)]
 pub(super) struct G {
@@ -47,18 +47,15 @@ pub(super) struct G {
     #[serde(default)]
     thoughts: Field<Skel<SKEL_THOUGHTS>>,
     #[serde(default)]
-    tokens: Field<Tokens>,
+    tokens: Field<Obj<Counts>>,
     #[serde(rename = "toolCalls", default)]
     tool_calls: Field<Skel<SKEL_TOOL_BODIES>>,
 }
 
-/// A `tokens` object's counts, each read as [`crate::parse::u64_of`] reads a JSON value (0 when
-/// absent or not a count; the last of a repeated key); `None` for anything but an object, which
-/// the log engine ignores as it would a missing `tokens`. Typed, not a map of values: it is on
-/// every model record, and only these five keys are read.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub(super) struct Tokens(pub Option<Counts>);
-
+/// A `tokens` object's counts, each read as [`Num`] (what [`crate::parse::u64_of`] does: 0 when
+/// absent or not a count; the last of a repeated key). Read through [`Obj`]: anything but an
+/// object is ignored by the log engine as a missing `tokens` is. Typed, not a map of values: it
+/// is on every model record, and only these five keys are read.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(super) struct Counts {
     pub input: u64,
@@ -68,15 +65,15 @@ pub(super) struct Counts {
     pub tool: u64,
 }
 
-impl<'de> Deserialize<'de> for Tokens {
+impl<'de> Deserialize<'de> for Counts {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = Tokens;
+            type Value = Counts;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a tokens object")
             }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Tokens, A::Error> {
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Counts, A::Error> {
                 let mut c = Counts::default();
                 while let Some(key) = map.next_key::<std::borrow::Cow<str>>()? {
                     let slot = match key.as_ref() {
@@ -90,75 +87,12 @@ impl<'de> Deserialize<'de> for Tokens {
                             continue;
                         }
                     };
-                    *slot = map.next_value::<Count>()?.0;
+                    *slot = map.next_value::<Num>()?.get();
                 }
-                Ok(Tokens(Some(c)))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Tokens, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Tokens(None))
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Tokens, E> {
-                Ok(Tokens(None))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Tokens, E> {
-                Ok(Tokens(None))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Tokens, E> {
-                Ok(Tokens(None))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Tokens, E> {
-                Ok(Tokens(None))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Tokens, E> {
-                Ok(Tokens(None))
+                Ok(c)
             }
         }
-        d.deserialize_any(V)
-    }
-}
-
-/// One count of a `tokens` object, as [`crate::parse::u64_of`] reads its JSON value: a
-/// non-negative integer as is, a positive number truncated, a string of digits (trimmed)
-/// parsed, anything else 0.
-struct Count(u64);
-
-impl<'de> Deserialize<'de> for Count {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Count;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a count")
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Count, E> {
-                Ok(Count(v))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Count, E> {
-                Ok(Count(u64::try_from(v).unwrap_or(0)))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Count, E> {
-                Ok(Count(if v > 0.0 { v as u64 } else { 0 }))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Count, E> {
-                Ok(Count(v.trim().parse().unwrap_or(0)))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Count, E> {
-                Ok(Count(0))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Count, E> {
-                Ok(Count(0))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Count, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Count(0))
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Count, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Count(0))
-            }
-        }
-        d.deserialize_any(V)
+        d.deserialize_map(V)
     }
 }
 
@@ -344,7 +278,7 @@ impl G {
             },
             timestamp: value(std::mem::take(&mut self.timestamp)),
             tokens: match std::mem::take(&mut self.tokens) {
-                Field::Val(Tokens(counts)) => counts,
+                Field::Val(Obj::Is(counts)) => Some(counts),
                 _ => None,
             },
             rec: Rec {

@@ -864,7 +864,8 @@ fn tags_are_percent_decoded() {
 /// kind of count, a repeated key, and values that are not objects.
 #[test]
 fn tokens_are_read_as_the_values_were() {
-    use super::records::{Counts, Tokens};
+    use super::records::Counts;
+    use crate::parse::json::Obj;
     use crate::parse::u64_of;
     use serde::Deserialize;
     let as_values = |text: &str| -> Option<Counts> {
@@ -893,12 +894,14 @@ fn tokens_are_read_as_the_values_were() {
     ];
     for text in cases {
         let want = as_values(text);
-        let typed = serde_json::from_str::<Tokens>(text).unwrap().0;
+        let typed = serde_json::from_str::<Obj<Counts>>(text)
+            .unwrap()
+            .into_inner();
         assert_eq!(typed, want, "{text}");
         let tree: crate::replay::gemini::json::J = serde_json::from_str(text).unwrap();
-        let from_tree = crate::parse::json::from_tree(|| Tokens::deserialize(&tree))
+        let from_tree = crate::parse::json::from_tree(|| Obj::<Counts>::deserialize(&tree))
             .unwrap()
-            .0;
+            .into_inner();
         assert_eq!(from_tree, want, "tree of {text}");
     }
     assert!(as_values(r#"{"input":1,"input":2}"#).is_some_and(|c| c.input == 2));
