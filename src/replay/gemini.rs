@@ -118,6 +118,7 @@ pub mod content;
 pub mod estimate;
 mod fenwick;
 pub mod json;
+pub mod key;
 pub mod load;
 pub mod masking;
 mod readline;

@@ -10,6 +10,7 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+pub use super::key::Key;
 use super::truncate::Truncated;
 pub use crate::replay::js::StrStats;
 use crate::replay::js::text_stats;
@@ -219,7 +220,7 @@ pub enum J {
     Num(f64),
     Str(JsStr),
     Arr(Vec<J>),
-    Obj(Vec<(String, J)>),
+    Obj(Vec<(Key, J)>),
 }
 
 impl J {
@@ -228,12 +229,7 @@ impl J {
     }
 
     pub fn obj(entries: Vec<(&str, J)>) -> J {
-        J::Obj(
-            entries
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-        )
+        J::Obj(entries.into_iter().map(|(k, v)| (Key::new(k), v)).collect())
     }
 
     /// `obj[key]` (`None` for a missing key or a non-object).
@@ -270,7 +266,7 @@ impl J {
         };
         let at = entries.iter().position(|(k, _)| k == key);
         let mut value = Some(value);
-        let mut out: Vec<(String, J)> = entries
+        let mut out: Vec<(Key, J)> = entries
             .iter()
             .enumerate()
             .map(
@@ -281,7 +277,7 @@ impl J {
             )
             .collect();
         if let Some(new) = value {
-            out.push((key.to_string(), new));
+            out.push((Key::new(key), new));
         }
         J::Obj(out)
     }
@@ -290,7 +286,7 @@ impl J {
         if let J::Obj(entries) = self {
             match entries.iter_mut().find(|(k, _)| k == key) {
                 Some(e) => e.1 = value,
-                None => entries.push((key.to_string(), value)),
+                None => entries.push((Key::new(key), value)),
             }
         }
     }
@@ -355,7 +351,7 @@ impl J {
             Value::Array(a) => J::Arr(a.iter().map(J::from_value).collect()),
             Value::Object(o) => J::Obj(js_key_order(
                 o.iter()
-                    .map(|(k, v)| (k.clone(), J::from_value(v)))
+                    .map(|(k, v)| (Key::new(k), J::from_value(v)))
                     .collect(),
             )),
         }
@@ -363,7 +359,7 @@ impl J {
 }
 
 /// JavaScript's own-property order: array-index keys ascending, then the rest in insertion order.
-pub fn js_key_order(entries: Vec<(String, J)>) -> Vec<(String, J)> {
+pub fn js_key_order(entries: Vec<(Key, J)>) -> Vec<(Key, J)> {
     let index = |k: &str| -> Option<u32> {
         if k == "0"
             || (!k.is_empty() && !k.starts_with('0') && k.bytes().all(|b| b.is_ascii_digit()))
@@ -741,12 +737,12 @@ impl<'de> serde::de::Visitor<'de> for Tree {
         // Records' objects are small: a linear search for a repeated key beats an
         // index, until an object is large enough for the index to pay.
         const INDEX_FROM: usize = 32;
-        let mut v: Vec<(String, J)> = Vec::new();
-        let mut index: std::collections::HashMap<String, usize> = Default::default();
-        while let Some(k) = a.next_key::<String>()? {
+        let mut v: Vec<(Key, J)> = Vec::new();
+        let mut index: std::collections::HashMap<Key, usize> = Default::default();
+        while let Some(k) = a.next_key_seed(KeySeed)? {
             let value = match self.0 {
                 Keys::Record if k == "toolCalls" => Tree(Keys::Calls),
-                Keys::Call if UI_ONLY.contains(&k.as_str()) => {
+                Keys::Call if UI_ONLY.contains(&&*k) => {
                     a.next_value::<serde::de::IgnoredAny>()?;
                     continue;
                 }
@@ -775,6 +771,29 @@ impl<'de> serde::de::Visitor<'de> for Tree {
             }
         }
         Ok(J::Obj(js_key_order(v)))
+    }
+}
+
+/// An object's key as a [`Key`]: one of the known keys allocates nothing.
+struct KeySeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeySeed {
+    type Value = Key;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Key, E> {
+        Ok(Key::new(s))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Key, E> {
+        Ok(Key::from(s))
     }
 }
 

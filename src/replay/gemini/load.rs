@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, Read};
 use std::path::Path;
 
-use super::json::{J, JsStr};
+use super::json::{J, JsStr, Key};
 use super::readline::{Readline, Verdict};
 use crate::diag::Warning;
 use crate::model::Session;
@@ -187,7 +187,7 @@ pub fn load_record_bytes(bytes: &[u8]) -> Option<Vec<J>> {
 /// `loadConversationRecord` over a JSONL file, fed one line's record at a time.
 #[derive(Default)]
 struct Loader {
-    metadata: Vec<(String, J)>,
+    metadata: Vec<(Key, J)>,
     messages: MessageMap,
 }
 
@@ -198,13 +198,13 @@ impl Loader {
         let truthy = |k: &str| {
             self.metadata
                 .iter()
-                .find(|(mk, _)| mk == k)
+                .find(|(mk, _)| *mk == k)
                 .is_some_and(|(_, v)| v.truthy())
         };
         (truthy("sessionId") && truthy("projectHash")).then(|| self.messages.into_values())
     }
 
-    fn merge(&mut self, entries: &[(String, J)]) {
+    fn merge(&mut self, entries: &[(Key, J)]) {
         for (k, v) in entries {
             match self.metadata.iter_mut().find(|(mk, _)| mk == k) {
                 Some(e) => e.1 = v.clone(),
@@ -233,7 +233,7 @@ impl Loader {
         } else if is_object(record.get("$set")) {
             // Checkpoint lists are not conversation (module doc); the rest is metadata.
             if let Some(J::Obj(set)) = record.get("$set") {
-                let kept: Vec<(String, J)> = set
+                let kept: Vec<(Key, J)> = set
                     .iter()
                     .filter(|(k, v)| !(k == "messages" && matches!(v, J::Arr(_))))
                     .cloned()

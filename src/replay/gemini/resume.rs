@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 
 use super::PLACEHOLDER_ENV_TEXT;
 use super::content::GRole;
-use super::json::{J, JsStr, js_trim, to_json};
+use super::json::{J, JsStr, Key, js_trim, to_json};
 use super::load::{load_record, string_field};
 use crate::model::{Agent, CompactionKind, Part, Role, Session};
 use crate::replay::{HistoryItem, ReplayInput, RequestPoint};
@@ -191,9 +191,9 @@ fn has_truthy(part: &J, key: &str) -> bool {
 /// An object built with `{key: value}` where `value` may be `undefined` (then the key is
 /// absent from the JSON; `ensureStableToolIds` fills an absent or falsy id in place, so an
 /// absent `id` keeps its slot as `null` until then).
-fn field(entries: &mut Vec<(String, J)>, key: &str, v: Option<J>) {
+fn field(entries: &mut Vec<(Key, J)>, key: &str, v: Option<J>) {
     if let Some(v) = v {
-        entries.push((key.to_string(), v));
+        entries.push((Key::new(key), v));
     }
 }
 
@@ -243,16 +243,16 @@ pub fn convert_message(msg: &mut J, index: usize) -> Vec<Turn> {
                         };
                         let mut e = Vec::new();
                         field(&mut e, "text", text);
-                        e.push(("thought".to_string(), J::Bool(true)));
+                        e.push((Key::new("thought"), J::Bool(true)));
                         model_parts.push(J::Obj(e));
                     }
                 }
                 model_parts.extend(content_parts);
                 for c in &mut calls {
-                    let mut fc = vec![("id".to_string(), c.get("id").cloned().unwrap_or(J::Null))];
+                    let mut fc = vec![(Key::new("id"), c.get("id").cloned().unwrap_or(J::Null))];
                     field(&mut fc, "name", c.get("name").cloned());
                     field(&mut fc, "args", c.take("args"));
-                    model_parts.push(J::Obj(vec![("functionCall".to_string(), J::Obj(fc))]));
+                    model_parts.push(J::Obj(vec![(Key::new("functionCall"), J::Obj(fc))]));
                 }
             }
             if model_parts.is_empty() {
@@ -266,10 +266,10 @@ pub fn convert_message(msg: &mut J, index: usize) -> Vec<Turn> {
                 };
                 match result {
                     J::Str(_) => {
-                        let mut fr = vec![("id".to_string(), c.take("id").unwrap_or(J::Null))];
+                        let mut fr = vec![(Key::new("id"), c.take("id").unwrap_or(J::Null))];
                         field(&mut fr, "name", c.take("name"));
-                        fr.push(("response".to_string(), J::obj(vec![("output", result)])));
-                        responses.push(J::Obj(vec![("functionResponse".to_string(), J::Obj(fr))]));
+                        fr.push((Key::new("response"), J::obj(vec![("output", result)])));
+                        responses.push(J::Obj(vec![(Key::new("functionResponse"), J::Obj(fr))]));
                     }
                     J::Arr(_) => responses.extend(part_array(Some(result))),
                     other => responses.push(other),
@@ -499,7 +499,7 @@ pub(super) fn to_value(j: &J) -> serde_json::Value {
             J::Obj(o) => {
                 let mut map = serde_json::Map::new();
                 for (k, v) in o {
-                    map.insert(k.clone(), direct(v)?);
+                    map.insert(k.to_string(), direct(v)?);
                 }
                 Value::Object(map)
             }

@@ -11,7 +11,7 @@ use std::cell::Cell;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::json::{J, JsStr};
+use super::json::{J, JsStr, Key};
 
 /// The largest integer an `f64` holds exactly (JavaScript's `Number.MAX_SAFE_INTEGER` + 1).
 pub const EXACT_INT: u64 = 1 << 53;
@@ -118,7 +118,7 @@ impl<'de> SeqAccess<'de> for Seq<'de> {
 }
 
 struct Map<'de> {
-    entries: std::slice::Iter<'de, (String, J)>,
+    entries: std::slice::Iter<'de, (Key, J)>,
     value: Option<&'de J>,
 }
 
