@@ -98,8 +98,11 @@ pub fn run(target: Target, data: &[u8]) {
             if agent == Agent::Gemini {
                 one_read_is_two_reads(&file);
                 taken_is_copied(&file);
-            } else if agent == Agent::Claude {
-                measured_is_full(&file, session.as_ref());
+            } else {
+                if agent == Agent::Claude {
+                    measured_is_full(&file, session.as_ref());
+                }
+                preview_is_full(&file, session.as_ref());
             }
             if let Some(session) = session {
                 downstream(session);
@@ -225,11 +228,46 @@ fn measured_is_full(file: &SourceFile, full: Option<&Session>) {
     }
 }
 
+/// `show`'s timeline reads a Claude or Codex file with each tool output cut to what a line
+/// shows of it ([`Detail::Preview`](crate::parse::Detail::Preview)): what it reads must be the
+/// full session with those outputs cut, whatever the bytes.
+fn preview_is_full(file: &SourceFile, full: Option<&Session>) {
+    let path = file.path.display();
+    for columns in [6, 160] {
+        let preview = crate::parse::parse_file_with(file, crate::parse::Detail::Preview(columns));
+        match (full, preview) {
+            (Some(full), Ok(preview)) => {
+                let mut expected = full.clone();
+                preview_outputs_as(&mut expected, &preview, columns);
+                assert!(expected == preview, "{path}: the preview view at {columns}");
+            }
+            (None, Err(_)) => {}
+            (full, _) => panic!(
+                "{path}: only the {} view parses",
+                if full.is_some() { "full" } else { "preview" }
+            ),
+        }
+    }
+}
+
 /// Measure the tool outputs of `full` that `measured` (the same file read at
 /// [`Detail::Measured`](crate::parse::Detail::Measured)) holds measured, as that parse does;
 /// `full` then equals `measured` when the two views agree. Returns how many it measured, after
 /// checking each size against the text it replaces.
 pub fn measure_outputs_as(full: &mut Session, measured: &Session) -> usize {
+    outputs_as(full, measured, |_| String::new())
+}
+
+/// [`measure_outputs_as`] for a parse at [`Detail::Preview`](crate::parse::Detail::Preview)
+/// of `columns`: each output it measured keeps what a line of that width shows of it.
+pub fn preview_outputs_as(full: &mut Session, preview: &Session, columns: usize) -> usize {
+    outputs_as(full, preview, |o| {
+        crate::render::text::line_beginning(o, columns).to_string()
+    })
+}
+
+/// Measure the outputs `measured` holds measured, each output becoming `kept(output)`.
+fn outputs_as(full: &mut Session, measured: &Session, kept: impl Fn(&str) -> String) -> usize {
     let mut n = 0;
     for (m, mm) in full.messages.iter_mut().zip(&measured.messages) {
         for (p, pm) in m.parts.iter_mut().zip(&mm.parts) {
@@ -246,7 +284,7 @@ pub fn measure_outputs_as(full: &mut Session, measured: &Session) -> usize {
             ) = (p, pm)
             {
                 assert_eq!(TextSize::of(output), *size, "the size of {output:?}");
-                output.clear();
+                *output = kept(output);
                 *output_size = Some(*size);
                 n += 1;
             }

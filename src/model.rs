@@ -294,15 +294,18 @@ pub enum Part {
     ToolResult {
         call_id: String,
         /// Flattened textual output. Empty when the parse measured it instead
-        /// (`output_size`).
+        /// (`output_size`); only its beginning when `show`'s parse ([`Detail::Preview`])
+        /// measured it.
+        ///
+        /// [`Detail::Preview`]: crate::parse::Detail::Preview
         output: String,
         is_error: bool,
         /// Images or other non-text blocks that came with the result.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         attachments: Vec<Part>,
         /// The output's size when a replay's parse ([`Detail::Measured`]) measured it rather
-        /// than keeping it. Never written out: only the replays, which need nothing else of
-        /// it, parse that way.
+        /// than keeping it (or `show`'s, keeping its beginning). Never written out: only the
+        /// replays and `show`'s timeline, which need nothing more of it, parse that way.
         ///
         /// [`Detail::Measured`]: crate::parse::Detail::Measured
         #[serde(skip)]

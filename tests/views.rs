@@ -11,7 +11,7 @@ use std::path::Path;
 use common::session_files_under as files_under;
 
 use sessions::discover::Discovery;
-use sessions::fuzzing::measure_outputs_as;
+use sessions::fuzzing::{measure_outputs_as, preview_outputs_as};
 use sessions::model::Agent;
 use sessions::parse::{Detail, parse_file_with};
 use sessions::replay::settings::Settings;
@@ -157,6 +157,32 @@ fn the_measured_view_is_the_full_view_with_outputs_measured() {
         measured_outputs >= 4_000,
         "only {measured_outputs} outputs measured"
     );
+}
+
+/// `show`'s view of a Claude or Codex file (`Detail::Preview`) is the full view with each tool
+/// output measured and cut to what a line of the width shows of it, at a narrow width and at
+/// the width of piped output.
+#[test]
+fn the_preview_view_is_the_full_view_with_outputs_cut() {
+    let discovery = corpus_and_sample_home();
+    let (mut compared, mut cut) = (0, 0);
+    for f in discovery.files.iter().filter(|f| f.agent != Agent::Gemini) {
+        let Ok(full) = parse_file_with(f, Detail::Full) else {
+            continue;
+        };
+        for columns in [20, 160] {
+            let preview = parse_file_with(f, Detail::Preview(columns)).unwrap();
+            let mut expected = full.clone();
+            cut += preview_outputs_as(&mut expected, &preview, columns);
+            assert_eq!(expected, preview, "{} at {columns}", f.path.display());
+        }
+        compared += 1;
+    }
+    assert!(
+        compared >= 75,
+        "only {compared} Claude and Codex files compared"
+    );
+    assert!(cut >= 4_000, "only {cut} outputs cut");
 }
 
 /// Every replay but Gemini's replays a Claude session from the measured view exactly as from

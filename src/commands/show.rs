@@ -13,7 +13,7 @@ use crate::cli::{GlobalArgs, SelectArgs, ShowArgs, ShowFormat};
 use crate::commands::{CmdResult, Failure, Target, scan_options, stdout};
 use crate::diag::{Report, WarningKind};
 use crate::model::{Counts, Part, Role, Session, TokenTotals};
-use crate::parse;
+use crate::parse::{self, Detail};
 use crate::render::json::SCHEMA_VERSION;
 use crate::render::table::{Cut, target_width};
 use crate::render::text::{cut_end, cut_prefix, cut_start, safe_line, width as text_width};
@@ -63,7 +63,11 @@ pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
     // requests would otherwise be held twice beside its full model).
     siblings.retain(|s| s.parent_id.is_some() && s.path() != summary.path());
     summary.requests = Vec::new();
-    let session = load(&summary)?;
+    let session = match args.format {
+        ShowFormat::Json => load(&summary)?,
+        // Of a tool output the timeline prints one line at most: the rest is only measured.
+        ShowFormat::Text => load_with(&summary, timeline_detail(args))?,
+    };
     drop(summary);
     let cost = session_cost(&session);
     let mut out = stdout();
@@ -196,9 +200,19 @@ pub fn resolve(sessions: &[SessionSummary], target: &str) -> Result<usize, Failu
 
 /// Parse a session in full and carry over what the scan resolved across files.
 pub fn load(summary: &SessionSummary) -> Result<Session, Failure> {
-    let mut s = parse::parse_file(&summary.source).map_err(|w| Failure::failed(w.to_string()))?;
+    load_with(summary, Detail::Full)
+}
+
+fn load_with(summary: &SessionSummary, detail: Detail) -> Result<Session, Failure> {
+    let mut s = parse::parse_file_with(&summary.source, detail)
+        .map_err(|w| Failure::failed(w.to_string()))?;
     summary.settle(&mut s);
     Ok(s)
+}
+
+/// The parse the text timeline needs: of each tool output, what its widest line shows.
+fn timeline_detail(args: &ShowArgs) -> Detail {
+    Detail::Preview(line_width(args).unwrap_or(PIPED_PREVIEW))
 }
 
 /// The fitting width of `show`'s lines: `--width`, else the table width rule (terminal,
@@ -547,4 +561,110 @@ fn own_report(s: &SessionSummary) -> Report {
     let mut r = Report::default();
     r.extend(s.warnings.iter().cloned());
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::discover::Discovery;
+    use crate::model::Agent;
+    use crate::parse::{FileRole, SourceFile, parse_file_with};
+
+    /// What `show` prints of a session, header and timeline, at `width`.
+    fn shown(s: &Session, width: Option<usize>) -> String {
+        let mut out = Vec::new();
+        write_header(&mut out, s, &[], &session_cost(s), width).unwrap();
+        write_timeline(&mut out, s, width).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// Whether `show` prints of `file` from the preview parse what it prints from the full
+    /// one, at each width; returns how many outputs the preview cut (errors among them).
+    fn same_as_full(file: &SourceFile) -> (usize, usize) {
+        let path = file.path.display();
+        let Ok(full) = parse_file_with(file, Detail::Full) else {
+            return (0, 0);
+        };
+        let (mut cut, mut errors) = (0, 0);
+        for width in [None, Some(24), Some(100)] {
+            let preview = parse_file_with(file, Detail::Preview(width.unwrap_or(PIPED_PREVIEW)))
+                .unwrap_or_else(|w| panic!("{path}: the preview parse fails: {w}"));
+            assert_eq!(
+                shown(&full, width),
+                shown(&preview, width),
+                "{path} at {width:?}"
+            );
+            for p in preview.messages.iter().flat_map(|m| &m.parts) {
+                if let Part::ToolResult {
+                    output_size: Some(_),
+                    is_error,
+                    ..
+                } = p
+                {
+                    cut += 1;
+                    errors += usize::from(*is_error);
+                }
+            }
+        }
+        (cut, errors)
+    }
+
+    /// The text timeline reads each tool output cut to what its line shows: what it prints is
+    /// what the full parse prints, on every file of the corpus and the sample home.
+    #[test]
+    fn the_timeline_prints_from_cut_outputs_what_it_prints_from_whole_ones() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let files = [root.join("../shared/corpus"), root.join("testdata/home")];
+        let discovery = Discovery::walk_paths(&files, &Agent::ALL);
+        let (mut compared, mut cut, mut errors) = (0, 0, 0);
+        for f in &discovery.files {
+            let (c, e) = same_as_full(f);
+            compared += 1;
+            cut += c;
+            errors += e;
+        }
+        assert!(compared >= 125, "only {compared} files compared");
+        assert!(cut >= 3_000, "only {cut} outputs cut");
+        assert!(errors >= 20, "only {errors} failed outputs cut");
+    }
+
+    /// Failed outputs whose lines are hard to cut: whitespace before the text, wide and
+    /// zero-width characters, control characters shown as escapes, one line exactly as wide
+    /// as the room.
+    #[test]
+    fn outputs_hard_to_cut_print_as_whole_ones_do() {
+        let outputs = [
+            format!("{}tail", " \n\t".repeat(400)),
+            "日本語のエラー".repeat(80),
+            format!("a{}b", "\u{200d}".repeat(3000)),
+            "\u{1b}[31mred\u{7}".repeat(200),
+            "x".repeat(24),
+            format!("{}é", "y".repeat(640)),
+            format!("{} ", "word ".repeat(300)),
+        ];
+        let mut lines = vec![
+            r#"{"type":"user","uuid":"u0","sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"go"}}"#.to_string(),
+        ];
+        // Written as Claude Code writes a result (its `type` first), so the view measures it.
+        for (i, o) in outputs.iter().enumerate() {
+            lines.push(format!(
+                r#"{{"type":"assistant","uuid":"a{i}","sessionId":"s","timestamp":"2026-01-01T00:00:01Z","requestId":"q{i}","message":{{"id":"m{i}","role":"assistant","model":"claude-sonnet-4-5","content":[{{"type":"tool_use","id":"t{i}","name":"Bash","input":{{"command":"x"}}}}],"usage":{{"input_tokens":1,"output_tokens":1}}}}}}"#
+            ));
+            lines.push(format!(
+                r#"{{"type":"user","uuid":"r{i}","sessionId":"s","timestamp":"2026-01-01T00:00:02Z","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t{i}","content":{},"is_error":true}}]}}}}"#,
+                serde_json::to_string(o).unwrap()
+            ));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        let file = SourceFile::new(Agent::Claude, path, FileRole::ClaudeMain);
+        let (cut, errors) = same_as_full(&file);
+        assert_eq!(errors, cut, "every output is a failed one");
+        // The wide, escaped and spaced outputs at each width, the long ASCII one at the two
+        // narrow ones; the others are whole, their lines no wider than the room.
+        assert_eq!(cut, 11);
+    }
 }

@@ -25,6 +25,8 @@ use chrono::{DateTime, Utc};
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use crate::model::TextSize;
+
 /// How much of a file a parse materialises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Detail {
@@ -38,6 +40,10 @@ pub enum Detail {
     /// ([`TextSize`](crate::model::TextSize)): what every replay but Gemini's needs, which
     /// estimate an output by its length alone. Tool outputs are most of a transcript's bytes.
     Measured,
+    /// `Full`, but of each Claude or Codex tool output only what a line `.0` columns wide
+    /// shows of it is kept, with the size of the whole ([`kept_output`]): `show`'s timeline
+    /// prints nothing more of an output, and outputs are most of a large session's memory.
+    Preview(usize),
 }
 
 thread_local! {
@@ -70,6 +76,20 @@ fn scoped<T: Copy + 'static, R>(
     }
     let _restore = Restore(cell, cell.with(|c| c.replace(value)));
     f()
+}
+
+/// A tool output as the parse running on this thread keeps it: whole, but in
+/// [`Detail::Preview`] cut to what a line of its width shows of it, with the size of the whole
+/// (`None`: kept whole). Cut once the parse has read it (its failure found, say), so nothing
+/// else the parse makes of it changes.
+pub fn kept_output(output: String) -> (String, Option<TextSize>) {
+    if let Detail::Preview(columns) = detail() {
+        let beginning = crate::render::text::line_beginning(&output, columns);
+        if beginning.len() < output.len() {
+            return (beginning.to_string(), Some(TextSize::of(&output)));
+        }
+    }
+    (output, None)
 }
 
 thread_local! {

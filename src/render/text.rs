@@ -181,6 +181,29 @@ pub fn safe_preview(s: &str, max: usize) -> String {
     }
 }
 
+/// The beginning of `s` that a line of at most `columns` columns shows the same as it shows
+/// `s`: `cut_end(&safe_line(b), m)` equals `cut_end(&safe_line(s), m)` for every `m <=
+/// columns`. All of `s` when its line is no wider, else a beginning whose line is wider (grown
+/// fourfold from `4 × (columns + 1)` bytes: whitespace, escapes and zero-width characters make
+/// a line's width no simple function of the bytes). Exact: [`safe_line`] of a beginning is a
+/// beginning of its result on the whole (but for a trailing space, past the width), so both
+/// lines are cut, at the same character.
+pub fn line_beginning(s: &str, columns: usize) -> &str {
+    let mut take = columns.saturating_add(1).saturating_mul(4);
+    loop {
+        if take >= s.len() {
+            return s;
+        }
+        let end = (take..s.len())
+            .find(|&i| s.is_char_boundary(i))
+            .unwrap_or(s.len());
+        if width(&safe_line(&s[..end])) > columns {
+            return &s[..end];
+        }
+        take = take.saturating_mul(4);
+    }
+}
+
 /// Wrap prose at word boundaries to `max` display columns (`None`: one line per paragraph).
 /// Continuation lines are indented by `indent` spaces. A word longer than a line stays whole.
 pub fn wrap(s: &str, max: Option<usize>, indent: usize) -> String {
@@ -326,6 +349,43 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_line_cut_from_the_beginning_is_the_line_cut_from_the_whole() {
+        let cases = [
+            String::new(),
+            "short".into(),
+            "x".repeat(5000),
+            format!("{}{}", " \n\t".repeat(3000), "after spaces ".repeat(40)),
+            format!("{}tail", "a\u{1}b\u{9b}c\u{200b} ".repeat(700)),
+            format!("{}é", "é".repeat(1023)),
+            "日本語".repeat(900),
+            format!("a{}b{}", "\u{200d}".repeat(4000), "c".repeat(300)),
+            "word ".repeat(2000),
+            format!("{} ", "y".repeat(97)),
+        ];
+        for s in &cases {
+            for columns in [0, 1, 12, 80, 160, 1000] {
+                let b = line_beginning(s, columns);
+                assert!(s.starts_with(b));
+                let (line, whole) = (safe_line(b), safe_line(s));
+                assert!(
+                    b.len() == s.len() || width(&line) > columns,
+                    "{columns}: {s:.40?}"
+                );
+                for m in 0..=columns.min(200) {
+                    assert_eq!(
+                        cut_end(&line, m),
+                        cut_end(&whole, m),
+                        "{m}/{columns}: {s:.40?}"
+                    );
+                }
+                assert_eq!(cut_end(&line, columns), cut_end(&whole, columns));
+            }
+        }
+        // Most of a long output is left out.
+        assert!(line_beginning(&"x".repeat(100_000), 160).len() < 1_000);
+    }
 
     #[test]
     fn control_characters_become_visible() {

@@ -874,13 +874,17 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        // A string content, measured: the whole output (as `output` is, kept).
+        let (output, output_size) = match o.result_size {
+            Some(size) => (output.unwrap_or_default(), Some(size)),
+            None => crate::parse::json::kept_output(output.unwrap_or_default()),
+        };
         Part::ToolResult {
             call_id,
-            output: output.unwrap_or_default(),
+            output,
             is_error: o.is_error.unwrap_or(false),
             attachments,
-            // A string content, measured: the whole output (as `output` is, kept).
-            output_size: o.result_size,
+            output_size,
         }
     }
 

@@ -243,7 +243,9 @@ pub(super) struct BlockObj<'a> {
 impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match detail() {
-            Detail::Full => return Value::deserialize(d).map(Block::from_value),
+            Detail::Full | Detail::Preview(_) => {
+                return Value::deserialize(d).map(Block::from_value);
+            }
             Detail::Measured => return d.deserialize_any(Measuring),
             Detail::Summary => {}
         }

@@ -129,12 +129,13 @@ impl Builder {
                 if p.status.is("failed") {
                     is_error = true;
                 }
+                let (output, output_size) = parse::json::kept_output(output);
                 let part = Part::ToolResult {
                     call_id,
                     output,
                     is_error,
                     attachments,
-                    output_size: None,
+                    output_size,
                 };
                 self.tool_result(part, ts, id);
             }
