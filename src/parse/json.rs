@@ -37,7 +37,7 @@ pub enum Detail {
     /// `compactions` need. Counts, usage, titles and compactions equal the `Full` ones.
     Summary,
     /// `Full`, but a Claude tool result's text output is measured rather than kept
-    /// ([`TextSize`](crate::model::TextSize)): what every replay but Gemini's needs, which
+    /// ([`TextSize`]): what every replay but Gemini's needs, which
     /// estimate an output by its length alone. Tool outputs are most of a transcript's bytes.
     Measured,
     /// `Full`, but of each Claude or Codex tool output only what a line `.0` columns wide
