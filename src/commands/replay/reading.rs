@@ -1,7 +1,7 @@
 //! How the replays read the store: `--all` in one pass (each file parsed once and replayed
 //! while the scan holds it), named sessions parsed in full, and the summary size they use.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -139,18 +139,26 @@ pub(super) fn replay_all(
         .collect();
     drop(kept);
     let from_kept = inputs.len();
-    let rerun: Vec<_> = inputs
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|(path, input)| (path, Ok(replay_each(&input, &options))))
-        .collect();
-    settled.extend(rerun);
+    let rerun_paths: HashSet<PathBuf> = inputs.iter().map(|(path, _)| path.clone()).collect();
     let missing: Vec<&SessionSummary> = sessions
         .iter()
-        .filter(|s| !settled.contains_key(s.path()))
+        .filter(|s| !settled.contains_key(s.path()) && !rerun_paths.contains(s.path()))
         .collect();
     let read_again = missing.len();
-    let mut again = replay_loaded(g, &missing, &options).into_iter();
+    // Side by side: a file read again (a large one, alone, on one core) runs beside the
+    // replays run again from their inputs.
+    let (rerun, again) = rayon::join(
+        || {
+            inputs
+                .into_par_iter()
+                .with_max_len(1)
+                .map(|(path, input)| (path, Ok(replay_each(&input, &options))))
+                .collect::<Vec<_>>()
+        },
+        || replay_loaded(g, &missing, &options),
+    );
+    settled.extend(rerun);
+    let mut again = again.into_iter();
     let results = sessions
         .iter()
         .map(|s| match settled.remove(s.path()) {
