@@ -99,9 +99,7 @@ pub fn run(target: Target, data: &[u8]) {
                 one_read_is_two_reads(&file);
                 taken_is_copied(&file);
             } else {
-                if agent == Agent::Claude {
-                    measured_is_full(&file, session.as_ref());
-                }
+                measured_is_full(&file, session.as_ref());
                 preview_is_full(&file, session.as_ref());
             }
             if let Some(session) = session {
@@ -191,7 +189,7 @@ pub(crate) fn one_read_is_two_reads(file: &SourceFile) {
     }
 }
 
-/// Every replay but Gemini's reads a Claude file with its tool outputs measured rather than
+/// Every replay but Gemini's reads a Claude or Codex file with its tool outputs measured rather than
 /// kept ([`Detail::Measured`](crate::parse::Detail::Measured)): what it reads must be the full
 /// session with those outputs measured, and replay as it does, whatever the bytes.
 fn measured_is_full(file: &SourceFile, full: Option<&Session>) {

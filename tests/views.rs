@@ -127,14 +127,14 @@ fn replays_from_the_view_a_replay_reads_equal_replays_from_the_full_model() {
     assert!(compared >= 9, "only {compared} Gemini files compared");
 }
 
-/// The measured view (`Detail::Measured`, what every replay but Gemini's reads of a Claude
-/// file) is the full view with string tool outputs measured instead of kept, on every Claude
-/// file of the corpus and the sample home.
+/// The measured view (`Detail::Measured`, what every replay but Gemini's reads of a Claude or
+/// Codex file) is the full view with tool outputs measured instead of kept (Claude's string
+/// outputs, every Codex output), on every such file of the corpus and the sample home.
 #[test]
 fn the_measured_view_is_the_full_view_with_outputs_measured() {
     let discovery = corpus_and_sample_home();
     let (mut compared, mut measured_outputs) = (0, 0);
-    for f in discovery.files.iter().filter(|f| f.agent == Agent::Claude) {
+    for f in discovery.files.iter().filter(|f| f.agent != Agent::Gemini) {
         let (full, measured) = match (
             parse_file_with(f, Detail::Full),
             parse_file_with(f, Detail::Measured),
@@ -152,7 +152,10 @@ fn the_measured_view_is_the_full_view_with_outputs_measured() {
         assert_eq!(expected, measured, "{}", f.path.display());
         compared += 1;
     }
-    assert!(compared >= 60, "only {compared} Claude files compared");
+    assert!(
+        compared >= 75,
+        "only {compared} Claude and Codex files compared"
+    );
     assert!(
         measured_outputs >= 4_000,
         "only {measured_outputs} outputs measured"
@@ -185,8 +188,9 @@ fn the_preview_view_is_the_full_view_with_outputs_cut() {
     assert!(cut >= 4_000, "only {cut} outputs cut");
 }
 
-/// Every replay but Gemini's replays a Claude session from the measured view exactly as from
-/// the full model, at the default window and at one small enough that most sessions compact.
+/// Every replay but Gemini's replays a Claude or Codex session from the measured view exactly
+/// as from the full model, at the default window and at one small enough that most sessions
+/// compact.
 #[test]
 fn replays_from_the_measured_view_equal_replays_from_the_full_model() {
     let discovery = corpus_and_sample_home();
@@ -201,7 +205,7 @@ fn replays_from_the_measured_view_equal_replays_from_the_full_model() {
         .flat_map(|alg| [None, Some(20_000)].map(move |window| options(alg, window)))
         .collect();
     let (mut compared, mut events) = (0, 0);
-    for f in discovery.files.iter().filter(|f| f.agent == Agent::Claude) {
+    for f in discovery.files.iter().filter(|f| f.agent != Agent::Gemini) {
         for alg in algorithms {
             assert_eq!(ReplayInput::detail(f.agent, alg), Detail::Measured);
         }
@@ -230,6 +234,9 @@ fn replays_from_the_measured_view_equal_replays_from_the_full_model() {
             .count();
         compared += 1;
     }
-    assert!(compared >= 60, "only {compared} Claude files compared");
+    assert!(
+        compared >= 75,
+        "only {compared} Claude and Codex files compared"
+    );
     assert!(events >= 200, "only {events} replays with events");
 }

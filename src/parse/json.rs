@@ -36,8 +36,8 @@ pub enum Detail {
     /// No tool inputs, tool outputs, thinking or media: what `list`, `projects`, `usage` and
     /// `compactions` need. Counts, usage, titles and compactions equal the `Full` ones.
     Summary,
-    /// `Full`, but a Claude tool result's text output is measured rather than kept
-    /// ([`TextSize`]): what every replay but Gemini's needs, which
+    /// `Full`, but a Claude tool result's string output and every Codex tool output are
+    /// measured rather than kept ([`TextSize`]): what every replay but Gemini's needs, which
     /// estimate an output by its length alone. Tool outputs are most of a transcript's bytes.
     Measured,
     /// `Full`, but of each Claude or Codex tool output only what a line `.0` columns wide
@@ -78,18 +78,23 @@ fn scoped<T: Copy + 'static, R>(
     f()
 }
 
-/// A tool output as the parse running on this thread keeps it: whole, but in
-/// [`Detail::Preview`] cut to what a line of its width shows of it, with the size of the whole
-/// (`None`: kept whole). Cut once the parse has read it (its failure found, say), so nothing
-/// else the parse makes of it changes.
+/// A tool output as the parse running on this thread keeps it, with the size of the whole
+/// when it does not keep it whole: in [`Detail::Measured`] only measured, in
+/// [`Detail::Preview`] cut to what a line of its width shows of it, else whole (`None`). Cut
+/// once the parse has read it (its failure found, say), so nothing else the parse makes of it
+/// changes.
 pub fn kept_output(output: String) -> (String, Option<TextSize>) {
-    if let Detail::Preview(columns) = detail() {
-        let beginning = crate::render::text::line_beginning(&output, columns);
-        if beginning.len() < output.len() {
-            return (beginning.to_string(), Some(TextSize::of(&output)));
+    match detail() {
+        Detail::Measured => (String::new(), Some(TextSize::of(&output))),
+        Detail::Preview(columns) => {
+            let beginning = crate::render::text::line_beginning(&output, columns);
+            if beginning.len() < output.len() {
+                return (beginning.to_string(), Some(TextSize::of(&output)));
+            }
+            (output, None)
         }
+        Detail::Full | Detail::Summary => (output, None),
     }
-    (output, None)
 }
 
 thread_local! {

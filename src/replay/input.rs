@@ -94,12 +94,12 @@ impl ReplayInput {
     /// How much of a file a replay of `algorithm` needs parsed. A Gemini session is replayed
     /// from its record as Gemini CLI resumes it; of the model it needs only what the summary
     /// view keeps (metadata, compactions, message ids). Every other agent's replay reads the
-    /// full model, but for Claude's tool outputs, which only Gemini's algorithm reads whole
-    /// (it sends their text, truncated); the others estimate an output by its length.
+    /// full model, but for the tool outputs, which only Gemini's algorithm reads whole (it
+    /// sends their text, truncated); the others estimate an output by its length.
     pub fn detail(agent: Agent, algorithm: super::Algorithm) -> Detail {
         match agent {
             Agent::Gemini => Detail::Summary,
-            Agent::Claude if algorithm != super::Algorithm::Gemini => Detail::Measured,
+            _ if algorithm != super::Algorithm::Gemini => Detail::Measured,
             Agent::Claude | Agent::Codex => Detail::Full,
         }
     }

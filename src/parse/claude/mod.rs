@@ -874,10 +874,13 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        // A string content, measured: the whole output (as `output` is, kept).
-        let (output, output_size) = match o.result_size {
-            Some(size) => (output.unwrap_or_default(), Some(size)),
-            None => crate::parse::json::kept_output(output.unwrap_or_default()),
+        // A string content, measured: the whole output (as `output` is, kept). The measured
+        // view measures only those, in its reader; `show`'s view cuts any output here.
+        let output = output.unwrap_or_default();
+        let (output, output_size) = match (o.result_size, parse::json::detail()) {
+            (Some(size), _) => (output, Some(size)),
+            (None, parse::Detail::Preview(_)) => parse::json::kept_output(output),
+            (None, _) => (output, None),
         };
         Part::ToolResult {
             call_id,
