@@ -139,11 +139,13 @@ pub(super) fn replay_all(
         .collect();
     drop(kept);
     let from_kept = inputs.len();
-    let rerun_paths: HashSet<PathBuf> = inputs.iter().map(|(path, _)| path.clone()).collect();
-    let missing: Vec<&SessionSummary> = sessions
-        .iter()
-        .filter(|s| !settled.contains_key(s.path()) && !rerun_paths.contains(s.path()))
-        .collect();
+    let missing: Vec<&SessionSummary> = {
+        let rerun: HashSet<&Path> = inputs.iter().map(|(path, _)| path.as_path()).collect();
+        sessions
+            .iter()
+            .filter(|s| !settled.contains_key(s.path()) && !rerun.contains(s.path()))
+            .collect()
+    };
     let read_again = missing.len();
     // Side by side: a file read again (a large one, alone, on one core) runs beside the
     // replays run again from their inputs.
