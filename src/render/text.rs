@@ -24,30 +24,48 @@ fn needs_escape(c: char) -> bool {
     c.is_control() || is_bidi_control(c)
 }
 
-/// Whether `b` may start a character that [`needs_escape`], other than a newline or tab: C0
-/// controls, DEL, `C2` for C1 controls, `D8` for U+061C, `E2` for the other bidi controls.
-/// Each is ASCII or a lead byte, so it starts a character.
-fn suspect(b: u8) -> bool {
-    (b < 0x20 && b != b'\n' && b != b'\t') | (b == 0x7f) | (b == 0xc2) | (b == 0xd8) | (b == 0xe2)
+/// Whether the character that starts with byte `b0`, followed by `b1` and `b2` (0 past the end
+/// of the text), [`needs_escape`] and is not a newline or tab: C0 controls and DEL are one byte,
+/// C1 controls `C2 80`–`C2 9F`, U+061C `D8 9C`, U+202A–U+202E `E2 80 AA`–`E2 80 AE` and
+/// U+2066–U+2069 `E2 81 A6`–`E2 81 A9`. No continuation byte (`80`–`BF`) matches, so the test
+/// can run at every byte of a text, not only at character boundaries; and it is branch-free,
+/// so that it runs many bytes at a time.
+#[inline(always)]
+fn escape_starts(b0: u8, b1: u8, b2: u8) -> bool {
+    ((b0 < 0x20) & (b0 != b'\n') & (b0 != b'\t'))
+        | (b0 == 0x7f)
+        | ((b0 == 0xc2) & (0x80..=0x9f).contains(&b1))
+        | ((b0 == 0xd8) & (b1 == 0x9c))
+        | ((b0 == 0xe2)
+            & (((b1 == 0x80) & (0xaa..=0xae).contains(&b2))
+                | ((b1 == 0x81) & (0xa6..=0xa9).contains(&b2))))
 }
 
-/// A byte test that clears most text without decoding it (64 bytes at a time, vectorised).
-fn may_need_escape(s: &str) -> bool {
-    s.as_bytes()
-        .chunks(64)
-        .any(|c| c.iter().fold(false, |acc, &b| acc | suspect(b)))
-}
-
-/// Whether a character of `s` other than a newline or tab [`needs_escape`]: only the
-/// characters that start at a [`suspect`] byte are decoded.
+/// Whether a character of `s` other than a newline or tab [`needs_escape`], from its bytes
+/// ([`escape_starts`]), 64 at a time. Nothing is decoded: tool outputs run to megabytes, and
+/// the characters that share the escapes' lead bytes are common (`→`, on every line of
+/// Claude's file reads; `—`, `…`, box drawing).
 fn has_escape(s: &str) -> bool {
-    may_need_escape(s)
-        && s.as_bytes().iter().enumerate().any(|(i, &b)| {
-            suspect(b)
-                && s.get(i..)
-                    .and_then(|t| t.chars().next())
-                    .is_some_and(needs_escape)
-        })
+    let b = s.as_bytes();
+    let at = |i: usize| b.get(i).copied().unwrap_or(0);
+    // Each position with the two bytes after it; the last two positions apart.
+    let main = b.len().saturating_sub(2);
+    let mut start = 0;
+    while start < main {
+        let end = (start + 64).min(main);
+        let hit = b[start..end]
+            .iter()
+            .zip(&b[start + 1..end + 1])
+            .zip(&b[start + 2..end + 2])
+            .fold(false, |acc, ((&b0, &b1), &b2)| {
+                acc | escape_starts(b0, b1, b2)
+            });
+        if hit {
+            return true;
+        }
+        start = end;
+    }
+    (main..b.len()).any(|i| escape_starts(b[i], at(i + 1), at(i + 2)))
 }
 
 fn push_escape(out: &mut String, c: char) {
@@ -416,18 +434,42 @@ mod tests {
     }
 
     #[test]
-    fn the_byte_test_flags_every_character_that_needs_an_escape() {
+    fn the_bytes_of_a_character_say_whether_it_needs_an_escape() {
         let mut buf = [0u8; 4];
         for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
-            if needs_escape(c) && c != '\n' && c != '\t' {
-                assert!(
-                    may_need_escape(c.encode_utf8(&mut buf)),
-                    "U+{:04X}",
-                    c as u32
-                );
+            let bytes = c.encode_utf8(&mut buf).as_bytes();
+            let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
+            let want = needs_escape(c) && c != '\n' && c != '\t';
+            assert_eq!(
+                escape_starts(at(0), at(1), at(2)),
+                want,
+                "U+{:04X}",
+                c as u32
+            );
+            // Whatever follows a character of one or two bytes, its own bytes decide.
+            for next in [0u8, b'a', 0x80, 0x9c, 0xaa, 0xe2] {
+                let (b1, b2) = match bytes.len() {
+                    1 => (next, next),
+                    2 => (at(1), next),
+                    _ => (at(1), at(2)),
+                };
+                assert_eq!(escape_starts(at(0), b1, b2), want, "U+{:04X}", c as u32);
             }
         }
-        assert!(!may_need_escape("plain text,\ttabs\nand lines, é ü 日本"));
+        // A continuation byte never starts an escape, whatever follows it.
+        for b0 in 0x80..=0xbfu8 {
+            for b1 in 0..=255u8 {
+                for b2 in 0..=255u8 {
+                    assert!(!escape_starts(b0, b1, b2));
+                }
+            }
+        }
+        assert!(!has_escape(
+            "plain text,\ttabs\nand lines, é ü 日本 → — … \u{2028}"
+        ));
+        assert!(has_escape("→\u{202e}"));
+        assert!(has_escape("ab\u{1b}"));
+        assert!(has_escape("\u{85}"));
     }
 
     /// [`safe_line`] one character at a time: what the runs of ASCII must equal.
@@ -457,6 +499,7 @@ mod tests {
             "—",
             "…",
             "\u{2028}",
+            "→",
             "\u{202e}",
             "\u{2066}",
             "\u{61c}",
