@@ -3,6 +3,7 @@
 //! diff, other arguments as pretty JSON with multi-line fields in their own blocks; each result
 //! verbatim in a fenced block under its call, cut to `--max-output-lines`.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use serde_json::Value;
@@ -88,14 +89,14 @@ impl Document<'_, '_> {
         if let Some(edit) = edit_diff(name, input) {
             self.code(out, "diff", &edit.diff);
             if !edit.rest.is_empty() {
-                self.code(out, "json", &pretty(&Value::Object(edit.rest)));
+                self.code(out, "json", &pretty(&edit.rest));
             }
             return;
         }
         if let Some((cmd, rest)) = shell_command(name, input) {
             self.code(out, "sh", &cmd);
             if !rest.is_empty() {
-                self.code(out, "json", &pretty(&Value::Object(rest)));
+                self.code(out, "json", &pretty(&rest));
             }
             return;
         }
@@ -103,19 +104,18 @@ impl Document<'_, '_> {
             Value::Null => {}
             Value::String(s) => self.code(out, "text", s),
             Value::Object(o) => {
-                let (long, short): (Vec<_>, Vec<_>) = o
-                    .iter()
-                    .partition(|(_, v)| v.as_str().is_some_and(|s| s.contains('\n')));
+                let short = Rest {
+                    map: Some(o),
+                    hide: Hide::MultiLine,
+                };
                 if !short.is_empty() {
-                    let rest: serde_json::Map<String, Value> = short
-                        .into_iter()
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect();
-                    self.code(out, "json", &pretty(&Value::Object(rest)));
+                    self.code(out, "json", &pretty(&short));
                 }
-                for (k, v) in long {
-                    let _ = write!(out, "*{}:*\n\n", inline(k));
-                    self.code(out, "text", v.as_str().unwrap_or_default());
+                for (k, v) in o {
+                    if let Some(text) = v.as_str().filter(|t| t.contains('\n')) {
+                        let _ = write!(out, "*{}:*\n\n", inline(k));
+                        self.code(out, "text", text);
+                    }
                 }
             }
             v => self.code(out, "json", &pretty(v)),
@@ -218,10 +218,7 @@ impl Document<'_, '_> {
 
 /// The command of a shell tool (Claude `Bash`, Codex `shell`/`exec_command`/`shell_command`,
 /// Gemini `run_shell_command`), and the other arguments.
-pub fn shell_command(
-    name: &str,
-    input: &Value,
-) -> Option<(String, serde_json::Map<String, Value>)> {
+pub fn shell_command<'a>(name: &str, input: &'a Value) -> Option<(Cow<'a, str>, Rest<'a>)> {
     let n = name.to_ascii_lowercase();
     let shell = n.contains("bash")
         || n.contains("shell")
@@ -232,11 +229,11 @@ pub fn shell_command(
         return None;
     }
     let o = input.as_object()?;
-    let key = ["command", "cmd"]
+    let key: &'static [&'static str] = [&["command"][..], &["cmd"][..]]
         .into_iter()
-        .find(|k| o.contains_key(*k))?;
-    let cmd = match &o[key] {
-        Value::String(s) => s.clone(),
+        .find(|k| o.contains_key(k[0]))?;
+    let cmd = match &o[key[0]] {
+        Value::String(s) => Cow::Borrowed(s.as_str()),
         Value::Array(a) => {
             let words: Vec<&str> = a.iter().filter_map(Value::as_str).collect();
             if words.len() != a.len() {
@@ -246,20 +243,70 @@ pub fn shell_command(
                 [sh, flag, script]
                     if sh.ends_with("sh") && matches!(*flag, "-c" | "-lc" | "-ic") =>
                 {
-                    script.to_string()
+                    Cow::Borrowed(*script)
                 }
-                _ => words
-                    .iter()
-                    .map(|w| shell_quote(w))
-                    .collect::<Vec<_>>()
-                    .join(" "),
+                _ => Cow::Owned(
+                    words
+                        .iter()
+                        .map(|w| shell_quote(w))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
             }
         }
         _ => return None,
     };
-    let mut rest = o.clone();
-    rest.remove(key);
-    Some((cmd, rest))
+    Some((
+        cmd,
+        Rest {
+            map: Some(o),
+            hide: Hide::Keys(key),
+        },
+    ))
+}
+
+/// The arguments of a call that its rendering did not show otherwise, in the object's order,
+/// serialised as an object. Borrowed, not copied: an edit's arguments hold whole files.
+pub struct Rest<'a> {
+    map: Option<&'a serde_json::Map<String, Value>>,
+    hide: Hide,
+}
+
+/// Which entries a [`Rest`] leaves out.
+#[derive(Clone, Copy)]
+enum Hide {
+    /// These keys: the ones a diff or a command shows.
+    Keys(&'static [&'static str]),
+    /// Strings of several lines: each gets a block of its own.
+    MultiLine,
+}
+
+impl<'a> Rest<'a> {
+    fn entries(&self) -> impl Iterator<Item = (&'a String, &'a Value)> {
+        let hide = self.hide;
+        self.map
+            .into_iter()
+            .flatten()
+            .filter(move |(k, v)| match hide {
+                Hide::Keys(keys) => !keys.contains(&k.as_str()),
+                Hide::MultiLine => !v.as_str().is_some_and(|s| s.contains('\n')),
+            })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries().next().is_none()
+    }
+
+    /// The keys it holds.
+    pub fn keys(&self) -> impl Iterator<Item = &'a String> {
+        self.entries().map(|(k, _)| k)
+    }
+}
+
+impl serde::Serialize for Rest<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.entries())
+    }
 }
 
 fn shell_quote(w: &str) -> String {
@@ -273,8 +320,10 @@ fn shell_quote(w: &str) -> String {
     }
 }
 
-pub(super) fn pretty(v: &Value) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+/// `v` as indented JSON. Serialising a value, or a map of values under string keys, cannot
+/// fail: the empty string is never the answer.
+pub(super) fn pretty<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
 }
 
 /// The first `max` lines of `text` (all of it when `max` is 0), and what was cut: lines and
@@ -296,26 +345,18 @@ pub fn cut_lines(text: &str, max: usize) -> (&str, Option<(usize, usize)>) {
 }
 
 /// An edit tool call shown as a diff, and the arguments the diff does not show.
-pub struct EditDiff {
+pub struct EditDiff<'a> {
     pub diff: String,
-    pub rest: serde_json::Map<String, Value>,
+    pub rest: Rest<'a>,
 }
 
 /// A unified diff for the edit tools of the three agents: Claude `Edit` and `MultiEdit`
 /// (`old_string` → `new_string`), `Write` and Gemini `write_file` (the whole new content),
 /// Gemini `replace`, and Codex `apply_patch` (its patch format, with unified-diff file
 /// headers). `None` for any other call, or when the arguments do not have the expected shape.
-pub fn edit_diff(name: &str, input: &Value) -> Option<EditDiff> {
-    let str_of = |o: &serde_json::Map<String, Value>, k: &str| -> Option<String> {
-        o.get(k).and_then(Value::as_str).map(String::from)
-    };
-    let mut rest = input.as_object().cloned().unwrap_or_default();
-    let mut take = |keys: &[&str]| {
-        for k in keys {
-            rest.remove(*k);
-        }
-    };
-    let diff = match name {
+pub fn edit_diff<'a>(name: &str, input: &'a Value) -> Option<EditDiff<'a>> {
+    let str_of = |o: &'a serde_json::Map<String, Value>, k: &str| o.get(k).and_then(Value::as_str);
+    let (diff, shown): (String, &'static [&'static str]) = match name {
         "Edit" | "replace" | "MultiEdit" | "Write" | "write_file" => {
             let o = input.as_object()?;
             let path = str_of(o, "file_path").or_else(|| str_of(o, "path"))?;
@@ -323,8 +364,10 @@ pub fn edit_diff(name: &str, input: &Value) -> Option<EditDiff> {
                 "Edit" | "replace" => {
                     let old = str_of(o, "old_string")?;
                     let new = str_of(o, "new_string")?;
-                    take(&["file_path", "path", "old_string", "new_string"]);
-                    file_diff(&path, Some(&old), &new)
+                    (
+                        file_diff(path, Some(old), new),
+                        &["file_path", "path", "old_string", "new_string"],
+                    )
                 }
                 "MultiEdit" => {
                     let edits = o.get("edits")?.as_array()?;
@@ -332,44 +375,47 @@ pub fn edit_diff(name: &str, input: &Value) -> Option<EditDiff> {
                     for e in edits {
                         let e = e.as_object()?;
                         d.push_str(&file_diff(
-                            &path,
-                            Some(&str_of(e, "old_string")?),
-                            &str_of(e, "new_string")?,
+                            path,
+                            Some(str_of(e, "old_string")?),
+                            str_of(e, "new_string")?,
                         ));
                     }
-                    take(&["file_path", "path", "edits"]);
-                    d
+                    (d, &["file_path", "path", "edits"])
                 }
                 _ => {
                     let content = str_of(o, "content")?;
-                    take(&["file_path", "path", "content"]);
-                    file_diff(&path, None, &content)
+                    (
+                        file_diff(path, None, content),
+                        &["file_path", "path", "content"],
+                    )
                 }
             }
         }
-        "apply_patch" => {
-            let patch = match input {
-                Value::String(p) => p.clone(),
-                Value::Object(o) => {
-                    let p = str_of(o, "input").or_else(|| str_of(o, "patch"))?;
-                    take(&["input", "patch"]);
-                    p
-                }
-                _ => return None,
-            };
-            codex_patch(&patch)?
-        }
+        "apply_patch" => match input {
+            Value::String(p) => (codex_patch(p)?, &[]),
+            Value::Object(o) => {
+                let p = str_of(o, "input").or_else(|| str_of(o, "patch"))?;
+                (codex_patch(p)?, &["input", "patch"])
+            }
+            _ => return None,
+        },
         _ => {
             // `shell` running `apply_patch` with the patch as its argument.
             let (cmd, _) = shell_command(name, input)?;
             let patch = cmd
-                .strip_prefix("apply_patch")
-                .map(|p| p.trim().trim_matches(['\'', '"']).to_string())?;
-            take(&["command", "cmd"]);
-            codex_patch(&patch)?
+                .strip_prefix("apply_patch")?
+                .trim()
+                .trim_matches(['\'', '"']);
+            (codex_patch(patch)?, &["command", "cmd"])
         }
     };
-    Some(EditDiff { diff, rest })
+    Some(EditDiff {
+        diff,
+        rest: Rest {
+            map: input.as_object(),
+            hide: Hide::Keys(shown),
+        },
+    })
 }
 
 /// `--- a/path` / `+++ b/path` and the changed lines with three lines of context. The hunk
@@ -468,7 +514,7 @@ mod tests {
         let v = serde_json::json!({"command": ["bash", "-lc", "ls -la"], "workdir": "/x"});
         let (cmd, rest) = shell_command("shell", &v).unwrap();
         assert_eq!(cmd, "ls -la");
-        assert_eq!(rest.len(), 1);
+        assert_eq!(rest.keys().collect::<Vec<_>>(), ["workdir"]);
         let v = serde_json::json!({"command": ["git", "commit", "-m", "a b"]});
         assert_eq!(shell_command("shell", &v).unwrap().0, "git commit -m 'a b'");
         let v = serde_json::json!({"command": "view", "path": "/x"});
@@ -498,7 +544,9 @@ mod tests {
         let v = serde_json::json!({"file_path": "/n", "old_string": "x", "new_string": "y", "instruction": "swap"});
         let e = edit_diff("replace", &v).unwrap();
         assert_eq!(e.diff, "--- /n\n+++ /n\n@@\n-x\n+y\n");
-        assert!(e.rest.contains_key("instruction"));
+        assert_eq!(e.rest.keys().collect::<Vec<_>>(), ["instruction"]);
+        // What is left serialises as the object without the keys the diff shows, in order.
+        assert_eq!(pretty(&e.rest), "{\n  \"instruction\": \"swap\"\n}");
         let patch = "*** Begin Patch\n*** Update File: src/app.ts\n@@ app.get\n-old\n+new\n*** Add File: b.md\n+hello\n*** Delete File: c.txt\n*** End Patch\n";
         let want = "--- a/src/app.ts\n+++ b/src/app.ts\n@@ app.get\n-old\n+new\n--- /dev/null\n+++ b/b.md\n@@\n+hello\n--- a/c.txt\n+++ /dev/null\n";
         assert_eq!(
