@@ -88,8 +88,10 @@ impl<R: Read> Readline<R> {
 
     /// Read what is left, then say what the whole file was.
     pub fn finish(mut self) -> Verdict {
-        let mut buf = [0u8; 64 * 1024];
+        // Most often the reader has read to the end already: no buffer to fill, none made.
+        let mut buf = Vec::new();
         while self.verdict.is_none() && !self.eof {
+            buf.resize(64 * 1024, 0);
             match self.read(&mut buf) {
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
