@@ -229,7 +229,8 @@ pub fn shell_command<'a>(name: &str, input: &'a Value) -> Option<(Cow<'a, str>, 
         return None;
     }
     let o = input.as_object()?;
-    let key: &'static [&'static str] = [&["command"][..], &["cmd"][..]]
+    // The key as the list of keys its `Rest` leaves out.
+    let key: &'static [&'static str] = [&["command"], &["cmd"]]
         .into_iter()
         .find(|k| o.contains_key(k[0]))?;
     let cmd = match &o[key[0]] {
@@ -321,7 +322,7 @@ fn shell_quote(w: &str) -> String {
 }
 
 /// `v` as indented JSON. Serialising a value, or a map of values under string keys, cannot
-/// fail: the empty string is never the answer.
+/// fail, so the fallback (an empty string) is never taken.
 pub(super) fn pretty<T: serde::Serialize + ?Sized>(v: &T) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
