@@ -112,7 +112,7 @@ impl Document<'_, '_> {
                     self.code(out, "json", &pretty(&short));
                 }
                 for (k, v) in o {
-                    if let Some(text) = v.as_str().filter(|t| t.contains('\n')) {
+                    if let Some(text) = multi_line(v) {
                         let _ = write!(out, "*{}:*\n\n", inline(k));
                         self.code(out, "text", text);
                     }
@@ -273,6 +273,12 @@ pub struct Rest<'a> {
     hide: Hide,
 }
 
+/// A string argument of several lines (a file's content, an edit): shown in a block of its
+/// own rather than inside the JSON of the other arguments.
+fn multi_line(v: &Value) -> Option<&str> {
+    v.as_str().filter(|s| s.contains('\n'))
+}
+
 /// Which entries a [`Rest`] leaves out.
 #[derive(Clone, Copy)]
 enum Hide {
@@ -290,7 +296,7 @@ impl<'a> Rest<'a> {
             .flatten()
             .filter(move |(k, v)| match hide {
                 Hide::Keys(keys) => !keys.contains(&k.as_str()),
-                Hide::MultiLine => !v.as_str().is_some_and(|s| s.contains('\n')),
+                Hide::MultiLine => multi_line(v).is_none(),
             })
     }
 
