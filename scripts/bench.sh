@@ -13,7 +13,8 @@
 #      `usage daily --format json`, ccusage `daily --json --offline` and its per-agent reports
 #      (when ccusage is found: $CCUSAGE, else `ccusage` on PATH), `replay-compress --all` per
 #      algorithm, `-A claude` at a fixed summary size per agent and over the whole store (where
-#      a replay's time goes), a 10-setting sweep, `export --all --format md`
+#      a replay's time goes), a 10-setting sweep, `export --all --format jsonl` to stdout,
+#      `export --all --format md` into a folder
 # 4. print a Markdown report on stdout: the table with ratios, then the issue's targets as
 #    measured ratios (progress and tool output go to stderr)
 #
@@ -261,6 +262,9 @@ if [ "${BENCH_SKIP_SLOW:-0}" != 1 ]; then
     SWEEP="threshold=0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
     timed sweep "sessions --home $STORE replay-compress --all -A gemini --sweep $SWEEP --format json" \
         "$H replay-compress --all -A gemini --sweep $SWEEP --format json > /dev/null"
+    # Every session to stdout, rendered side by side in order (no files to create).
+    timed export_stream "sessions --home $STORE export --all --format jsonl > /dev/null" \
+        "$H export --all --format jsonl > /dev/null"
     # Each run writes into a new folder, after the earlier runs' writes reach the disk, and
     # the folders are removed only after the last run: on ext4 without a journal, creating
     # thousands of files within seconds of deleting thousands makes the kernel step over each

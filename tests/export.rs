@@ -679,6 +679,31 @@ fn json_and_jsonl_carry_schema_version() {
     assert_eq!(ids.len(), 8, "main codex sessions");
 }
 
+/// Several sessions on stdout are rendered side by side (`export::stream`), but they come out
+/// newest first, as `list` orders them, each exactly as its own export writes it.
+#[test]
+fn sessions_stream_to_stdout_in_order_each_as_exported_alone() {
+    let list: Value =
+        serde_json::from_str(&ok(sample().args(["list", "--format", "json"])).0).unwrap();
+    let ids: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.len() > 20, "{ids:?}");
+    let mut alone = String::new();
+    for id in &ids {
+        alone.push_str(&ok(sample().args(["export", "-f", "jsonl", id])).0);
+    }
+    let all = ok(sample().args(["export", "--all", "-f", "jsonl"])).0;
+    assert_eq!(all.lines().count(), alone.lines().count());
+    assert!(
+        all == alone,
+        "the stream differs from the sessions exported one by one"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Redaction.
 
