@@ -463,7 +463,8 @@ pub struct ExportArgs {
     #[arg(short, long, value_enum, default_value_t = crate::export::ExportFormat::Md)]
     pub format: crate::export::ExportFormat,
     /// Write to FILE (one session) or into DIR (one file per session, named
-    /// <agent>-<YYYY-MM-DD>-<short id>.<ext>, plus an index). Default: stdout for one session.
+    /// <agent>-<YYYY-MM-DD>-<short id>.<ext>, plus an index). Default: stdout for one session,
+    /// or for any number as JSONL.
     #[arg(short, long, value_name = "FILE|DIR")]
     pub output: Option<PathBuf>,
     /// Overwrite existing files.
