@@ -298,14 +298,32 @@ fn export_one(
     file: Option<&Path>,
     out: &mut dyn Write,
 ) -> io::Result<IndexEntry> {
+    let s = prepared(summary, pool).map_err(|f| io::Error::other(f.message))?;
+    render(&s, pool, file, out)
+}
+
+/// The session of `summary` read in full and prepared for the export, what it redacted
+/// counted.
+fn prepared(summary: &SessionSummary, pool: &Pool) -> Result<Session, Failure> {
+    let mut s = load(summary)?;
+    count(pool.redactions, prepare(&mut s, pool.opts).as_ref());
+    Ok(s)
+}
+
+/// Render a prepared session (into `file`, when it is written to one); returns its index
+/// entry.
+fn render(
+    s: &Session,
+    pool: &Pool,
+    file: Option<&Path>,
+    out: &mut dyn Write,
+) -> io::Result<IndexEntry> {
     let opts = pool.opts;
-    let mut s = load(summary).map_err(|f| io::Error::other(f.message))?;
-    count(pool.redactions, prepare(&mut s, opts).as_ref());
     let assets = file
         .and_then(|f| assets_dir(f, opts))
         .map(|d| Assets::new(d, Arc::clone(&pool.guard)));
     let env = Env::new(opts, pool, assets);
-    write_session(out, &s, &env)?;
+    write_session(out, s, &env)?;
     if let Ok(mut n) = pool.notes.lock() {
         n.extend(env.notes.borrow().iter().map(|m| format!("{}: {m}", s.id)));
     }
@@ -313,7 +331,7 @@ fn export_one(
         .and_then(|f| f.file_name())
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    Ok(IndexEntry::new(name, &s))
+    Ok(IndexEntry::new(name, s))
 }
 
 /// How `export --all -o DIR` reads each file: in full, since it renders it while the scan
@@ -584,11 +602,7 @@ fn export_dir(
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(Failure::failed(format!(
-            "{} session(s) could not be exported:\n  {}",
-            failed.len(),
-            failed.join("\n  ")
-        )))
+        Err(not_exported(failed))
     }
 }
 
@@ -615,33 +629,44 @@ const STREAM_WINDOW: u64 = 16 << 20;
 /// [`STREAM_WINDOW`] bytes are rendered in parallel, each into its own buffer, and the buffers
 /// written in order once the window is done: the memory is the window's renderings, not the
 /// whole export's. A file larger than a window is a window of its own, written straight out
-/// rather than held.
+/// rather than held. A session that cannot be read is left out and the others written, as
+/// into a folder; the run then fails, naming it. A failed write stops the run.
 fn stream(
     g: &GlobalArgs,
     chosen: &[SessionSummary],
     pool: &Pool,
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
-    let failed = |e: io::Error| Failure::failed(e.to_string());
     // Not over the sessions themselves on the same terminal.
     let bar = (!io::stdout().is_terminal())
         .then(|| progress(g, chosen.len()))
         .flatten();
+    let mut failed: Vec<(&str, String)> = Vec::new();
     for window in windows(chosen.iter().map(|s| s.source.size), STREAM_WINDOW) {
         let window = &chosen[window];
         if let [one] = window {
-            export_one(one, pool, None, out).map_err(failed)?;
+            match prepared(one, pool) {
+                Ok(s) => {
+                    render(&s, pool, None, out)?;
+                }
+                Err(f) => failed.push((&one.id, f.message)),
+            }
         } else {
-            let rendered: Vec<io::Result<Vec<u8>>> = window
+            let rendered: Vec<Result<Vec<u8>, String>> = window
                 .par_iter()
                 .with_max_len(1)
                 .map(|s| {
+                    let s = prepared(s, pool).map_err(|f| f.message)?;
                     let mut buf = Vec::new();
-                    export_one(s, pool, None, &mut buf).map(|_| buf)
+                    render(&s, pool, None, &mut buf).map_err(|e| e.to_string())?;
+                    Ok(buf)
                 })
                 .collect();
-            for r in rendered {
-                out.write_all(&r.map_err(failed)?)?;
+            for (s, r) in window.iter().zip(rendered) {
+                match r {
+                    Ok(buf) => out.write_all(&buf)?,
+                    Err(e) => failed.push((&s.id, e)),
+                }
             }
         }
         if let Some(b) = &bar {
@@ -651,7 +676,24 @@ fn stream(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    Ok(())
+    out.flush()?;
+    match failed.as_slice() {
+        [] => Ok(()),
+        [(_, e)] if chosen.len() == 1 => Err(Failure::failed(e.clone())),
+        _ => Err(not_exported(
+            failed.iter().map(|(id, e)| format!("{id}: {e}")).collect(),
+        )),
+    }
+}
+
+/// The failure of a run that exported the others: every session it could not export, with
+/// why.
+fn not_exported(failed: Vec<String>) -> Failure {
+    Failure::failed(format!(
+        "{} session(s) could not be exported:\n  {}",
+        failed.len(),
+        failed.join("\n  ")
+    ))
 }
 
 /// Consecutive ranges of `sizes`, each as long as its sizes sum to at most `max`: a size
@@ -745,7 +787,73 @@ fn in_store(g: &GlobalArgs, path: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::windows;
+    use super::*;
+    use clap::Parser;
+
+    /// The sample home's Codex sessions, newest first, and the options of a JSONL export.
+    fn sample() -> (crate::cli::Cli, Vec<SessionSummary>, ExportOptions) {
+        let cli =
+            crate::cli::Cli::parse_from(["sessions", "--home", "testdata/home", "-q", "list"]);
+        let select = crate::cli::SelectArgs::every_kind();
+        let mut opts = scan_options(&cli.global, &select).unwrap();
+        opts.progress = false;
+        let mut sessions: Vec<SessionSummary> = scan(&opts)
+            .sessions
+            .into_iter()
+            .filter(|s| s.agent == Agent::Codex && s.kind == SessionKind::Main)
+            .collect();
+        sessions.sort_by(|x, y| y.started_at.cmp(&x.started_at).then(x.id.cmp(&y.id)));
+        let format = ExportOptions {
+            format: ExportFormat::Jsonl,
+            ..ExportOptions::default()
+        };
+        (cli, sessions, format)
+    }
+
+    /// What [`stream`] writes of `chosen`, and how it ended.
+    fn streamed(
+        cli: &crate::cli::Cli,
+        chosen: &[SessionSummary],
+        opts: &ExportOptions,
+    ) -> (String, Result<(), Failure>) {
+        let redactions = Mutex::new(Redactions::default());
+        let pool = Pool::new(&[], opts, &redactions, guard(&cli.global, false, []));
+        let mut out = Vec::new();
+        let r = stream(&cli.global, chosen, &pool, &mut out);
+        (String::from_utf8(out).unwrap(), r)
+    }
+
+    #[test]
+    fn a_session_gone_after_the_scan_is_named_and_the_others_still_stream() {
+        let (cli, sessions, opts) = sample();
+        assert!(sessions.len() >= 3, "{}", sessions.len());
+        let alone: Vec<String> = sessions[..3]
+            .iter()
+            .map(|s| {
+                let (text, r) = streamed(&cli, std::slice::from_ref(s), &opts);
+                assert!(r.is_ok() && text.lines().count() > 1, "{}", s.id);
+                text
+            })
+            .collect();
+        let mut chosen = sessions[..3].to_vec();
+        chosen[1].source.path = chosen[1].source.path.with_extension("gone");
+        let (text, r) = streamed(&cli, &chosen, &opts);
+        assert_eq!(text, format!("{}{}", alone[0], alone[2]));
+        let message = r.unwrap_err().message;
+        assert!(
+            message.starts_with("1 session(s) could not be exported:")
+                && message.contains(&chosen[1].id),
+            "{message}"
+        );
+        // One session alone: its own error, nothing written.
+        let (text, r) = streamed(&cli, &chosen[1..2], &opts);
+        assert_eq!(text, "");
+        let message = r.unwrap_err().message;
+        assert!(
+            !message.contains("could not be exported") && message.contains(".gone"),
+            "{message}"
+        );
+    }
 
     #[test]
     fn windows_keep_order_and_stay_within_the_limit() {
