@@ -620,9 +620,9 @@ fn progress(g: &GlobalArgs, sessions: usize) -> Option<ProgressBar> {
 }
 
 /// The bytes of session files one window of [`stream`] renders side by side. On the bench
-/// store (docs/benchmarks.md), 8–16 MiB windows export as fast as 64 MiB ones (1.8–1.9 s
-/// against 2.9 s one file at a time) at the peak memory of one file at a time (148–156 MB
-/// against 143 MB; 230 MB with 64 MiB windows).
+/// store (docs/benchmarks.md, "Several sessions to stdout side by side"), 8 and 16 MiB windows
+/// export as fast as 64 MiB ones, at close to the peak memory of one file at a time (148–156
+/// MB against 144 MB; 230 MB with 64 MiB windows).
 const STREAM_WINDOW: u64 = 16 << 20;
 
 /// Sessions to stdout (several: JSONL), in the order chosen. The files of a window of at most
