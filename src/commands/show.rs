@@ -6,55 +6,20 @@ use std::ffi::OsStr;
 use std::io::Write;
 use std::path::Path;
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::{GlobalArgs, SelectArgs, ShowArgs, ShowFormat};
 use crate::commands::{CmdResult, Failure, Target, scan_options, stdout};
 use crate::diag::{Report, WarningKind};
-use crate::model::{Counts, Part, Role, Session, TokenTotals};
+use crate::model::{Part, Role, Session};
 use crate::parse::{self, Detail};
-use crate::render::json::SCHEMA_VERSION;
+use crate::render::json::{SessionDocument, session_cost};
 use crate::render::table::{Cut, target_width};
 use crate::render::text::{cut_end, cut_prefix, cut_start, safe_line, width as text_width};
 use crate::render::{
     human_count, human_duration, local_time, plural, project_detail, thousands, time,
 };
 use crate::scan::{SessionSummary, scan};
-
-/// `show --format json`: the unified session plus its derived figures.
-#[derive(Debug, Serialize)]
-pub struct SessionDocument<'a> {
-    pub schema_version: u32,
-    pub counts: Counts,
-    pub tokens: TokenTotals,
-    /// USD at the active prices; `null` when none of its usage has a price.
-    pub cost_usd: Option<f64>,
-    #[serde(flatten)]
-    pub session: &'a Session,
-}
-
-impl<'a> SessionDocument<'a> {
-    pub fn new(session: &'a Session) -> Self {
-        SessionDocument {
-            schema_version: SCHEMA_VERSION,
-            counts: session.counts(),
-            tokens: session.usage().into(),
-            cost_usd: session_cost(session).usd(),
-            session,
-        }
-    }
-}
-
-/// A session's cost at the active prices, from its own requests.
-pub fn session_cost(session: &Session) -> crate::pricing::Cost {
-    crate::pricing::cost_of(
-        session
-            .requests
-            .iter()
-            .map(|r| (r.model.as_deref(), &r.usage)),
-    )
-}
 
 pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
     let (mut summary, mut siblings, report) = find_one(g, &args.target)?;

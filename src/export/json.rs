@@ -6,9 +6,9 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::commands::show::SessionDocument;
 use crate::model::{Compaction, Message, Part, Session};
 use crate::render::json::SCHEMA_VERSION;
+use crate::render::json::SessionDocument;
 
 use super::IndexEntry;
 

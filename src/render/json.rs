@@ -4,12 +4,47 @@
 use serde::Serialize;
 
 use crate::diag::Warning;
-use crate::model::{Counts, TokenTotals};
+use crate::model::{Counts, Session, TokenTotals};
 use crate::render::rfc3339;
 use crate::scan::SessionSummary;
 
 /// Version of the list/projects/show records. Bump on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// `show --format json` and `export --format json`: the unified session plus its derived
+/// figures.
+#[derive(Debug, Serialize)]
+pub struct SessionDocument<'a> {
+    pub schema_version: u32,
+    pub counts: Counts,
+    pub tokens: TokenTotals,
+    /// USD at the active prices; `null` when none of its usage has a price.
+    pub cost_usd: Option<f64>,
+    #[serde(flatten)]
+    pub session: &'a Session,
+}
+
+impl<'a> SessionDocument<'a> {
+    pub fn new(session: &'a Session) -> Self {
+        SessionDocument {
+            schema_version: SCHEMA_VERSION,
+            counts: session.counts(),
+            tokens: session.usage().into(),
+            cost_usd: session_cost(session).usd(),
+            session,
+        }
+    }
+}
+
+/// A session's cost at the active prices, from its own requests.
+pub fn session_cost(session: &Session) -> crate::pricing::Cost {
+    crate::pricing::cost_of(
+        session
+            .requests
+            .iter()
+            .map(|r| (r.model.as_deref(), &r.usage)),
+    )
+}
 
 /// One row of `sessions list --format json|ndjson|csv`.
 #[derive(Debug, Serialize)]
