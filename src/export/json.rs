@@ -33,11 +33,20 @@ fn to_io(e: serde_json::Error) -> io::Error {
 
 pub fn write_json(out: &mut dyn Write, s: &Session) -> io::Result<()> {
     let doc = SessionDocument::new(s);
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(to_io)?;
-    out.write_all(b"\n")
+    let mut out = buffered(out);
+    serde_json::to_writer_pretty(&mut out, &doc).map_err(to_io)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
+/// `serde_json` writes a value in many small pieces (a key, a quote, each escape): through a
+/// buffer of a concrete type they are copies the compiler inlines, not a dynamic call each.
+fn buffered(out: &mut dyn Write) -> io::BufWriter<&mut dyn Write> {
+    io::BufWriter::with_capacity(64 * 1024, out)
 }
 
 pub fn write_jsonl(out: &mut dyn Write, s: &Session) -> io::Result<()> {
+    let mut out = buffered(out);
     for (index, m) in s.messages.iter().enumerate() {
         let compaction = m.parts.iter().find_map(|p| match p {
             Part::Compaction { index } => s.compactions.get(*index),
@@ -51,10 +60,10 @@ pub fn write_jsonl(out: &mut dyn Write, s: &Session) -> io::Result<()> {
             message: m,
             compaction,
         };
-        serde_json::to_writer(&mut *out, &rec).map_err(to_io)?;
+        serde_json::to_writer(&mut out, &rec).map_err(to_io)?;
         out.write_all(b"\n")?;
     }
-    Ok(())
+    out.flush()
 }
 
 /// `index.json` of a JSON/JSONL export: one object per exported session.
