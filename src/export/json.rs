@@ -7,8 +7,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::model::{Compaction, Message, Part, Session};
-use crate::render::json::SCHEMA_VERSION;
-use crate::render::json::SessionDocument;
+use crate::render::json::{SCHEMA_VERSION, SessionDocument};
 
 use super::IndexEntry;
 
