@@ -86,10 +86,8 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
 
     let outcome = match &dest {
         Dest::Stdout => {
-            let mut out = stdout();
-            stream(g, &sel.chosen, &pool, &mut out)?;
-            out.flush()?;
-            Ok(())
+            // `stream` flushes what it wrote, failures or not.
+            stream(g, &sel.chosen, &pool, &mut stdout())
         }
         Dest::File(path) => {
             let assets = assets_dir(path, &opts);
