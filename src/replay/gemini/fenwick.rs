@@ -1,27 +1,40 @@
 //! A growable Fenwick (binary indexed) tree: point updates, prefix sums and lower-bound search
 //! in O(log n), appends in O(log n).
 
+/// Only the tree is stored: a point is read back from it in O(log n). A copy of the values beside
+/// it doubled the memory of a Gemini replay's five trees (21 MB on a 100,000-message session).
 #[derive(Debug, Clone, Default)]
 pub struct Fenwick {
-    /// 1-based tree.
+    /// 1-based: node `k` holds the sum of the values at `(k − lowbit(k), k]`; `tree[0]` is unused.
     tree: Vec<i64>,
-    /// The values, for point reads.
-    values: Vec<i64>,
 }
 
 impl Fenwick {
     #[allow(clippy::len_without_is_empty)]
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.tree.len().saturating_sub(1)
     }
 
+    /// The value at `i` (0 past the end).
     pub fn get(&self, i: usize) -> i64 {
-        self.values.get(i).copied().unwrap_or(0)
+        if i >= self.len() {
+            return 0;
+        }
+        // Node k covers (k − lowbit(k), k]: take away the nodes that tile (k − lowbit(k), k − 1].
+        let k = i + 1;
+        let start = k - (k & k.wrapping_neg());
+        let mut v = self.tree[k];
+        let mut j = k - 1;
+        while j > start {
+            v -= self.tree[j];
+            j &= j - 1;
+        }
+        v
     }
 
     /// Append a value at index `len()`.
     pub fn push(&mut self, v: i64) {
-        let n = self.values.len() + 1;
+        let n = self.len() + 1;
         let low = n & n.wrapping_neg();
         // Node n covers (n − low, n].
         let node = v + self.prefix(n - 1) - self.prefix(n - low);
@@ -29,21 +42,20 @@ impl Fenwick {
             self.tree.push(0);
         }
         self.tree.push(node);
-        self.values.push(v);
     }
 
     /// Grow with zeros so that index `i` exists.
     pub fn ensure(&mut self, i: usize) {
-        while self.values.len() <= i {
+        while self.len() <= i {
             self.push(0);
         }
     }
 
     pub fn add(&mut self, i: usize, delta: i64) {
+        assert!(i < self.len(), "Fenwick::add past the end");
         if delta == 0 {
             return;
         }
-        self.values[i] += delta;
         let mut k = i + 1;
         while k < self.tree.len() {
             self.tree[k] += delta;
@@ -52,13 +64,13 @@ impl Fenwick {
     }
 
     pub fn set(&mut self, i: usize, v: i64) {
-        let d = v - self.values[i];
+        let d = v - self.get(i);
         self.add(i, d);
     }
 
     /// Sum of indices `[0, k)`.
     pub fn prefix(&self, k: usize) -> i64 {
-        let mut k = k.min(self.values.len());
+        let mut k = k.min(self.len());
         let mut s = 0;
         while k > 0 {
             s += self.tree[k];
@@ -73,7 +85,7 @@ impl Fenwick {
         if target <= 0 {
             return 0;
         }
-        let n = self.values.len();
+        let n = self.len();
         let mut pos = 0;
         let mut rem = target;
         let mut step = if n == 0 {
@@ -115,7 +127,17 @@ mod tests {
         for k in 0..=200 {
             assert_eq!(f.prefix(k), naive[..k].iter().sum::<i64>());
         }
-        let total: i64 = naive.iter().sum();
+        assert_eq!(f.len(), 200);
+        for (i, v) in naive.iter().enumerate() {
+            assert_eq!(f.get(i), *v, "{i}");
+        }
+        assert_eq!(f.get(200), 0);
+        f.ensure(204);
+        assert_eq!(
+            (f.len(), f.get(204), f.prefix(205)),
+            (205, 0, total_of(&naive))
+        );
+        let total = total_of(&naive);
         for target in [1, 2, 5, 17, 100, total - 1, total] {
             let k = f.lower_bound(target);
             assert!(
@@ -123,7 +145,11 @@ mod tests {
                 "{target}"
             );
         }
-        assert_eq!(f.lower_bound(total + 1), 201);
+        assert_eq!(f.lower_bound(total + 1), 206);
         assert_eq!(f.lower_bound(0), 0);
+    }
+
+    fn total_of(v: &[i64]) -> i64 {
+        v.iter().sum()
     }
 }
