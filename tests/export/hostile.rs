@@ -1,0 +1,194 @@
+//! Hostile content stays text; the trimming options.
+
+use super::*;
+
+pub(crate) const NASTY_ID: &str = "0badc0de-1111-4222-8333-444455556666";
+
+pub(crate) fn rec(kind: &str, uuid: &str, time: &str, message: Value) -> String {
+    serde_json::json!({
+        "type": kind,
+        "sessionId": NASTY_ID,
+        "uuid": uuid,
+        "parentUuid": null,
+        "isSidechain": false,
+        "cwd": "/home/dev/evil",
+        "version": "2.1.90",
+        "timestamp": format!("2026-05-01T10:{time}.000Z"),
+        "message": message,
+    })
+    .to_string()
+}
+
+const USER_NASTY: &str = "# heading\n- list item\n1. ordered\n> quote\n<script>alert('x')</script>\n[link](http://example.com) ![img](http://example.com/x.png) <http://auto.example>\n*emph* _u_ `code` &amp; | a | b |\n    indented\n---\n\n````\nnot closed on purpose\n# inside the fence";
+const ASSISTANT_NASTY: &str = "Here is code:\n```rust\nfn main() { println!(\"```\"); }\n```\n<div onclick=x>html</div>\n## not a turn";
+const OUTPUT_NASTY: &str = "```\n</details>\n<script>bad()</script>\n# still output\n``````";
+
+/// A Claude session with hostile text everywhere, plus a long output and a thinking block.
+pub(crate) fn nasty_session(dir: &Path) -> PathBuf {
+    let long: Vec<String> = (1..=500).map(|i| format!("line {i}")).collect();
+    let lines = [
+        rec(
+            "user",
+            "u1",
+            "00:00",
+            serde_json::json!({"role": "user", "content": USER_NASTY}),
+        ),
+        rec(
+            "assistant",
+            "a1",
+            "00:05",
+            serde_json::json!({"id": "msg_1", "role": "assistant", "model": "claude-x",
+                "content": [
+                    {"type": "thinking", "thinking": "</details><b>bold?</b>"},
+                    {"type": "text", "text": ASSISTANT_NASTY},
+                    {"type": "tool_use", "id": "toolu_1", "name": "Bash<b>", "input": {"command": "echo '```' && cat <<EOF\n# x\nEOF"}},
+                    {"type": "tool_use", "id": "toolu_2", "name": "Read", "input": {"file_path": "/x"}}
+                ],
+                "usage": {"input_tokens": 1, "output_tokens": 2}}),
+        ),
+        rec(
+            "user",
+            "u2",
+            "00:06",
+            serde_json::json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": OUTPUT_NASTY, "is_error": true},
+                {"type": "tool_result", "tool_use_id": "toolu_2", "content": long.join("\n")}
+            ]}),
+        ),
+        rec(
+            "user",
+            "u3",
+            "00:10",
+            serde_json::json!({"role": "user", "content": "last prompt"}),
+        ),
+    ];
+    let path = dir.join(format!("{NASTY_ID}.jsonl"));
+    write(&path, &(lines.join("\n") + "\n"));
+    path
+}
+
+#[test]
+fn hostile_content_stays_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = nasty_session(dir.path());
+    let rendered = ok(sessions().env("HOME", dir.path()).arg("export").arg(&file)).0;
+    let md = ok(sessions()
+        .env("HOME", dir.path())
+        .args(["export", "--literal"])
+        .arg(&file))
+    .0;
+    let doc: Value = serde_json::from_str(
+        &ok(sessions()
+            .env("HOME", dir.path())
+            .args(["export", "-f", "json"])
+            .arg(&file))
+        .0,
+    )
+    .unwrap();
+    check_export("nasty", &rendered, &doc, false);
+    check_export("nasty --literal", &md, &doc, true);
+    // Rendered, the Markdown is Markdown (below the turn headings), the HTML is text.
+    let r = shape(&rendered);
+    assert_eq!(r.turns.len(), 3, "{:?}", r.turns);
+    assert!(r.nested.contains(&"heading".to_string()), "{:?}", r.nested);
+    // `<div …>` opens an HTML block that runs to the next blank line: the `## not a turn` under
+    // it is part of the block, shown as text like the rest of it.
+    assert!(r.text.contains("\n## not a turn"), "{rendered}");
+    assert!(r.text.contains("<script>alert('x')</script>"), "{rendered}");
+    assert!(r.text.contains("<div onclick=x>html</div>"), "{rendered}");
+    assert_eq!(
+        r.targets,
+        [
+            "http://example.com",
+            "http://example.com/x.png",
+            "http://auto.example"
+        ]
+    );
+    let s = shape(&md);
+    // Three turns: the prompt, the reply (with both results under their calls), the last prompt.
+    assert_eq!(s.turns.len(), 3, "{:?}", s.turns);
+    assert!(s.turns[2].starts_with("3 · User"), "{:?}", s.turns);
+    for literal in [
+        "# heading",
+        "- list item",
+        "1. ordered",
+        "> quote",
+        "<script>alert('x')</script>",
+        "[link](http://example.com)",
+        "<http://auto.example>",
+        "*emph* _u_ `code` &amp; | a | b |",
+        "<div onclick=x>html</div>",
+        "## not a turn",
+        "</details><b>bold?</b>",
+    ] {
+        assert!(
+            s.text.contains(literal),
+            "{literal:?} not literal in:\n{md}"
+        );
+    }
+    // Code stays code: the fence in the reply, the shell command, the hostile output.
+    assert!(s.code_blocks.contains(&"rust".to_string()));
+    assert!(s.code_blocks.contains(&"sh".to_string()));
+    assert!(s.text.contains("fn main() { println!(\"```\"); }"));
+    assert!(
+        s.text
+            .contains("</details>\n<script>bad()</script>\n# still output\n``````")
+    );
+    // The failed call is marked, the long output cut to 200 lines with a note.
+    assert!(md.contains("<summary>✗ Error · 5 lines</summary>"), "{md}");
+    assert!(md.contains("<details open>"));
+    assert!(s.text.contains("line 200\n") && !s.text.contains("line 201"));
+    assert!(s.text.contains("… 300 more lines"), "{}", s.text);
+    assert!(md.contains("<summary>Result · 500 lines</summary>"));
+
+    // The HTML page escapes all of it.
+    let html = ok(sessions()
+        .env("HOME", dir.path())
+        .args(["export", "-f", "html"])
+        .arg(&file))
+    .0;
+    assert!(!html.contains("<script"), "raw script in HTML");
+    assert!(!html.contains("<div onclick"));
+    assert!(!html.contains("<b>"));
+    assert!(html.contains("&lt;script&gt;alert("));
+    assert_eq!(html.matches("<section class=\"turn").count(), 3);
+}
+
+#[test]
+fn trimming_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = nasty_session(dir.path());
+    let md = ok(sessions()
+        .env("HOME", dir.path())
+        .args([
+            "export",
+            "--no-thinking",
+            "--no-tools",
+            "--max-output-lines",
+            "0",
+        ])
+        .arg(&file))
+    .0;
+    assert!(!md.contains("Thinking"));
+    assert!(!md.contains("Tool call"));
+    assert!(!md.contains("line 500"));
+    assert!(md.contains("3 · User"));
+    let all = ok(sessions()
+        .env("HOME", dir.path())
+        .args(["export", "--max-output-lines", "0"])
+        .arg(&file))
+    .0;
+    assert!(all.contains("line 500") && !all.contains("more lines"));
+    // JSON drops the parts too, but keeps every message (indices stay valid).
+    let doc: Value = serde_json::from_str(
+        &ok(sessions()
+            .env("HOME", dir.path())
+            .args(["export", "-f", "json", "--no-tools"])
+            .arg(&file))
+        .0,
+    )
+    .unwrap();
+    assert_eq!(doc["messages"].as_array().unwrap().len(), 4);
+    assert!(!doc.to_string().contains("\"type\":\"tool_call\""));
+    assert!(!doc.to_string().contains("\"type\":\"tool_result\""));
+}

@@ -1,0 +1,61 @@
+//! JSON and JSONL: the schema version, and several sessions streamed to stdout.
+
+use super::*;
+
+#[test]
+fn json_and_jsonl_carry_schema_version() {
+    let json: Value =
+        serde_json::from_str(&ok(sample().args(["export", "-f", "json", "019d4e99"])).0).unwrap();
+    let show: Value =
+        serde_json::from_str(&ok(sample().args(["show", "-f", "json", "019d4e99"])).0).unwrap();
+    assert_eq!(json, show, "export json is the show document");
+    assert_eq!(json["schema_version"], 1);
+    let jsonl = ok(sample().args(["export", "-f", "jsonl", "019d4e99"])).0;
+    let recs: Vec<Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(recs.len(), json["messages"].as_array().unwrap().len());
+    for (i, r) in recs.iter().enumerate() {
+        assert_eq!(r["schema_version"], 1);
+        assert_eq!(r["session_id"], "019d4e99-de40-7b52-9d63-6e2f3a4b5c02");
+        assert_eq!(r["agent"], "codex");
+        assert_eq!(r["index"], i);
+        assert_eq!(r["role"], json["messages"][i]["role"]);
+    }
+    let marks: Vec<&Value> = recs.iter().filter_map(|r| r.get("compaction")).collect();
+    assert_eq!(marks.len(), 2);
+    assert_eq!(marks[0]["tokens_before"], 12500);
+    // Several sessions stream as JSONL without -o.
+    let all = ok(sample().args(["export", "--all", "--agent", "codex", "-f", "jsonl"])).0;
+    let ids: std::collections::HashSet<String> = all
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["session_id"].to_string())
+        .collect();
+    assert_eq!(ids.len(), 8, "main codex sessions");
+}
+
+/// Several sessions on stdout are rendered side by side (`export::stream`), but they come out
+/// newest first, as `list` orders them, each exactly as its own export writes it.
+#[test]
+fn sessions_stream_to_stdout_in_order_each_as_exported_alone() {
+    let list: Value =
+        serde_json::from_str(&ok(sample().args(["list", "--format", "json"])).0).unwrap();
+    let ids: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.len() > 20, "{ids:?}");
+    let mut alone = String::new();
+    for id in &ids {
+        alone.push_str(&ok(sample().args(["export", "-f", "jsonl", id])).0);
+    }
+    let all = ok(sample().args(["export", "--all", "-f", "jsonl"])).0;
+    assert_eq!(all.lines().count(), alone.lines().count());
+    assert!(
+        all == alone,
+        "the stream differs from the sessions exported one by one"
+    );
+}

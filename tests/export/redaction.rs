@@ -1,0 +1,144 @@
+//! Redaction in every format.
+
+use super::*;
+
+const SECRETS: &[(&str, &str)] = &[
+    ("aws_access_key", "AKIAIOSFODNN7EXAMPLE"),
+    ("github_token", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+    ("openai_api_key", "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"),
+    (
+        "anthropic_api_key",
+        "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1",
+    ),
+    ("google_api_key", "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q"),
+    ("slack_token", "xoxb-123456789012-1234567890123-AbCdEfGh"),
+    (
+        "jwt",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+    ),
+    ("bearer_token", "8f14e45fceea167a5a36dedd4bea2543abc"),
+    ("url_password", "Sup3rS3cretPw"),
+    ("secret_assignment", "hunter2hunter2"),
+];
+const KEY_BLOCK: &str =
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAzzzSECRETBODY\n-----END RSA PRIVATE KEY-----";
+const UUID: &str = "6f0d3c52-8a1e-4b7f-9c2d-1e5a7b3c9d01";
+const SHA: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+fn secret_session(dir: &Path) -> PathBuf {
+    let prompt = format!(
+        "keys: {} {} {} and {UUID} {SHA}",
+        SECRETS[0].1, SECRETS[1].1, SECRETS[2].1
+    );
+    let lines = [
+        rec(
+            "user",
+            "u1",
+            "00:00",
+            serde_json::json!({"role": "user", "content": [
+                {"type": "text", "text": prompt},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}}
+            ]}),
+        ),
+        rec(
+            "assistant",
+            "a1",
+            "00:05",
+            serde_json::json!({"id": "msg_1", "role": "assistant", "model": "claude-x",
+                "content": [
+                    {"type": "thinking", "thinking": format!("the key {} is live", SECRETS[3].1)},
+                    {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {
+                        "command": format!("curl -H 'Authorization: Bearer {}' https://u:{}@db.example/x", SECRETS[7].1, SECRETS[8].1),
+                        "env": {"SLACK_TOKEN": SECRETS[5].1}
+                    }}
+                ],
+                "usage": {"input_tokens": 1, "output_tokens": 2}}),
+        ),
+        rec(
+            "user",
+            "u2",
+            "00:06",
+            serde_json::json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": format!(
+                    "GOOGLE={}\ntoken={}\nDB_PASSWORD={}\n{KEY_BLOCK}\n",
+                    SECRETS[4].1, SECRETS[6].1, SECRETS[9].1
+                )}
+            ]}),
+        ),
+    ];
+    let path = dir.join(format!("{NASTY_ID}.jsonl"));
+    write(&path, &(lines.join("\n") + "\n"));
+    path
+}
+
+#[test]
+fn redaction_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = secret_session(dir.path());
+    let out = dir.path().join("out");
+    for fmt in ["md", "html", "json", "jsonl"] {
+        let target = out.join(format!("s.{fmt}"));
+        let mut cmd = sessions();
+        cmd.env("HOME", dir.path())
+            .args(["export", "--redact", "-f", fmt, "-o"])
+            .arg(&target)
+            .arg(&file);
+        if fmt == "md" || fmt == "html" {
+            cmd.args(["--images", "extract"]);
+        }
+        let (_, stderr) = ok(&mut cmd);
+        let text = fs::read_to_string(&target).unwrap();
+        // What a reader sees (Markdown escapes the brackets of markers in prose).
+        let visible = if fmt == "md" {
+            shape(&text).text
+        } else {
+            text.clone()
+        };
+        for (kind, secret) in SECRETS {
+            assert!(!text.contains(secret), "{fmt}: {kind} survived");
+            assert!(
+                visible.contains(&format!("[REDACTED:{kind}]")),
+                "{fmt}: no {kind} marker"
+            );
+        }
+        assert!(!text.contains("SECRETBODY"), "{fmt}: private key survived");
+        assert!(visible.contains("[REDACTED:private_key]"));
+        // Ordinary identifiers survive.
+        assert!(
+            text.contains(UUID) && text.contains(SHA),
+            "{fmt}: uuid/hash changed"
+        );
+        // Counts per kind on stderr. The first prompt is also the title, so its three keys
+        // are counted twice (the H1 and the turn).
+        let line = stderr
+            .lines()
+            .find(|l| l.starts_with("redacted "))
+            .unwrap_or_else(|| panic!("{fmt}: no count in {stderr}"));
+        assert!(line.starts_with("redacted 14 secrets: "), "{fmt}: {line}");
+        for (kind, _) in SECRETS {
+            let n = if ["aws_access_key", "github_token", "openai_api_key"].contains(kind) {
+                2
+            } else {
+                1
+            };
+            assert!(
+                line.contains(&format!(" {n} {kind}")),
+                "{fmt}: {kind} count in {line}"
+            );
+        }
+        assert!(line.contains(" 1 private_key"));
+        if fmt == "md" || fmt == "html" {
+            // The base64 image is extracted byte for byte.
+            let img = out.join("s.files/image-001.png");
+            let bytes = fs::read(&img).unwrap();
+            assert_eq!(&bytes[1..4], b"PNG");
+            assert_eq!(bytes.len(), 70);
+            fs::remove_dir_all(out.join("s.files")).unwrap();
+        }
+    }
+    // Without --redact nothing is touched and nothing is reported.
+    let (md, stderr) = ok(sessions().env("HOME", dir.path()).arg("export").arg(&file));
+    assert!(md.contains(SECRETS[0].1));
+    assert!(!stderr.contains("redacted"));
+}
