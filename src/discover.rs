@@ -284,12 +284,14 @@ impl Discovery {
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_default();
-        let looks_like_session =
-            name.ends_with(".jsonl") || name.ends_with(".json") || name.ends_with(".jsonl.zst");
-        if !looks_like_session || is_temp_artifact(&name) || name.ends_with(".meta.json") {
+        if !looks_like_session(&name) {
             if named {
                 self.unrecognised.push(path.to_path_buf());
             }
+            return;
+        }
+        if let Some(w) = special_file(path) {
+            self.warnings.push(w);
             return;
         }
         let Some(agent) = sniff_agent(path) else {
@@ -430,7 +432,14 @@ impl Discovery {
         for entry in WalkDir::new(root).follow_links(true) {
             match entry {
                 Ok(e) if e.file_type().is_file() => files.push(e),
-                Ok(_) => {}
+                Ok(e) if e.file_type().is_dir() => {}
+                // A FIFO, socket or device is never opened (reading one could block or never
+                // end); one named like a session is reported as not read.
+                Ok(e) => {
+                    if looks_like_session(&e.file_name().to_string_lossy()) {
+                        self.warnings.extend(special_file(e.path()));
+                    }
+                }
                 Err(err) => self.warnings.push(walk_warning(root, err)),
             }
         }
@@ -519,6 +528,30 @@ fn walk_warning(root: &Path, err: walkdir::Error) -> Warning {
         };
         Warning::new(WarningKind::Unreadable, &path, None, msg)
     }
+}
+
+/// A name that a session file of some agent could have (what discovery sniffs).
+fn looks_like_session(name: &str) -> bool {
+    (name.ends_with(".jsonl") || name.ends_with(".json") || name.ends_with(".jsonl.zst"))
+        && !is_temp_artifact(name)
+        && !name.ends_with(".meta.json")
+}
+
+/// The warning for a path that exists but is neither a regular file nor a folder (a FIFO, a
+/// socket, a device): it is not read.
+fn special_file(path: &Path) -> Option<Warning> {
+    let t = std::fs::metadata(path).ok()?.file_type();
+    (!t.is_file() && !t.is_dir()).then(|| {
+        Warning::new(
+            WarningKind::Unreadable,
+            path,
+            None,
+            format!(
+                "{}, not a regular file: not read",
+                crate::output::kind_of(&t)
+            ),
+        )
+    })
 }
 
 /// Gemini writes `<file>.tmp-<pid>` while saving and keeps `<file>.unreadable-<ms>` copies of

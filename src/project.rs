@@ -131,17 +131,6 @@ impl ProjectIndex {
     }
 }
 
-/// A short, human label for a project path: its last two components.
-pub fn short_label(path: &str) -> String {
-    let trimmed = path.trim_end_matches(['/', '\\']);
-    let mut parts = trimmed.rsplit(['/', '\\']).filter(|s| !s.is_empty());
-    match (parts.next(), parts.next()) {
-        (Some(last), Some(prev)) => format!("{prev}/{last}"),
-        (Some(last), None) => last.to_string(),
-        _ => path.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,11 +201,5 @@ mod tests {
             idx.resolve_gemini(None, Some(&h)).1,
             ProjectSource::HashMatch
         );
-    }
-
-    #[test]
-    fn labels() {
-        assert_eq!(short_label("/home/dev/webapp"), "dev/webapp");
-        assert_eq!(short_label("/webapp/"), "webapp");
     }
 }

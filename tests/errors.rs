@@ -287,6 +287,73 @@ fn home_and_store_flags_that_cannot_be_used() {
     expect(&f, "home", &with_sample, 3, &[msg]);
 }
 
+/// A FIFO or a device named where a selection of sessions is expected is a usage error for
+/// every command, as for `show`; one named like a session inside a store or a named folder is
+/// never opened, and is reported as not read (and fails `--strict`).
+#[test]
+fn special_files_are_named_and_never_opened() {
+    let f = Fixture::new();
+    for cmd in [
+        vec!["list"],
+        vec!["projects"],
+        vec!["compactions"],
+        vec!["usage"],
+        vec!["export", "--all"],
+    ] {
+        for (target, what) in [
+            (
+                "fifo.jsonl",
+                "fifo.jsonl is a FIFO (named pipe), not a session file or folder",
+            ),
+            (
+                "/dev/null",
+                "/dev/null is a character device, not a session file or folder",
+            ),
+        ] {
+            let mut a = argv(&cmd);
+            a.push(target.into());
+            expect(&f, "home", &a, 2, &[what]);
+        }
+    }
+    // A regular file that is no session: a note from every command that reads a selection.
+    write(&f.root.join("notes.txt"), "not a session");
+    for cmd in ["list", "projects", "compactions", "usage"] {
+        expect(
+            &f,
+            "home",
+            &argv(&[cmd, "notes.txt"]),
+            0,
+            &["note: notes.txt: not a session file of any supported agent"],
+        );
+    }
+    // In a folder read as a selection, and in a store: a warning, the other files read.
+    let fifo = format!(
+        "{}: a FIFO (named pipe), not a regular file: not read",
+        f.p("fifo.jsonl")
+    );
+    expect(&f, "home", &argv(&["list", &f.p("")]), 0, &[&fifo]);
+    expect(
+        &f,
+        "home",
+        &argv(&["--strict", "usage", &f.p("")]),
+        3,
+        &[&fifo],
+    );
+    let store = f.p(&format!(
+        "home/.claude/projects/-home-dev-webapp/fifo-{ID}.jsonl"
+    ));
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&store)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let warning = format!("{store}: a FIFO (named pipe), not a regular file: not read");
+    expect(&f, "home", &argv(&["list"]), 0, &[&warning]);
+    expect(&f, "home", &argv(&["--strict", "list"]), 3, &[&warning]);
+}
+
 #[test]
 fn usage_errors_say_what_to_write() {
     let f = Fixture::new();

@@ -670,6 +670,48 @@ fn tables_fit_80_columns_and_use_the_width_they_have() {
     assert!(text.contains("605,504"), "{text}");
 }
 
+/// Projects are named one way everywhere: the project report's rows are the labels `projects`
+/// prints (a full path, `unresolved <hash>`), cut from the start when the table must cut, and
+/// the footer counts in words.
+#[test]
+fn project_rows_are_named_as_projects_names_them() {
+    let run = |cmd: &[&str], columns: &str| {
+        let out = sessions()
+            .env("COLUMNS", columns)
+            .env("HOME", "/nonexistent-home")
+            .args(cmd)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let first_cells = |text: &str| -> Vec<String> {
+        text.lines()
+            .skip(1)
+            .filter(|l| !l.is_empty() && !l.starts_with("TOTAL"))
+            .map(|l| l.split("  ").next().unwrap().trim().to_string())
+            .collect()
+    };
+    let (usage_wide, footer) = run(&["usage", "project"], "200");
+    let (projects, _) = run(&["projects"], "200");
+    let mut got = first_cells(&usage_wide);
+    let mut want = first_cells(&projects);
+    got.sort();
+    want.sort();
+    // The one project without a request (a Codex session with no token count) has no usage.
+    want.retain(|p| p != "unknown");
+    assert_eq!(got, want, "{usage_wide}{projects}");
+    assert!(got.contains(&"/home/dev/webapp".to_string()), "{got:?}");
+    assert!(got.iter().any(|p| p.starts_with("unresolved ")), "{got:?}");
+    assert!(footer.starts_with("73 requests in 4 rows;"), "{footer}");
+    // Cut to fit: the end of a path stays.
+    let (narrow, _) = run(&["usage", "project"], "40");
+    assert!(narrow.contains("…/ml-notebooks"), "{narrow}");
+}
+
 #[test]
 fn order_and_version() {
     let asc = usage(&["daily"]);

@@ -143,6 +143,7 @@ fn select(g: &GlobalArgs, a: &ExportArgs, eopts: &ExportOptions) -> Result<Selec
             }),
             None => (scan(&opts), HashMap::new()),
         };
+        crate::commands::note_unrecognised(&result, g.quiet);
         if !result.stores_found {
             return Err(Failure::failed(no_stores_message(&opts.stores)));
         }

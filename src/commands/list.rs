@@ -105,14 +105,7 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
         }
     }
     crate::commands::usage::warn_unpriced(&cost, g.quiet);
-    for p in &result.unrecognised {
-        if !g.quiet {
-            eprintln!(
-                "note: {}: not a session file of any supported agent",
-                safe_line(&p.display().to_string())
-            );
-        }
-    }
+    crate::commands::note_unrecognised(&result, g.quiet);
     Ok(result.report)
 }
 

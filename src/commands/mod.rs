@@ -162,12 +162,22 @@ pub fn target(t: &OsStr, folder_hint: &str) -> Result<Target, Failure> {
     }
 }
 
-/// Files and folders named on the command line must exist: the same usage error (exit 2) for
-/// every command.
+/// Files and folders named on the command line must exist, and be files or folders (a FIFO, a
+/// socket or a device is never opened): the same usage error (exit 2) for every command.
 pub fn check_named_paths(paths: &[PathBuf]) -> Result<(), Failure> {
     for p in paths {
         match fs::symlink_metadata(p) {
-            Ok(_) => {}
+            Ok(_) => match fs::metadata(p) {
+                Ok(m) if !m.is_file() && !m.is_dir() => {
+                    return Err(Failure::usage(format!(
+                        "{} is {}, not a session file or folder",
+                        p.display(),
+                        crate::output::kind_of(&m.file_type())
+                    )));
+                }
+                // A dangling link or an unreadable target is reported by the scan.
+                _ => {}
+            },
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return Err(Failure::usage(format!(
                     "{}: no such file or folder",
@@ -179,6 +189,20 @@ pub fn check_named_paths(paths: &[PathBuf]) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// A note for each file named on the command line that no agent's format matched (files in a
+/// named folder are not named: a folder of backups holds other files too).
+pub fn note_unrecognised(result: &crate::scan::ScanResult, quiet: bool) {
+    if quiet {
+        return;
+    }
+    for p in &result.unrecognised {
+        eprintln!(
+            "note: {}: not a session file of any supported agent",
+            crate::render::text::safe_line(&p.display().to_string())
+        );
+    }
 }
 
 /// `--home` must be a folder that can be read: otherwise every store in it would silently be

@@ -46,6 +46,7 @@ pub fn run(g: &GlobalArgs, args: &ProjectsArgs) -> CmdResult {
     // Tokens of sub-agent sessions belong to the project too.
     opts.filter.kind = KindFilter::All;
     let result = scan(&opts);
+    crate::commands::note_unrecognised(&result, g.quiet);
     let records = build(&result.sessions);
     match args.format {
         ListFormat::Json | ListFormat::Ndjson => {

@@ -11,7 +11,6 @@ use crate::commands::{CmdResult, Failure, scan_options, stdout};
 use crate::filter::parse_when;
 use crate::model::Agent;
 use crate::pricing::{self, Cost, PriceSource};
-use crate::render::thousands;
 use crate::scan::{SessionSummary, scan, unique_requests};
 use crate::usage::blocks::{self, Block};
 use crate::usage::{self, Group, GroupKey, Options, ReportKind, Tally, Zone};
@@ -43,6 +42,7 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
     opts.filter.since = since;
     opts.filter.until = until;
     let result = scan(&opts);
+    crate::commands::note_unrecognised(&result, g.quiet);
     if !result.stores_found {
         return Err(Failure::failed(no_stores_message(&opts.stores)));
     }
@@ -62,8 +62,10 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
             let (list, undated) = blocks::blocks(&selected, pricing);
             if undated > 0 && !g.quiet {
                 eprintln!(
-                    "note: {undated} request(s) without any time are in no block (they are in \
-                     `usage daily`'s undated row)"
+                    "note: {} without any time {} in no block (they are in `usage daily`'s \
+                     undated row)",
+                    crate::render::plural(undated, "request"),
+                    if undated == 1 { "is" } else { "are" },
                 );
             }
             let mut rows: Vec<Row> = list.iter().map(|b| Row::block(b, now)).collect();
@@ -110,9 +112,9 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
             out.flush()?;
             if !g.quiet && !rows.is_empty() {
                 eprintln!(
-                    "{} request(s) in {} row(s); times in {}; prices: {}",
-                    thousands(total.tally.requests),
-                    rows.len(),
+                    "{} in {}; times in {}; prices: {}",
+                    crate::render::plural(total.tally.requests as usize, "request"),
+                    crate::render::plural(rows.len(), "row"),
                     uopts.zone.name(),
                     price_label(&header.prices),
                 );

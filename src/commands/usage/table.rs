@@ -8,7 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 use crate::commands::list::{project_label, short_id};
 use crate::model::{Agent, Usage};
 use crate::pricing::{self, Cost};
-use crate::render::table::{Align, Column, render, target_width};
+use crate::render::table::{Align, Column, Cut, render, target_width};
 use crate::render::thousands;
 use crate::render::{human_count, human_duration};
 use crate::usage::blocks;
@@ -29,12 +29,13 @@ enum Line<'r, 'a> {
 type CellFn<'z> = Box<dyn Fn(&Line, bool) -> String + 'z>;
 
 /// A table column: its header, alignment, when it is dropped to fit the width (lower first;
-/// `None`: never) and, for text that can be cut, its minimum width.
+/// `None`: never) and, for text that can be cut, its minimum width and where it is cut.
 struct Col<'z> {
     header: &'static str,
     align: Align,
     drop: Option<u8>,
     flex_min: Option<usize>,
+    cut: Cut,
     cell: CellFn<'z>,
 }
 
@@ -50,7 +51,16 @@ fn col<'z>(
         align,
         drop,
         flex_min,
+        cut: Cut::End,
         cell: Box::new(cell),
+    }
+}
+
+impl Col<'_> {
+    /// Paths keep their end when cut, as in every other table.
+    fn path(mut self) -> Self {
+        self.cut = Cut::Start;
+        self
     }
 }
 
@@ -165,11 +175,9 @@ pub(super) fn table(
             Line::Row(r) => match &r.key {
                 RowKey::Period { label, .. } => label.clone().unwrap_or_else(|| "(undated)".into()),
                 RowKey::Session(s) => short_id(&s.id),
-                RowKey::Project { path, hash, .. } => match (path, hash) {
-                    (Some(p), _) => crate::project::short_label(p),
-                    (None, Some(h)) => format!("?{}", crate::render::hash_prefix(h, 8)),
-                    (None, None) => "unknown".into(),
-                },
+                RowKey::Project { path, hash, .. } => {
+                    crate::render::project_cell(path.as_deref(), hash.as_deref())
+                }
                 RowKey::Block { start, .. } => local_minute(zone, *start),
                 RowKey::Total => String::new(),
             },
@@ -177,6 +185,11 @@ pub(super) fn table(
             _ => String::new(),
         },
     );
+    let key_col = if report == ReportKind::Project {
+        key_col.path()
+    } else {
+        key_col
+    };
     let mut cols: Vec<Col> = vec![key_col];
     let agents_col = |header: &'static str| {
         col(header, Align::Left, Some(3), None, |l, _| match l {
@@ -188,19 +201,16 @@ pub(super) fn table(
     match report {
         ReportKind::Session => {
             cols.push(agents_col("AGENT"));
-            cols.push(col(
-                "PROJECT",
-                Align::Left,
-                Some(6),
-                Some(8),
-                |l, _| match l {
+            cols.push(
+                col("PROJECT", Align::Left, Some(6), Some(8), |l, _| match l {
                     Line::Row(Row {
                         key: RowKey::Session(s),
                         ..
                     }) => project_label(s),
                     _ => String::new(),
-                },
-            ));
+                })
+                .path(),
+            );
             cols.push(col(
                 "LAST ACTIVE",
                 Align::Left,
@@ -350,6 +360,7 @@ fn draw(cols: &[Col], keep: &[usize], rows: Vec<Vec<String>>, width: Option<usiz
             match c.flex_min {
                 Some(min) => {
                     Column::flexible(c.header, shrink_first, min.max(c.header.chars().count()))
+                        .cut(c.cut)
                 }
                 None => Column::fixed(c.header, c.align),
             }
