@@ -493,7 +493,7 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__projects)
-            opts="-a -p -f -v -q -h --agent --project --since --until --kind --format --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --prices --help"
+            opts="-a -p -f -v -q -h --agent --project --since --until --format --kind --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --prices --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -523,16 +523,16 @@ _sessions() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --kind)
-                    COMPREPLY=($(compgen -W "main subagent all" -- "${cur}"))
-                    return 0
-                    ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json ndjson csv" -- "${cur}"))
                     return 0
                     ;;
                 -f)
                     COMPREPLY=($(compgen -W "table json ndjson csv" -- "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -W "main subagent all" -- "${cur}"))
                     return 0
                     ;;
                 --home)

@@ -106,13 +106,13 @@ gemini\t''"
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -s p -l project -d 'Only projects whose path contains this text (case-insensitive) or matches this glob' -r
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339' -r
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l until -d 'Only sessions started at or before this time (a date means the end of that day)' -r
-complete -c sessions -n "__fish_sessions_using_subcommand projects" -l kind -d 'Main sessions, sub-agent sessions, or both' -r -f -a "main\t''
-subagent\t''
-all\t''"
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -s f -l format -d 'Output format' -r -f -a "table\t''
 json\t''
 ndjson\t''
 csv\t''"
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l kind -d 'Main sessions, sub-agent sessions, or both' -r -f -a "main\t''
+subagent\t''
+all\t''"
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F

@@ -326,15 +326,19 @@ pub struct ShowArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(after_long_help = "\
+#[command(
+    mut_arg("kind", |a| a.default_value("all")),
+    after_long_help = "\
 Examples:
   sessions projects                           every project, most recently active first
   sessions projects --agent gemini --project-root ~/code
                                               resolve Gemini project hashes under ~/code
   sessions projects --since 30d --format csv > projects.csv
 
-Gemini records only a hash of the project path: RESOLVED BY says how the path was found
-(cwd, project_root, projects_json, hash_match), and `unresolved <hash>` marks the rest.")]
+A project's tokens include its sub-agent sessions (--kind all is the default here; SUB counts
+them). Gemini records only a hash of the project path: RESOLVED BY says how the path was found
+(cwd, project_root, projects_json, hash_match), and `unresolved <hash>` marks the rest."
+)]
 pub struct ProjectsArgs {
     #[command(flatten)]
     pub select: SelectArgs,

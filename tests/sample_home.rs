@@ -413,6 +413,28 @@ fn projects_are_resolved_every_way_and_tokens_deduplicated() {
         .find(|p| p["project"].is_null() && !p["project_hash"].is_null())
         .unwrap();
     assert_eq!(unresolved["sources"], serde_json::json!(["unresolved"]));
+
+    // `--kind` narrows the projects as it narrows `list` (the default here is `all`): the main
+    // sessions' and the sub-agents' tokens, each de-duplicated within its own selection.
+    let of_kind = |kind: &str| {
+        let doc = run_json(&["projects", "--kind", kind, "--format", "json"]);
+        let rows: Vec<&Value> = doc.as_array().unwrap().iter().collect();
+        let listed = run_json(&["list", "--kind", kind, "--format", "json"]);
+        (total(&rows), listed.as_array().unwrap().len())
+    };
+    let (all_tokens, _) = of_kind("all");
+    assert_eq!(all_tokens, total(&all));
+    let (main_tokens, _) = of_kind("main");
+    let (sub_tokens, subs) = of_kind("subagent");
+    assert!(
+        main_tokens < all_tokens && sub_tokens > 0,
+        "{main_tokens} {sub_tokens}"
+    );
+    assert_eq!(subs, 4);
+    let subagents = run_json(&["projects", "--kind", "subagent", "--format", "json"]);
+    for p in subagents.as_array().unwrap() {
+        assert_eq!(p["sessions"], 0, "{p}");
+    }
 }
 
 #[test]

@@ -9,7 +9,6 @@ use serde::Serialize;
 
 use crate::cli::{GlobalArgs, ListFormat, ProjectsArgs};
 use crate::commands::{CmdResult, scan_options, stdout, write_csv, write_json};
-use crate::filter::KindFilter;
 use crate::model::{Agent, SessionKind, TokenTotals};
 use crate::pricing::Cost;
 use crate::render::json::SCHEMA_VERSION;
@@ -42,9 +41,8 @@ pub struct ProjectRecord {
 }
 
 pub fn run(g: &GlobalArgs, args: &ProjectsArgs) -> CmdResult {
-    let mut opts = scan_options(g, &args.select)?;
-    // Tokens of sub-agent sessions belong to the project too.
-    opts.filter.kind = KindFilter::All;
+    // `--kind` defaults to `all` here (cli.rs): a project's tokens include its sub-agents'.
+    let opts = scan_options(g, &args.select)?;
     let result = scan(&opts);
     crate::commands::note_unrecognised(&result, g.quiet);
     let records = build(&result.sessions);
