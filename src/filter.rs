@@ -105,13 +105,15 @@ impl Filter {
                 return false;
             }
         }
+        // A session with no time at all is in no window, as `usage` leaves undated requests
+        // out of one.
         if let Some(since) = self.since {
-            if s.updated_at.or(s.started_at).is_some_and(|t| t < since) {
+            if s.updated_at.or(s.started_at).is_none_or(|t| t < since) {
                 return false;
             }
         }
         if let Some(until) = self.until {
-            if s.started_at.or(s.updated_at).is_some_and(|t| t > until) {
+            if s.started_at.or(s.updated_at).is_none_or(|t| t > until) {
                 return false;
             }
         }

@@ -483,6 +483,30 @@ fn filters() {
             "019d4e99-de40-7b52-9d63-6e2f3a4b5c02"
         ]
     );
+    // The saved chat records no time at all: it is in no window, whichever it is.
+    let undated = "checkpoint-mytag".to_string();
+    assert!(ids(&["list", "--format", "json"]).contains(&undated));
+    for window in [
+        &["--until", "2020-01-01"][..],
+        &["--since", "2026-03-01"][..],
+        &["--since", "2000-01-01", "--until", "2100-01-01"][..],
+    ] {
+        let mut args = vec!["list", "--format", "json"];
+        args.extend_from_slice(window);
+        assert!(!ids(&args).contains(&undated), "{window:?}");
+    }
+    assert!(ids(&["list", "--until", "2020-01-01", "--format", "json"]).is_empty());
+    // A window that ends before it starts is a mistake, not an empty result.
+    let out = sessions()
+        .args(["list", "--since", "2026-08-01", "--until", "2026-03-01"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is after --until"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let api = run_json(&["list", "--project", "/home/*/api-*", "--format", "json"]);
     assert!(!api.as_array().unwrap().is_empty());
     assert!(

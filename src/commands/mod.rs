@@ -284,6 +284,14 @@ pub fn filter(sel: &SelectArgs) -> Result<Filter, Failure> {
         until: when(&sel.filter.until, true)?,
         kind: sel.filter.kind,
     })
+    .and_then(|f| match (f.since, f.until) {
+        (Some(s), Some(u)) if s > u => Err(Failure::usage(format!(
+            "--since {} is after --until {}: no time is in that window",
+            sel.filter.since.as_deref().unwrap_or_default(),
+            sel.filter.until.as_deref().unwrap_or_default()
+        ))),
+        _ => Ok(f),
+    })
 }
 
 pub fn scan_options(g: &GlobalArgs, sel: &SelectArgs) -> Result<ScanOptions, Failure> {
