@@ -75,6 +75,16 @@ fn narrow_tables_keep_what_matters_and_wide_keeps_everything() {
     for col in ["ID", "PROJECT", "STARTED", "TITLE"] {
         assert!(header.contains(col), "{header}");
     }
+    // In a zone with daylight saving, each start cell carries its offset and the column is
+    // wider: the start still stays, and the tokens give way before it.
+    let dst = stdout(sample(80).env("TZ", BERLIN).arg("list"));
+    let header = dst.lines().next().unwrap();
+    assert!(
+        header.contains("STARTED") && !header.contains("TOKENS"),
+        "{dst}"
+    );
+    assert!(dst.contains("2026-08-30 21:45 +02:00"), "{dst}");
+    assert_fits("list in Berlin", &dst, 80);
     assert!(
         !header.contains("CMP"),
         "the least useful column goes first: {header}"

@@ -184,7 +184,7 @@ fn table(sessions: &[SessionSummary]) -> String {
             .shrink(0, 8)
             .cut(Cut::Prefix),
         Column::flexible("PROJECT", 1, 16).cut(Cut::Start),
-        Column::named(started, Align::Left).optional(4),
+        Column::named(started, Align::Left).optional(6),
         Column::fixed("DUR", Align::Right).optional(2),
         Column::fixed("TURNS", Align::Right).optional(3),
         Column::fixed("TOOLS", Align::Right).optional(1),
