@@ -120,6 +120,27 @@ fn replay_tables_fit_80_columns() {
     let text = stdout(sample(80).args(["replay-compress", "--all", "-A", "gemini"]));
     assert_fits("replay-compress", &text, 80);
     assert!(text.contains("SAVED%"), "{text}");
+    // A sweep of two keys: every row's setting whole, in the order the keys were given (the
+    // other columns give way first).
+    let sweep = stdout(sample(80).args([
+        "replay-compress",
+        "--all",
+        "-A",
+        "gemini",
+        "--sweep",
+        "threshold=0.2,0.5",
+        "--sweep",
+        "masking=true,false",
+    ]));
+    assert_fits("sweep", &sweep, 80);
+    for setting in [
+        "threshold=0.2 masking=true ",
+        "threshold=0.2 masking=false ",
+        "threshold=0.5 masking=true ",
+        "threshold=0.5 masking=false ",
+    ] {
+        assert!(sweep.contains(setting), "{setting}: {sweep}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -288,21 +288,24 @@ pub(super) fn sweep_table(
 ) -> String {
     let keys: Vec<&str> = sweep.iter().map(|(k, _)| k.as_str()).collect();
     let points = per_session.first().map_or(0, Vec::len);
-    let mut columns = vec![
-        Column::flexible("SETTING", 0, 12),
-        Column::fixed("THRESHOLD", Align::Right).optional(1),
-    ];
-    columns.extend(TOTAL_COLUMNS);
     let mut verdicts = Vec::new();
-    let rows = (0..points)
+    let rows: Vec<Vec<String>> = (0..points)
         .map(|i| {
             let agg = aggregate(per_session.iter().filter_map(|v| v.get(i)));
 
-            let swept: Vec<(&str, String)> = per_session[0][i]
-                .settings
+            // In the order the keys were given, as the header line names them.
+            let settings = &per_session[0][i].settings;
+            let swept: Vec<(&str, String)> = keys
                 .iter()
-                .filter(|(k, _)| keys.contains(k) || keys.contains(&k.replace('_', "-").as_str()))
-                .map(|(k, v)| (*k, v.to_string()))
+                .filter_map(|key| {
+                    settings
+                        .iter()
+                        .find(|(k, _)| {
+                            let (k, key): (&str, &str) = (k, key);
+                            k == key || k.replace('_', "-") == key
+                        })
+                        .map(|(k, v)| (*k, v.to_string()))
+                })
                 .collect();
             let setting = swept
                 .iter()
@@ -326,6 +329,19 @@ pub(super) fn sweep_table(
             cells
         })
         .collect();
+    // The setting tells the rows apart: the other columns give way before it is cut (and it
+    // is cut only past 40 columns).
+    let setting_width = rows
+        .iter()
+        .map(|r| crate::render::text::width(&r[0]))
+        .max()
+        .unwrap_or(0)
+        .clamp(12, 40);
+    let mut columns = vec![
+        Column::flexible("SETTING", 0, setting_width),
+        Column::fixed("THRESHOLD", Align::Right).optional(1),
+    ];
+    columns.extend(TOTAL_COLUMNS);
     let firsts: Vec<&SessionReplay> = per_session.iter().filter_map(|v| v.first()).collect();
     let head = format!(
         "{} · sweep of {} · {} · {}",
