@@ -133,6 +133,12 @@ fn replay_tables_fit_80_columns() {
         "masking=true,false",
     ]));
     assert_fits("sweep", &sweep, 80);
+    // The validation tables and their legends too.
+    for alg in ["codex", "claude"] {
+        let v = stdout(sample(80).args(["replay-compress", "--all", "-A", alg, "--validate"]));
+        assert!(v.contains("REC AT") && v.contains("fidelity:"), "{v}");
+        assert_fits("validate", &v, 80);
+    }
     for setting in [
         "threshold=0.2 masking=true ",
         "threshold=0.2 masking=false ",

@@ -443,6 +443,22 @@ fn the_active_block_has_a_burn_rate_and_a_projection() {
         "{text}"
     );
     assert!(text.contains("projection"), "{text}");
+    // On a narrow terminal each value wraps under itself.
+    for width in [80usize, 60] {
+        let out = common::sessions()
+            .env("COLUMNS", width.to_string())
+            .args(["usage", "blocks", "--active"])
+            .arg(&f)
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        for line in text.lines() {
+            assert!(line.chars().count() <= width, "{width}: {line}");
+        }
+        if width == 60 {
+            assert!(text.contains("\n             "), "{text}");
+        }
+    }
 }
 
 #[test]

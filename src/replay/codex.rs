@@ -78,12 +78,13 @@ pub fn describe(ctx: &StrategyContext) -> String {
     if c.auto_compact_limit == u64::MAX {
         format!(
             "Codex {version}: no automatic compaction in this version ({}-token window)",
-            c.context_window
+            crate::render::thousands(c.context_window)
         )
     } else {
         format!(
             "Codex {version}: limit {} of a {}-token window",
-            c.auto_compact_limit, c.context_window
+            crate::render::thousands(c.auto_compact_limit),
+            crate::render::thousands(c.context_window)
         )
     }
 }

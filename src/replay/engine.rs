@@ -145,7 +145,7 @@ fn replay_calibrated(
         notes.push(format!(
             "model {} unknown: assumed a {}-token window",
             input.model.as_deref().unwrap_or("(none recorded)"),
-            limits.context_window
+            crate::render::thousands(limits.context_window)
         ));
     }
     let constants = alg.constants(&ctx);
@@ -408,7 +408,8 @@ fn summary_note(opts: &ReplayOptions) -> Option<String> {
     (opts.algorithm.default_summary_tokens() > 0).then(|| {
         format!(
             "summary size {} tokens ({})",
-            opts.summary_tokens, opts.summary_tokens_source
+            crate::render::thousands(opts.summary_tokens),
+            opts.summary_tokens_source
         )
     })
 }

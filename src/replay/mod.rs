@@ -135,13 +135,13 @@ impl Algorithm {
                 Some(t) => format!(
                     "{}: threshold {} of a {}-token window",
                     self.as_str(),
-                    t,
-                    ctx.limits.context_window
+                    crate::render::thousands(t),
+                    crate::render::thousands(ctx.limits.context_window)
                 ),
                 None => format!(
                     "{}: {}-token window",
                     self.as_str(),
-                    ctx.limits.context_window
+                    crate::render::thousands(ctx.limits.context_window)
                 ),
             },
         }

@@ -141,20 +141,43 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
             }
             out.flush()?;
             if !g.quiet {
-                let notes: Vec<&String> = flat.iter().flat_map(|r| &r.notes).collect();
-                let mut uniq: Vec<&String> = Vec::new();
-                for n in notes {
-                    if !uniq.contains(&n) {
-                        uniq.push(n);
-                    }
-                }
-                for n in uniq.iter().take(10) {
-                    eprintln!("note: {n}");
-                }
+                print_notes(&flat);
             }
         }
     }
     Ok(report)
+}
+
+/// Each replay's notes on stderr, once per text, named by the session they concern (and how
+/// many others share it); up to 10, then how many more there were.
+fn print_notes(replays: &[&SessionReplay]) {
+    const SHOWN: usize = 10;
+    let mut uniq: Vec<(&str, &String, usize)> = Vec::new();
+    for r in replays {
+        for n in &r.notes {
+            match uniq.iter_mut().find(|(_, text, _)| *text == n) {
+                Some(u) => u.2 += 1,
+                None => uniq.push((&r.id, n, 0)),
+            }
+        }
+    }
+    for (id, text, others) in uniq.iter().take(SHOWN) {
+        let id: String = id.chars().take(13).collect();
+        // A note every replay shares concerns the run, not a session.
+        let who = match others {
+            n if n + 1 == replays.len() => String::new(),
+            0 => format!("{id}: "),
+            n => format!("{id} and {}: ", crate::render::plural(*n, "other session")),
+        };
+        eprintln!("note: {who}{}", crate::render::text::safe_line(text));
+    }
+    if uniq.len() > SHOWN {
+        let more = uniq.len() - SHOWN;
+        eprintln!(
+            "note: {more} more {} (--format json has every session's notes)",
+            if more == 1 { "note" } else { "notes" }
+        );
+    }
 }
 
 /// The JSON record: the session replay with `schema_version`; the timeline only if asked for

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::commands::Failure;
 use crate::output::Guard;
-use crate::render::table::{Align, Column, render, render_fitted, target_width};
+use crate::render::table::{Align, Column, Cut, render, render_fitted, target_width};
 use crate::render::text::wrap;
 use crate::render::{human_count, plot, plural, thousands};
 use crate::replay::{Algorithm, SessionReplay, Totals, validate};
@@ -103,7 +103,7 @@ fn totals_cells(t: &Totals, usd: Option<f64>, comp: usize, peak: u64) -> Vec<Str
         human_count(t.summariser_tokens),
         signed(t.net_saved),
         usd.map_or_else(|| "-".into(), dollars),
-        comp.to_string(),
+        thousands(comp as u64),
         human_count(peak),
     ]
 }
@@ -117,7 +117,7 @@ pub(super) fn session_table(rs: &[&SessionReplay]) -> String {
     columns.extend(TOTAL_COLUMNS);
     columns.push(Column::fixed("BASIS", Align::Left).optional(0));
     let row = |agent: String, id: String, reqs: usize, a: &Aggregate, basis: &str| {
-        let mut cells = vec![agent, id, reqs.to_string()];
+        let mut cells = vec![agent, id, thousands(reqs as u64)];
         cells.extend(totals_cells(&a.t, a.saved_usd, a.comp, a.peak));
         cells.push(basis.to_string());
         cells
@@ -273,13 +273,11 @@ fn verdict(r: Option<&SessionReplay>, a: &Aggregate, setting: Option<&str>) -> S
     s
 }
 
-/// Dollars with a sign when negative: `$12.34`, `−$0.56`.
+/// Dollars with a sign when negative and thousands separated: `$12.34`, `−$1,207.36`.
 fn dollars(usd: f64) -> String {
-    if usd < 0.0 {
-        format!("−${:.2}", -usd)
-    } else {
-        format!("${usd:.2}")
-    }
+    let cents = (usd.abs() * 100.0).round() as u64;
+    let sign = if usd < 0.0 && cents > 0 { "−" } else { "" };
+    format!("{sign}${}.{:02}", thousands(cents / 100), cents % 100)
 }
 
 pub(super) fn sweep_table(
@@ -365,14 +363,17 @@ pub(super) fn sweep_table(
 }
 
 pub(super) fn validation_table(rs: &[&SessionReplay]) -> String {
+    // 80 columns with whole ids; narrower, the ids give way first (a prefix is still an id).
     let columns = [
-        Column::fixed("SESSION", Align::Left),
-        Column::fixed("TRIGGER", Align::Left),
-        Column::fixed("RECORDED AT", Align::Right),
+        Column::fixed("SESSION", Align::Left)
+            .shrink(0, 8)
+            .cut(Cut::Prefix),
+        Column::fixed("TRIGGER", Align::Left).optional(1),
+        Column::fixed("REC AT", Align::Right),
         Column::fixed("REPLAY AT", Align::Right),
         Column::fixed("ΔREQ", Align::Right),
-        Column::fixed("RECORDED BEFORE", Align::Right),
-        Column::fixed("REPLAY BEFORE", Align::Right),
+        Column::fixed("REC BEFORE", Align::Right).optional(0),
+        Column::fixed("REPLAY BEFORE", Align::Right).optional(0),
         Column::fixed("Δ%", Align::Right),
     ];
     let mut rows = Vec::new();
@@ -382,9 +383,9 @@ pub(super) fn validation_table(rs: &[&SessionReplay]) -> String {
             rows.push(vec![
                 r.id.chars().take(13).collect(),
                 format!("{:?}", v.trigger).to_lowercase(),
-                v.recorded_request.to_string(),
+                thousands(v.recorded_request as u64),
                 match (v.replay_request, v.followed) {
-                    (Some(x), _) => x.to_string(),
+                    (Some(x), _) => thousands(x as u64),
                     (None, true) => "followed".into(),
                     (None, false) => "none".into(),
                 },
@@ -404,7 +405,12 @@ pub(super) fn validation_table(rs: &[&SessionReplay]) -> String {
             .into();
     }
     let mut out = format!(
-        "validation against recorded compactions (✗: not within ±1 request)\n{}",
+        "{}\n{}",
+        wrap(
+            "validation against recorded compactions (REC: recorded; ✗: not within ±1 request)",
+            target_width(),
+            2
+        ),
         render(&columns, rows, target_width())
     );
     let columns = [
@@ -413,8 +419,8 @@ pub(super) fn validation_table(rs: &[&SessionReplay]) -> String {
         Column::fixed("AUTO", Align::Right),
         Column::fixed("WITHIN ±1", Align::Right),
         Column::fixed("TOKEN ERR%", Align::Right),
-        Column::fixed("SERIES ERR%", Align::Right),
-        Column::fixed("CALIBRATION ERR%", Align::Right),
+        Column::fixed("SERIES ERR%", Align::Right).optional(1),
+        Column::fixed("CALIBRATION ERR%", Align::Right).optional(0),
     ];
     let pct = |x: Option<f64>| x.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into());
     let rows = validate::summarize(rs)
@@ -431,8 +437,12 @@ pub(super) fn validation_table(rs: &[&SessionReplay]) -> String {
             ]
         })
         .collect();
+    let legend = "fidelity: distinct automatic compactions predicted within ±1 request; medians \
+                  of |replay − recorded| before them, of the what-if series against the recorded \
+                  one, and of the calibration";
     out.push_str(&format!(
-        "\nfidelity: distinct automatic compactions predicted within ±1 request; medians of |replay − recorded| before them, of the what-if series against the recorded one, and of the calibration\n{}",
+        "\n{}\n{}",
+        wrap(legend, target_width(), 2),
         render(&columns, rows, target_width())
     ));
     out
@@ -470,12 +480,10 @@ pub(super) fn timeline_table(r: &SessionReplay) -> String {
                 })
                 .collect();
             vec![
-                p.request.to_string(),
-                p.full.to_string(),
-                p.recorded
-                    .map(|x| x.to_string())
-                    .unwrap_or_else(|| "-".into()),
-                p.what_if.to_string(),
+                thousands(p.request as u64),
+                thousands(p.full),
+                p.recorded.map(thousands).unwrap_or_else(|| "-".into()),
+                thousands(p.what_if),
                 ev.join("; "),
             ]
         })

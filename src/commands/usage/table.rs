@@ -404,7 +404,12 @@ pub(super) fn write_active(
             writeln!(out)?;
         }
         let u = &r.tally.usage;
-        let field = |out: &mut dyn Write, k: &str, v: String| writeln!(out, "{k:<12} {v}");
+        // Values wrap under themselves on a narrow terminal.
+        let width = target_width();
+        let field = |out: &mut dyn Write, k: &str, v: String| {
+            let v = crate::render::text::wrap(&v, width.map(|w| w.saturating_sub(13)), 0);
+            writeln!(out, "{k:<12} {}", v.replace('\n', "\n             "))
+        };
         field(
             out,
             "block",
