@@ -207,7 +207,7 @@ fn unknown_model_says_which_window_it_assumed() {
     assert!(
         r.notes
             .iter()
-            .any(|n| n.contains("mystery-model") && n.contains("200000"))
+            .any(|n| n.contains("mystery-model") && n.contains("200,000-token window"))
     );
 }
 
