@@ -193,6 +193,9 @@ pub struct Discovery {
     pub unrecognised: Vec<PathBuf>,
     /// How many configured store roots exist on disk.
     pub roots_found: usize,
+    /// Gemini data dirs named as paths (a `.gemini` folder, a backup of one): read like a
+    /// store, and their `projects.json` resolves projects as the store's does.
+    pub gemini_dirs: Vec<PathBuf>,
 }
 
 impl Discovery {
@@ -260,7 +263,12 @@ impl Discovery {
     pub fn walk_paths(paths: &[PathBuf], agents: &[Agent]) -> Discovery {
         let mut d = Discovery::default();
         for p in paths {
-            if p.is_dir() {
+            if is_gemini_data_dir(p) {
+                if agents.contains(&Agent::Gemini) {
+                    d.gemini_dirs.push(p.clone());
+                    d.walk_gemini(p);
+                }
+            } else if p.is_dir() {
                 for e in d.files_under(p) {
                     d.add_sniffed(e.path(), agents, false);
                 }
@@ -528,6 +536,13 @@ fn walk_warning(root: &Path, err: walkdir::Error) -> Warning {
         };
         Warning::new(WarningKind::Unreadable, &path, None, msg)
     }
+}
+
+/// A Gemini CLI data dir (`~/.gemini` or a copy of one): a `tmp/` folder of projects beside its
+/// `projects.json` registry, or under a folder named `.gemini`.
+fn is_gemini_data_dir(p: &Path) -> bool {
+    p.join("tmp").is_dir()
+        && (p.file_name() == Some(OsStr::new(".gemini")) || p.join("projects.json").is_file())
 }
 
 /// A name that a session file of some agent could have (what discovery sniffs).

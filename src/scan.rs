@@ -230,6 +230,13 @@ fn run<T>(
         unrecognised: discovery.unrecognised,
         ..Default::default()
     };
+    let gemini_dirs: Vec<PathBuf> = opts
+        .stores
+        .gemini
+        .iter()
+        .chain(&discovery.gemini_dirs)
+        .cloned()
+        .collect();
     result.report.extend(discovery.warnings);
 
     let (files, skipped): (Vec<SourceFile>, Vec<SourceFile>) = discovery
@@ -266,7 +273,7 @@ fn run<T>(
     sessions.sort_by(|a, b| a.source.path.cmp(&b.source.path));
 
     apply_leaf_titles(&mut sessions);
-    resolve_projects(&mut sessions, &opts.stores, &opts.project_roots);
+    resolve_projects(&mut sessions, &gemini_dirs, &opts.project_roots);
     let dropped = crate::gemini_groups::group(&mut sessions);
     result.report.extend(dropped);
 
@@ -404,8 +411,8 @@ impl LocalProjects {
     }
 }
 
-fn resolve_projects(sessions: &mut [SessionSummary], stores: &Stores, roots: &[PathBuf]) {
-    let mut index = ProjectIndex::new(&stores.gemini);
+fn resolve_projects(sessions: &mut [SessionSummary], gemini_dirs: &[PathBuf], roots: &[PathBuf]) {
+    let mut index = ProjectIndex::new(gemini_dirs);
     for s in sessions.iter_mut() {
         if s.project.is_none() {
             if let Some((p, source)) = own_project(s) {

@@ -437,6 +437,61 @@ fn projects_are_resolved_every_way_and_tokens_deduplicated() {
     }
 }
 
+/// A `.gemini` folder named as a path reads like the store it is: the same sessions, projects
+/// resolved from its `projects.json` and `.project_root` markers, and no note about them.
+#[test]
+fn a_gemini_folder_named_as_a_path_reads_like_its_store() {
+    let gemini = home().join(".gemini");
+    let rows = |cmd: &mut Command| -> Vec<(String, Value, Value)> {
+        let out = cmd.output().unwrap();
+        assert!(out.status.success());
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("not a session file"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut v: Vec<_> = doc
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["id"].as_str().unwrap().to_string(),
+                    r["project"].clone(),
+                    r["project_source"].clone(),
+                )
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    let mut named = Command::cargo_bin("sessions").unwrap();
+    named
+        .env("TZ", "UTC")
+        .args(["list", "--kind", "all", "--format", "json"])
+        .arg(&gemini);
+    let mut store = Command::cargo_bin("sessions").unwrap();
+    store
+        .env("TZ", "UTC")
+        .env("HOME", "/nonexistent-home")
+        .arg("--gemini-dir")
+        .arg(&gemini)
+        .args([
+            "list", "--agent", "gemini", "--kind", "all", "--format", "json",
+        ]);
+    let named = rows(&mut named);
+    assert_eq!(named, rows(&mut store));
+    let ml = named.iter().find(|r| r.0.starts_with("f6a7b8c9")).unwrap();
+    assert_eq!(
+        (&ml.1, &ml.2),
+        (
+            &Value::from("/home/dev/ml-notebooks"),
+            &Value::from("projects_json")
+        )
+    );
+}
+
 #[test]
 fn filters() {
     let ids = |args: &[&str]| -> Vec<String> {
