@@ -187,7 +187,7 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('--project-root', '--project-root', [CompletionResultType]::ParameterName, 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable')
             [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.')
             [CompletionResult]::new('--list-settings', '--list-settings', [CompletionResultType]::ParameterName, 'Print the algorithm''s settings (keys, defaults, allowed ranges) and exit')
-            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Replay every session the filters select')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Replay every session the filters select (like `list`)')
             [CompletionResult]::new('--timeline', '--timeline', [CompletionResultType]::ParameterName, 'Include the per-request series (full, recorded, what-if)')
             [CompletionResult]::new('--validate', '--validate', [CompletionResultType]::ParameterName, 'Compare the replay with the compactions the agent really performed (when replaying the session''s own agent''s algorithm)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Overwrite existing plot files')

@@ -179,7 +179,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
             cand --prices 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.'
             cand --list-settings 'Print the algorithm''s settings (keys, defaults, allowed ranges) and exit'
-            cand --all 'Replay every session the filters select'
+            cand --all 'Replay every session the filters select (like `list`)'
             cand --timeline 'Include the per-request series (full, recorded, what-if)'
             cand --validate 'Compare the replay with the compactions the agent really performed (when replaying the session''s own agent''s algorithm)'
             cand --force 'Overwrite existing plot files'

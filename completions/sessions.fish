@@ -181,7 +181,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l ge
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l list-settings -d 'Print the algorithm\'s settings (keys, defaults, allowed ranges) and exit'
-complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l all -d 'Replay every session the filters select'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l all -d 'Replay every session the filters select (like `list`)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l timeline -d 'Include the per-request series (full, recorded, what-if)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l validate -d 'Compare the replay with the compactions the agent really performed (when replaying the session\'s own agent\'s algorithm)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l force -d 'Overwrite existing plot files'

@@ -224,7 +224,8 @@ impl FilterArgs {
         if self.is_set() && !all {
             Err(
                 "--agent, --project, --since, --until and --kind select sessions with --all; \
-                 they cannot narrow sessions named by id"
+                 they cannot narrow sessions named by id or path (with --all, named files and \
+                 folders are read instead of the stores, and filtered)"
                     .into(),
             )
         } else {
@@ -393,14 +394,15 @@ Examples:
   sessions replay-compress --all -A codex --validate        against Codex's real compactions
   sessions replay-compress -A pi --list-settings            every key, default and range")]
 pub struct ReplayArgs {
-    /// Sessions to replay: ids, unique id prefixes or session file paths.
+    /// Sessions to replay: ids, unique id prefixes, session files or folders. With --all: files
+    /// or folders to read instead of the agents' stores.
     #[arg(value_name = "ID|PREFIX|PATH", required_unless_present_any = ["all", "list_settings"])]
     pub targets: Vec<OsString>,
     /// Print the algorithm's settings (keys, defaults, allowed ranges) and exit.
     #[arg(long)]
     pub list_settings: bool,
-    /// Replay every session the filters select.
-    #[arg(long, conflicts_with = "targets")]
+    /// Replay every session the filters select (like `list`).
+    #[arg(long)]
     pub all: bool,
     #[command(flatten)]
     pub filter: FilterArgs,

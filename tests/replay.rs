@@ -566,3 +566,54 @@ fn the_legend_explains_the_columns_shown() {
         }
     }
 }
+
+/// `--all` with files or folders reads them instead of the stores, filters included, as `list`
+/// and `export --all` do; without `--all` the filters cannot narrow named paths.
+#[test]
+fn all_reads_named_folders_with_the_filters() {
+    let codex = home().join(".codex");
+    let ids = |v: Vec<Value>| -> Vec<String> {
+        let mut ids: Vec<String> = v
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let window = ["--since", "2026-03-01", "--until", "2026-04-30"];
+    let listed = ids(json_out(
+        sessions()
+            .args(["list", "--format", "json"])
+            .args(window)
+            .arg(&codex),
+    ));
+    assert!(!listed.is_empty());
+    let replayed = ids(json_out(
+        sessions()
+            .args([
+                "replay-compress",
+                "--all",
+                "-A",
+                "codex",
+                "--format",
+                "json",
+            ])
+            .args(window)
+            .arg(&codex),
+    ));
+    assert_eq!(replayed, listed);
+    // The whole folder holds more.
+    let all = ids(json_out(
+        sessions().args(["list", "--format", "json"]).arg(&codex),
+    ));
+    assert!(all.len() > listed.len());
+    sessions()
+        .args(["replay-compress", "-A", "codex"])
+        .args(window)
+        .arg(&codex)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "with --all, named files and folders are read",
+        ));
+}

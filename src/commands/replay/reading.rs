@@ -38,7 +38,7 @@ pub(super) fn replay_all(
     budget_for: &(dyn Fn(u64) -> u64 + Sync),
 ) -> Result<Replayed, Failure> {
     args.filter.require_all(true).map_err(Failure::usage)?;
-    let opts = scan_options(g, &args.filter.select(Vec::new()))?;
+    let opts = scan_options(g, &args.filter.select(named_paths(args)))?;
     let alg = args.algorithm;
     let filter = &opts.filter;
     let fixed = fixed_summary_size(alg, &args.summary_tokens)?;
@@ -276,6 +276,11 @@ fn replay_loaded(
     results
 }
 
+/// With `--all`, the files and folders named to read instead of the stores.
+fn named_paths(args: &ReplayArgs) -> Vec<PathBuf> {
+    args.targets.iter().map(PathBuf::from).collect()
+}
+
 /// Resolve the selection: `--all` with filters, or each target id/prefix/path. Returns the
 /// selected sessions, every session scanned (for calibration), and the warnings that concern
 /// the selection.
@@ -285,7 +290,7 @@ fn select(
 ) -> Result<(Vec<SessionSummary>, Vec<SessionSummary>, Report), Failure> {
     args.filter.require_all(args.all).map_err(Failure::usage)?;
     if args.all {
-        let opts = scan_options(g, &args.filter.select(Vec::new()))?;
+        let opts = scan_options(g, &args.filter.select(named_paths(args)))?;
         let result = scan(&opts);
         let selected = result.sessions.clone();
         return Ok((selected, result.sessions, result.report));
