@@ -250,7 +250,7 @@ Register-ArgumentCompleter -Native -CommandName 'sessions' -ScriptBlock {
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions started at or before this time (a date means the end of that day)')
             [CompletionResult]::new('-z', '-z', [CompletionResultType]::ParameterName, 'Time zone of day, week and month boundaries: an IANA name (Europe/Paris), UTC, a POSIX TZ rule, or `local`. Also the zone of plain dates in --since/--until')
             [CompletionResult]::new('--timezone', '--timezone', [CompletionResultType]::ParameterName, 'Time zone of day, week and month boundaries: an IANA name (Europe/Paris), UTC, a POSIX TZ rule, or `local`. Also the zone of plain dates in --since/--until')
-            [CompletionResult]::new('--start-of-week', '--start-of-week', [CompletionResultType]::ParameterName, 'First day of a week for `weekly`')
+            [CompletionResult]::new('--start-of-week', '--start-of-week', [CompletionResultType]::ParameterName, 'First day of a week for `weekly` [default: monday]')
             [CompletionResult]::new('--order', '--order', [CompletionResultType]::ParameterName, 'Row order: oldest first or newest first (sessions and projects: by last activity)')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)')

@@ -240,7 +240,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand --until 'Only sessions started at or before this time (a date means the end of that day)'
             cand -z 'Time zone of day, week and month boundaries: an IANA name (Europe/Paris), UTC, a POSIX TZ rule, or `local`. Also the zone of plain dates in --since/--until'
             cand --timezone 'Time zone of day, week and month boundaries: an IANA name (Europe/Paris), UTC, a POSIX TZ rule, or `local`. Also the zone of plain dates in --since/--until'
-            cand --start-of-week 'First day of a week for `weekly`'
+            cand --start-of-week 'First day of a week for `weekly` [default: monday]'
             cand --order 'Row order: oldest first or newest first (sessions and projects: by last activity)'
             cand -f 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)'
             cand --format 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)'

@@ -235,7 +235,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand usage" -s p -l project
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339' -r
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l until -d 'Only sessions started at or before this time (a date means the end of that day)' -r
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -s z -l timezone -d 'Time zone of day, week and month boundaries: an IANA name (Europe/Paris), UTC, a POSIX TZ rule, or `local`. Also the zone of plain dates in --since/--until' -r
-complete -c sessions -n "__fish_sessions_using_subcommand usage" -l start-of-week -d 'First day of a week for `weekly`' -r -f -a "monday\t''
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l start-of-week -d 'First day of a week for `weekly` [default: monday]' -r -f -a "monday\t''
 tuesday\t''
 wednesday\t''
 thursday\t''

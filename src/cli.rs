@@ -279,7 +279,7 @@ pub struct ListArgs {
     #[command(flatten)]
     pub select: SelectArgs,
     /// Show at most N sessions (after sorting).
-    #[arg(short = 'n', long, value_name = "N")]
+    #[arg(short = 'n', long, value_name = "N", value_parser = at_least::<1>)]
     pub limit: Option<usize>,
     /// Sort key: times and numbers sort largest/newest first, names A to Z.
     #[arg(short, long, value_enum, default_value_t = SortKey::Started)]
@@ -322,7 +322,7 @@ pub struct ShowArgs {
     pub format: ShowFormat,
     /// Columns of each timeline line [default: the terminal's width; 160 characters of each
     /// message when piped].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = at_least::<40>)]
     pub width: Option<usize>,
 }
 
@@ -616,9 +616,9 @@ pub struct UsageArgs {
     /// TZ rule, or `local`. Also the zone of plain dates in --since/--until.
     #[arg(short = 'z', long, value_name = "TZ", default_value = "local")]
     pub timezone: String,
-    /// First day of a week for `weekly`.
-    #[arg(long, value_enum, default_value_t = WeekStart::Monday)]
-    pub start_of_week: WeekStart,
+    /// First day of a week for `weekly` [default: monday].
+    #[arg(long, value_enum, value_name = "DAY")]
+    pub start_of_week: Option<WeekStart>,
     /// Row order: oldest first or newest first (sessions and projects: by last activity).
     #[arg(long, value_enum, default_value_t = Order::Asc)]
     pub order: Order,
@@ -628,4 +628,15 @@ pub struct UsageArgs {
     /// Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md).
     #[arg(short, long, value_enum, default_value_t = ListFormat::Table)]
     pub format: ListFormat,
+}
+
+/// A count of at least `MIN` (`--limit 0` would list nothing, `--width 10` fit nothing).
+fn at_least<const MIN: usize>(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|_| format!("expected a whole number, got {s:?}"))?;
+    if n < MIN {
+        return Err(format!("must be at least {MIN}"));
+    }
+    Ok(n)
 }

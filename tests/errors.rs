@@ -357,6 +357,33 @@ fn special_files_are_named_and_never_opened() {
 #[test]
 fn usage_errors_say_what_to_write() {
     let f = Fixture::new();
+    // Values that could only select or show nothing.
+    for (args, msg) in [
+        (&["list", "--limit", "0"][..], "must be at least 1"),
+        (
+            &["show", "s.jsonl", "--width", "10"][..],
+            "must be at least 40",
+        ),
+        (&["show", ""][..], "an empty session name"),
+        (&["export", " "][..], "an empty session name"),
+        (
+            &["usage", "daily", "--start-of-week", "sunday"][..],
+            "--start-of-week applies to `sessions usage weekly`",
+        ),
+        (
+            &[
+                "replay-compress",
+                "-A",
+                "gemini",
+                "s.jsonl",
+                "--sweep",
+                "threshold=2",
+            ][..],
+            "error: threshold=2: expected a number from 0 to 1",
+        ),
+    ] {
+        expect(&f, "home", &argv(args), 2, &[msg]);
+    }
     // A named path that does not exist: the same status for every command.
     for cmd in [
         vec!["list"],

@@ -135,6 +135,12 @@ pub enum Target {
 /// a folder (with `folder_hint`), a FIFO, a device or a socket (never opened), a file that
 /// cannot be read, a path that does not exist.
 pub fn target(t: &OsStr, folder_hint: &str) -> Result<Target, Failure> {
+    // An empty prefix would match every session.
+    if t.to_str().is_some_and(|s| s.trim().is_empty()) {
+        return Err(Failure::usage(
+            "an empty session name: give an id, a unique id prefix or a path",
+        ));
+    }
     let path = Path::new(t);
     let shown = path.display();
     match fs::metadata(path) {

@@ -128,7 +128,7 @@ impl Spec {
     }
 
     fn parse(&self, raw: &str) -> Result<Value, String> {
-        let bad = || format!("--set {}={raw}: expected {}", self.key, self.range());
+        let bad = || format!("{}={raw}: expected {}", self.key, self.range());
         match &self.kind {
             Kind::Number { min, max, integer } => {
                 let v: f64 = raw.trim().replace('_', "").parse().map_err(|_| bad())?;

@@ -13,7 +13,7 @@ use crate::model::Agent;
 use crate::pricing::{self, Cost, PriceSource};
 use crate::scan::{SessionSummary, scan, unique_requests};
 use crate::usage::blocks::{self, Block};
-use crate::usage::{self, Group, GroupKey, Options, ReportKind, Tally, Zone};
+use crate::usage::{self, Group, GroupKey, Options, ReportKind, Tally, WeekStart, Zone};
 
 mod records;
 mod table;
@@ -36,6 +36,12 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
             "--active applies to `sessions usage blocks`",
         ));
     }
+    if a.start_of_week.is_some() && report != ReportKind::Weekly {
+        return Err(Failure::usage(
+            "--start-of-week applies to `sessions usage weekly`",
+        ));
+    }
+    let start_of_week = a.start_of_week.unwrap_or(WeekStart::Monday);
     let select = a.selection();
     let mut opts = scan_options(g, &select)?;
     let (since, until) = window(&select.filter, &zone, Utc::now())?;
@@ -50,7 +56,7 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
     let uopts = Options {
         kind: report,
         zone,
-        week_start: a.start_of_week,
+        week_start: start_of_week,
         since,
         until,
     };
@@ -90,7 +96,7 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
     let header = Header {
         report,
         zone: &uopts.zone,
-        week_start: (report == ReportKind::Weekly).then_some(a.start_of_week),
+        week_start: (report == ReportKind::Weekly).then_some(start_of_week),
         since,
         until,
         prices: pricing.source(),
