@@ -100,8 +100,20 @@ impl Filter {
             return false;
         }
         if let Some(m) = &self.project {
-            let label = project.or(s.project_hash.as_deref()).unwrap_or_default();
-            if !m.matches(label) {
+            // A session without a path is matched by its whole recorded hash or by the label
+            // tables show for it (`unresolved <hash prefix>`, `unknown`): what is seen can be
+            // selected.
+            let matched = match project {
+                Some(p) => m.matches(p),
+                None => {
+                    s.project_hash.as_deref().is_some_and(|h| m.matches(h))
+                        || m.matches(&crate::render::project_label(
+                            None,
+                            s.project_hash.as_deref(),
+                        ))
+                }
+            };
+            if !matched {
                 return false;
             }
         }

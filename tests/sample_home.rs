@@ -562,6 +562,18 @@ fn filters() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Sessions without a path are selected by the label tables show for them, or their hash.
+    for (pattern, id) in [
+        ("unknown", "a3b4c5d6-e7f8-4a9b-8c0d-1e2f3a4b5c6d"),
+        ("unresolved", "a7b8c9d0-7777-4aaa-9aaa-000000000007"),
+        ("48bee587f47", "a7b8c9d0-7777-4aaa-9aaa-000000000007"),
+    ] {
+        assert_eq!(
+            ids(&["list", "--project", pattern, "--format", "json"]),
+            [id],
+            "{pattern}"
+        );
+    }
     let api = run_json(&["list", "--project", "/home/*/api-*", "--format", "json"]);
     assert!(!api.as_array().unwrap().is_empty());
     assert!(
