@@ -92,6 +92,12 @@ pub struct AgentStats {
     pub median_summary_tokens: Option<u64>,
     /// Every observed summary size, in estimated tokens, sorted: the calibration sample.
     pub summary_tokens: Vec<u64>,
+    /// Whether an estimated size went into the median before (after): the table marks it `~`
+    /// as it marks each estimated size.
+    #[serde(skip)]
+    pub before_estimated: bool,
+    #[serde(skip)]
+    pub after_estimated: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -199,6 +205,9 @@ fn agent_stats<'a>(
         }
         before.extend(c.tokens_before);
         after.extend(c.tokens_after);
+        let estimated = |p: Provenance| p != Provenance::Recorded;
+        st.before_estimated |= c.tokens_before.is_some() && estimated(c.before_provenance());
+        st.after_estimated |= c.tokens_after.is_some() && estimated(c.after_provenance());
         // Masking and info-only traces carry no summary; they do not calibrate summary size.
         if let Some(t) = c.summary.as_deref().filter(|t| !t.is_empty()) {
             chars.push(t.chars().count() as u64);
@@ -231,8 +240,13 @@ pub fn stats(events: &[(&SessionSummary, &Compaction)]) -> Stats {
     }
 }
 
-fn opt_count(v: Option<u64>) -> String {
-    v.map(human_count).unwrap_or_else(|| "-".into())
+/// A median, `~` in front when an estimated size went into it.
+fn marked(v: Option<u64>, estimated: bool) -> String {
+    match v {
+        Some(t) if estimated => format!("~{}", human_count(t)),
+        Some(t) => human_count(t),
+        None => "-".into(),
+    }
 }
 
 fn provenance_mark(p: Provenance) -> &'static str {
@@ -328,8 +342,8 @@ fn summary_table(stats: &Stats) -> String {
             count(st.auto),
             count(st.manual),
             count(st.sessions_with_compactions),
-            opt_count(st.median_tokens_before),
-            opt_count(st.median_tokens_after),
+            marked(st.median_tokens_before, st.before_estimated),
+            marked(st.median_tokens_after, st.after_estimated),
             st.median_summary_tokens
                 .map(|t| format!("~{} tok", human_count(t)))
                 .unwrap_or_else(|| "-".into()),
