@@ -273,6 +273,12 @@ pub fn cut_end(s: &str, max: usize) -> String {
         out.push(c);
         w += cw;
     }
+    // A visible escape (`<U+202E>`) is kept whole or not at all: half of one reads as text.
+    if let Some(open) = out.rfind("<U+") {
+        if !out[open..].contains('>') {
+            out.truncate(open);
+        }
+    }
     let trimmed = out.trim_end().len();
     out.truncate(trimmed);
     out.push('…');
@@ -424,6 +430,11 @@ mod tests {
         assert!(width(&cut_end("日本語のタイトル", 7)) <= 7);
         assert_eq!(cut_end("short", 10), "short");
         assert_eq!(cut_end("a long title", 7), "a long…");
+        // A visible escape is never cut in half.
+        let escaped = safe_line("abc\u{202E}def");
+        assert_eq!(escaped, "abc<U+202E>def");
+        assert_eq!(cut_end(&escaped, 8), "abc…");
+        assert_eq!(cut_end(&escaped, 12), "abc<U+202E>…");
         assert_eq!(cut_start("/home/dev/api-server", 12), "…/api-server");
         assert_eq!(cut_start("/home/dev/api-server", 17), "…/dev/api-server");
         assert_eq!(cut_start("/home/dev/ml-notebooks", 12), "…l-notebooks");
