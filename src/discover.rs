@@ -298,7 +298,9 @@ impl Discovery {
             }
             return;
         }
-        if let Some(w) = special_file(path) {
+        // Files under a folder come from `files_under`, regular files only; a named path was
+        // checked before the scan, but may have been swapped for a FIFO since.
+        if let Some(w) = named.then(|| special_file(path)).flatten() {
             self.warnings.push(w);
             return;
         }

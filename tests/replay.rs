@@ -617,3 +617,34 @@ fn all_reads_named_folders_with_the_filters() {
             "with --all, named files and folders are read",
         ));
 }
+
+/// Notes on stderr name the session they concern (and how many others share them); a note
+/// every session shares is printed once, bare.
+#[test]
+fn notes_name_their_sessions() {
+    let out = sessions()
+        .arg("--home")
+        .arg(home())
+        .args(["replay-compress", "--all", "-A", "codex"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let notes: Vec<&str> = stderr.lines().filter(|l| l.starts_with("note: ")).collect();
+    assert!(
+        notes.iter().any(|n| n.starts_with("note: summary size ")),
+        "{stderr}"
+    );
+    assert!(
+        notes.contains(
+            &"note: 5f0c2d1e-8b3a and 2 other sessions: model (none recorded) unknown: assumed a \
+              272,000-token window"
+        ),
+        "{stderr}"
+    );
+    // Each text once.
+    let mut unique = notes.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), notes.len(), "{stderr}");
+}

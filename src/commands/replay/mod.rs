@@ -152,22 +152,32 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
 /// many others share it); up to 10, then how many more there were.
 fn print_notes(replays: &[&SessionReplay]) {
     const SHOWN: usize = 10;
-    let mut uniq: Vec<(&str, &String, usize)> = Vec::new();
+    // Each text with the sessions it was noted for (a sweep replays a session several times).
+    let mut uniq: Vec<(&String, Vec<&str>)> = Vec::new();
     for r in replays {
         for n in &r.notes {
-            match uniq.iter_mut().find(|(_, text, _)| *text == n) {
-                Some(u) => u.2 += 1,
-                None => uniq.push((&r.id, n, 0)),
+            let at = match uniq.iter().position(|(text, _)| *text == n) {
+                Some(i) => i,
+                None => {
+                    uniq.push((n, Vec::new()));
+                    uniq.len() - 1
+                }
+            };
+            if !uniq[at].1.contains(&r.id.as_str()) {
+                uniq[at].1.push(&r.id);
             }
         }
     }
-    for (id, text, others) in uniq.iter().take(SHOWN) {
-        let id: String = id.chars().take(13).collect();
-        // A note every replay shares concerns the run, not a session.
-        let who = match others {
-            n if n + 1 == replays.len() => String::new(),
+    let mut sessions: Vec<&str> = replays.iter().map(|r| r.id.as_str()).collect();
+    sessions.sort_unstable();
+    sessions.dedup();
+    for (text, ids) in uniq.iter().take(SHOWN) {
+        let id: String = ids[0].chars().take(13).collect();
+        // A note every session shares concerns the run, not a session.
+        let who = match ids.len() - 1 {
+            _ if ids.len() == sessions.len() => String::new(),
             0 => format!("{id}: "),
-            n => format!("{id} and {}: ", crate::render::plural(*n, "other session")),
+            n => format!("{id} and {}: ", crate::render::plural(n, "other session")),
         };
         eprintln!("note: {who}{}", crate::render::text::safe_line(text));
     }
