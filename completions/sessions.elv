@@ -207,7 +207,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand -o 'Write to FILE (one session) or into DIR (one file per session, named <agent>-<YYYY-MM-DD>-<short id>.<ext>, plus an index). Default: stdout for one session, or for any number as JSONL'
             cand --output 'Write to FILE (one session) or into DIR (one file per session, named <agent>-<YYYY-MM-DD>-<short id>.<ext>, plus an index). Default: stdout for one session, or for any number as JSONL'
             cand --max-output-lines 'Lines of each tool output (and long tool argument) kept in md/html; 0 keeps all'
-            cand --images 'Images as a placeholder (media type, size), or extracted into <export>.files/ and linked (md/html with -o)'
+            cand --images 'Images as a placeholder (media type, size), or extracted and linked (md/html with -o): `-o s.md` writes them into `s.files/`'
             cand --home 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored'
             cand --claude-dir 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]'
             cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'

@@ -479,8 +479,8 @@ pub struct ExportArgs {
     /// Lines of each tool output (and long tool argument) kept in md/html; 0 keeps all.
     #[arg(long, value_name = "N", default_value_t = 200)]
     pub max_output_lines: usize,
-    /// Images as a placeholder (media type, size), or extracted into <export>.files/ and
-    /// linked (md/html with -o).
+    /// Images as a placeholder (media type, size), or extracted and linked (md/html with -o):
+    /// `-o s.md` writes them into `s.files/`.
     #[arg(long, value_enum, default_value_t = crate::export::ImageMode::Placeholder)]
     pub images: crate::export::ImageMode,
     /// Show message text exactly as typed (every Markdown character escaped) instead of

@@ -693,11 +693,25 @@ fn redact_parts(parts: &mut [Part], counts: &mut Redactions) {
 /// Redact a whole session in place and return what was replaced.
 pub fn redact_session(s: &mut Session) -> Redactions {
     let mut counts = Redactions::default();
-    if let Some(t) = &mut s.title {
-        redact_string(t, &mut counts);
-    }
+    // A title cut from the first prompt can end inside a secret that only the whole prompt
+    // shows (`ghp_R4nd0m…` no longer looks like a token): such a title is cut again from the
+    // redacted prompt. Any other title is redacted as it is.
+    let title_of = |s: &Session| {
+        s.first_prompt()
+            .map(|t| crate::parse::preview(&t, crate::scan::TITLE_MAX))
+    };
+    let from_prompt = s.title.is_some() && s.title == title_of(s);
     for m in &mut s.messages {
         redact_parts(&mut m.parts, &mut counts);
+        // What the user typed when the agent sent something else (Gemini `displayContent`).
+        if let Some(d) = &mut m.display {
+            redact_string(d, &mut counts);
+        }
+    }
+    if from_prompt {
+        s.title = title_of(s);
+    } else if let Some(t) = &mut s.title {
+        redact_string(t, &mut counts);
     }
     for c in &mut s.compactions {
         if let Some(t) = &mut c.summary {

@@ -142,3 +142,56 @@ fn redaction_in_every_format() {
     assert!(md.contains(SECRETS[0].1));
     assert!(!stderr.contains("redacted"));
 }
+
+/// A title cut from the first prompt can end inside a secret (`ghp_R4nd0mT0…` no longer looks
+/// like a token), and Gemini's `displayContent` (what the user typed) is kept beside the text:
+/// neither may carry a secret into any format, nor into the index of an export into a folder.
+#[test]
+fn titles_and_typed_text_are_redacted() {
+    const TOKEN: &str = "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3sXy";
+    let dir = tempfile::tempdir().unwrap();
+    let claude = dir.path().join("title.jsonl");
+    let prompt = format!(
+        "Please push this branch to the remote for me, using my personal access token which \
+         is stored below, thanks: {TOKEN}"
+    );
+    assert!(prompt.find(TOKEN).unwrap() < 120 && prompt.len() > 120);
+    write(
+        &claude,
+        &rec(
+            "user",
+            "u1",
+            "00:00",
+            serde_json::json!({"role": "user", "content": prompt}),
+        ),
+    );
+    let gemini = dir.path().join("session-2026-04-23T12-52-0ab84937.jsonl");
+    let lines = [
+        serde_json::json!({"sessionId": "0ab84937-9fe7-4284-986a-33c832af0b6a",
+            "projectHash": "9da8b3dfb8655182ac1f0e66601c367e34f8d18447a29759eeba4d7e45dc60ea",
+            "startTime": "2026-04-23T12:52:52.759Z", "lastUpdated": "2026-04-23T12:52:52.759Z",
+            "kind": "main"}),
+        serde_json::json!({"id": "m1", "timestamp": "2026-04-23T12:53:05.283Z", "type": "user",
+            "content": [{"text": "the expanded /init prompt"}],
+            "displayContent": [{"text": format!("/init with export GITHUB_TOKEN={TOKEN} please")}]}),
+    ];
+    write(&gemini, &lines.map(|l| l.to_string()).join("\n"));
+    for file in [&claude, &gemini] {
+        for format in ["md", "html", "json", "jsonl"] {
+            let (out, _) = ok(sessions()
+                .arg("export")
+                .arg(file)
+                .args(["--redact", "-f", format]));
+            assert!(!out.contains("ghp_R4nd0m"), "{format} of {file:?}: {out}");
+            assert!(out.contains("[REDACTED:"), "{format} of {file:?}: {out}");
+        }
+    }
+    let outdir = dir.path().join("out");
+    ok(sessions()
+        .args(["export", "--all", "--redact", "-f", "json", "-o"])
+        .arg(&outdir)
+        .arg(&claude));
+    let index = fs::read_to_string(outdir.join("index.json")).unwrap();
+    assert!(index.contains("thanks: [REDACTED:"), "{index}");
+    assert!(!index.contains("ghp_R4nd0m"), "{index}");
+}
