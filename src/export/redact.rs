@@ -169,6 +169,20 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             1,
             not_placeholder,
         ),
+        // mysql -pPASSWORD (attached: a bare -p asks for it), and its siblings.
+        rule(
+            "cli_password",
+            r#"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\r\n]*?[ \t]-p['"]?([^\s'"-][^\s'"]*)"#,
+            1,
+            not_placeholder,
+        ),
+        // docker login -p PASSWORD / --password PASSWORD (podman, nerdctl alike).
+        rule(
+            "cli_password",
+            r#"\b(?:docker|podman|nerdctl|helm\s+registry)\s+login\b[^\r\n]*?[ \t](?:-p|--password)(?:[ \t]+|=)['"]?([^\s'"]+)"#,
+            1,
+            not_placeholder,
+        ),
         rule("anthropic_api_key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", 0, any),
         rule(
             "openai_api_key",
@@ -362,6 +376,10 @@ fn is_placeholder(v: &str) -> bool {
             | "undefined"
             | "yes"
             | "no"
+            | "on"
+            | "off"
+            | "enabled"
+            | "disabled"
             | "required"
             | "optional"
             | "string"
@@ -438,6 +456,16 @@ fn is_reference(name: &str, v: &str) -> bool {
     !env_style || RECEIVERS.contains(&segments[0].to_ascii_lowercase().as_str())
 }
 
+/// An unquoted value that is a word of code naming what the key holds: letters and `_` only,
+/// containing the key's last word (`token = token`, `auth = authMiddleware`).
+fn names_itself(name: &str, v: &str) -> bool {
+    let Some(last) = words(name).pop() else {
+        return false;
+    };
+    v.chars().all(|c| c.is_ascii_alphabetic() || c == '_')
+        && v.to_ascii_lowercase().contains(&last)
+}
+
 /// A segment of generated text rather than a word of code: long with digits and letters, or
 /// with the case flipping again and again.
 fn looks_random(p: &str) -> bool {
@@ -512,8 +540,14 @@ fn assignment_value(text: &str, c: &regex::Captures) -> Option<Range<usize>> {
     if is_placeholder(v) || (!quoted && is_reference(name.as_str(), v)) {
         return None;
     }
-    // A call (`password=get_password()`) is code, not a secret.
-    if !quoted && text[value.end()..].starts_with('(') {
+    // A call (`password=get_password()`) is code, not a secret; so is a comparison
+    // (`password == confirm`: the value would start at the second `=`), and a bare word that
+    // names what the key holds (`self.token = token`, `config.auth = authMiddleware`).
+    if !quoted
+        && (text[value.end()..].starts_with('(')
+            || v.starts_with('=')
+            || names_itself(name.as_str(), v))
+    {
         return None;
     }
     // A small number under a token-ish name is a count or a setting (`max_token = 4096`).
@@ -526,8 +560,12 @@ fn assignment_value(text: &str, c: &regex::Captures) -> Option<Range<usize>> {
         return None;
     }
     // `name: value` is prose as often as it is configuration: only quoted, token-like, or a
-    // YAML line (`  password: hunter2` alone on its line).
-    if colon && !(quoted || key_quoted || (v.len() >= 8 && has_digit_and_letter(v))) {
+    // YAML line (`  password: hunter2` alone on its line). A bare `pass:` is a test verdict
+    // (`--- PASS: TestLogin2 (0.00s)`) unless it is a YAML line.
+    let verdict = name.as_str().eq_ignore_ascii_case("pass");
+    if colon
+        && !(quoted || key_quoted || (!verdict && v.len() >= 8 && has_digit_and_letter(v)))
+    {
         let line_start = text[..name.start()].rfind('\n').map_or(0, |i| i + 1);
         let before = text[line_start..name.start()].trim_start();
         let line_end = text[value.end()..]
