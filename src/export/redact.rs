@@ -462,8 +462,7 @@ fn names_itself(name: &str, v: &str) -> bool {
     let Some(last) = words(name).pop() else {
         return false;
     };
-    v.chars().all(|c| c.is_ascii_alphabetic() || c == '_')
-        && v.to_ascii_lowercase().contains(&last)
+    v.chars().all(|c| c.is_ascii_alphabetic() || c == '_') && v.to_ascii_lowercase().contains(&last)
 }
 
 /// A segment of generated text rather than a word of code: long with digits and letters, or
@@ -563,9 +562,7 @@ fn assignment_value(text: &str, c: &regex::Captures) -> Option<Range<usize>> {
     // YAML line (`  password: hunter2` alone on its line). A bare `pass:` is a test verdict
     // (`--- PASS: TestLogin2 (0.00s)`) unless it is a YAML line.
     let verdict = name.as_str().eq_ignore_ascii_case("pass");
-    if colon
-        && !(quoted || key_quoted || (!verdict && v.len() >= 8 && has_digit_and_letter(v)))
-    {
+    if colon && !(quoted || key_quoted || (!verdict && v.len() >= 8 && has_digit_and_letter(v))) {
         let line_start = text[..name.start()].rfind('\n').map_or(0, |i| i + 1);
         let before = text[line_start..name.start()].trim_start();
         let line_end = text[value.end()..]
