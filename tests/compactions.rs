@@ -241,6 +241,19 @@ fn corpus_files_with_compactions() {
     let x = run("codex/schema-0.14x-all-record-types.jsonl");
     assert_eq!(x.len(), 7);
     assert!(x.iter().all(|e| e["kind"] == "codex_compacted"));
+    // The real Claude compactions: one session is held by five checkpoint files and another by
+    // two; each compaction is one event (24 automatic ones, as `--validate` counts them).
+    let real = run("real/claude_compaction");
+    let mut keys: Vec<(String, String)> = real
+        .iter()
+        .map(|e| (e["session_id"].to_string(), e["timestamp"].to_string()))
+        .collect();
+    let n = keys.len();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), n, "an event listed twice");
+    assert_eq!(n, 25);
+    assert_eq!(real.iter().filter(|e| e["trigger"] == "auto").count(), 24);
     // The real files without compactions have none.
     for f in [
         "claude/real-v1.0.95-thinking-tool-errors.jsonl",

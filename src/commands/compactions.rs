@@ -123,10 +123,17 @@ pub fn run(g: &GlobalArgs, args: &CompactionsArgs) -> CmdResult {
             .cmp(&(b.started_at.is_none(), b.started_at))
             .then_with(|| a.id.cmp(&b.id))
     });
-    let events: Vec<(&SessionSummary, &Compaction)> = sessions
+    let mut events: Vec<(&SessionSummary, &Compaction)> = sessions
         .iter()
         .flat_map(|s| s.compaction_events.iter().map(move |c| (*s, c)))
         .collect();
+    // A compaction that several copies of one session hold (checkpoint files, backups) is one
+    // event: the same session, time, kind and size; the first copy in this order is kept, as
+    // `replay-compress --validate` counts it. (Without a time, events cannot be told apart.)
+    let mut seen = std::collections::HashSet::new();
+    events.retain(|(s, c)| {
+        c.timestamp.is_none() || seen.insert((s.agent, &s.id, c.timestamp, c.kind, c.tokens_before))
+    });
 
     if args.stats {
         let stats = stats(&events);
