@@ -323,6 +323,33 @@ fn one_time_zone_rule() {
     assert!(md.contains("2026-03-14 10:00:00 +01:00"), "{md}");
 }
 
+/// A session named by its path lists its sub-agents as it does when found by id: the files
+/// its links name are read.
+#[test]
+fn show_by_path_lists_the_linked_subagents() {
+    let path = "testdata/home/.claude/projects/-home-dev-api-server/\
+                c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e50.jsonl";
+    let mut by_path = common::sessions();
+    by_path
+        .current_dir(ROOT)
+        .env("COLUMNS", "200")
+        .env("HOME", "/nonexistent-home")
+        .args(["show", path]);
+    let by_path = stdout(&mut by_path);
+    let by_id = stdout(sample(200).args(["show", "c4d5e6f7"]));
+    let line = |t: &str| {
+        t.lines()
+            .find(|l| l.starts_with("sub-agents"))
+            .map(str::to_string)
+            .unwrap_or_default()
+    };
+    assert!(
+        line(&by_path).contains("agent-a5f3c2e1d0b9a8c7e (Explore, 2 assistant messages"),
+        "{by_path}"
+    );
+    assert_eq!(line(&by_path), line(&by_id));
+}
+
 #[test]
 fn undated_sessions_are_not_dated_today() {
     let text = stdout(sample(200).args(["list", "--format", "json"]));

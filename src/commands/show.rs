@@ -44,12 +44,16 @@ pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
             writeln!(out)?;
         }
         ShowFormat::Text => {
-            let children: Vec<&SessionSummary> = siblings
+            let mut children: Vec<&SessionSummary> = siblings
                 .iter()
                 .filter(|s| {
                     s.parent_id.as_deref() == Some(session.id.as_str()) && s.id != session.id
                 })
                 .collect();
+            // A session named by its path was scanned alone: the sub-agent files its links
+            // name are read now, as `export` reads them.
+            let linked = linked_subagents(g, &session, &children)?;
+            children.extend(linked.iter().filter(|c| c.id != session.id));
             let width = line_width(args);
             write_header(&mut out, &session, &children, &cost, width)?;
             writeln!(out)?;
@@ -59,6 +63,38 @@ pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
     out.flush()?;
     crate::commands::usage::warn_unpriced(&cost, g.quiet);
     Ok(report)
+}
+
+/// The sub-agents `s` links to by a file path that `children` (found by the scan) lack.
+fn linked_subagents(
+    g: &GlobalArgs,
+    s: &Session,
+    children: &[&SessionSummary],
+) -> Result<Vec<SessionSummary>, Failure> {
+    let paths: Vec<std::path::PathBuf> = s
+        .subagents
+        .iter()
+        .filter(|l| !children.iter().any(|c| c.id == l.id))
+        .filter_map(|l| l.path.clone())
+        .filter(|p| p.is_file())
+        .collect();
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut opts = scan_options(
+        g,
+        &SelectArgs {
+            paths,
+            ..SelectArgs::every_kind()
+        },
+    )?;
+    opts.progress = false;
+    let linked: Vec<&str> = s.subagents.iter().map(|l| l.id.as_str()).collect();
+    Ok(scan(&opts)
+        .sessions
+        .into_iter()
+        .filter(|c| linked.contains(&c.id.as_str()))
+        .collect())
 }
 
 /// Resolve `ID|PREFIX|PATH` to exactly one session. Also returns the other sessions of the
