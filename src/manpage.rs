@@ -32,9 +32,12 @@ pub fn pages(cmd: Command) -> Vec<(String, String)> {
 /// The roff source of one command's page.
 pub fn page(cmd: &Command) -> String {
     let mut raw = Vec::new();
-    clap_mangen::Man::new(cmd.clone())
-        .render(&mut raw)
-        .expect("rendering into memory");
+    let mut man = clap_mangen::Man::new(cmd.clone());
+    // A subcommand has no version of its own: its footer names the program's.
+    if cmd.get_version().is_none() {
+        man = man.source(format!("sessions {}", env!("CARGO_PKG_VERSION")));
+    }
+    man.render(&mut raw).expect("rendering into memory");
     let text = String::from_utf8_lossy(&raw).into_owned();
     let text = replace_section(&text, "SYNOPSIS", Some(&synopsis(cmd)));
     match cmd.get_after_long_help().or_else(|| cmd.get_after_help()) {
