@@ -383,8 +383,13 @@ fn write_header(
 fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> std::io::Result<()> {
     // Tool call id → failed?, from every result in the session.
     let mut status: HashMap<&str, bool> = HashMap::new();
+    // A failed result is shown under its tool's name, as its call is.
+    let mut names: HashMap<&str, &str> = HashMap::new();
     for m in &s.messages {
         for p in &m.parts {
+            if let Part::ToolCall { id, name, .. } = p {
+                names.insert(id.as_str(), name.as_str());
+            }
             if let Part::ToolResult {
                 call_id, is_error, ..
             } = p
@@ -500,7 +505,8 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
                     call_id,
                     ..
                 } if only_results => {
-                    let prefix = format!("          ✗ {}: ", safe_line(call_id));
+                    let name = names.get(call_id.as_str()).copied().unwrap_or(call_id);
+                    let prefix = format!("          ✗ {}: ", safe_line(name));
                     writeln!(out, "{}", fit_line(&prefix, output, "", width, Cut::End))?;
                 }
                 _ => {}
