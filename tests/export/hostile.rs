@@ -173,6 +173,9 @@ fn trimming_options() {
     assert!(!md.contains("Tool call"));
     assert!(!md.contains("line 500"));
     assert!(md.contains("3 · User"));
+    // The header does not count what was left out as none.
+    assert!(md.contains("· tool calls omitted ·"), "{md}");
+    assert!(!md.contains("0 tool calls"), "{md}");
     let all = ok(sessions()
         .env("HOME", dir.path())
         .args(["export", "--max-output-lines", "0"])

@@ -604,14 +604,23 @@ impl<'s, 'e> Document<'s, 'e> {
             );
         }
         let c = s.counts();
+        // Without the tool calls (`--no-tools`) there is nothing left to count them by.
+        let calls = if self.env.opts.tools {
+            format!(
+                "{} ({} failed)",
+                plural(c.tool_calls as usize, "tool call"),
+                thousands(c.tool_errors)
+            )
+        } else {
+            "tool calls omitted".into()
+        };
         field(
             "Counts",
             inline(&format!(
-                "{} · {} · {} ({} failed) · {} · {}",
+                "{} · {} · {} · {} · {}",
                 plural(c.user_turns as usize, "user turn"),
                 plural(c.assistant_messages as usize, "assistant message"),
-                plural(c.tool_calls as usize, "tool call"),
-                thousands(c.tool_errors),
+                calls,
                 plural(s.compactions.len(), "compaction"),
                 plural(
                     s.subagents.len().max(self.env.children.of(&s.id).len()),
