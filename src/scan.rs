@@ -24,6 +24,11 @@ use crate::project::ProjectIndex;
 /// Longest title kept, in characters (first prompts can be pages long).
 pub const TITLE_MAX: usize = 120;
 
+/// The title a session without an explicit one gets: its first prompt, cut to [`TITLE_MAX`].
+pub fn prompt_title(s: &Session) -> Option<String> {
+    s.first_prompt().map(|t| preview(&t, TITLE_MAX))
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct ScanOptions {
     pub stores: Stores,
@@ -89,8 +94,8 @@ impl SessionSummary {
             .title
             .clone()
             .filter(|t| !t.trim().is_empty())
-            .or_else(|| session.first_prompt())
-            .map(|t| preview(&t, TITLE_MAX));
+            .map(|t| preview(&t, TITLE_MAX))
+            .or_else(|| prompt_title(session));
         SessionSummary {
             agent: session.agent,
             id: session.id.clone(),

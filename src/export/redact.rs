@@ -731,11 +731,7 @@ pub fn redact_session(s: &mut Session) -> Redactions {
     // A title cut from the first prompt can end inside a secret that only the whole prompt
     // shows (`ghp_R4nd0m…` no longer looks like a token): such a title is cut again from the
     // redacted prompt. Any other title is redacted as it is.
-    let title_of = |s: &Session| {
-        s.first_prompt()
-            .map(|t| crate::parse::preview(&t, crate::scan::TITLE_MAX))
-    };
-    let from_prompt = s.title.is_some() && s.title == title_of(s);
+    let from_prompt = s.title.is_some() && s.title == crate::scan::prompt_title(s);
     for m in &mut s.messages {
         redact_parts(&mut m.parts, &mut counts);
         // What the user typed when the agent sent something else (Gemini `displayContent`).
@@ -744,7 +740,7 @@ pub fn redact_session(s: &mut Session) -> Redactions {
         }
     }
     if from_prompt {
-        s.title = title_of(s);
+        s.title = crate::scan::prompt_title(s);
     } else if let Some(t) = &mut s.title {
         redact_string(t, &mut counts);
     }

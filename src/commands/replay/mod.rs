@@ -152,27 +152,23 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
 /// many others share it); up to 10, then how many more there were.
 fn print_notes(replays: &[&SessionReplay]) {
     const SHOWN: usize = 10;
-    // Each text with the sessions it was noted for (a sweep replays a session several times).
-    let mut uniq: Vec<(&String, Vec<&str>)> = Vec::new();
+    use std::collections::{HashMap, HashSet};
+    // Each text, in first-seen order, with the first session noting it and every session that
+    // did (a sweep replays a session several times); a store's thousands of sessions stay linear.
+    let mut uniq: Vec<(&str, &str, HashSet<&str>)> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
     for r in replays {
         for n in &r.notes {
-            let at = match uniq.iter().position(|(text, _)| *text == n) {
-                Some(i) => i,
-                None => {
-                    uniq.push((n, Vec::new()));
-                    uniq.len() - 1
-                }
-            };
-            if !uniq[at].1.contains(&r.id.as_str()) {
-                uniq[at].1.push(&r.id);
-            }
+            let i = *at.entry(n.as_str()).or_insert_with(|| {
+                uniq.push((n.as_str(), r.id.as_str(), HashSet::new()));
+                uniq.len() - 1
+            });
+            uniq[i].2.insert(&r.id);
         }
     }
-    let mut sessions: Vec<&str> = replays.iter().map(|r| r.id.as_str()).collect();
-    sessions.sort_unstable();
-    sessions.dedup();
-    for (text, ids) in uniq.iter().take(SHOWN) {
-        let id: String = ids[0].chars().take(13).collect();
+    let sessions: HashSet<&str> = replays.iter().map(|r| r.id.as_str()).collect();
+    for (text, first, ids) in uniq.iter().take(SHOWN) {
+        let id: String = first.chars().take(13).collect();
         // A note every session shares concerns the run, not a session.
         let who = match ids.len() - 1 {
             _ if ids.len() == sessions.len() => String::new(),
