@@ -273,11 +273,8 @@ pub fn cut_end(s: &str, max: usize) -> String {
         out.push(c);
         w += cw;
     }
-    // A visible escape (`<U+202E>`) is kept whole or not at all: half of one reads as text.
-    if let Some(open) = out.rfind("<U+") {
-        if !out[open..].contains('>') {
-            out.truncate(open);
-        }
+    if let Some((open, _)) = escape_across(s, out.len()) {
+        out.truncate(open);
     }
     let trimmed = out.trim_end().len();
     out.truncate(trimmed);
@@ -295,40 +292,57 @@ pub fn cut_start(s: &str, max: usize) -> String {
     if max == 0 {
         return String::new();
     }
-    let mut tail: Vec<char> = Vec::new();
+    let mut start = s.len();
     let mut w = 0;
-    for c in s.chars().rev() {
+    for (i, c) in s.char_indices().rev() {
         let cw = char_width(c);
         if w + cw > max - 1 {
             break;
         }
-        tail.push(c);
+        start = i;
         w += cw;
     }
-    tail.reverse();
-    if let Some(slash) = tail.iter().position(|&c| c == '/' || c == '\\') {
+    if let Some((_, end)) = escape_across(s, start) {
+        start = end;
+    }
+    let mut tail = &s[start..];
+    if let Some(slash) = tail.find(['/', '\\']) {
         if slash > 0 && slash + 1 < tail.len() {
-            tail.drain(..slash);
+            tail = &tail[slash..];
         }
     }
-    let mut out = String::from("…");
-    out.extend(tail);
-    out
+    format!("…{tail}")
 }
 
 /// The first `max` columns of `s`, with no ellipsis (an id prefix stays a valid prefix).
 pub fn cut_prefix(s: &str, max: usize) -> String {
-    let mut out = String::new();
+    let mut end = 0;
     let mut w = 0;
-    for c in s.chars() {
+    for (i, c) in s.char_indices() {
         let cw = char_width(c);
         if w + cw > max {
             break;
         }
-        out.push(c);
+        end = i + c.len_utf8();
         w += cw;
     }
-    out
+    if let Some((open, _)) = escape_across(s, end) {
+        end = open;
+    }
+    s[..end].to_string()
+}
+
+/// The byte span of the visible escape (`<U+202E>`, as [`safe_line`] writes them) that a cut
+/// at byte `at` would split, if any: a cut keeps such an escape whole or drops it, since half of
+/// one reads as text.
+fn escape_across(s: &str, at: usize) -> Option<(usize, usize)> {
+    // An escape holds no `<`: the last one before the cut opens it, if any does.
+    let open = s[..at].rfind('<')?;
+    let close = open + s[open..].find('>')?;
+    let digits = s[open + 1..close].strip_prefix("U+")?;
+    let is_escape =
+        (4..=6).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_hexdigit());
+    (is_escape && at <= close).then_some((open, close + 1))
 }
 
 /// `s` padded with spaces to `cols` columns (on the right, or on the left when `right`).
@@ -440,6 +454,13 @@ mod tests {
         assert_eq!(cut_start("/home/dev/ml-notebooks", 12), "…l-notebooks");
         assert_eq!(cut_start("/home/日本/プロジェクト", 9), "…ジェクト");
         assert_eq!(cut_prefix("019d4e99-de40-7b52", 8), "019d4e99");
+        // Nor at either end of a cut that keeps the end, or of a prefix.
+        assert_eq!(cut_start(&escaped, 7), "…def");
+        assert_eq!(cut_start(&escaped, 12), "…<U+202E>def");
+        assert_eq!(cut_prefix(&escaped, 5), "abc");
+        assert_eq!(cut_prefix(&escaped, 11), "abc<U+202E>");
+        assert_eq!(cut_prefix("a<U+x>b", 4), "a<U+");
+        assert_eq!(cut_prefix("a<b>c<U+202E>", 3), "a<b");
         assert_eq!(pad("日本", 6, false), "日本  ");
         assert_eq!(pad("7", 3, true), "  7");
     }
