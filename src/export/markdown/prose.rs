@@ -179,13 +179,23 @@ struct Writer {
     /// The next line's container prefixes are not written yet.
     fresh_line: bool,
     need_blank: bool,
-    /// Per open list: the next number of an ordered list.
-    lists: Vec<Option<u64>>,
+    /// Per open list, innermost last.
+    lists: Vec<List>,
     links: Vec<Link>,
     code: Option<(String, String)>,
     html: Option<String>,
     table: Option<Table>,
     in_heading: bool,
+}
+
+/// An open list.
+struct List {
+    /// The next number of an ordered list.
+    next: Option<u64>,
+    /// Whether its items are paragraphs, separated by blank lines. pulldown-cmark wraps an
+    /// item's text in a paragraph only in a loose list, so the first item tells; a tight
+    /// list must stay tight, or every list of a reply reads double-spaced.
+    loose: bool,
 }
 
 impl Writer {
@@ -306,7 +316,14 @@ impl Writer {
 
     fn start(&mut self, tag: Tag) {
         match tag {
-            Tag::Paragraph => self.block(),
+            Tag::Paragraph => {
+                if matches!(self.frames.last(), Some(Frame::Item { .. })) {
+                    if let Some(list) = self.lists.last_mut() {
+                        list.loose = true;
+                    }
+                }
+                self.block()
+            }
             Tag::Heading { level, .. } => {
                 self.block();
                 let n = (self.base + level as usize).min(6);
@@ -331,12 +348,18 @@ impl Writer {
             }
             Tag::List(start) => {
                 self.block();
-                self.lists.push(start);
+                self.lists.push(List {
+                    next: start,
+                    loose: false,
+                });
             }
             Tag::Item => {
+                if self.lists.last().is_some_and(|l| !l.loose) {
+                    self.need_blank = false;
+                }
                 self.block();
-                let marker = match self.lists.last_mut() {
-                    Some(Some(n)) => {
+                let marker = match self.lists.last_mut().and_then(|l| l.next.as_mut()) {
+                    Some(n) => {
                         let m = format!("{n}. ");
                         *n += 1;
                         m
@@ -572,6 +595,26 @@ mod tests {
             "<del>old</del>",
         ] {
             assert!(h.contains(want), "{want} missing in\n{md}\n{h}");
+        }
+    }
+
+    #[test]
+    fn lists_keep_their_spacing() {
+        // Tight lists stay tight and loose ones loose: the HTML of the rendering is the HTML of
+        // the text (`<li>a</li>` against `<li><p>a</p></li>`).
+        for text in [
+            "- a\n- b\n- c",
+            "1. one\n2. two\n   - nested\n   - more\n3. three",
+            "- a\n\n- b\n\n- c",
+            "- a\n\n  second paragraph\n- b",
+            "- a\n  ```sh\n  ls\n  ```\n- b",
+            "- [x] done\n- [ ] todo\n\nafter",
+            "- tight\n- list\n\n1. then\n\n2. loose",
+            "> - quoted\n> - list",
+            "- outer\n  1. inner\n\n  2. loose inner\n- outer again",
+        ] {
+            let md = render(text, 2);
+            assert_eq!(to_html(&md), to_html(text), "{text:?} rendered as\n{md}");
         }
     }
 
