@@ -719,7 +719,7 @@ _sessions() {
             return 0
             ;;
         sessions__subcmd__usage)
-            opts="-a -p -b -z -f -v -q -h --agent --project --since --until --breakdown --timezone --start-of-week --order --active --format --kind --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --prices --help daily weekly monthly session project blocks"
+            opts="-a -p -b -z -f -v -q -h --agent --project --breakdown --timezone --start-of-week --order --active --format --kind --since --until --home --claude-dir --codex-dir --gemini-dir --project-root --strict --verbose --quiet --no-progress --wide --utc --prices --help daily weekly monthly session project blocks"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -738,14 +738,6 @@ _sessions() {
                     return 0
                     ;;
                 -p)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --since)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --until)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -775,6 +767,14 @@ _sessions() {
                     ;;
                 --kind)
                     COMPREPLY=($(compgen -W "main subagent all" -- "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --home)

@@ -586,6 +586,14 @@ pub enum Order {
 #[derive(Debug, Args)]
 #[command(
     mut_arg("kind", |a| a.default_value("all")),
+    mut_arg("since", |a| a.help(
+        "Only requests made at or after this time: 7d, 12h, 2w, today, 2026-03-01 (a day of \
+         --timezone), RFC 3339",
+    )),
+    mut_arg("until", |a| a.help(
+        "Only requests made at or before this time (a date means the end of that day in \
+         --timezone)",
+    )),
     after_long_help = concat!("\
 Examples:
   sessions usage                                 tokens and cost per day (local time)
@@ -598,7 +606,7 @@ Examples:
 
 Each request counts once, on the day it was made; sub-agent sessions are included (--kind all
 is the default here). Costs use the embedded price table:
-  ", snapshot_label!(), "
+  ", snapshot_label!(), ".
 --prices FILE adds or overrides models. A model without a price keeps its tokens, and its cost
 is unknown (null).")
 )]

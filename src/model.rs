@@ -224,8 +224,19 @@ pub struct RequestUsage {
     pub timestamp: Option<DateTime<Utc>>,
     /// Shared between the requests of a session: one allocation per distinct model.
     pub model: Option<Arc<str>>,
+    /// As this file recorded it; once the scan's cross-file rules have run
+    /// ([`crate::scan::count_once`]), the per-field maximum over every copy of the response
+    /// for the copy that counts (a copy can be written mid-stream).
     pub usage: Usage,
     pub dedup_key: Option<DedupKey>,
+    /// Whether aggregates count this request: `false` for a copy of a response that another
+    /// file's copy stands for ([`crate::scan::count_once`]).
+    #[serde(skip, default = "counted_by_default")]
+    pub counted: bool,
+}
+
+fn counted_by_default() -> bool {
+    true
 }
 
 impl RequestUsage {
@@ -245,6 +256,7 @@ impl RequestUsage {
             model,
             usage: r.usage,
             dedup_key: r.dedup_key.clone(),
+            counted: true,
         }
     }
 }

@@ -11,7 +11,7 @@ use chrono::{DateTime, Duration, Utc};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-use crate::diag::{Report, Warning};
+use crate::diag::{Report, Warning, WarningKind};
 use crate::discover::{Discovery, Stores, start_from_name};
 use crate::filter::Filter;
 use crate::model::{
@@ -281,10 +281,12 @@ fn run<T>(
     resolve_projects(&mut sessions, &gemini_dirs, &opts.project_roots);
     let dropped = crate::gemini_groups::group(&mut sessions);
     result.report.extend(dropped);
+    result.report.extend(drop_codex_copies(&mut sessions));
 
     for s in &mut sessions {
         result.report.extend(s.warnings.iter().cloned());
     }
+    count_once(&mut sessions);
     sessions.retain(|s| opts.filter.matches(s));
     result.sessions = sessions;
     (result, visited)
@@ -356,6 +358,53 @@ fn time_may_match(f: &SourceFile, filter: &Filter) -> bool {
         }
     }
     true
+}
+
+/// Codex resumes a session by appending to its rollout, so two rollouts with one session id
+/// are copies: a rollout under `archived_sessions/` and its original, a backup, a checkpoint
+/// taken while the session ran. One is kept (the most requests, then the most messages, then
+/// the latest update, then the first path) and each other is reported as a copy, never counted
+/// twice. A fork or a sub-agent has an id of its own.
+fn drop_codex_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
+    let mut groups: HashMap<(&str, SessionKind), Vec<usize>> = HashMap::new();
+    for (i, s) in sessions.iter().enumerate() {
+        if s.agent == Agent::Codex && !s.id.is_empty() {
+            groups.entry((s.id.as_str(), s.kind)).or_default().push(i);
+        }
+    }
+    let mut drop = vec![false; sessions.len()];
+    let mut warnings = Vec::new();
+    for idxs in groups.values().filter(|v| v.len() > 1) {
+        let best = *idxs
+            .iter()
+            .max_by_key(|&&i| {
+                let s = &sessions[i];
+                let rank = (s.requests.len(), s.message_count, s.updated_at);
+                (rank, std::cmp::Reverse(i))
+            })
+            .expect("a group has members");
+        for &i in idxs.iter().filter(|&&i| i != best) {
+            drop[i] = true;
+            warnings.push(Warning::new(
+                WarningKind::Duplicate,
+                &sessions[i].source.path,
+                None,
+                format!(
+                    "copy of Codex session {} (kept {})",
+                    sessions[i].id,
+                    sessions[best].source.path.display()
+                ),
+            ));
+        }
+    }
+    // Reported in path order, whatever order the groups came in.
+    warnings.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut i = 0;
+    sessions.retain(|_| {
+        i += 1;
+        !drop[i - 1]
+    });
+    warnings
 }
 
 /// Claude `summary` records title the session that contains their `leafUuid`, usually another
@@ -445,15 +494,9 @@ fn resolve_projects(sessions: &mut [SessionSummary], gemini_dirs: &[PathBuf], ro
     }
 }
 
-/// Every request of `sessions` once, by the cross-file rules (Claude responses once across
-/// files, sidechain replays of main-session messages skipped), in a deterministic order:
-/// sessions in the order given, each session's requests in file order.
-///
-/// A Claude response (`message.id` + `requestId`) written into several files (resumed
-/// sessions, sub-agent logs, `agent_progress` copies) counts once: the main-session copy wins
-/// over sidechain copies, and among equals the first in order. A sidechain copy of a message
-/// whose id a main session holds is a replay of the parent's context (same message, new
-/// request id) and never counts. Requests without an identity are unique to their file.
+/// The requests of `sessions` that aggregates count, by the cross-file rules
+/// ([`count_once`], which the scan has run over the whole store before filtering), in a
+/// deterministic order: sessions in the order given, each session's requests in file order.
 pub fn unique_requests(sessions: &[SessionSummary]) -> Vec<(&SessionSummary, &RequestUsage)> {
     unique_requests_of(sessions.iter())
 }
@@ -462,54 +505,107 @@ pub fn unique_requests(sessions: &[SessionSummary]) -> Vec<(&SessionSummary, &Re
 pub fn unique_requests_of<'a>(
     sessions: impl IntoIterator<Item = &'a SessionSummary>,
 ) -> Vec<(&'a SessionSummary, &'a RequestUsage)> {
+    sessions
+        .into_iter()
+        .flat_map(|s| s.requests.iter().filter(|r| r.counted).map(move |r| (s, r)))
+        .collect()
+}
+
+/// Mark which copy of each request aggregates count, over every session of the store: run by
+/// the scan before any filter, so a filter that leaves out the copy that counts (a parent
+/// session under `--kind subagent`, another project) cannot make a copy count instead.
+///
+/// A Claude response (`message.id` + `requestId`) written into several files (resumed
+/// sessions, sub-agent logs, `agent_progress` copies, backups) counts once, at the per-field
+/// maximum of its copies' usage (a copy can be taken mid-stream). It belongs to the session
+/// that made it: a main session's copy over a sidechain's, and among those the session that
+/// started first, then the one that ended first (a resumed session repeats its parent's
+/// records, and goes on after them), then the first path. A sidechain copy of a message whose id a main session
+/// holds is a replay of the parent's context (same message, new request id) and never
+/// counts. Requests without an identity are unique to their file.
+pub fn count_once(sessions: &mut [SessionSummary]) {
     use rustc_hash::{FxHashMap, FxHashSet};
     type Key<'k> = (&'k str, Option<&'k str>);
-    let sessions: Vec<&SessionSummary> = sessions.into_iter().collect();
-    // Sized once: growing these by doubling on a store's worth of requests held the old and
-    // the new table at once, a transient of several MB at the end of every scan.
-    let total: usize = sessions.iter().map(|s| s.requests.len()).sum();
-    let keyed = sessions
-        .iter()
-        .flat_map(|s| &s.requests)
-        .filter(|r| r.dedup_key.as_ref().is_some_and(|k| !k.sidechain))
-        .count();
-    // Which copy of each response counts: the first main-session copy, else the first
-    // sidechain copy whose message id no main session holds.
-    let mut main_winner: FxHashMap<Key<'a>, (usize, usize)> =
-        FxHashMap::with_capacity_and_hasher(keyed, Default::default());
-    let mut main_ids: FxHashSet<&'a str> =
-        FxHashSet::with_capacity_and_hasher(keyed, Default::default());
-    for (si, s) in sessions.iter().enumerate() {
-        for (ri, r) in s.requests.iter().enumerate() {
-            if let Some(k) = r.dedup_key.as_ref().filter(|k| !k.sidechain) {
-                main_winner
-                    .entry((k.message_id.as_str(), k.request_id.as_deref()))
-                    .or_insert((si, ri));
-                main_ids.insert(k.message_id.as_str());
+    let mut order: Vec<usize> = (0..sessions.len()).collect();
+    // A resumed session starts with its parent's records, timestamps and all, and goes on
+    // after the parent ended: the parent is the session that started first, then ended first.
+    // Stable: the path order among the rest.
+    order.sort_by_key(|&i| {
+        let s = &sessions[i];
+        (
+            s.started_at.is_none(),
+            s.started_at,
+            s.updated_at.is_none(),
+            s.updated_at,
+        )
+    });
+    let (merged, dropped) = {
+        let sessions = &*sessions;
+        let keyed = sessions
+            .iter()
+            .flat_map(|s| &s.requests)
+            .filter(|r| r.dedup_key.as_ref().is_some_and(|k| !k.sidechain))
+            .count();
+        // Sized once: growing these by doubling on a store's worth of requests held the old
+        // and the new table at once, a transient of several MB at the end of every scan.
+        let mut main: FxHashMap<Key, (usize, usize, Usage)> =
+            FxHashMap::with_capacity_and_hasher(keyed, Default::default());
+        let mut main_ids: FxHashSet<&str> =
+            FxHashSet::with_capacity_and_hasher(keyed, Default::default());
+        for &si in &order {
+            for (ri, r) in sessions[si].requests.iter().enumerate() {
+                if let Some(k) = r.dedup_key.as_ref().filter(|k| !k.sidechain) {
+                    main.entry((k.message_id.as_str(), k.request_id.as_deref()))
+                        .and_modify(|(_, _, u)| u.max_with(&r.usage))
+                        .or_insert((si, ri, r.usage));
+                    main_ids.insert(k.message_id.as_str());
+                }
             }
         }
-    }
-    let mut side_seen: FxHashSet<Key<'a>> = FxHashSet::default();
-    let mut out = Vec::with_capacity(total);
-    for (si, s) in sessions.iter().copied().enumerate() {
-        for (ri, r) in s.requests.iter().enumerate() {
-            let keep = match &r.dedup_key {
-                None => true,
-                Some(k) => {
-                    let key = (k.message_id.as_str(), k.request_id.as_deref());
-                    if !k.sidechain {
-                        main_winner.get(&key) == Some(&(si, ri))
-                    } else {
-                        !main_ids.contains(k.message_id.as_str()) && side_seen.insert(key)
+        let mut side: FxHashMap<Key, (usize, usize, Usage)> = FxHashMap::default();
+        let mut dropped = Vec::new();
+        for &si in &order {
+            for (ri, r) in sessions[si].requests.iter().enumerate() {
+                let Some(k) = &r.dedup_key else { continue };
+                let key = (k.message_id.as_str(), k.request_id.as_deref());
+                if !k.sidechain {
+                    if main.get(&key).is_some_and(|&(s, r, _)| (s, r) != (si, ri)) {
+                        dropped.push((si, ri));
+                    }
+                    continue;
+                }
+                if let Some((_, _, u)) = main.get_mut(&key) {
+                    // The same response, also written into a sidechain.
+                    u.max_with(&r.usage);
+                    dropped.push((si, ri));
+                } else if main_ids.contains(k.message_id.as_str()) {
+                    dropped.push((si, ri));
+                } else {
+                    match side.entry(key) {
+                        std::collections::hash_map::Entry::Occupied(mut e) => {
+                            e.get_mut().2.max_with(&r.usage);
+                            dropped.push((si, ri));
+                        }
+                        std::collections::hash_map::Entry::Vacant(e) => {
+                            e.insert((si, ri, r.usage));
+                        }
                     }
                 }
-            };
-            if keep {
-                out.push((s, r));
             }
         }
+        let merged: Vec<(usize, usize, Usage)> = main
+            .into_values()
+            .chain(side.into_values())
+            .filter(|&(si, ri, u)| sessions[si].requests[ri].usage != u)
+            .collect();
+        (merged, dropped)
+    };
+    for (si, ri, u) in merged {
+        sessions[si].requests[ri].usage = u;
     }
-    out
+    for (si, ri) in dropped {
+        sessions[si].requests[ri].counted = false;
+    }
 }
 
 /// Token totals over several sessions: a sum over [`unique_requests_of`], so `list`,

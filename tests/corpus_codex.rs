@@ -758,3 +758,78 @@ fn fixture_home_totals() {
     }
     assert_eq!(total, 194_482);
 }
+
+/// `sessions ARGS --format json` (a usage error or a failure fails the test).
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = common::sessions().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
+fn copies_of_a_rollout_count_once() {
+    // The two real rollouts are one session (019dc116-…): the `f5` file is a checkpoint taken
+    // while it ran, the `b5` file the whole of it. Its last event:
+    //   grep '"token_count"' b5 | tail -1 | jq -c .payload.info.total_token_usage
+    //   → input 3373852 (cached 3109120), output 19776
+    let real = Path::new(env!("SESSIONS_CORPUS_DIR")).join("real/codex");
+    let real = real.to_str().unwrap();
+    let listed = json_of(&["list", real, "--format", "json"]);
+    let listed = listed.as_array().unwrap();
+    assert_eq!(listed.len(), 1, "{listed:#?}");
+    assert!(listed[0]["path"].as_str().unwrap().contains("b5_"));
+    let doc = json_of(&["usage", real, "--format", "json"]);
+    let t = &doc["totals"]["tokens"];
+    assert_eq!(
+        (
+            t["input"].as_u64(),
+            t["cache_read"].as_u64(),
+            t["output"].as_u64()
+        ),
+        (Some(3_373_852 - 3_109_120), Some(3_109_120), Some(19_776))
+    );
+
+    // A rollout moved to `archived_sessions/` with its original left behind: the same bytes,
+    // counted once, the copy reported with `-v`.
+    let tmp = tempfile::tempdir().unwrap();
+    let live = tmp.path().join(".codex/sessions/2026/05/01");
+    let archived = tmp.path().join(".codex/archived_sessions");
+    std::fs::create_dir_all(&live).unwrap();
+    std::fs::create_dir_all(&archived).unwrap();
+    let name = format!(
+        "rollout-2026-05-01T10-00-00-{}.jsonl",
+        "01a01b20-8070-7017-a2c8-bd7e8f90a107"
+    );
+    std::fs::copy(home().join(DUAL), live.join(&name)).unwrap();
+    std::fs::copy(home().join(DUAL), archived.join(&name)).unwrap();
+    let h = tmp.path().to_str().unwrap();
+    let doc = json_of(&["--home", h, "usage", "--format", "json"]);
+    // The sample copy's last total: 22600 input (14080 cached), 190 output.
+    assert_eq!(
+        doc["totals"]["tokens"]["total"].as_u64(),
+        Some(22_600 + 190)
+    );
+    let out = common::sessions()
+        .args(["--home", h, "-v", "list"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("copy of Codex session 01a01b20-8070-7017-a2c8-bd7e8f90a107"),
+        "{err}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .matches("01a01b20")
+            .count(),
+        1
+    );
+}

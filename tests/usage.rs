@@ -462,6 +462,34 @@ fn the_active_block_has_a_burn_rate_and_a_projection() {
 }
 
 #[test]
+fn model_names_reach_no_terminal_raw() {
+    let now = chrono::Utc::now();
+    let at = (now - chrono::Duration::minutes(5)).to_rfc3339();
+    let dir = tempfile::tempdir().unwrap();
+    let f = claude_file(
+        dir.path(),
+        "evil\u{1b}]0;TITLE\u{7}\u{1b}[2J",
+        &[(&at, 1_000)],
+    );
+    for args in [
+        &["usage"][..],
+        &["usage", "blocks", "--active"],
+        &["usage", "--breakdown"],
+    ] {
+        let out = common::sessions().args(args).arg(&f).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            let text = String::from_utf8_lossy(bytes);
+            assert!(text.contains("evil"), "{args:?} {stream}: {text}");
+            assert!(
+                !bytes.iter().any(|&b| b == 0x1b || b == 0x07),
+                "{args:?} {stream}: {text:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn sessions_count_a_replayed_response_once() {
     let doc = usage(&["session", "--agent", "claude"]);
     let by_id = totals_by(&doc, "session_id");
@@ -469,6 +497,77 @@ fn sessions_count_a_replayed_response_once() {
     assert_eq!(by_id["agent-7c1e9a2b"], 16_530 - 8_164);
     assert_eq!(by_id["9e8d7c6b-5a49-4382-a1b0-c9d8e7f6a520"], 24_985);
     assert_eq!(total(&doc), 173_195);
+}
+
+#[test]
+fn no_filter_makes_a_replayed_response_count_for_a_sub_agent() {
+    // agent-7c1e9a2b replays C's msg_C1: without the main sessions in the selection it is
+    // still C's, not the sub-agent's.
+    let all = total(&usage(&["--agent", "claude", "--kind", "all"]));
+    let main = total(&usage(&["--agent", "claude", "--kind", "main"]));
+    let sub = usage(&["session", "--agent", "claude", "--kind", "subagent"]);
+    assert_eq!(main + total(&sub), all);
+    assert_eq!(
+        totals_by(&sub, "session_id")["agent-7c1e9a2b"],
+        16_530 - 8_164
+    );
+}
+
+/// A Claude record of an assistant response, `output` tokens so far.
+fn response(sid: &str, at: &str, id: &str, output: u64) -> String {
+    json!({"type": "assistant", "sessionId": sid, "uuid": format!("{sid}-{id}-{output}"),
+        "parentUuid": null, "timestamp": at, "cwd": "/home/dev/copies", "version": "2.1.90",
+        "requestId": format!("req_{id}"), "message": {"id": format!("msg_{id}"),
+        "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text",
+        "text": "ok"}], "usage": {"input_tokens": 10, "output_tokens": output}}})
+    .to_string()
+}
+
+#[test]
+fn a_response_in_several_files_counts_once_at_its_largest_for_its_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join(".claude/projects/-home-dev-copies");
+    std::fs::create_dir_all(&store).unwrap();
+    let write = |name: &str, lines: &[String]| {
+        std::fs::write(store.join(name), lines.join("\n") + "\n").unwrap();
+    };
+    let (a, b) = (
+        "bbbbbbbb-0000-4000-8000-000000000001",
+        "aaaaaaaa-0000-4000-8000-000000000002",
+    );
+    // Session A's response streamed to 500 output tokens; the backup copy (sorting first)
+    // was taken at 5.
+    write(
+        &format!("{a}.jsonl"),
+        &[response(a, "2026-03-10T10:00:05Z", "A1", 500)],
+    );
+    write(
+        &format!("0-backup-{a}.jsonl"),
+        &[response(a, "2026-03-10T10:00:05Z", "A1", 5)],
+    );
+    // Session B resumed A two days later (its path sorts before A's): it repeats A's record.
+    write(
+        &format!("{b}.jsonl"),
+        &[
+            response(b, "2026-03-10T10:00:05Z", "A1", 500),
+            response(b, "2026-03-12T10:00:05Z", "B1", 7),
+        ],
+    );
+    let doc = json_of(
+        common::sessions(),
+        &[
+            "--home",
+            dir.path().to_str().unwrap(),
+            "usage",
+            "session",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(doc["totals"]["tokens"]["output"], 507, "{doc:#}");
+    let by_id = totals_by(&doc, "session_id");
+    assert_eq!(by_id[b], 17, "B made only B1: {by_id:?}");
+    assert_eq!(by_id[a], 510, "A1 counts at its largest: {by_id:?}");
 }
 
 /// The de-duplicated total of a selection, as `projects` reports it.

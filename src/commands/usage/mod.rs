@@ -67,11 +67,15 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
         ReportKind::Blocks => {
             let (list, undated) = blocks::blocks(&selected, pricing);
             if undated > 0 && !g.quiet {
+                let (is, they) = if undated == 1 {
+                    ("is", "it is")
+                } else {
+                    ("are", "they are")
+                };
                 eprintln!(
-                    "note: {} without any time {} in no block (they are in `usage daily`'s \
+                    "note: {} without any time {is} in no block ({they} in `usage daily`'s \
                      undated row)",
                     crate::render::plural(undated, "request"),
-                    if undated == 1 { "is" } else { "are" },
                 );
             }
             let mut rows: Vec<Row> = list.iter().map(|b| Row::block(b, now)).collect();
@@ -144,7 +148,12 @@ pub fn warn_unpriced(cost: &Cost, quiet: bool) {
     if quiet || cost.unpriced_models.is_empty() {
         return;
     }
-    let names: Vec<&str> = cost.unpriced_models.iter().map(String::as_str).collect();
+    // Model names come from session files: never raw control characters on a terminal.
+    let names: Vec<String> = cost
+        .unpriced_models
+        .iter()
+        .map(|m| crate::render::text::safe_line(m))
+        .collect();
     let (what, its) = if names.len() == 1 {
         ("model", "its")
     } else {

@@ -407,6 +407,8 @@ pub(super) fn write_active(
         // Values wrap under themselves on a narrow terminal.
         let width = target_width();
         let field = |out: &mut dyn Write, k: &str, v: String| {
+            // Model names come from session files: never raw control characters.
+            let v = crate::render::text::safe_line(&v);
             let v = crate::render::text::wrap(&v, width.map(|w| w.saturating_sub(13)), 0);
             writeln!(out, "{k:<12} {}", v.replace('\n', "\n             "))
         };
