@@ -833,3 +833,32 @@ fn copies_of_a_rollout_count_once() {
         1
     );
 }
+
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
+fn namespaced_tools_keep_their_qualified_name() {
+    // grep -o '"name":"_fetch_pr[a-z_]*","namespace":"[^"]*"' b5 → the namespace is the head of
+    // the name, and its mcp_tool_call_end names the tool `github_fetch_pr` on `codex_apps`.
+    let path = Path::new(env!("SESSIONS_CORPUS_DIR"))
+        .join("real/codex/entire-ext-b5_a37dc3d0fe_0_full.jsonl");
+    let s = load(&path);
+    let names: std::collections::BTreeSet<&str> = s
+        .messages
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter_map(|p| match p {
+            Part::ToolCall { name, .. } if name.starts_with("mcp__") => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        names.into_iter().collect::<Vec<_>>(),
+        [
+            "mcp__codex_apps__github_fetch_pr",
+            "mcp__codex_apps__github_fetch_pr_patch"
+        ]
+    );
+}

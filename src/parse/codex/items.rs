@@ -173,9 +173,12 @@ impl Builder {
             "image_generation_call" => "image_generation".to_string(),
             _ => p.name.get().unwrap_or("unknown").to_string(),
         };
+        // The namespace is the head of the tool's qualified name, cut anywhere: a real 0.125
+        // rollout records `mcp__codex_apps__github` + `_fetch_pr` for the MCP tool its
+        // `mcp_tool_call_end` names `github_fetch_pr` (`mcp__<server>__<tool>`).
         let name = match p.namespace.filled() {
             Some(ns) if matches!(ty, "function_call" | "custom_tool_call") => {
-                format!("{ns}__{base_name}")
+                format!("{ns}{base_name}")
             }
             _ => base_name,
         };

@@ -395,7 +395,7 @@ fn tool_calls_of_every_kind_keep_ids_and_raw_arguments() {
                 "00:01.004",
                 "response_item",
                 json!({"type": "function_call", "name": "search",
-            "namespace": "docs", "arguments": "{}"}),
+            "namespace": "mcp__docs__", "arguments": "{}"}),
             ),
         ],
     );
@@ -416,7 +416,7 @@ fn tool_calls_of_every_kind_keep_ids_and_raw_arguments() {
         (calls[3].0.as_str(), calls[3].1.as_str()),
         ("ws_1", "web_search")
     );
-    assert_eq!(calls[4].1, "docs__search");
+    assert_eq!(calls[4].1, "mcp__docs__search");
     assert!(calls[4].0.ends_with(":1"), "synthesised id {}", calls[4].0);
     assert_eq!(s.counts().tool_calls, 5);
 }

@@ -172,7 +172,11 @@ impl PartBuilder<'_, '_> {
     fn response(&mut self, fr: &Map<String, Value>, call_id: &str) -> Part {
         self.ctx.answered(call_id);
         let (output, has_error) = flatten_response(fr.get("response"));
-        let failed = self.ctx.status.get(call_id).is_some_and(|s| s == "error");
+        let failed = self
+            .ctx
+            .status
+            .get(call_id)
+            .is_some_and(|s| failed_status(s));
         Part::ToolResult {
             call_id: call_id.to_string(),
             output,
@@ -185,7 +189,7 @@ impl PartBuilder<'_, '_> {
     /// `toolCalls[].result` (Part[], a Part or a string) → tool results for call `id`.
     fn result(&mut self, call: &Map<String, Value>, id: &str, out: &mut Vec<Part>) {
         let status = str_field(call, "status").unwrap_or("");
-        let is_error = status == "error";
+        let is_error = failed_status(status);
         let parts: Vec<&Value> = match call.get("result") {
             Some(Value::Array(a)) => a.iter().collect(),
             Some(Value::Null) | None => Vec::new(),
@@ -264,6 +268,13 @@ impl PartBuilder<'_, '_> {
             });
         }
     }
+}
+
+/// A call that did not run to success: it failed, or was cancelled (by the user, or by a
+/// denied confirmation). Gemini CLI records a cancelled call's `response.error` when it has a
+/// response at all, so a cancelled call without one reads the same way.
+fn failed_status(status: &str) -> bool {
+    matches!(status, "error" | "cancelled")
 }
 
 pub(super) fn media_part(o: &Map<String, Value>) -> Option<Part> {
