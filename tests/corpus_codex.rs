@@ -57,6 +57,10 @@
 //!     elif kind == 'event_msg' and k == 'context_compacted':
 //!         if cur == 'K' and not kflags['ev']: kflags['ev'] = True
 //!         else: comps += 1; msgs.append(['S', False]); cur = 'K'; kflags = {'line': False, 'ev': True}
+//!     elif kind == 'event_msg' and (k == 'turn_aborted' or (k == 'error' and (p.get('message') or '').strip())
+//!                                   or (k == 'task_complete' and isinstance(p.get('error'), dict)
+//!                                       and (p['error'].get('message') or '').strip())):
+//!         msgs.append(['S', False]); cur = 'S'   # a notice: why a turn has no answer
 //!     elif kind == 'compacted':
 //!         if cur == 'K' and not kflags['line']: kflags['line'] = True
 //!         else: comps += 1; msgs.append(['S', False]); kflags = {'line': True, 'ev': False}
@@ -324,7 +328,7 @@ fn corpus_schema_all_record_types() {
     //   → gpt-5.6-luna gpt-5.5 codex-auto-review gpt-5.4 gpt-5.2 gpt-5.2-codex gpt-5.1 gpt-5.6-sol
     // jq -c 'select(.payload.type=="token_count" and .payload.info!=null).payload.info.total_token_usage' F
     //   → 16341/3584/81/63 then all zeros (a reset to zero usage: no request) → uncached 12757
-    // python3 ref.py F → 33 messages, 4 user turns (3 user_message + 1 item_completed
+    // python3 ref.py F → 36 messages, 4 user turns (3 user_message + 1 item_completed
     //   UserMessage), 8 assistant, 5 distinct calls, 0 errors, 7 compactions (6 compacted lines
     //   + the lone context_compacted of line 19, which has tool output after it)
     // jq -r 'select(.payload.type=="thread_name_updated").payload.thread_name' F → [trimmed for fixture]
@@ -347,7 +351,7 @@ fn corpus_schema_all_record_types() {
                 "gpt-5.1",
                 "gpt-5.6-sol",
             ],
-            counts: (33, 4, 8, 5, 0),
+            counts: (36, 4, 8, 5, 0),
             tokens: (12_757, 3_584, 0, 81, 63),
             requests: 1,
             compactions: 7,

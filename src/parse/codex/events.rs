@@ -75,9 +75,34 @@ impl Builder {
                 }
                 self.other(ty);
             }
+            // Why a turn has no answer: kept in the transcript, as Gemini's errors are.
+            "error" => self.notice("error", p.message(), ts),
+            "turn_aborted" => {
+                let why = p.reason.filled().unwrap_or("no reason recorded");
+                self.notice("turn_aborted", Some(&format!("Turn aborted: {why}")), ts);
+            }
+            "task_complete" => match p.error.get().and_then(|e| e.message()) {
+                Some(m) => self.notice("error", Some(m), ts),
+                None => self.other(ty),
+            },
             "" => self.other("event_msg"),
             other => self.other(other),
         }
+    }
+
+    /// A harness notice (`subtype`) as a system message; an empty one is only tallied.
+    fn notice(&mut self, subtype: &str, text: Option<&str>, ts: Option<DateTime<Utc>>) {
+        let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) else {
+            self.other(subtype);
+            return;
+        };
+        let mut m = Message::new(Role::System);
+        m.timestamp = ts;
+        m.subtype = Some(subtype.to_string());
+        m.parts.push(Part::Text {
+            text: text.to_string(),
+        });
+        self.push_msg(m);
     }
 
     pub(super) fn rolled_back(&mut self, n: usize) {

@@ -105,6 +105,12 @@ pub(super) struct P<'a> {
     pub new_thread_id: Str<'a>,
     #[serde(default, borrow)]
     pub new_agent_role: Str<'a>,
+    /// `turn_aborted`'s reason.
+    #[serde(default, borrow)]
+    pub reason: Str<'a>,
+    /// `task_complete`'s failure (`{message, codex_error_info}`).
+    #[serde(default, borrow)]
+    pub error: Obj<Box<P<'a>>>,
 }
 
 #[derive(Deserialize, Default)]

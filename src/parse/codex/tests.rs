@@ -870,3 +870,73 @@ fn a_shell_result_string_flattens_as_its_tree_does() {
         );
     }
 }
+
+#[test]
+fn errors_and_aborted_turns_are_notices_in_the_transcript() {
+    let s = parse_lines(
+        NAME,
+        &[
+            meta("0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000", json!({})),
+            user_event("00:01.000", "run the tests"),
+            user_item("00:01.001", "run the tests"),
+            env(
+                "00:02.000",
+                "event_msg",
+                json!({"type": "error", "message": "stream disconnected before completion",
+                       "codex_error_info": "other"}),
+            ),
+            env(
+                "00:03.000",
+                "event_msg",
+                json!({"type": "turn_aborted", "reason": "interrupted"}),
+            ),
+            env(
+                "00:04.000",
+                "event_msg",
+                json!({"type": "task_complete", "last_agent_message": null,
+                       "error": {"message": "usage limit reached"}}),
+            ),
+            // Nothing to say: tallied, as before.
+            env(
+                "00:05.000",
+                "event_msg",
+                json!({"type": "task_complete", "last_agent_message": "done"}),
+            ),
+            env(
+                "00:06.000",
+                "event_msg",
+                json!({"type": "error", "message": ""}),
+            ),
+        ],
+    );
+    let notices: Vec<(Role, Option<&str>, String, bool)> = s
+        .messages
+        .iter()
+        .skip(1)
+        .map(|m| (m.role, m.subtype.as_deref(), m.text(), m.is_human))
+        .collect();
+    assert_eq!(
+        notices,
+        [
+            (
+                Role::System,
+                Some("error"),
+                "stream disconnected before completion".to_string(),
+                false
+            ),
+            (
+                Role::System,
+                Some("turn_aborted"),
+                "Turn aborted: interrupted".to_string(),
+                false
+            ),
+            (
+                Role::System,
+                Some("error"),
+                "usage limit reached".to_string(),
+                false
+            ),
+        ]
+    );
+    assert_eq!(s.counts().user_turns, 1);
+}
