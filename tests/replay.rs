@@ -648,3 +648,56 @@ fn notes_name_their_sessions() {
     unique.dedup();
     assert_eq!(unique.len(), notes.len(), "{stderr}");
 }
+
+#[test]
+fn session_ids_reach_no_terminal_and_no_svg_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let sid = "abcd\u{1b}[2Jef\u{202e}-0000";
+    let mut lines = Vec::new();
+    let mut parent = Value::Null;
+    for k in 0..3 {
+        let (u, a) = (format!("u{k}"), format!("a{k}"));
+        lines.push(
+            json!({"type": "user", "sessionId": sid, "uuid": u, "parentUuid": parent,
+            "cwd": "/home/dev/x", "timestamp": format!("2026-05-01T10:0{k}:00Z"),
+            "message": {"role": "user", "content": "do it"}}),
+        );
+        lines.push(
+            json!({"type": "assistant", "sessionId": sid, "uuid": a, "parentUuid": u,
+            "cwd": "/home/dev/x", "timestamp": format!("2026-05-01T10:0{k}:30Z"),
+            "requestId": format!("r{k}"), "message": {"id": format!("m{k}"),
+            "role": "assistant", "model": "claude-\u{1b}]0;T\u{7}x",
+            "content": [{"type": "text", "text": "ok"}],
+            "usage": {"input_tokens": 100 * (k + 1), "output_tokens": 1}}}),
+        );
+        parent = Value::String(a);
+    }
+    let path = dir.path().join("s.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(&path, text).unwrap();
+    let svg = dir.path().join("p.svg");
+    let out = sessions()
+        .args(["replay-compress", "-A", "claude", "--timeline", "--plot"])
+        .arg(&svg)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("timeline: claude abcd^["));
+    for bytes in [&out.stdout, &out.stderr] {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(!bytes.iter().any(|&b| b == 0x1b || b == 0x07), "{text:?}");
+        assert!(!text.contains('\u{202e}'), "{text:?}");
+    }
+    let svg = fs::read_to_string(&svg).unwrap();
+    assert!(svg.contains("abcd^["), "{svg}");
+    assert!(
+        !svg.chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "control characters in the SVG"
+    );
+}

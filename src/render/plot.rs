@@ -38,7 +38,8 @@ fn draw(r: &SessionReplay, backend: SVGBackend) -> Result<(), String> {
     let title = format!(
         "{} {} — {} ({} requests, saved {:.1}% vs full)",
         r.agent,
-        r.id.chars().take(13).collect::<String>(),
+        // An SVG holds no control characters (XML forbids them); the id comes from a file.
+        super::text::cut_prefix(&super::text::safe_line(&r.id), 13),
         r.algorithm.as_str(),
         r.requests,
         r.totals.saved_pct

@@ -331,11 +331,16 @@ fn replay_calibrated(
     let followed = events.iter().filter(|e| e.forced).count();
 
     if let Some(d) = drift.filter(|d| !(0.8..=1.25).contains(d)) {
+        // `d` is recorded / estimated. Each way is a share of the recorded size, so "below"
+        // stays under 100%.
+        let (pct, way) = if d > 1.0 {
+            ((1.0 - 1.0 / d) * 100.0, "below")
+        } else {
+            ((1.0 / d - 1.0) * 100.0, "above")
+        };
         notes.push(format!(
-            "the {} estimator is {:.0}% {} than the recorded prompt sizes on this session; estimated figures are calibrated ({})",
+            "the {} estimator reads {pct:.0}% {way} the recorded prompt sizes on this session; estimated figures are calibrated ({})",
             alg.as_str(),
-            (d - 1.0).abs() * 100.0,
-            if d > 1.0 { "lower" } else { "higher" },
             calibration.describe()
         ));
     }

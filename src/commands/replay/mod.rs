@@ -168,7 +168,8 @@ fn print_notes(replays: &[&SessionReplay]) {
     }
     let sessions: HashSet<&str> = replays.iter().map(|r| r.id.as_str()).collect();
     for (text, first, ids) in uniq.iter().take(SHOWN) {
-        let id: String = first.chars().take(13).collect();
+        // Ids come from session files: never raw control characters on a terminal.
+        let id = crate::render::text::cut_prefix(&crate::render::text::safe_line(first), 13);
         // A note every session shares concerns the run, not a session.
         let who = match ids.len() - 1 {
             _ if ids.len() == sessions.len() => String::new(),

@@ -491,7 +491,7 @@ pub(super) fn timeline_table(r: &SessionReplay) -> String {
     format!(
         "timeline: {} {}\n{}",
         r.agent,
-        r.id,
+        crate::render::text::safe_line(&r.id),
         render(&columns, rows, target_width())
     )
 }
