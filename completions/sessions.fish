@@ -170,7 +170,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l se
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l sweep -d 'Replay a grid of settings: KEY=V1,V2,… (repeatable; every combination is one row)' -r
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l context-window -d 'Context window in tokens, instead of the one of the model recorded in the session' -r
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l summary-tokens -d 'Size of each summary in tokens, or `auto`: the median of the real summaries of the algorithm\'s agent found in the scanned data, else the algorithm\'s documented default' -r
-complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l plot -d 'Draw full / recorded / what-if context over requests into an SVG file (one file per session, suffixed with its id, when several are replayed)' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l plot -d 'Draw full / recorded / what-if context over requests into an SVG file (one file per session, suffixed with its id, when several are replayed). Not with --sweep' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s f -l format -d 'Output format (json/ndjson: the documented contract, docs/json.md)' -r -f -a "table\t''
 json\t''
 ndjson\t''"
@@ -182,8 +182,8 @@ complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l pr
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l list-settings -d 'Print the algorithm\'s settings (keys, defaults, allowed ranges) and exit'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l all -d 'Replay every session the filters select (like `list`)'
-complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l timeline -d 'Include the per-request series (full, recorded, what-if)'
-complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l validate -d 'Compare the replay with the compactions the agent really performed (when replaying the session\'s own agent\'s algorithm)'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l timeline -d 'Include the per-request series (full, recorded, what-if). Not with --sweep: one replay\'s series at a time (pick its setting with --set)'
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l validate -d 'Compare the replay with the compactions the agent really performed (when replaying the session\'s own agent\'s algorithm). Not with --sweep: it judges one setting (--set)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l force -d 'Overwrite existing plot files'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l strict -d 'Exit with status 3 if any file or line could not be read'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'

@@ -423,16 +423,17 @@ pub struct ReplayArgs {
     /// algorithm's agent found in the scanned data, else the algorithm's documented default.
     #[arg(long, value_name = "N|auto", default_value = "auto")]
     pub summary_tokens: String,
-    /// Include the per-request series (full, recorded, what-if).
-    #[arg(long)]
+    /// Include the per-request series (full, recorded, what-if). Not with --sweep: one
+    /// replay's series at a time (pick its setting with --set).
+    #[arg(long, conflicts_with = "sweep")]
     pub timeline: bool,
     /// Compare the replay with the compactions the agent really performed (when replaying the
-    /// session's own agent's algorithm).
-    #[arg(long)]
+    /// session's own agent's algorithm). Not with --sweep: it judges one setting (--set).
+    #[arg(long, conflicts_with = "sweep")]
     pub validate: bool,
     /// Draw full / recorded / what-if context over requests into an SVG file (one file per
-    /// session, suffixed with its id, when several are replayed).
-    #[arg(long, value_name = "FILE.svg")]
+    /// session, suffixed with its id, when several are replayed). Not with --sweep.
+    #[arg(long, value_name = "FILE.svg", conflicts_with = "sweep")]
     pub plot: Option<PathBuf>,
     /// Overwrite existing plot files.
     #[arg(long, requires = "plot")]
