@@ -713,3 +713,20 @@ fn session_ids_reach_no_terminal_and_no_svg_raw() {
         "control characters in the SVG"
     );
 }
+
+#[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
+fn two_named_copies_of_a_session_replay_it_once() {
+    // The same Gemini session saved in two folders (the corpus keeps both copies).
+    let dir = Path::new(env!("SESSIONS_CORPUS_DIR")).join("real/gemini_legacy");
+    let a = dir.join("mgemini-Archives-session-2025-12-24T06-27-36e8d28f.json");
+    let b = dir.join("mgemini-chat_logs-session-2025-12-24T06-27-36e8d28f.json");
+    let records = json_out(
+        sessions()
+            .args(["replay-compress", "-A", "gemini", "--format", "json"])
+            .arg(&a)
+            .arg(&b),
+    );
+    assert_eq!(records.len(), 1, "{records:#?}");
+    assert!(records[0]["id"].as_str().unwrap().starts_with("36e8d28f"));
+}

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::cli::{GlobalArgs, ReplayArgs, SelectArgs};
 use crate::commands::show::resolve;
 use crate::commands::{Failure, Target, scan_options, target};
-use crate::diag::Report;
+use crate::diag::{Report, WarningKind};
 use crate::replay::{Algorithm, ReplayInput, ReplayOptions, SessionReplay, replay_each};
 use crate::scan::{SessionSummary, scan, scan_each_staged};
 use crate::tokens::{MAX_TOKENS, estimate_text};
@@ -334,11 +334,13 @@ fn select(
                 continue;
             }
             if !result.sessions.iter().any(|s| s.path() == p.as_path()) {
-                let why = result
-                    .report
-                    .warnings
-                    .iter()
-                    .find(|w| w.path == *p)
+                let warning = result.report.warnings.iter().find(|w| w.path == *p);
+                // A copy of a session another named file holds: that file replays it (the
+                // copy is reported with `-v`, as `list` reports it).
+                if warning.is_some_and(|w| w.kind == WarningKind::Duplicate) {
+                    continue;
+                }
+                let why = warning
                     .map(|w| w.message.clone())
                     .unwrap_or_else(|| "not a session file of any supported agent".into());
                 return Err(Failure::failed(format!("{}: {why}", p.display())));

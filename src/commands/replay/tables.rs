@@ -166,7 +166,10 @@ pub(super) fn session_table(rs: &[&SessionReplay]) -> String {
 
 /// What the columns mean, for a newcomer.
 const LEGEND: &[(&str, &str)] = &[
-    ("FULL", "context with no management"),
+    (
+        "FULL",
+        "context with no management, summed over requests as the next two are",
+    ),
     ("RECORDED", "what the agent really sent"),
     ("WHAT-IF", "under the algorithm"),
     ("SAVED", "FULL − WHAT-IF"),
@@ -178,10 +181,7 @@ const LEGEND: &[(&str, &str)] = &[
         "FULL − WHAT-IF in dollars with prompt caching, summariser included",
     ),
     ("COMP", "compressions or prunes"),
-    (
-        "PEAK",
-        "largest what-if context (sums of context tokens over requests)",
-    ),
+    ("PEAK", "largest what-if context of one request"),
 ];
 
 /// The legend of the columns a table kept (a narrow terminal drops some).
