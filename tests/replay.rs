@@ -730,3 +730,34 @@ fn two_named_copies_of_a_session_replay_it_once() {
     assert_eq!(records.len(), 1, "{records:#?}");
     assert!(records[0]["id"].as_str().unwrap().starts_with("36e8d28f"));
 }
+
+#[test]
+fn settings_lists_fit_the_terminal_and_cut_no_meaning() {
+    for alg in ["gemini", "claude", "codex", "pi", "openclaw-prune"] {
+        for width in [200usize, 80, 60] {
+            let out = sessions()
+                .env("COLUMNS", width.to_string())
+                .args(["replay-compress", "-A", alg, "--list-settings"])
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            let text = String::from_utf8(out.stdout).unwrap();
+            for line in text.lines() {
+                assert!(line.chars().count() <= width, "{alg} at {width}: {line}");
+            }
+            assert!(
+                !text.contains('…'),
+                "{alg} at {width}: a meaning was cut\n{text}"
+            );
+            if alg == "gemini" {
+                let words: Vec<&str> = text.split_whitespace().collect();
+                assert!(
+                    words
+                        .join(" ")
+                        .contains("the default of the Gemini CLI era the file shows"),
+                    "{width}: {text}"
+                );
+            }
+        }
+    }
+}

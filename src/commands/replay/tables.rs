@@ -532,14 +532,18 @@ pub(super) fn plot_all(
 }
 
 pub(super) fn settings_table(alg: Algorithm) -> String {
+    let title = format!(
+        "settings of --algorithm {} (override with --set KEY=VALUE, sweep with --sweep KEY=V1,V2)",
+        alg.as_str()
+    );
     let columns = [
         Column::fixed("KEY", Align::Left),
         Column::fixed("DEFAULT", Align::Right),
         Column::fixed("ALLOWED", Align::Left),
         Column::flexible("MEANING", 0, 20),
     ];
-    let rows = alg
-        .specs()
+    let specs = alg.specs();
+    let rows = specs
         .iter()
         .map(|s| {
             vec![
@@ -550,9 +554,24 @@ pub(super) fn settings_table(alg: Algorithm) -> String {
             ]
         })
         .collect();
-    format!(
-        "settings of --algorithm {} (override with --set KEY=VALUE, sweep with --sweep KEY=V1,V2)\n{}",
-        alg.as_str(),
-        render(&columns, rows, target_width())
-    )
+    let whole = render(&columns, rows, None);
+    let width = target_width();
+    let fits =
+        |text: &str| width.is_none_or(|w| text.lines().all(|l| crate::render::text::width(l) <= w));
+    if fits(&whole) && fits(&title) {
+        return format!("{title}\n{whole}");
+    }
+    // Too narrow for the table, whose meanings are sentences: one entry per key, its meaning
+    // wrapped under it, so nothing is cut.
+    let mut out = wrap(&title, width, 2);
+    out.push('\n');
+    for s in specs {
+        let head = format!("{} = {}  ({})", s.key, s.default, s.range());
+        out.push('\n');
+        out.push_str(&wrap(&head, width, 4));
+        out.push_str("\n    ");
+        out.push_str(&wrap(s.help, width.map(|w| w.saturating_sub(4)), 4));
+        out.push('\n');
+    }
+    out
 }
