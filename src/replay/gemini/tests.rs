@@ -256,6 +256,22 @@ fn no_split_point_is_a_noop_even_above_the_threshold() {
 }
 
 #[test]
+fn an_empty_summary_fails_every_check_without_a_pass_over_the_history() {
+    // `--summary-tokens 0`: every compression fails with an empty summary and nothing marks
+    // the failure, so the context grows past the window and every later request checks again.
+    // Each check must not take the pure port's pass over the whole history (it did, which
+    // made a 6,000-turn session take minutes).
+    let items = chat(400, 4_000);
+    let mut g = Gemini::with_params(params(100_000, 0, &[("masking", "false")]));
+    let events = drive(&mut g, &items, 0);
+    assert!(events.is_empty(), "{events:?}");
+    assert!(!g.failed());
+    assert!(g.context_tokens() > 2 * 100_000, "past the window");
+    assert_eq!(g.curated_passes(), 0);
+    assert_eq!(g.decision().status, 4, "COMPRESSION_FAILED_EMPTY_SUMMARY");
+}
+
+#[test]
 fn an_inflated_summary_fails_once_and_switches_to_truncation_only() {
     // Tool outputs of 30,000 CJK characters: 45,000 text tokens each, so the 50,000-token
     // budget is crossed by the second newest; prompts between them give split points.

@@ -362,6 +362,9 @@ pub struct Gemini {
     live: Fenwick,
     /// Live contents that are invalid (see [`VContent::invalid`]).
     n_invalid: usize,
+    /// Compression checks that took the pure port's pass over the whole history: bounded
+    /// (module doc), and counted so the tests can hold it to that.
+    curated_passes: usize,
     /// The session as Gemini CLI resumes it, when the input carries it: items are its turns.
     native: Option<Arc<Resumed>>,
     /// Its turns, sized at this replay's settings (shared with the session's other replays);
@@ -537,6 +540,7 @@ impl Gemini {
             },
             live: Fenwick::default(),
             n_invalid: 0,
+            curated_passes: 0,
             native: None,
             sized: None,
             seen: 0,
@@ -599,6 +603,11 @@ impl Gemini {
     /// Whether an inflated summary switched the replay to truncation only.
     pub fn failed(&self) -> bool {
         self.failed
+    }
+
+    /// How many compression checks took the pure port's pass over the whole history.
+    pub fn curated_passes(&self) -> usize {
+        self.curated_passes
     }
 
     fn tokens(&self) -> u64 {
@@ -762,7 +771,15 @@ impl Strategy for Gemini {
         if self.last.is_some() && prompt as f64 >= self.p.threshold * limit as f64 {
             self.want_max_chars = max_chars(limit, prompt, self.p.truncate_threshold);
             let exact = exact_max_chars(limit, prompt, self.p.truncate_threshold);
-            let e = if self.n_invalid > 0 || (exact < 1 && !self.failed) {
+            let e = if self.p.summary_tokens == 0 && !self.failed {
+                // An empty summary fails the compression and changes nothing (spec §1.4 step
+                // 12), and nothing marks the failure: every later request tries again. Decided
+                // here, without the pure port's pass over the whole history that a context
+                // past the window would take on every request (quadratic; an empty split
+                // point, a NOOP instead, changes nothing either).
+                self.decision.status = 4;
+                None
+            } else if self.n_invalid > 0 || (exact < 1 && !self.failed) {
                 let m = if self.failed {
                     self.want_max_chars
                 } else {
@@ -771,11 +788,8 @@ impl Strategy for Gemini {
                 self.compress_curated(prompt, m)
             } else if self.failed {
                 self.truncate_only(prompt)
-            } else if self.p.summary_tokens > 0 {
-                self.compress(prompt)
             } else {
-                self.decision.status = 4;
-                None
+                self.compress(prompt)
             };
             events.extend(e);
         }

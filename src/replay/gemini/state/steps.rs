@@ -319,6 +319,7 @@ impl Gemini {
     /// (an invalid model turn is live): the pure port, then the result installed.
     pub(super) fn compress_curated(&mut self, prompt: u64, max_chars: i64) -> Option<Event> {
         use crate::replay::gemini::compress::{CompressOptions, CompressionStatus, compress};
+        self.curated_passes += 1;
         let curated = self.curated();
         let js: Vec<J> = curated
             .iter()
