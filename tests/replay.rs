@@ -196,6 +196,21 @@ fn settings_errors_name_the_key_and_range() {
         .args(["replay-compress", "-A", "codex"])
         .assert()
         .code(2);
+    sessions()
+        .arg("--home")
+        .arg(home())
+        .args(["replay-compress", "--all", "-A", "claude"])
+        .args([
+            "--sweep",
+            "autocompact_pct=50,60",
+            "--sweep",
+            "autocompact_pct=70",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--sweep autocompact_pct is given twice",
+        ));
     // One replay's views: a sweep's mixed or dropped them.
     for view in [&["--validate"][..], &["--timeline"], &["--plot", "x.svg"]] {
         sessions()

@@ -252,7 +252,13 @@ fn grid(
     sweep: &[(String, String)],
 ) -> Result<Vec<Settings>, String> {
     let mut combos: Vec<Vec<(String, String)>> = vec![base.to_vec()];
-    for (key, values) in sweep {
+    for (i, (key, values)) in sweep.iter().enumerate() {
+        // A key swept twice would give every row twice, under one setting.
+        if sweep[..i].iter().any(|(k, _)| k == key) {
+            return Err(format!(
+                "--sweep {key} is given twice: list its values once, {key}=V1,V2,…"
+            ));
+        }
         let vals: Vec<&str> = values
             .split(',')
             .map(str::trim)
