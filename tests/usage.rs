@@ -217,6 +217,25 @@ fn weeks_and_months() {
 }
 
 #[test]
+fn a_tz_that_names_no_zone_is_said_to_be_utc() {
+    let out = sessions()
+        .env("TZ", "garbage")
+        .args(["usage", "daily", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("TZ=garbage names no time zone"), "{err}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["timezone"], "UTC", "{doc:#}");
+    // The days are UTC days.
+    let days = totals_by(&doc, "period");
+    for (d, t) in DAYS_UTC {
+        assert_eq!(days.get(d), Some(&t), "{d}");
+    }
+}
+
+#[test]
 fn days_in_another_time_zone() {
     // Asia/Tokyo is UTC+9 all year: requests after 15:00 UTC fall on the next day there:
     // Gemini F2 16:41 → 04-15 01:41; Codex 2026-05-20 16:00 → 05-21; Claude E 16:00 → 07-21;

@@ -63,17 +63,27 @@ impl Zone {
     }
 
     /// The name shown in reports: the name given, or for `local` `$TZ` or the system zone's
-    /// IANA name (`local` when neither says).
+    /// IANA name (`local` when neither says; `UTC` when `$TZ` names no zone, which is what the
+    /// local time then is).
     pub fn name(&self) -> String {
         match self {
-            Zone::Local => std::env::var("TZ")
-                .ok()
-                .filter(|t| !t.trim().is_empty())
-                .map(|t| t.trim_start_matches(':').to_string())
-                .or_else(system_zone_name)
-                .unwrap_or_else(|| "local".into()),
+            Zone::Local => match bad_tz_variable() {
+                Some(_) => "UTC".into(),
+                None => std::env::var("TZ")
+                    .ok()
+                    .filter(|t| !t.trim().is_empty())
+                    .map(|t| t.trim_start_matches(':').to_string())
+                    .or_else(system_zone_name)
+                    .unwrap_or_else(|| "local".into()),
+            },
             Zone::Named(n, _) => n.clone(),
         }
+    }
+
+    /// `$TZ` when it is set but names no zone this tool can read: local time is then UTC
+    /// (chrono's fallback), and a report should say so rather than print the name.
+    pub fn bad_tz() -> Option<String> {
+        bad_tz_variable()
     }
 
     /// The zone's offset from UTC at an instant.
@@ -240,4 +250,20 @@ mod tests {
         }
         assert!(matches!(Zone::parse("local"), Ok(Zone::Local)));
     }
+}
+
+fn bad_tz_variable() -> Option<String> {
+    // Read once: reports ask for the zone's name on every row.
+    static BAD: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    BAD.get_or_init(check_tz_variable).clone()
+}
+
+fn check_tz_variable() -> Option<String> {
+    let tz = std::env::var("TZ").ok()?;
+    let name = tz.trim().trim_start_matches(':');
+    if name.is_empty() || name.starts_with('/') {
+        // A path to a zone file is chrono's to read.
+        return None;
+    }
+    Zone::parse(name).is_err().then_some(tz)
 }

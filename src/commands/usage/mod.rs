@@ -30,6 +30,14 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
         a.timezone.as_str()
     };
     let zone = Zone::parse(tz).map_err(Failure::usage)?;
+    if matches!(zone, Zone::Local) && !g.quiet {
+        if let Some(bad) = Zone::bad_tz() {
+            eprintln!(
+                "warning: TZ={} names no time zone: days are cut in UTC (--timezone names one)",
+                crate::render::text::safe_line(&bad)
+            );
+        }
+    }
     let report = a.report();
     if a.active && report != ReportKind::Blocks {
         return Err(Failure::usage(
