@@ -15,8 +15,8 @@ use crate::diag::{Report, Warning, WarningKind};
 use crate::discover::{Discovery, Stores, start_from_name};
 use crate::filter::Filter;
 use crate::model::{
-    Agent, Compaction, Counts, ProjectSource, RequestUsage, Session, SessionKind, SubagentLink,
-    Usage,
+    Agent, Compaction, Counts, DedupKey, ProjectSource, RequestUsage, Session, SessionKind,
+    SubagentLink, Usage,
 };
 use crate::parse::{self, Detail, SourceFile, preview};
 use crate::project::ProjectIndex;
@@ -548,6 +548,24 @@ pub fn count_once(sessions: &mut [SessionSummary]) {
             .count();
         // Sized once: growing these by doubling on a store's worth of requests held the old
         // and the new table at once, a transient of several MB at the end of every scan.
+        // A copy without a `requestId` (a proxy, an older build) is the response its message id
+        // names: it takes the request id another copy of that message records, if any.
+        let mut request_of: FxHashMap<&str, &str> = FxHashMap::default();
+        for &si in &order {
+            for r in &sessions[si].requests {
+                if let Some(k) = &r.dedup_key
+                    && let Some(rid) = k.request_id.as_deref()
+                {
+                    request_of.entry(k.message_id.as_str()).or_insert(rid);
+                }
+            }
+        }
+        fn key_in<'k>(k: &'k DedupKey, request_of: &FxHashMap<&'k str, &'k str>) -> Key<'k> {
+            let mid = k.message_id.as_str();
+            let rid = k.request_id.as_deref();
+            (mid, rid.or_else(|| request_of.get(mid).copied()))
+        }
+        let key_of = |k| key_in(k, &request_of);
         let mut main: FxHashMap<Key, (usize, usize, Usage)> =
             FxHashMap::with_capacity_and_hasher(keyed, Default::default());
         let mut main_ids: FxHashSet<&str> =
@@ -555,7 +573,7 @@ pub fn count_once(sessions: &mut [SessionSummary]) {
         for &si in &order {
             for (ri, r) in sessions[si].requests.iter().enumerate() {
                 if let Some(k) = r.dedup_key.as_ref().filter(|k| !k.sidechain) {
-                    main.entry((k.message_id.as_str(), k.request_id.as_deref()))
+                    main.entry(key_of(k))
                         .and_modify(|(_, _, u)| u.max_with(&r.usage))
                         .or_insert((si, ri, r.usage));
                     main_ids.insert(k.message_id.as_str());
@@ -567,7 +585,7 @@ pub fn count_once(sessions: &mut [SessionSummary]) {
         for &si in &order {
             for (ri, r) in sessions[si].requests.iter().enumerate() {
                 let Some(k) = &r.dedup_key else { continue };
-                let key = (k.message_id.as_str(), k.request_id.as_deref());
+                let key = key_of(k);
                 if !k.sidechain {
                     if main.get(&key).is_some_and(|&(s, r, _)| (s, r) != (si, ri)) {
                         dropped.push((si, ri));

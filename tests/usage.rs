@@ -564,6 +564,11 @@ fn a_response_in_several_files_counts_once_at_its_largest_for_its_session() {
         &format!("0-backup-{a}.jsonl"),
         &[response(a, "2026-03-10T10:00:05Z", "A1", 5)],
     );
+    // A copy through a proxy that dropped the `requestId`: the response its message id names.
+    let mut bare: Value =
+        serde_json::from_str(&response(a, "2026-03-10T10:00:05Z", "A1", 200)).unwrap();
+    bare.as_object_mut().unwrap().remove("requestId");
+    write(&format!("1-proxy-{a}.jsonl"), &[bare.to_string()]);
     // Session B resumed A two days later (its path sorts before A's): it repeats A's record.
     write(
         &format!("{b}.jsonl"),
