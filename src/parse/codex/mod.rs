@@ -21,8 +21,18 @@
 //!    every later line whose `ordinal` is below that boundary is replayed;
 //! 3. otherwise, a `session_meta` of another thread met before any own conversation content
 //!    starts a replay burst: the recorder stamps lines when it writes them, so the copy carries
-//!    the fork's second; the burst is every following line stamped in that same UTC second and
-//!    ends at the first line with another second;
+//!    the fork's second. The copied items are written as one batch, consecutive lines a few
+//!    milliseconds apart at most (real rollouts show 0–5 ms even between large lines), while the
+//!    child's own lines follow a user action, a spawn or a model call. The burst is every
+//!    following line stamped in that same UTC second, and it ends at the first line that
+//!    * has another second (or none), or
+//!    * is stamped more than [`BURST_GAP_MS`] (100 ms, twenty times the batch's largest spacing)
+//!      after the line before it, or
+//!    * cannot be a copy: a `turn_context` or `task_started` whose `turn_id` is a UUIDv7 minted
+//!      at or after the creation of this thread (its own `session_meta` timestamp). The parent's
+//!      turns all began before the child existed; this catches a child whose first turn starts
+//!      within milliseconds of the copy. (A test on "a turn id no replayed line carried" would
+//!      not do: every copied turn opens with a `task_started` of a new id.)
 //! 4. sub-agent/fork files where neither rule fired fall back to the ccusage rule for tokens:
 //!    when the first two counted `token_count`s share one second, the leading `token_count`s of
 //!    that second are treated as replayed.
@@ -239,6 +249,20 @@ fn parse_legacy_document(file: &SourceFile) -> Result<Session, Warning> {
     Ok(b.finish())
 }
 
+/// Rule 3: a gap larger than this between two consecutive lines ends a replay burst.
+const BURST_GAP_MS: i64 = 100;
+
+/// The creation time of a UUIDv7 (`019dc117-227a-7…`), `None` for any other id.
+fn uuid_v7_time(id: &str) -> Option<DateTime<Utc>> {
+    let b = id.as_bytes();
+    if b.len() != 36 || b[8] != b'-' || b[13] != b'-' || b[14] != b'7' {
+        return None;
+    }
+    let hex = format!("{}{}", id.get(..8)?, id.get(9..13)?);
+    let ms = i64::from_str_radix(&hex, 16).ok()?;
+    DateTime::from_timestamp_millis(ms)
+}
+
 /// Raw Codex `TokenUsage`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Raw {
@@ -313,8 +337,10 @@ struct Builder {
     /// A message or request of this file's own was produced.
     own_content: bool,
     ordinal_boundary: Option<u64>,
-    /// Epoch second of the replay burst in progress.
-    burst: Option<i64>,
+    /// When this thread was created (its own `session_meta`).
+    own_created: Option<DateTime<Utc>>,
+    /// Timestamp of the latest line of the replay burst in progress.
+    burst: Option<DateTime<Utc>>,
     burst_done: bool,
     replay_detected: bool,
     /// Rule 4 state: second of the first counted token_count while the leading phase lasts.
@@ -354,6 +380,7 @@ impl Builder {
             own_id: None,
             own_content: false,
             ordinal_boundary: None,
+            own_created: None,
             burst: None,
             burst_done: false,
             replay_detected: false,
@@ -495,6 +522,7 @@ impl Builder {
         }
         if let Some(t) = p.ts().or(ts) {
             self.s.note_time(t);
+            self.own_created = Some(t);
         }
         self.meta_common(p);
         let subagent = p
@@ -541,8 +569,13 @@ impl Builder {
             }
             return false;
         }
-        if let Some(sec) = self.burst {
-            if ts.map(|t| t.timestamp()) == Some(sec) {
+        if let Some(last) = self.burst {
+            if let Some(t) = ts
+                && t.timestamp() == last.timestamp()
+                && (t - last).num_milliseconds() <= BURST_GAP_MS
+                && !self.own_turn_start(kind, payload)
+            {
+                self.burst = Some(t.max(last));
                 return true;
             }
             self.burst = None;
@@ -554,13 +587,28 @@ impl Builder {
             if id.is_some() && id != self.own_id.as_deref() {
                 self.replay_detected = true;
                 match ts {
-                    Some(t) => self.burst = Some(t.timestamp()),
+                    Some(t) => self.burst = Some(t),
                     None => self.burst_done = true,
                 }
                 return true;
             }
         }
         false
+    }
+
+    /// Rule 3: a turn that began after this thread was created is the thread's own.
+    fn own_turn_start(&self, kind: &str, payload: Option<&P>) -> bool {
+        let Some(p) = payload else { return false };
+        let turn_line =
+            kind == "turn_context" || (kind == "event_msg" && p.kind.is("task_started"));
+        match (
+            turn_line,
+            p.turn_id.get().and_then(uuid_v7_time),
+            self.own_created,
+        ) {
+            (true, Some(minted), Some(created)) => minted >= created,
+            _ => false,
+        }
     }
 
     fn replayed(&mut self, kind: &str, payload: Option<&P>) {

@@ -108,6 +108,9 @@ pub(super) struct P<'a> {
     /// `turn_aborted`'s reason.
     #[serde(default, borrow)]
     pub reason: Str<'a>,
+    /// `turn_context`, `task_started` and the other turn events (later builds).
+    #[serde(default, borrow)]
+    pub turn_id: Str<'a>,
     /// `task_complete`'s failure (`{message, codex_error_info}`).
     #[serde(default, borrow)]
     pub error: Obj<Box<P<'a>>>,

@@ -542,6 +542,104 @@ fn fork_replay_burst_is_skipped_but_sets_the_token_baseline() {
     assert!(s.other_records.contains(&("codex:replayed".to_string(), 3)));
 }
 
+/// The copy of a parent written at 00:00.120–00:00.150 (one batch), then the child's own lines
+/// in the same second.
+fn copied_parent() -> Vec<Value> {
+    vec![
+        env(
+            "00:00.120",
+            "session_meta",
+            json!({"id": "parent", "timestamp": "2026-02-28T09:00:00Z", "cwd": "/x"}),
+        ),
+        user_event("00:00.130", "old parent prompt"),
+        asst("00:00.140", "old answer"),
+        tc("00:00.150", (5000, 0, 50, 0), (5000, 0, 50, 0)),
+    ]
+}
+
+#[test]
+fn replay_burst_ends_at_a_gap_inside_its_second() {
+    // An edited fork: its own turn starts 250 ms after the copy, still in the copy's second.
+    let mut lines = vec![meta("fork", json!({"forked_from_id": "parent"}))];
+    lines.extend(copied_parent());
+    lines.extend([
+        env(
+            "00:00.400",
+            "turn_context",
+            json!({"cwd": "/x", "model": "gpt-5-codex"}),
+        ),
+        user_event("00:00.410", "edited prompt: use postgres instead"),
+        user_item("00:00.420", "edited prompt: use postgres instead"),
+        asst("00:04.000", "Switched to postgres."),
+        tc("00:04.100", (10200, 0, 90, 0), (5200, 0, 40, 0)),
+    ]);
+    let s = parse_lines(NAME, &lines);
+    let texts: Vec<String> = s.messages.iter().map(|m| m.text()).collect();
+    assert_eq!(
+        texts,
+        vec![
+            "edited prompt: use postgres instead",
+            "Switched to postgres."
+        ]
+    );
+    assert!(s.messages[0].is_human);
+    assert_eq!(s.usage().total(), 5240);
+    assert!(s.other_records.contains(&("codex:replayed".to_string(), 4)));
+
+    // A sub-agent whose tool call comes 170 ms after the copy keeps it.
+    let mut lines = vec![meta(
+        "child",
+        json!({"source": {"subagent": {"thread_spawn": {"parent_thread_id": "parent"}}}}),
+    )];
+    lines.extend(copied_parent());
+    lines.extend([
+        user_event("00:00.320", "Scan the repo"),
+        call("00:00.900", "k1"),
+        output("00:01.500", "k1", json!("a\nb")),
+    ]);
+    let s = parse_lines(NAME, &lines);
+    assert_eq!(s.messages.len(), 3);
+    assert_eq!(s.messages[0].text(), "Scan the repo");
+    assert!(
+        s.messages[1]
+            .parts
+            .iter()
+            .any(|p| matches!(p, Part::ToolCall { id, .. } if id == "k1"))
+    );
+}
+
+#[test]
+fn replay_burst_ends_at_a_turn_minted_after_the_thread() {
+    // Turn ids are UUIDv7: 019ca379-e280 is 2026-02-28T09:00Z (the parent's turn, copied),
+    // 019ca8d7-2ef4 is 2026-03-01T10:00:00.500Z (after this thread's creation at 10:00:00).
+    let turn =
+        |ts: &str, id: &str| env(ts, "turn_context", json!({"model": "gpt-5", "turn_id": id}));
+    let started = |ts: &str, id: &str| {
+        env(
+            ts,
+            "event_msg",
+            json!({"type": "task_started", "turn_id": id}),
+        )
+    };
+    let mut lines = vec![meta("fork", json!({"forked_from_id": "parent"}))];
+    lines.extend(copied_parent());
+    lines.insert(
+        2,
+        started("00:00.121", "019ca379-e280-7000-8000-000000000001"),
+    );
+    lines.insert(3, turn("00:00.122", "019ca379-e280-7000-8000-000000000001"));
+    lines.extend([
+        started("00:00.151", "019ca8d7-2ef4-7000-8000-000000000001"),
+        turn("00:00.152", "019ca8d7-2ef4-7000-8000-000000000001"),
+        user_event("00:00.153", "own prompt"),
+        asst("00:00.160", "own answer"),
+    ]);
+    let s = parse_lines(NAME, &lines);
+    let texts: Vec<String> = s.messages.iter().map(|m| m.text()).collect();
+    assert_eq!(texts, vec!["own prompt", "own answer"]);
+    assert!(s.other_records.contains(&("codex:replayed".to_string(), 6)));
+}
+
 #[test]
 fn subagent_ordinal_boundary_skips_copied_history() {
     let mut own = meta(
