@@ -128,6 +128,55 @@ pub(super) fn prompt_key(text: &str) -> String {
     t.to_string()
 }
 
+/// Whether a text part is one of the tags codex-rs wraps around an image it shows the model
+/// (`<image name=[Image #1]>` before the `input_image`, `</image>` after it). The human never
+/// typed them, and the `user_message` event does not carry them.
+pub(super) fn is_image_wrapper(text: &str) -> bool {
+    let t = text.trim();
+    if t == "</image>" {
+        return true;
+    }
+    t.strip_prefix("<image").is_some_and(|rest| {
+        (rest == ">" || rest.starts_with(char::is_whitespace))
+            && rest.ends_with('>')
+            && !rest.contains('\n')
+    })
+}
+
+/// The text of a `role:user` copy as the human typed it: its text parts without the image
+/// wrapper tags, one per line.
+pub(super) fn copy_text(parts: &[Part]) -> String {
+    let mut out = String::new();
+    for p in parts {
+        if let Part::Text { text } = p
+            && !is_image_wrapper(text)
+        {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(text);
+        }
+    }
+    out
+}
+
+/// The attachments of a prompt whose event and `role:user` copy were merged: the copy's
+/// decoded images when it has any, else the event's (`images` URLs, `local_images` paths),
+/// else whatever else the copy held.
+pub(super) fn merged_attachments(copy: Vec<Part>, event: Vec<Part>) -> Vec<Part> {
+    let copy_has_data = copy.iter().any(|p| {
+        matches!(
+            p,
+            Part::Image { data: Some(_), .. } | Part::Image { bytes: Some(_), .. }
+        )
+    });
+    if copy_has_data || event.is_empty() {
+        copy
+    } else {
+        event
+    }
+}
+
 /// Harness `role:user` messages, by their opening.
 pub(super) fn harness_kind(text: &str) -> Option<&'static str> {
     let t = text.trim();

@@ -9,7 +9,8 @@ use crate::parse::json::Obj as JsonObj;
 use crate::parse::{self, base64_decoded_len};
 
 use super::content::{
-    content_parts, flatten_output, harness_kind, json_or_raw, looks_base64, prompt_key, tag_value,
+    content_parts, copy_text, flatten_output, harness_kind, json_or_raw, looks_base64,
+    merged_attachments, prompt_key, tag_value,
 };
 use super::records::{Output, P};
 use super::{Builder, whole_payload};
@@ -242,7 +243,7 @@ impl Builder {
     /// A model-visible `role:user` message.
     pub(super) fn user_copy(&mut self, p: &P, ts: Option<DateTime<Utc>>) {
         let parts = content_parts(p.content.as_ref());
-        let text = crate::model::text_of(&parts);
+        let text = copy_text(&parts);
         let mut m = Message::new(Role::User);
         m.timestamp = ts;
         m.id = p.id.owned();
@@ -259,9 +260,22 @@ impl Builder {
             return;
         }
         let key = prompt_key(&text);
-        if let Some(pos) = self.unmatched_events.iter().position(|k| *k == key) {
-            // The event already recorded this prompt.
-            self.unmatched_events.remove(pos);
+        if let Some(pos) = self.unmatched_events.iter().position(|(_, k)| *k == key) {
+            // The event already recorded this prompt; the copy may hold its decoded images.
+            let (idx, _) = self.unmatched_events.remove(pos);
+            let copy: Vec<Part> = parts
+                .into_iter()
+                .filter(|p| !matches!(p, Part::Text { .. }))
+                .collect();
+            let m = &mut self.s.messages[idx];
+            let event: Vec<Part> = m
+                .parts
+                .iter()
+                .filter(|p| !matches!(p, Part::Text { .. }))
+                .cloned()
+                .collect();
+            m.parts.retain(|p| matches!(p, Part::Text { .. }));
+            m.parts.extend(merged_attachments(copy, event));
             return;
         }
         m.subtype = Some("model_input".to_string());
@@ -286,14 +300,12 @@ impl Builder {
         if let Some(pos) = self.pending_copies.iter().position(|(_, k)| *k == key) {
             let (idx, _) = self.pending_copies.remove(pos);
             let m = &mut self.s.messages[idx];
-            let kept: Vec<Part> = if images.is_empty() {
-                m.parts
-                    .drain(..)
-                    .filter(|p| !matches!(p, Part::Text { .. }))
-                    .collect()
-            } else {
-                images
-            };
+            let copy: Vec<Part> = m
+                .parts
+                .drain(..)
+                .filter(|p| !matches!(p, Part::Text { .. }))
+                .collect();
+            let kept = merged_attachments(copy, images);
             m.parts = vec![Part::Text { text: key }];
             m.parts.extend(kept);
             m.is_human = true;
@@ -313,7 +325,7 @@ impl Builder {
         m.is_human = true;
         m.parts.push(Part::Text { text: key.clone() });
         m.parts.extend(images);
-        self.push_msg(m);
-        self.unmatched_events.push(key);
+        let idx = self.push_msg(m);
+        self.unmatched_events.push((idx, key));
     }
 }

@@ -75,7 +75,10 @@
 //! # Messages
 //! Human prompts come from `event_msg/user_message` (and paginated `item_completed` UserMessage
 //! items). The `response_item` `role:user` copy of a prompt is merged with its event (whichever
-//! comes first keeps its place). Harness `role:user` messages (`<environment_context>`,
+//! comes first keeps its place). They pair on the text, without the tags codex-rs wraps around an
+//! image it shows the model (`<image name=[Image #1]>`, `</image>`). The merged prompt keeps the
+//! copy's decoded `input_image`s; the event's `images` URLs and `local_images` paths (an
+//! `unknown/local_image` part) only when the copy holds no image data. Harness `role:user` messages (`<environment_context>`,
 //! `<user_instructions>`, `# AGENTS.md`, `<permissions…>`, a message that is one XML-ish tag
 //! block) are non-human with subtype `environment_context` / `instructions` / `context`. In a file
 //! without any user_message event, the other `role:user` messages are the human prompts. Unmatched
@@ -358,8 +361,8 @@ struct Builder {
     saw_user_event: bool,
     /// `role:user` copies waiting for their user_message event: (message index, key).
     pending_copies: Vec<(usize, String)>,
-    /// user_message events whose copy has not been seen yet.
-    unmatched_events: Vec<String>,
+    /// user_message events whose copy has not been seen yet: (message index, key).
+    unmatched_events: Vec<(usize, String)>,
     prev_total: Option<Raw>,
     last_prompt: Option<u64>,
     compact_cmd: bool,

@@ -2,7 +2,7 @@
 
 use super::content::{flatten_output, harness_kind, prompt_key};
 use super::*;
-use crate::model::{Role, Trigger};
+use crate::model::{Message, Role, Trigger};
 use serde_json::json;
 use std::io::Write;
 
@@ -1037,4 +1037,119 @@ fn errors_and_aborted_turns_are_notices_in_the_transcript() {
         ]
     );
     assert_eq!(s.counts().user_turns, 1);
+}
+
+const PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+fn image_copy(ts: &str, content: Value) -> Value {
+    env(
+        ts,
+        "response_item",
+        json!({"type": "message", "role": "user", "content": content}),
+    )
+}
+fn image_event(ts: &str, text: &str, path: &str) -> Value {
+    env(
+        ts,
+        "event_msg",
+        json!({"type": "user_message", "message": text, "images": [], "local_images": [path]}),
+    )
+}
+
+/// The one human message of `s`, which must be the prompt with one decoded PNG.
+fn assert_one_prompt_with_png(s: &Session, text: &str) {
+    let humans: Vec<&Message> = s.messages.iter().filter(|m| m.role == Role::User).collect();
+    assert_eq!(humans.len(), 1, "{:?}", s.messages);
+    let m = humans[0];
+    assert!(m.is_human);
+    assert_eq!(m.subtype, None);
+    assert_eq!(m.text(), text);
+    let images: Vec<&Part> = m
+        .parts
+        .iter()
+        .filter(|p| !matches!(p, Part::Text { .. }))
+        .collect();
+    assert_eq!(images.len(), 1, "{:?}", m.parts);
+    match images[0] {
+        Part::Image {
+            media_type, data, ..
+        } => {
+            assert_eq!(media_type.as_deref(), Some("image/png"));
+            assert_eq!(data.as_deref(), Some(PIXEL));
+        }
+        other => panic!("not an image: {other:?}"),
+    }
+}
+
+#[test]
+fn image_wrapper_tags_do_not_stop_a_copy_pairing_with_its_event() {
+    let url = format!("data:image/png;base64,{PIXEL}");
+    let s = parse_lines(
+        NAME,
+        &[
+            meta("img1", json!({})),
+            image_copy(
+                "00:01.000",
+                json!([{"type": "input_text", "text": "<image name=[Image #1]>"},
+                       {"type": "input_image", "image_url": url},
+                       {"type": "input_text", "text": "</image>"},
+                       {"type": "input_text", "text": "what is in [Image #1]"}]),
+            ),
+            image_event("00:01.000", "what is in [Image #1]", "/tmp/a.png"),
+            asst("00:02.000", "A pixel."),
+        ],
+    );
+    assert_one_prompt_with_png(&s, "what is in [Image #1]");
+    assert_eq!(s.messages.len(), 2);
+
+    // An image with no text: the wrapped copy is not a harness tag block.
+    let s = parse_lines(
+        NAME,
+        &[
+            meta("img2", json!({})),
+            image_copy(
+                "00:01.000",
+                json!([{"type": "input_text", "text": "<image name=[Image #1]>"},
+                       {"type": "input_image", "image_url": url},
+                       {"type": "input_text", "text": "</image>"}]),
+            ),
+            image_event("00:01.000", "", "/tmp/a.png"),
+        ],
+    );
+    assert_one_prompt_with_png(&s, "");
+}
+
+#[test]
+fn a_paired_prompt_keeps_the_decoded_image_of_its_copy() {
+    let url = format!("data:image/png;base64,{PIXEL}");
+    let copy = || {
+        image_copy(
+            "00:02.000",
+            json!([{"type": "input_text", "text": "look at this screenshot"},
+                   {"type": "input_image", "image_url": url}]),
+        )
+    };
+    let event = || image_event("00:02.000", "look at this screenshot", "/tmp/shot.png");
+    // Copy first, then event (0.63), and event first, then copy (0.60).
+    for lines in [[copy(), event()], [event(), copy()]] {
+        let mut all = vec![meta("img3", json!({}))];
+        all.extend(lines);
+        let s = parse_lines(NAME, &all);
+        assert_one_prompt_with_png(&s, "look at this screenshot");
+    }
+
+    // No image data in the copy: the event's local path is kept.
+    for order in [false, true] {
+        let mut all = vec![meta("img4", json!({}))];
+        let (a, b) = (
+            user_item("00:02.000", "see file"),
+            image_event("00:02.000", "see file", "/tmp/f.png"),
+        );
+        all.extend(if order { [a, b] } else { [b, a] });
+        let s = parse_lines(NAME, &all);
+        assert_eq!(s.messages.len(), 1);
+        assert!(s.messages[0].parts.iter().any(
+            |p| matches!(p, Part::Unknown { kind, raw } if kind == "local_image" && raw == "/tmp/f.png")
+        ));
+    }
 }
