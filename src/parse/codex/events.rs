@@ -13,7 +13,7 @@ use crate::tokens;
 
 use super::content::{collect_text, content_parts, image_from_url};
 use super::records::P;
-use super::{Builder, Obj, OpenCompaction, Raw};
+use super::{Builder, Obj, OpenCompaction, PromptSource, Raw};
 
 impl Builder {
     pub(super) fn event(&mut self, p: &P, ts: Option<DateTime<Utc>>) {
@@ -33,7 +33,11 @@ impl Builder {
                         });
                     }
                 }
-                self.user_event(text, images, ts, None);
+                let src = PromptSource {
+                    turn_id: p.turn_id.filled(),
+                    ..PromptSource::default()
+                };
+                self.user_event(text, images, ts, src);
             }
             "item_completed" => match p.item.get() {
                 Some(it) if it.kind.is("UserMessage") => {
@@ -43,11 +47,22 @@ impl Builder {
                         .into_iter()
                         .filter(|p| !matches!(p, Part::Text { .. }))
                         .collect();
-                    self.user_event(&text, images, ts, it.id.get());
+                    let src = PromptSource {
+                        item_id: it.id.get(),
+                        turn_id: p.turn_id.filled(),
+                        from_item: true,
+                    };
+                    self.user_event(&text, images, ts, src);
                 }
                 _ => self.other("item_completed"),
             },
             "token_count" => self.token_count(p, ts, ts.map(|t| t.timestamp()), false),
+            "task_started" | "turn_started" => {
+                if let Some(t) = p.turn_id.filled() {
+                    self.turn_id = Some(t.to_string());
+                }
+                self.other(ty);
+            }
             "thread_name_updated" => {
                 if let Some(name) = p
                     .thread_name

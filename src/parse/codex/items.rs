@@ -13,7 +13,7 @@ use super::content::{
     merged_attachments, prompt_key, tag_value,
 };
 use super::records::{Output, P};
-use super::{Builder, whole_payload};
+use super::{Builder, HumanPrompt, PromptSource, whole_payload};
 
 impl Builder {
     pub(super) fn push_msg(&mut self, m: Message) -> usize {
@@ -290,8 +290,12 @@ impl Builder {
         text: &str,
         images: Vec<Part>,
         ts: Option<DateTime<Utc>>,
-        id: Option<&str>,
+        src: PromptSource<'_>,
     ) {
+        let turn = src
+            .turn_id
+            .map(str::to_string)
+            .or_else(|| self.turn_id.clone());
         self.saw_user_event = true;
         let key = prompt_key(text);
         if key.starts_with("/compact") {
@@ -312,20 +316,32 @@ impl Builder {
             m.subtype = None;
             return;
         }
-        // The same prompt twice in a row (user_message + paginated item): one prompt.
-        if let Some(last) = self.s.messages.last()
-            && last.is_human
-            && last.text() == key
+        // A user_message event and the paginated UserMessage item of the same turn: one prompt.
+        // (The same text typed again, after an interrupt, is another prompt.)
+        if let Some(prev) = &self.last_human
+            && prev.index + 1 == self.s.messages.len()
+            && prev.from_item != src.from_item
+            && match (&prev.turn, &turn) {
+                (Some(a), Some(b)) => a == b,
+                _ => prev.ts.is_some() && prev.ts == ts,
+            }
+            && self.s.messages[prev.index].text() == key
         {
             return;
         }
         let mut m = Message::new(Role::User);
         m.timestamp = ts;
-        m.id = id.map(str::to_string);
+        m.id = src.item_id.map(str::to_string);
         m.is_human = true;
         m.parts.push(Part::Text { text: key.clone() });
         m.parts.extend(images);
         let idx = self.push_msg(m);
         self.unmatched_events.push((idx, key));
+        self.last_human = Some(HumanPrompt {
+            index: idx,
+            from_item: src.from_item,
+            turn,
+            ts,
+        });
     }
 }

@@ -75,7 +75,10 @@
 //! # Messages
 //! Human prompts come from `event_msg/user_message` (and paginated `item_completed` UserMessage
 //! items). The `response_item` `role:user` copy of a prompt is merged with its event (whichever
-//! comes first keeps its place). They pair on the text, without the tags codex-rs wraps around an
+//! comes first keeps its place). An `item_completed` UserMessage is merged with the
+//! `user_message` event of the same turn (same `turn_id`, the event's being the current turn's
+//! from `task_started`/`turn_context`; the same timestamp when either has none); the same text
+//! typed again in a later turn is another prompt. They pair on the text, without the tags codex-rs wraps around an
 //! image it shows the model (`<image name=[Image #1]>`, `</image>`). The merged prompt keeps the
 //! copy's decoded `input_image`s; the event's `images` URLs and `local_images` paths (an
 //! `unknown/local_image` part) only when the copy holds no image data. Harness `role:user` messages (`<environment_context>`,
@@ -331,6 +334,23 @@ struct OpenCompaction {
     has_event: bool,
 }
 
+/// Where a human prompt was read: a `user_message` event or an `item_completed` UserMessage.
+#[derive(Default)]
+struct PromptSource<'a> {
+    item_id: Option<&'a str>,
+    turn_id: Option<&'a str>,
+    from_item: bool,
+}
+
+/// The latest human prompt read from an event or item, for pairing the two records of one.
+struct HumanPrompt {
+    index: usize,
+    from_item: bool,
+    /// Its own `turn_id`, else the current turn's.
+    turn: Option<String>,
+    ts: Option<DateTime<Utc>>,
+}
+
 struct Builder {
     s: Session,
     warnings: Vec<Warning>,
@@ -359,6 +379,9 @@ struct Builder {
     /// Request waiting for the assistant message it produced.
     pending_req: Option<usize>,
     saw_user_event: bool,
+    /// `turn_id` of the latest own `turn_context` / `task_started`.
+    turn_id: Option<String>,
+    last_human: Option<HumanPrompt>,
     /// `role:user` copies waiting for their user_message event: (message index, key).
     pending_copies: Vec<(usize, String)>,
     /// user_message events whose copy has not been seen yet: (message index, key).
@@ -397,6 +420,8 @@ impl Builder {
             last_asst: None,
             pending_req: None,
             saw_user_event: false,
+            turn_id: None,
+            last_human: None,
             pending_copies: Vec::new(),
             unmatched_events: Vec::new(),
             prev_total: None,
@@ -602,8 +627,8 @@ impl Builder {
     /// Rule 3: a turn that began after this thread was created is the thread's own.
     fn own_turn_start(&self, kind: &str, payload: Option<&P>) -> bool {
         let Some(p) = payload else { return false };
-        let turn_line =
-            kind == "turn_context" || (kind == "event_msg" && p.kind.is("task_started"));
+        let turn_line = kind == "turn_context"
+            || (kind == "event_msg" && (p.kind.is("task_started") || p.kind.is("turn_started")));
         match (
             turn_line,
             p.turn_id.get().and_then(uuid_v7_time),
@@ -627,6 +652,9 @@ impl Builder {
     }
 
     fn turn_context(&mut self, p: &P, replayed: bool) {
+        if !replayed && let Some(t) = p.turn_id.filled() {
+            self.turn_id = Some(t.to_string());
+        }
         if let Some(m) = p.model.filled() {
             self.model = Some(m.to_string());
             if !replayed {

@@ -1153,3 +1153,78 @@ fn a_paired_prompt_keeps_the_decoded_image_of_its_copy() {
         ));
     }
 }
+
+#[test]
+fn the_same_prompt_retyped_after_an_interrupt_is_a_second_turn() {
+    let aborted = || {
+        env(
+            "00:03.000",
+            "event_msg",
+            json!({"type": "turn_aborted", "reason": "interrupted"}),
+        )
+    };
+    // Event before its copy (0.58, 0.14x) and copy before its event; with the abort recorded
+    // (its notice sits between the prompts) and without (nothing between them).
+    for (event_first, abort) in [(true, true), (false, true), (true, false), (false, false)] {
+        let turn = |ts: &str| {
+            let (e, c) = (
+                user_event(ts, "run the tests"),
+                user_item(ts, "run the tests"),
+            );
+            if event_first { [e, c] } else { [c, e] }
+        };
+        let mut lines = vec![meta("rt", json!({}))];
+        lines.extend(turn("00:01.000"));
+        if abort {
+            lines.push(aborted());
+        }
+        lines.extend(turn("00:09.000"));
+        lines.push(asst("00:12.000", "All green."));
+        let s = parse_lines(NAME, &lines);
+        let humans: Vec<&Message> = s.messages.iter().filter(|m| m.is_human).collect();
+        assert_eq!(humans.len(), 2, "{:?}", s.messages);
+        assert!(
+            s.messages
+                .iter()
+                .all(|m| m.subtype.as_deref() != Some("context"))
+        );
+        assert!(
+            s.messages
+                .iter()
+                .all(|m| m.subtype.as_deref() != Some("model_input"))
+        );
+    }
+}
+
+#[test]
+fn a_prompt_and_its_paginated_item_of_one_turn_are_one_prompt() {
+    let completed = |ts: &str, text: &str, turn: &str| {
+        env(
+            ts,
+            "event_msg",
+            json!({"type": "item_completed", "turn_id": turn, "item": {"type": "UserMessage",
+                   "id": "u1", "content": [{"type": "text", "text": text}]}}),
+        )
+    };
+    let started = |ts: &str, turn: &str| {
+        env(
+            ts,
+            "event_msg",
+            json!({"type": "task_started", "turn_id": turn}),
+        )
+    };
+    let s = parse_lines(
+        NAME,
+        &[
+            meta("pg", json!({})),
+            started("00:01.000", "t1"),
+            user_event("00:01.001", "go"),
+            completed("00:01.002", "go", "t1"),
+            started("00:05.000", "t2"),
+            completed("00:05.001", "go", "t2"),
+            user_event("00:05.002", "go"),
+        ],
+    );
+    let humans = s.messages.iter().filter(|m| m.is_human).count();
+    assert_eq!(humans, 2, "{:?}", s.messages);
+}
