@@ -11,7 +11,7 @@ use crate::parse::json::Obj as JsonObj;
 use crate::parse::str_field;
 use crate::tokens;
 
-use super::content::{collect_text, content_parts, image_from_url};
+use super::content::{collect_text, content_parts, harness_kind, image_from_url};
 use super::records::P;
 use super::{Builder, Obj, OpenCompaction, PromptSource, Raw};
 
@@ -21,6 +21,18 @@ impl Builder {
         match ty {
             "user_message" => {
                 let text = p.message().unwrap_or("");
+                let harness = match p.message_kind.get() {
+                    Some("environment_context") => Some("environment_context"),
+                    Some("user_instructions") => Some("instructions"),
+                    _ => harness_kind(text),
+                };
+                if let Some(kind) = harness {
+                    let parts = vec![Part::Text {
+                        text: text.to_string(),
+                    }];
+                    self.harness_user(kind, text, parts, ts, None, true);
+                    return;
+                }
                 let mut images = Vec::new();
                 for u in p.images.0.iter().filter_map(|u| u.get()) {
                     images.push(image_from_url(Some(u)));

@@ -244,21 +244,13 @@ impl Builder {
     pub(super) fn user_copy(&mut self, p: &P, ts: Option<DateTime<Utc>>) {
         let parts = content_parts(p.content.as_ref());
         let text = copy_text(&parts);
+        if let Some(kind) = harness_kind(&text) {
+            self.harness_user(kind, &text, parts, ts, p.id.get(), false);
+            return;
+        }
         let mut m = Message::new(Role::User);
         m.timestamp = ts;
         m.id = p.id.owned();
-        if let Some(kind) = harness_kind(&text) {
-            if kind == "environment_context"
-                && self.s.cwd.is_none()
-                && let Some(cwd) = tag_value(&text, "cwd")
-            {
-                self.s.cwd = Some(cwd.to_string());
-            }
-            m.subtype = Some(kind.to_string());
-            m.parts = parts;
-            self.push_msg(m);
-            return;
-        }
         let key = prompt_key(&text);
         if let Some(pos) = self.unmatched_events.iter().position(|(_, k)| *k == key) {
             // The event already recorded this prompt; the copy may hold its decoded images.
@@ -282,6 +274,41 @@ impl Builder {
         m.parts = parts;
         let idx = self.push_msg(m);
         self.pending_copies.push((idx, key));
+    }
+
+    /// Harness text in a `role:user` copy or (2025) a `user_message` event: one non-human
+    /// message with `subtype` = `kind`, whichever of the two records comes first.
+    pub(super) fn harness_user(
+        &mut self,
+        kind: &str,
+        text: &str,
+        parts: Vec<Part>,
+        ts: Option<DateTime<Utc>>,
+        id: Option<&str>,
+        from_event: bool,
+    ) {
+        if kind == "environment_context"
+            && self.s.cwd.is_none()
+            && let Some(cwd) = tag_value(text, "cwd")
+        {
+            self.s.cwd = Some(cwd.to_string());
+        }
+        let key = text.trim();
+        if let Some(pos) = self
+            .unpaired_harness
+            .iter()
+            .position(|(ev, k)| *ev != from_event && k == key)
+        {
+            self.unpaired_harness.remove(pos);
+            return;
+        }
+        self.unpaired_harness.push((from_event, key.to_string()));
+        let mut m = Message::new(Role::User);
+        m.timestamp = ts;
+        m.id = id.map(str::to_string);
+        m.subtype = Some(kind.to_string());
+        m.parts = parts;
+        self.push_msg(m);
     }
 
     /// What the human typed: `user_message` event or paginated UserMessage item.

@@ -83,7 +83,9 @@
 //! copy's decoded `input_image`s; the event's `images` URLs and `local_images` paths (an
 //! `unknown/local_image` part) only when the copy holds no image data. Harness `role:user` messages (`<environment_context>`,
 //! `<user_instructions>`, `# AGENTS.md`, `<permissions…>`, a message that is one XML-ish tag
-//! block) are non-human with subtype `environment_context` / `instructions` / `context`. In a file
+//! block) are non-human with subtype `environment_context` / `instructions` / `context`, and so
+//! are `user_message` events of such text or of the 2025 `kind` `environment_context` /
+//! `user_instructions` (merged with their copy, as prompts are; never a human turn). In a file
 //! without any user_message event, the other `role:user` messages are the human prompts. Unmatched
 //! copies in a file that has events stay non-human (`model_input`). The IDE preamble is cut: the
 //! human text is what follows `## My request for Codex:`.
@@ -379,6 +381,8 @@ struct Builder {
     /// Request waiting for the assistant message it produced.
     pending_req: Option<usize>,
     saw_user_event: bool,
+    /// Harness texts recorded by one side only: (read from an event, trimmed text).
+    unpaired_harness: Vec<(bool, String)>,
     /// `turn_id` of the latest own `turn_context` / `task_started`.
     turn_id: Option<String>,
     last_human: Option<HumanPrompt>,
@@ -420,6 +424,7 @@ impl Builder {
             last_asst: None,
             pending_req: None,
             saw_user_event: false,
+            unpaired_harness: Vec::new(),
             turn_id: None,
             last_human: None,
             pending_copies: Vec::new(),

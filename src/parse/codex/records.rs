@@ -88,6 +88,9 @@ pub(super) struct P<'a> {
     /// Pi, OpenClaw and Droid lines carry these; Codex lines never do.
     #[serde(rename = "parentId", default)]
     pub parent_id: Field<IgnoredAny>,
+    /// `user_message.kind` (2025): `plain`, `user_instructions`, `environment_context`.
+    #[serde(rename = "kind", default, borrow)]
+    pub message_kind: Str<'a>,
     #[serde(default, borrow)]
     pub images: List<Str<'a>>,
     #[serde(default)]

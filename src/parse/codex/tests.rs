@@ -1228,3 +1228,58 @@ fn a_prompt_and_its_paginated_item_of_one_turn_are_one_prompt() {
     let humans = s.messages.iter().filter(|m| m.is_human).count();
     assert_eq!(humans, 2, "{:?}", s.messages);
 }
+
+#[test]
+fn harness_user_message_events_are_not_human_turns() {
+    let ev = |ts: &str, kind: &str, text: &str| {
+        env(
+            ts,
+            "event_msg",
+            json!({"type": "user_message", "kind": kind, "message": text}),
+        )
+    };
+    let env_text = "<environment_context><cwd>/Users/x/dev</cwd></environment_context>";
+    let instr = "<user_instructions>be terse</user_instructions>";
+    // 0.36: the events alone, then with their copies in either order.
+    let events = || {
+        vec![
+            ev("00:01.000", "environment_context", env_text),
+            ev("00:01.000", "user_instructions", instr),
+        ]
+    };
+    let copies = || {
+        vec![
+            user_item("00:01.000", env_text),
+            user_item("00:01.000", instr),
+        ]
+    };
+    for variant in 0..3 {
+        let mut lines = vec![meta("h4", json!({}))];
+        match variant {
+            0 => lines.extend(events()),
+            1 => {
+                lines.extend(events());
+                lines.extend(copies());
+            }
+            _ => {
+                lines.extend(copies());
+                lines.extend(events());
+            }
+        }
+        lines.push(ev("00:02.000", "plain", "why is the loader slow"));
+        let s = parse_lines(NAME, &lines);
+        let subtypes: Vec<Option<&str>> = s.messages.iter().map(|m| m.subtype.as_deref()).collect();
+        assert_eq!(
+            subtypes,
+            vec![Some("environment_context"), Some("instructions"), None],
+            "variant {variant}"
+        );
+        let humans: Vec<String> = s
+            .messages
+            .iter()
+            .filter(|m| m.is_human)
+            .map(|m| m.text())
+            .collect();
+        assert_eq!(humans, vec!["why is the loader slow"]);
+    }
+}
