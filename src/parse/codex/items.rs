@@ -341,6 +341,12 @@ impl Builder {
             m.parts.extend(kept);
             m.is_human = true;
             m.subtype = None;
+            self.last_human = Some(HumanPrompt {
+                index: idx,
+                from_item: src.from_item,
+                turn,
+                ts,
+            });
             return;
         }
         // A user_message event and the paginated UserMessage item of the same turn: one prompt.

@@ -1227,6 +1227,20 @@ fn a_prompt_and_its_paginated_item_of_one_turn_are_one_prompt() {
     );
     let humans = s.messages.iter().filter(|m| m.is_human).count();
     assert_eq!(humans, 2, "{:?}", s.messages);
+
+    // The model-visible copy first: the event merges with it, and the item with both.
+    let s = parse_lines(
+        NAME,
+        &[
+            meta("pg2", json!({})),
+            started("00:01.000", "t1"),
+            user_item("00:01.001", "go"),
+            user_event("00:01.002", "go"),
+            completed("00:01.003", "go", "t1"),
+        ],
+    );
+    assert_eq!(s.messages.len(), 1, "{:?}", s.messages);
+    assert!(s.messages[0].is_human);
 }
 
 #[test]
