@@ -22,7 +22,7 @@
 //! 3. otherwise, a `session_meta` of another thread met before any own conversation content
 //!    starts a replay burst: the recorder stamps lines when it writes them, so the copy carries
 //!    the fork's second. The copied items are written as one batch, consecutive lines a few
-//!    milliseconds apart at most (real rollouts show 0–5 ms even between large lines), while the
+//!    milliseconds apart at most (lines of one write are 0–5 ms apart in real rollouts), while the
 //!    child's own lines follow a user action, a spawn or a model call. The burst is every
 //!    following line stamped in that same UTC second, and it ends at the first line that
 //!    * has another second (or none), or
@@ -75,20 +75,21 @@
 //! # Messages
 //! Human prompts come from `event_msg/user_message` (and paginated `item_completed` UserMessage
 //! items). The `response_item` `role:user` copy of a prompt is merged with its event (whichever
-//! comes first keeps its place). An `item_completed` UserMessage is merged with the
-//! `user_message` event of the same turn (same `turn_id`, the event's being the current turn's
-//! from `task_started`/`turn_context`; the same timestamp when either has none); the same text
-//! typed again in a later turn is another prompt. They pair on the text, without the tags codex-rs wraps around an
+//! comes first keeps its place). They pair on the text, without the tags codex-rs wraps around an
 //! image it shows the model (`<image name=[Image #1]>`, `</image>`). The merged prompt keeps the
 //! copy's decoded `input_image`s; the event's `images` URLs and `local_images` paths (an
-//! `unknown/local_image` part) only when the copy holds no image data. Harness `role:user` messages (`<environment_context>`,
-//! `<user_instructions>`, `# AGENTS.md`, `<permissions…>`, a message that is one XML-ish tag
-//! block) are non-human with subtype `environment_context` / `instructions` / `context`, and so
-//! are `user_message` events of such text or of the 2025 `kind` `environment_context` /
-//! `user_instructions` (merged with their copy, as prompts are; never a human turn). In a file
-//! without any user_message event, the other `role:user` messages are the human prompts. Unmatched
-//! copies in a file that has events stay non-human (`model_input`). The IDE preamble is cut: the
-//! human text is what follows `## My request for Codex:`.
+//! `unknown/local_image` part) only when the copy holds no image data. An `item_completed`
+//! UserMessage is merged with the `user_message` event of the same turn (same `turn_id`, the
+//! event's being the current turn's from `task_started`/`turn_context`; the same timestamp when
+//! either has none); the same text typed again in a later turn is another prompt. Harness
+//! `role:user` messages (`<environment_context>`, `<user_instructions>`, `# AGENTS.md`,
+//! `<permissions…>`, a message that is one XML-ish tag block) are non-human with subtype
+//! `environment_context` / `instructions` / `context`, and so are `user_message` events of such
+//! text or of the 2025 `kind` `environment_context` / `user_instructions` (merged with their copy,
+//! as prompts are; never a human turn). In a file without any user_message event, the other
+//! `role:user` messages are the human prompts. Unmatched copies in a file that has events stay
+//! non-human (`model_input`). The IDE preamble is cut: the human text is what follows
+//! `## My request for Codex:`.
 //!
 //! Assistant-side items (readable reasoning → Thinking, `role:assistant` text, tool calls) join one
 //! Assistant message until a user, tool-output, developer/system message or a counted request
