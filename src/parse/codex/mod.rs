@@ -26,7 +26,7 @@
 //!    child's own lines follow a user action, a spawn or a model call. The burst is every
 //!    following line stamped in that same UTC second, and it ends at the first line that
 //!    * has another second (or none), or
-//!    * is stamped more than [`BURST_GAP_MS`] (100 ms, twenty times the batch's largest spacing)
+//!    * is stamped more than `BURST_GAP_MS` (100 ms, twenty times the batch's largest spacing)
 //!      after the line before it, or
 //!    * cannot be a copy: a `turn_context` or `task_started` whose `turn_id` is a UUIDv7 minted
 //!      at or after the creation of this thread (its own `session_meta` timestamp). The parent's
