@@ -169,6 +169,22 @@ fn read_zone_file(name: &str) -> Option<Vec<u8>> {
     None
 }
 
+fn bad_tz_variable() -> Option<String> {
+    // Read once: reports ask for the zone's name on every row.
+    static BAD: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    BAD.get_or_init(check_tz_variable).clone()
+}
+
+fn check_tz_variable() -> Option<String> {
+    let tz = std::env::var("TZ").ok()?;
+    let name = tz.trim().trim_start_matches(':');
+    if name.is_empty() || name.starts_with('/') {
+        // A path to a zone file is chrono's to read.
+        return None;
+    }
+    Zone::parse(name).is_err().then_some(tz)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,20 +266,4 @@ mod tests {
         }
         assert!(matches!(Zone::parse("local"), Ok(Zone::Local)));
     }
-}
-
-fn bad_tz_variable() -> Option<String> {
-    // Read once: reports ask for the zone's name on every row.
-    static BAD: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    BAD.get_or_init(check_tz_variable).clone()
-}
-
-fn check_tz_variable() -> Option<String> {
-    let tz = std::env::var("TZ").ok()?;
-    let name = tz.trim().trim_start_matches(':');
-    if name.is_empty() || name.starts_with('/') {
-        // A path to a zone file is chrono's to read.
-        return None;
-    }
-    Zone::parse(name).is_err().then_some(tz)
 }
