@@ -517,12 +517,13 @@ pub fn unique_requests_of<'a>(
 ///
 /// A Claude response (`message.id` + `requestId`) written into several files (resumed
 /// sessions, sub-agent logs, `agent_progress` copies, backups) counts once, at the per-field
-/// maximum of its copies' usage (a copy can be taken mid-stream). It belongs to the session
-/// that made it: a main session's copy over a sidechain's, and among those the session that
-/// started first, then the one that ended first (a resumed session repeats its parent's
-/// records, and goes on after them), then the first path. A sidechain copy of a message whose id a main session
-/// holds is a replay of the parent's context (same message, new request id) and never
-/// counts. Requests without an identity are unique to their file.
+/// maximum of its copies' usage (a copy can be taken mid-stream); a copy without a `requestId`
+/// is the response its `message.id` names. It belongs to the session that made it: a main
+/// session's copy over a sidechain's, and among those the session that started first, then the
+/// one that ended first (a resumed session repeats its parent's records, and goes on after
+/// them), then the first path. A sidechain copy of a message whose id a main session holds is
+/// a replay of the parent's context (same message, new request id) and never counts. Requests
+/// without an identity are unique to their file.
 pub fn count_once(sessions: &mut [SessionSummary]) {
     use rustc_hash::{FxHashMap, FxHashSet};
     type Key<'k> = (&'k str, Option<&'k str>);
@@ -546,17 +547,26 @@ pub fn count_once(sessions: &mut [SessionSummary]) {
             .flat_map(|s| &s.requests)
             .filter(|r| r.dedup_key.as_ref().is_some_and(|k| !k.sidechain))
             .count();
-        // Sized once: growing these by doubling on a store's worth of requests held the old
-        // and the new table at once, a transient of several MB at the end of every scan.
         // A copy without a `requestId` (a proxy, an older build) is the response its message id
-        // names: it takes the request id another copy of that message records, if any.
+        // names: it takes the request id another copy of that message records, if any. Only
+        // built when such a copy exists.
         let mut request_of: FxHashMap<&str, &str> = FxHashMap::default();
-        for &si in &order {
-            for r in &sessions[si].requests {
-                if let Some(k) = &r.dedup_key
-                    && let Some(rid) = k.request_id.as_deref()
+        let keys = || {
+            sessions
+                .iter()
+                .flat_map(|s| &s.requests)
+                .filter_map(|r| r.dedup_key.as_ref())
+        };
+        if keys().any(|k| k.request_id.is_none()) {
+            for &si in &order {
+                for k in sessions[si]
+                    .requests
+                    .iter()
+                    .filter_map(|r| r.dedup_key.as_ref())
                 {
-                    request_of.entry(k.message_id.as_str()).or_insert(rid);
+                    if let Some(rid) = k.request_id.as_deref() {
+                        request_of.entry(k.message_id.as_str()).or_insert(rid);
+                    }
                 }
             }
         }
@@ -566,6 +576,8 @@ pub fn count_once(sessions: &mut [SessionSummary]) {
             (mid, rid.or_else(|| request_of.get(mid).copied()))
         }
         let key_of = |k| key_in(k, &request_of);
+        // Sized once: growing these by doubling on a store's worth of requests held the old
+        // and the new table at once, a transient of several MB at the end of every scan.
         let mut main: FxHashMap<Key, (usize, usize, Usage)> =
             FxHashMap::with_capacity_and_hasher(keyed, Default::default());
         let mut main_ids: FxHashSet<&str> =
