@@ -543,6 +543,30 @@ fn response(sid: &str, at: &str, id: &str, output: u64) -> String {
 }
 
 #[test]
+fn a_model_under_two_names_shows_once_and_its_sub_rows_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    for (sid, model) in [
+        ("s1", "claude-sonnet-4-5"),
+        ("s2", "claude-sonnet-4-5-20250929"),
+    ] {
+        let line =
+            response(sid, "2026-03-10T10:00:05Z", sid, 5).replace("claude-sonnet-4-5", model);
+        std::fs::write(dir.path().join(format!("{sid}.jsonl")), line + "\n").unwrap();
+    }
+    let out = common::sessions()
+        .env("COLUMNS", "200")
+        .args(["usage", "--breakdown"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row = text.lines().find(|l| l.starts_with("2026-03-10")).unwrap();
+    assert_eq!(row.matches("sonnet-4-5").count(), 1, "{text}");
+    assert!(text.contains("└ claude-sonnet-4-5 "), "{text}");
+    assert!(text.contains("└ claude-sonnet-4-5-20250929"), "{text}");
+}
+
+#[test]
 fn a_response_in_several_files_counts_once_at_its_largest_for_its_session() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join(".claude/projects/-home-dev-copies");

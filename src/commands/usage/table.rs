@@ -19,7 +19,8 @@ use super::{Row, RowKey};
 /// A line of the table.
 enum Line<'r, 'a> {
     Row(&'r Row<'a>),
-    Model(Agent, &'a str, &'r Tally),
+    /// A model's sub-row, with the name it shows.
+    Model(Agent, String, &'r Tally),
     Gap(Duration),
     Blank,
     Total(&'r Row<'a>),
@@ -68,6 +69,18 @@ impl Col<'_> {
 fn short_model(m: &str) -> String {
     let m = m.strip_prefix("claude-").unwrap_or(m);
     pricing::name::undated(m).unwrap_or(m).to_string()
+}
+
+/// Models by their short names, each name once (a dated and an undated id are one model).
+fn short_models<S: AsRef<str>>(models: &[S]) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for m in models {
+        let s = short_model(m.as_ref());
+        if !seen.contains(&s) {
+            seen.push(s);
+        }
+    }
+    seen.join(", ")
 }
 
 fn tally_of<'r>(line: &Line<'r, '_>) -> Option<&'r Tally> {
@@ -150,7 +163,15 @@ pub(super) fn table(
         lines.push(Line::Row(r));
         if breakdown {
             for (a, m, t) in &r.by_model {
-                lines.push(Line::Model(*a, m, t));
+                // Two raw names of one model (`sonnet-4-5` and its dated id) would show as two
+                // identical sub-rows: those keep their whole names.
+                let short = short_model(m);
+                let twin = r
+                    .by_model
+                    .iter()
+                    .any(|(b, n, _)| (b, n) != (a, m) && short_model(n) == short);
+                let label = if twin { m.to_string() } else { short };
+                lines.push(Line::Model(*a, label, t));
             }
         }
     }
@@ -273,13 +294,8 @@ pub(super) fn table(
         Some(6),
         Some(20),
         |l, _| match l {
-            Line::Row(r) => r
-                .models()
-                .iter()
-                .map(|m| short_model(m))
-                .collect::<Vec<_>>()
-                .join(", "),
-            Line::Model(_, m, _) => format!("└ {}", short_model(m)),
+            Line::Row(r) => short_models(&r.models()),
+            Line::Model(_, label, _) => format!("└ {label}"),
             _ => String::new(),
         },
     ));
@@ -424,15 +440,7 @@ pub(super) fn write_active(
                 human_duration(*end - now),
             ),
         )?;
-        field(
-            out,
-            "models",
-            r.models()
-                .iter()
-                .map(|m| short_model(m))
-                .collect::<Vec<_>>()
-                .join(", "),
-        )?;
+        field(out, "models", short_models(&r.models()))?;
         field(
             out,
             "tokens",
