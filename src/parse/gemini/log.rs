@@ -272,6 +272,20 @@ impl Log {
             mut rec,
             ..
         } = m;
+        // `toolCalls` of another shape than an array is nothing this parser can read: said, not
+        // skipped in silence.
+        if let Some(other) = rec
+            .tool_calls
+            .as_ref()
+            .filter(|v| !v.is_array() && !v.is_null())
+        {
+            let kind = parse::json_kind(other);
+            self.warn(
+                WarningKind::UnexpectedRecord,
+                Some(line),
+                format!("`toolCalls` of message {id} is a JSON {kind}, not an array: not read"),
+            );
+        }
         // UI renderings (file diffs with whole old/new contents) are never used: drop them
         // instead of holding them for the whole parse. String renderings stay (error text).
         if let Some(Value::Array(calls)) = &mut rec.tool_calls {

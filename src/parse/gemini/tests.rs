@@ -908,3 +908,29 @@ fn tokens_are_read_as_the_values_were() {
     }
     assert!(as_values(r#"{"input":1,"input":2}"#).is_some_and(|c| c.input == 2));
 }
+
+#[test]
+fn tool_calls_of_another_shape_are_reported_not_skipped() {
+    let s = session(&[
+        meta(),
+        json!({"id": "m1", "timestamp": "2026-05-01T10:00:01Z", "type": "user",
+               "content": [{"text": "hi"}]}),
+        json!({"id": "m2", "timestamp": "2026-05-01T10:00:02Z", "type": "gemini",
+               "content": "ok", "toolCalls": "oops"}),
+        json!({"id": "m3", "timestamp": "2026-05-01T10:00:03Z", "type": "gemini",
+               "content": "ok", "toolCalls": null}),
+    ]);
+    let w: Vec<_> = s
+        .warnings
+        .iter()
+        .map(|w| (w.kind, w.line, w.message.as_str()))
+        .collect();
+    assert_eq!(
+        w,
+        [(
+            WarningKind::UnexpectedRecord,
+            Some(3),
+            "`toolCalls` of message m2 is a JSON string, not an array: not read"
+        )]
+    );
+}
