@@ -502,3 +502,28 @@ fn help_teaches() {
         "replay-compress with no session suggests --all: {err}"
     );
 }
+
+#[test]
+fn show_lists_a_result_whose_call_is_not_in_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir
+        .path()
+        .join("rollout-2026-05-05T10-00-00-0196eeee-0000-7000-8000-000000000005.jsonl");
+    let lines = [
+        r#"{"timestamp":"2026-05-05T10:00:00.000Z","type":"session_meta","payload":{"id":"0196eeee-0000-7000-8000-000000000005","timestamp":"2026-05-05T10:00:00.000Z","cwd":"/x","cli_version":"0.130.0"}}"#,
+        r#"{"timestamp":"2026-05-05T10:00:01.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"zz","output":"hello output"}}"#,
+        r#"{"timestamp":"2026-05-05T10:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"A pixel."}]}}"#,
+    ];
+    fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let text = stdout(
+        Command::cargo_bin("sessions")
+            .unwrap()
+            .env("COLUMNS", "80")
+            .arg("show")
+            .arg(&path),
+    );
+    assert!(
+        text.contains("✓ zz (call not recorded): hello output"),
+        "{text}"
+    );
+}

@@ -509,6 +509,18 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
                     let prefix = format!("          ✗ {}: ", safe_line(name));
                     writeln!(out, "{}", fit_line(&prefix, output, "", width, Cut::End))?;
                 }
+                // A successful result shows on its call's line; one whose call the file does
+                // not hold has no such line, and would not show at all.
+                Part::ToolResult {
+                    is_error: false,
+                    output,
+                    call_id,
+                    ..
+                } if only_results && !names.contains_key(call_id.as_str()) => {
+                    let prefix =
+                        format!("          ✓ {} (call not recorded): ", safe_line(call_id));
+                    writeln!(out, "{}", fit_line(&prefix, output, "", width, Cut::End))?;
+                }
                 _ => {}
             }
         }
