@@ -172,7 +172,11 @@ fn replay_real(folder: &str, extra: &[&str]) -> Vec<Value> {
 /// give. Small masking and truncation thresholds make the mechanisms act on the real sessions
 /// of `folder`.
 fn a_sweep_gives_what_separate_runs_give(folder: &str, min_sessions: usize) {
+    // Masking on: these sessions predate v0.30, so the Gemini CLI version their dates show
+    // had none.
     let base = [
+        "--set",
+        "masking=true",
         "--set",
         "masking_protection_threshold=2000",
         "--set",

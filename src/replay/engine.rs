@@ -64,6 +64,58 @@ fn agent_model(input: &ReplayInput) -> Option<String> {
     }
 }
 
+/// Resolve the Gemini settings left at their defaults to the era's values; the note that says
+/// which version was assumed and what it set (none when every such setting was given).
+fn gemini_era_settings(
+    settings: &mut super::settings::Settings,
+    c: &versions::GeminiConstants,
+) -> Option<String> {
+    let mut set = Vec::new();
+    if settings.num("threshold") <= 0.0 {
+        settings.set_number("threshold", c.threshold);
+        set.push(format!("threshold {}", c.threshold));
+    }
+    if !settings.given("non_ascii_weight") {
+        settings.set_number("non_ascii_weight", c.non_ascii_weight);
+        set.push(format!("non-ASCII weight {}", c.non_ascii_weight));
+    }
+    let flags = [
+        ("masking", c.masking, "masking on", "no masking"),
+        (
+            "coalesce_turns",
+            c.coalesce_turns,
+            "turns coalesced",
+            "turns not coalesced",
+        ),
+        (
+            "truncation_only_after_failure",
+            c.truncation_only_after_failure,
+            "truncation only after an inflated compression",
+            "no auto-compression after an inflated one",
+        ),
+        (
+            "trigger_last_prompt_tokens",
+            c.trigger_uses_last_prompt_tokens,
+            "trigger on the last prompt size",
+            "trigger on a count of the history",
+        ),
+    ];
+    for (key, on, yes, no) in flags {
+        if !settings.given(key) {
+            settings.set_flag(key, on);
+            set.push(if on { yes } else { no }.to_string());
+        }
+    }
+    (!set.is_empty()).then(|| {
+        format!(
+            "Gemini CLI {} assumed from the file's format and date ({}): {}",
+            c.version,
+            c.era,
+            set.join(", ")
+        )
+    })
+}
+
 /// Replay one session.
 pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
     replay_calibrated(input, opts, None)
@@ -94,6 +146,23 @@ pub fn replay_each(input: &ReplayInput, options: &[ReplayOptions]) -> Vec<Sessio
         .collect()
 }
 
+/// The run's settings with those left to the recorded version resolved, and the note saying so.
+fn resolve_settings(
+    input: &ReplayInput,
+    opts: &ReplayOptions,
+    model: Option<&str>,
+) -> (super::settings::Settings, Option<String>) {
+    let mut settings = opts.settings.clone();
+    let mut era_note = None;
+    if opts.algorithm == Algorithm::Gemini {
+        // Gemini files record no version: the era their format and date show decides every
+        // setting that changed between versions, unless given.
+        let c = versions::gemini(gemini_era(input), model);
+        era_note = gemini_era_settings(&mut settings, &c);
+    }
+    (settings, era_note)
+}
+
 /// A session's calibration and estimator drift.
 type Fitted = (Calibration, Option<f64>);
 
@@ -120,17 +189,7 @@ fn replay_calibrated(
         )
         .context_window;
     }
-    let mut settings = opts.settings.clone();
-    let mut era_note = None;
-    if alg == Algorithm::Gemini && settings.num("threshold") <= 0.0 {
-        // Gemini files record no version: the era their format and date show decides.
-        let c = versions::gemini(gemini_era(input), model.as_deref());
-        settings.set_number("threshold", c.threshold);
-        era_note = Some(format!(
-            "Gemini CLI {} assumed from the file's format and date ({}): threshold {}",
-            c.version, c.era, c.threshold
-        ));
-    }
+    let (settings, era_note) = resolve_settings(input, opts, model.as_deref());
     let ctx = StrategyContext {
         settings,
         limits,

@@ -7,10 +7,21 @@
 //! file ([`resume`]): `loadConversationRecord` → `convertSessionToClientHistory` → a fresh
 //! environment turn in front → `ensureStableToolIds`, then read as `GeminiChat.getHistory` shows
 //! it ([`native_parts`]: thought parts stripped, the synthetic `thoughtSignature` on the first
-//! call of a model turn that had thoughts, same-role turns merged, as since v0.54;
+//! call of a model turn that had thoughts, same-role turns merged, as since v0.53;
 //! `coalesce_turns=false` for earlier versions). Every `gemini` record is a request, whether or
 //! not it recorded usage. Sessions that are not files Gemini could load (tests, `/chat save`
 //! checkpoints) use history items converted as described in [`content`].
+//!
+//! # Versions
+//!
+//! Session files record no CLI version: the engine assumes the one their format and start date
+//! show ([`crate::replay::versions::gemini`], `docs/versions.md`) and replays that era's
+//! behaviour. Every era-dependent setting left at its default takes the era's value: the
+//! threshold, `masking` (v0.30+), `non_ascii_weight` (1.3, 1.5 from v0.42), `coalesce_turns`
+//! (v0.53+), `truncation_only_after_failure` (v0.31+; before, an inflated attempt leaves
+//! auto-compression off) and `trigger_last_prompt_tokens` (v0.8+; before, the trigger counts the
+//! history, replayed as the calibrated estimate of the history at the check). A value given
+//! with `--set` or `--sweep` wins. The steps below are the newest era's.
 //!
 //! # Per request (`GeminiClient.processTurn`, default path)
 //!
@@ -209,7 +220,7 @@ pub const SPECS: &[Spec] = &[
     Spec::boolean(
         "masking",
         true,
-        "tool-output masking on every turn (v0.30+)",
+        "tool-output masking on every turn (default: as the Gemini CLI era the file shows, on from v0.30)",
     ),
     Spec::integer(
         "masking_protection_threshold",
@@ -235,11 +246,21 @@ pub const SPECS: &[Spec] = &[
         estimate::NON_ASCII_TOKENS_PER_CHAR,
         0.0,
         10.0,
-        "NON_ASCII_TOKENS_PER_CHAR of the estimator (1.3 before v0.43)",
+        "NON_ASCII_TOKENS_PER_CHAR of the estimator (default: as the Gemini CLI era the file shows, 1.3 before v0.42, 1.5 from v0.42)",
     ),
     Spec::boolean(
         "coalesce_turns",
         true,
-        "v0.54+: strip thought parts and merge consecutive same-role turns",
+        "strip thought parts and merge consecutive same-role turns (default: as the Gemini CLI era the file shows, from v0.53)",
+    ),
+    Spec::boolean(
+        "truncation_only_after_failure",
+        true,
+        "after an inflated automatic compression, later triggers only truncate old tool output; false: auto-compression stays off (default: as the Gemini CLI era the file shows, from v0.31)",
+    ),
+    Spec::boolean(
+        "trigger_last_prompt_tokens",
+        true,
+        "the trigger compares the previous response's promptTokenCount; false: a countTokens of the history (default: as the Gemini CLI era the file shows, from v0.8)",
     ),
 ];

@@ -160,6 +160,10 @@ impl Spec {
 #[serde(transparent)]
 pub struct Settings {
     values: BTreeMap<&'static str, Value>,
+    /// The keys given with `--set`/`--sweep` (not defaults): a setting the engine resolves from
+    /// the recorded version keeps a value the user gave.
+    #[serde(skip)]
+    given: std::collections::BTreeSet<&'static str>,
 }
 
 impl Settings {
@@ -168,6 +172,7 @@ impl Settings {
     pub fn resolve(specs: &[Spec], pairs: &[(String, String)]) -> Result<Settings, String> {
         let mut values: BTreeMap<&'static str, Value> =
             specs.iter().map(|s| (s.key, s.default.clone())).collect();
+        let mut given = std::collections::BTreeSet::new();
         for (k, v) in pairs {
             let key = k.trim().replace('-', "_");
             let spec = specs.iter().find(|s| s.key == key).ok_or_else(|| {
@@ -178,13 +183,24 @@ impl Settings {
                 )
             })?;
             values.insert(spec.key, spec.parse(v)?);
+            given.insert(spec.key);
         }
-        Ok(Settings { values })
+        Ok(Settings { values, given })
+    }
+
+    /// Whether `key` was given explicitly (not left at its default).
+    pub fn given(&self, key: &str) -> bool {
+        self.given.contains(key)
     }
 
     /// Resolve a number the user left at its "as the recorded version" default.
     pub fn set_number(&mut self, key: &'static str, value: f64) {
         self.values.insert(key, Value::Number(value));
+    }
+
+    /// Resolve a flag the user left at its default to the recorded version's value.
+    pub fn set_flag(&mut self, key: &'static str, value: bool) {
+        self.values.insert(key, Value::Bool(value));
     }
 
     pub fn num(&self, key: &str) -> f64 {
@@ -257,6 +273,7 @@ mod tests {
         .unwrap();
         assert_eq!(s.num("threshold"), 0.2);
         assert!(!s.flag("masking"));
+        assert!(s.given("threshold") && s.given("masking") && !s.given("keep"));
         let e = Settings::resolve(SPECS, &[("threshold".into(), "1.5".into())]).unwrap_err();
         assert!(e.contains("threshold") && e.contains("from 0 to 1"), "{e}");
         let e = Settings::resolve(SPECS, &[("keep".into(), "2.5".into())]).unwrap_err();

@@ -718,3 +718,134 @@ fn part_sizes_are_the_separate_measures() {
     }
     assert!(responses > 100, "{responses} function responses compared");
 }
+
+#[test]
+fn before_v0_31_an_inflated_summary_leaves_auto_compression_off() {
+    // As `an_inflated_summary_fails_once_and_switches_to_truncation_only`, in the era before
+    // truncation-only mode: the failed attempt turns automatic compression off for the chat.
+    let mut items = vec![HistoryItem {
+        is_context: true,
+        ..text_item(Role::User, false, "<session_context>env</session_context>")
+    }];
+    for i in 0..12 {
+        items.push(text_item(Role::User, true, &format!("prompt {i}")));
+        items.push(call_item(&format!("c{i}"), "read_file"));
+        items.push(result_item(
+            &format!("c{i}"),
+            "read_file",
+            &"漢".repeat(30_000),
+            false,
+        ));
+        items.push(text_item(Role::Assistant, false, "ok"));
+    }
+    let mut g = Gemini::with_params(params(
+        100_000,
+        1_000_000,
+        &[
+            ("masking", "false"),
+            ("truncate_tool_output_threshold", "5000"),
+            ("truncation_only_after_failure", "false"),
+        ],
+    ));
+    let events = drive(&mut g, &items, 0);
+    let kinds: Vec<EventKind> = events.iter().map(|(_, e)| e.kind).collect();
+    assert_eq!(kinds, vec![EventKind::Failed], "{kinds:?}");
+    assert!(g.failed());
+    // Later requests were above the threshold: each was a NOOP.
+    assert_eq!(g.decision().status, 5);
+}
+
+#[test]
+fn before_v0_8_the_trigger_counts_the_history() {
+    // The previous response's prompt size says nothing to a countTokens trigger: the history
+    // at the check does (the engine's calibrated `context_now` plus what joined since).
+    let items = chat(40, 4_000);
+    let run = |pairs: &[(&str, &str)], prev: u64, now: u64| {
+        let mut g = Gemini::with_params(params(100_000, 500, pairs));
+        for it in &items {
+            g.push(it);
+        }
+        let req = RequestInfo {
+            context_now: now,
+            ..request(0, Some(prev))
+        };
+        let kinds: Vec<EventKind> = g.before_request(&req).iter().map(|e| e.kind).collect();
+        (kinds, g.decision().prompt)
+    };
+    let count = [
+        ("masking", "false"),
+        ("trigger_last_prompt_tokens", "false"),
+    ];
+    assert_eq!(run(&count, 0, 90_000), (vec![EventKind::Compress], 90_000));
+    assert_eq!(run(&count, 90_000, 1_000), (vec![], 1_000));
+    let last = [("masking", "false")];
+    assert_eq!(
+        run(&last, 90_000, 1_000),
+        (vec![EventKind::Compress], 90_000)
+    );
+    assert_eq!(run(&last, 0, 90_000), (vec![], 0));
+}
+
+/// The engine replays the Gemini CLI version a file's format and date show: a legacy `.json`
+/// session from the v0.16 days has no masking (v0.30+), the 1.3 non-ASCII weight (1.5 from
+/// v0.42), no turn coalescing (v0.53+) and no truncation-only mode (v0.31+); a value given with
+/// `--set` wins.
+#[test]
+fn the_engine_replays_the_era_the_file_shows() {
+    use crate::replay::{Algorithm, ReplayOptions, replay};
+    let run = |path: &str, started: Option<&str>, pairs: &[(&str, &str)]| {
+        let mut input = bench_session("normal", 300);
+        input.path = path.into();
+        input.started_at = started.map(|s| s.parse().unwrap());
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let opts = ReplayOptions {
+            algorithm: Algorithm::Gemini,
+            settings: Settings::resolve(SPECS, &pairs).unwrap(),
+            context_window: None,
+            summary_tokens: 1_500,
+            summary_tokens_source: "test",
+            timeline: false,
+            validate: false,
+            follow_recording: false,
+        };
+        replay(&input, &opts)
+    };
+    let masks = |r: &crate::replay::SessionReplay| {
+        r.events
+            .iter()
+            .filter(|e| e.kind == EventKind::Mask)
+            .count()
+    };
+    let newest = run("bench.jsonl", None, &[]);
+    assert!(masks(&newest) > 0);
+    assert!(newest.settings.flag("masking") && newest.settings.flag("coalesce_turns"));
+    assert_eq!(newest.settings.num("non_ascii_weight"), 1.5);
+
+    let old = run("session.json", Some("2025-11-18T12:00:00Z"), &[]);
+    assert_eq!(masks(&old), 0, "{:?}", old.events);
+    let s = &old.settings;
+    assert_eq!((s.num("threshold"), s.num("non_ascii_weight")), (0.2, 1.3));
+    assert!(!s.flag("masking") && !s.flag("coalesce_turns"));
+    assert!(!s.flag("truncation_only_after_failure") && s.flag("trigger_last_prompt_tokens"));
+    assert!(
+        old.notes
+            .iter()
+            .any(|n| n.starts_with("Gemini CLI 0.16.0 assumed")),
+        "{:?}",
+        old.notes
+    );
+    // The estimator of the era sizes the history: the non-ASCII text weighs less.
+    assert!(old.totals.full < newest.totals.full);
+
+    let given = run(
+        "session.json",
+        Some("2025-11-18T12:00:00Z"),
+        &[("masking", "true"), ("threshold", "0.5")],
+    );
+    assert!(masks(&given) > 0);
+    assert_eq!(given.settings.num("threshold"), 0.5);
+    assert_eq!(given.settings.num("non_ascii_weight"), 1.3);
+}

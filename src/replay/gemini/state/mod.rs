@@ -35,6 +35,12 @@ pub struct Params {
     pub truncate_threshold: u64,
     pub masking: Option<MaskingConfig>,
     pub coalesce: bool,
+    /// After an inflated automatic attempt, later triggers truncate only (v0.31+); else
+    /// auto-compression stays off.
+    pub truncation_only: bool,
+    /// The trigger compares the previous response's prompt size (v0.8+); else the history's
+    /// own size at the check (`countTokens`).
+    pub last_prompt_trigger: bool,
     pub w: f64,
     pub limit: u64,
     pub summary_tokens: u64,
@@ -59,6 +65,8 @@ impl Params {
                 protect_latest_turn: s.flag("masking_protect_latest_turn"),
             }),
             coalesce: s.flag("coalesce_turns"),
+            truncation_only: s.flag("truncation_only_after_failure"),
+            last_prompt_trigger: s.flag("trigger_last_prompt_tokens"),
             w: s.num("non_ascii_weight"),
             limit: ctx.limits.context_window,
             // The summary is materialised as text: `--summary-tokens 10^12` must not become a
@@ -760,15 +768,31 @@ impl Strategy for Gemini {
             .and_then(|n| n.requests.get(req.index))
             .filter(|r| r.upto == self.seen)
             .map_or(self.seen, |r| r.check_at);
+        let unflushed = self.tokens();
         self.flush(check_at);
         let mut events = Vec::new();
-        let prompt = self.trigger_input(req);
+        let prompt = if self.p.last_prompt_trigger {
+            self.trigger_input(req)
+        } else {
+            // ≤ v0.7: `countTokens` over the history at the check. The engine's calibrated
+            // figure for the history it was told about, plus what joined it since, calibrated.
+            let joined = self.tokens().saturating_sub(unflushed);
+            req.context_now
+                .saturating_add((joined as f64 * req.scale.max(0.0)).round() as u64)
+        };
         self.decision = Decision {
             prompt,
             ..Decision::default()
         };
         let limit = self.p.limit;
-        if self.last.is_some() && prompt as f64 >= self.p.threshold * limit as f64 {
+        if self.last.is_some()
+            && prompt as f64 >= self.p.threshold * limit as f64
+            && self.failed
+            && !self.p.truncation_only
+        {
+            // Before v0.31 an inflated attempt turns auto-compression off for the chat.
+            self.decision.status = 5;
+        } else if self.last.is_some() && prompt as f64 >= self.p.threshold * limit as f64 {
             self.want_max_chars = max_chars(limit, prompt, self.p.truncate_threshold);
             let exact = exact_max_chars(limit, prompt, self.p.truncate_threshold);
             let e = if self.p.summary_tokens == 0 && !self.failed {
