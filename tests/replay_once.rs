@@ -227,3 +227,54 @@ fn a_sweep_replays_each_setting_as_a_run_of_its_own() {
 fn a_sweep_over_other_agents_sessions_replays_each_setting_as_a_run_of_its_own() {
     a_sweep_gives_what_separate_runs_give("real/claude_compaction", 25);
 }
+
+/// A sweep over a setting that changes Gemini's estimator (the non-ASCII weight, turn
+/// coalescing) calibrates each value on its own: every replay equals the single run with
+/// `--set` the same value, byte for byte.
+fn a_sweep_over_the_estimator_gives_what_separate_runs_give(
+    folder: &str,
+    key: &str,
+    values: &[&str],
+) {
+    let sweep = replay_real(folder, &["--sweep", &format!("{key}={}", values.join(","))]);
+    let mut compared = 0;
+    for v in values {
+        let alone = replay_real(folder, &["--set", &format!("{key}={v}")]);
+        let value: Value = serde_json::from_str(v).unwrap();
+        let from_sweep: Vec<&Value> = sweep
+            .iter()
+            .filter(|r| r["settings"][key] == value)
+            .collect();
+        assert_eq!(from_sweep.len(), alone.len(), "{key}={v}");
+        for (a, b) in alone.iter().zip(from_sweep) {
+            assert_eq!(
+                serde_json::to_string(a).unwrap(),
+                serde_json::to_string(b).unwrap(),
+                "{key}={v}: {}",
+                a["path"]
+            );
+            compared += usize::from(a["basis"] == "recorded");
+        }
+    }
+    assert!(compared >= 20, "{compared}");
+}
+
+#[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
+fn a_sweep_over_the_non_ascii_weight_calibrates_each_weight() {
+    a_sweep_over_the_estimator_gives_what_separate_runs_give(
+        "real/gemini_legacy",
+        "non_ascii_weight",
+        &["1.3", "1.5"],
+    );
+}
+
+#[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
+fn a_sweep_over_turn_coalescing_calibrates_each_value() {
+    a_sweep_over_the_estimator_gives_what_separate_runs_give(
+        "real/gemini_legacy",
+        "coalesce_turns",
+        &["true", "false"],
+    );
+}

@@ -122,28 +122,42 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
 }
 
 /// Replay one session under several options (a sweep). The calibration is fitted once per
-/// algorithm and window: it maps the algorithm's estimate of the unmanaged history to the
-/// recorded sizes, which no setting changes.
+/// algorithm, window and estimator: it maps the algorithm's estimate of the unmanaged history
+/// to the recorded sizes, which only the settings that change the estimate
+/// ([`Algorithm::estimator_settings`], as resolved for the session) change.
 pub fn replay_each(input: &ReplayInput, options: &[ReplayOptions]) -> Vec<SessionReplay> {
-    let mut fitted: Vec<(Algorithm, Option<u64>, Fitted)> = Vec::new();
+    let mut fitted: Vec<(CalibrationKey, Fitted)> = Vec::new();
     options
         .iter()
         .map(|o| {
-            let known = fitted
-                .iter()
-                .find(|(a, w, _)| *a == o.algorithm && *w == o.context_window)
-                .map(|(_, _, c)| *c);
+            let key = calibration_key(input, o);
+            let known = fitted.iter().find(|(k, _)| *k == key).map(|(_, c)| *c);
             let r = replay_calibrated(input, o, known);
             if known.is_none() {
-                fitted.push((
-                    o.algorithm,
-                    o.context_window,
-                    (r.calibration, r.estimator_drift),
-                ));
+                fitted.push((key, (r.calibration, r.estimator_drift)));
             }
             r
         })
         .collect()
+}
+
+/// What a calibration depends on: the algorithm, the window asked for and the resolved values
+/// of the settings that change the algorithm's estimate.
+type CalibrationKey = (Algorithm, Option<u64>, Vec<String>);
+
+fn calibration_key(input: &ReplayInput, o: &ReplayOptions) -> CalibrationKey {
+    let (settings, _) = resolve_settings(input, o, agent_model(input).as_deref());
+    let values = o
+        .algorithm
+        .estimator_settings()
+        .iter()
+        .map(|k| {
+            settings
+                .get(k)
+                .map_or_else(String::new, ToString::to_string)
+        })
+        .collect();
+    (o.algorithm, o.context_window, values)
 }
 
 /// The run's settings with those left to the recorded version resolved, and the note saying so.

@@ -77,6 +77,15 @@ impl Algorithm {
         }
     }
 
+    /// The settings that change this algorithm's estimate of a history (what the calibration
+    /// fits): a sweep over one of them calibrates each value on its own.
+    pub fn estimator_settings(self) -> &'static [&'static str] {
+        match self {
+            Algorithm::Gemini => &["non_ascii_weight", "coalesce_turns"],
+            _ => &[],
+        }
+    }
+
     /// The settings this algorithm accepts with `--set`, with defaults and ranges.
     pub fn specs(self) -> &'static [Spec] {
         match self {
