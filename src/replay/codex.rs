@@ -1,20 +1,27 @@
 //! Codex CLI auto-compaction (pruning-compaction.md §C.2).
 //!
-//! After each sampling request, when the response's total (prompt + output) reaches the limit —
-//! the configured `model_auto_compact_token_limit` capped at 90% of the window, else 90% — Codex
+//! After each sampling request, when the recorded version's measure reaches the limit — the
+//! configured `model_auto_compact_token_limit` capped at 90% of the window, else 90% — Codex
 //! compacts: the new history is the newest real user messages up to 20,000 tokens (the one that
 //! overflows is truncated), then the summary; assistant messages, reasoning, tool calls and
 //! outputs are dropped, and the initial context (environment, instructions) is re-injected. A
 //! pre-turn check compacts before sampling when the context is already over the limit.
 //! Sizes are Codex's own `ceil(UTF-8 bytes / 4)`.
+//!
+//! The measure by version (`docs/versions.md`, [`CodexMeasure`]): 0.35–0.63 the response's
+//! total minus its reasoning tokens; 0.64–0.98 the total (plus an estimate of past reasoning
+//! items, which the replay cannot make: rollouts keep reasoning encrypted, so it is taken as
+//! counted by the server, as from 0.88); 0.99+ also a bytes/4 estimate of the items recorded
+//! after the response's last model-generated item (tool outputs, new user input).
 
 use std::collections::VecDeque;
 
 use crate::replay::settings::Spec;
-use crate::replay::versions::{self, CodexConstants};
+use crate::replay::versions::{self, CodexConstants, CodexMeasure};
 use crate::replay::window::WindowSource;
 use crate::replay::{
-    Event, EventKind, HistoryItem, RequestInfo, Strategy, StrategyContext, bytes4_tokens,
+    Event, EventKind, HistoryItem, ReplayInput, RequestInfo, Role, Strategy, StrategyContext,
+    bytes4_tokens,
 };
 
 /// `COMPACT_USER_MESSAGE_MAX_TOKENS`.
@@ -104,6 +111,13 @@ pub struct Codex {
     new_turn: bool,
     /// The version checks before a turn too (0.74+), not only after sampling.
     pre_turn_check: bool,
+    /// What the check after sampling compares.
+    measure: CodexMeasure,
+    /// Per request: the reasoning tokens its response recorded.
+    reasoning: Vec<u64>,
+    /// Per request: bytes/4 of the items recorded after its response's last model-generated
+    /// item, up to the next request.
+    after_response: Vec<u64>,
 }
 
 impl Codex {
@@ -120,6 +134,47 @@ impl Codex {
             user_messages: VecDeque::new(),
             initial_context: 0,
             new_turn: false,
+            measure: c.measure,
+            reasoning: Vec::new(),
+            after_response: Vec::new(),
+        }
+    }
+
+    /// For a replay input: with what its requests recorded that the measure needs.
+    pub fn for_input(ctx: &StrategyContext, input: &ReplayInput) -> Self {
+        let mut c = Codex::new(ctx);
+        let rs = &input.requests;
+        c.reasoning = rs
+            .iter()
+            .map(|r| r.usage.as_ref().map_or(0, |u| u.reasoning))
+            .collect();
+        c.after_response = (0..rs.len())
+            .map(|k| {
+                let end = rs.get(k + 1).map_or(input.items.len(), |r| r.upto);
+                let items = &input.items
+                    [rs[k].upto.min(end).min(input.items.len())..end.min(input.items.len())];
+                let from = items
+                    .iter()
+                    .rposition(|it| it.role == Role::Assistant)
+                    .map_or(0, |i| i + 1);
+                items[from..].iter().map(bytes4_tokens).sum()
+            })
+            .collect();
+        c
+    }
+
+    /// The figure the check after sampling compares with the limit, for the response to `req`
+    /// whose prompt was `prompt`.
+    fn measure(&self, req: &RequestInfo, prompt: u64) -> u64 {
+        let total = prompt.saturating_add(req.output);
+        match self.measure {
+            CodexMeasure::TotalMinusReasoning => {
+                total.saturating_sub(self.reasoning.get(req.index).copied().unwrap_or(0))
+            }
+            CodexMeasure::TotalPlusReasoningEstimate => total,
+            CodexMeasure::TotalPlusEstimates => {
+                total.saturating_add(self.after_response.get(req.index).copied().unwrap_or(0))
+            }
         }
     }
 
@@ -175,11 +230,12 @@ impl Strategy for Codex {
     }
 
     fn after_request(&mut self, req: &RequestInfo, what_if_prompt: u64) -> Vec<Event> {
-        // Codex compares the response's total (`last_token_usage.total_tokens`): the recorded
-        // prompt while the replayed history is the recorded one, else the calibrated size.
-        let total = what_if_prompt.saturating_add(req.output);
-        if total >= self.limit && self.items > 0 {
-            return vec![self.compact(total)];
+        // Codex starts from the response's total (`last_token_usage.total_tokens`): the
+        // recorded prompt while the replayed history is the recorded one, else the calibrated
+        // size; the version's measure adjusts it.
+        let measure = self.measure(req, what_if_prompt);
+        if measure >= self.limit && self.items > 0 {
+            return vec![self.compact(measure)];
         }
         Vec::new()
     }

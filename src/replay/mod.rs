@@ -162,7 +162,7 @@ impl Algorithm {
             Algorithm::OpenclawPrune => Box::new(openclaw::OpenClaw::new(ctx)),
             Algorithm::Pi => Box::new(pi::Pi::new(ctx)),
             Algorithm::Claude => Box::new(claude::Claude::new(ctx)),
-            Algorithm::Codex => Box::new(codex::Codex::new(ctx)),
+            Algorithm::Codex => Box::new(codex::Codex::for_input(ctx, input)),
         }
     }
 }

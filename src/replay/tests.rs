@@ -164,16 +164,19 @@ fn codex_keeps_recent_user_messages_within_budget() {
     let r = replay(&inp, &o);
     let e = &r.events[0];
     // After request k the total is 8,000 × (2k + 1) + 8,000 of output = 16,000 × (k + 1):
-    // 240,000 after request 14, below the limit. The new prompt then brings the context to
-    // 248,000 before request 15, and the pre-turn check compacts there.
+    // 240,000 after request 14, below the limit; the newest version's measure (0.99+) adds
+    // the 8,000 of the prompt recorded after the response: 248,000. The check after sampling
+    // compacts there, acting from request 15, on the 232,000 of request 14's context.
     assert_eq!(e.request, 15);
-    assert_eq!(e.tokens_before, 248_000);
+    assert_eq!(e.measure, Some(248_000));
+    assert_eq!(e.tokens_before, 232_000);
     // Kept: the newest user messages up to 20,000 tokens = two whole ones and half of a third.
     assert_eq!(e.kept, 3);
     assert_eq!(e.tokens_after, 20_000 + 1_500);
     let t = r.timeline.as_ref().unwrap();
-    // Next request: the kept 21,500 + the assistant answer and the new prompt (8k each).
-    assert_eq!(t[16].what_if, 21_500 + 16_000);
+    // Then the assistant answer and the new prompt (8k each) join, request by request.
+    assert_eq!(t[15].what_if, 21_500 + 16_000);
+    assert_eq!(t[16].what_if, 21_500 + 32_000);
     let r = replay(
         &inp,
         &opts(
@@ -183,6 +186,81 @@ fn codex_keeps_recent_user_messages_within_budget() {
         ),
     );
     assert_eq!(r.events[0].request, 6);
+}
+
+#[test]
+fn codex_measure_follows_the_recorded_version() {
+    // Prompts 8,000 × (2k + 1); each response 20,000 tokens of output, 12,000 of them
+    // reasoning; 272k window → limit 244,800.
+    let mut inp = input(20, 32_000, |_, h| Some(h));
+    inp.model = Some("gpt-5-codex".into());
+    inp.agent = Agent::Codex;
+    for r in &mut inp.requests {
+        r.output = 20_000;
+        r.usage = Some(Usage {
+            input: r.recorded_prompt.unwrap(),
+            output: 20_000,
+            reasoning: 12_000,
+            ..Usage::default()
+        });
+    }
+    let mut o = opts(Algorithm::Codex, 1_500, &[]);
+    o.context_window = None;
+    let mut first = |version: &str| {
+        inp.agent_version = Some(version.into());
+        let r = replay(&inp, &o);
+        let e = &r.events[0];
+        (e.request, e.measure)
+    };
+    // 0.35–0.63: total − reasoning = 16,000 k + 16,000: 256,000 after request 15.
+    assert_eq!(first("0.50.0"), (16, Some(256_000)));
+    // 0.64–0.98: the total, 16,000 k + 28,000: 252,000 after request 14.
+    assert_eq!(first("0.70.0"), (15, Some(252_000)));
+    // 0.99+: + bytes/4 of what was recorded after the response (the next prompt, 8,000).
+    assert_eq!(first("0.125.0"), (15, Some(260_000)));
+}
+
+#[test]
+fn codex_measure_adds_the_tool_outputs_recorded_after_the_response() {
+    // A turn of tool calls: each response calls a tool whose 40,000-byte output (10,000
+    // tokens) is recorded before the next request.
+    let mut items = vec![item(Role::User, true, &"u".repeat(4_000))];
+    let mut requests = Vec::new();
+    let mut prompt = 1_000u64;
+    for _ in 0..30 {
+        requests.push(RequestPoint {
+            upto: items.len(),
+            recorded_prompt: Some(prompt),
+            output: 100,
+            timestamp: None,
+            model: Some("gpt-5-codex".into()),
+            usage: None,
+        });
+        items.push(item(Role::Assistant, false, &"a".repeat(400)));
+        items.push(HistoryItem {
+            role: Role::Tool,
+            ..item(Role::Tool, false, &"o".repeat(40_000))
+        });
+        prompt += 100 + 10_000;
+    }
+    let mut inp = input(1, 4, |_, h| Some(h));
+    inp.items = items;
+    inp.requests = requests;
+    inp.model = Some("gpt-5-codex".into());
+    inp.agent = Agent::Codex;
+    let mut o = opts(Algorithm::Codex, 1_500, &[]);
+    o.context_window = None;
+    let mut first = |version: &str| {
+        inp.agent_version = Some(version.into());
+        let r = replay(&inp, &o);
+        let e = &r.events[0];
+        (e.request, e.measure)
+    };
+    // Prompt k = 1,000 + 10,100 k; total = prompt + 100. 0.98: 243,500 after request 24,
+    // 253,600 after request 25.
+    assert_eq!(first("0.98.0"), (26, Some(253_600)));
+    // 0.99: + the 10,000-token output recorded after each response: one request earlier.
+    assert_eq!(first("0.99.0"), (25, Some(243_500 + 10_000)));
 }
 
 #[test]
