@@ -297,7 +297,8 @@ impl Strategy for Pi {
                 if should_compact(total, self.window, self.reserve, self.enabled)
                     && !self.index.is_empty()
                 {
-                    let e = self.compact();
+                    let mut e = self.compact();
+                    e.measure = Some(total);
                     self.pending.push(e);
                 }
             }

@@ -309,6 +309,7 @@ fn an_inflated_summary_fails_once_and_switches_to_truncation_only() {
     assert!(!kinds.contains(&EventKind::Compress), "{kinds:?}");
     let (k_fail, fail) = &events[0];
     assert_eq!(fail.tokens_after, fail.tokens_before, "nothing changed");
+    assert!(fail.measure.is_some_and(|m| m as f64 >= 0.5 * limit as f64));
     assert_eq!(fail.summariser_output, 2 * huge_summary);
     // Later requests above the threshold only truncate, and only when that makes it smaller.
     let truncations: Vec<_> = events
@@ -318,6 +319,7 @@ fn an_inflated_summary_fails_once_and_switches_to_truncation_only() {
     assert!(!truncations.is_empty());
     for (k, e) in &truncations {
         assert!(k > k_fail);
+        assert!(e.measure.is_some_and(|m| m as f64 >= 0.5 * limit as f64));
         assert!(e.tokens_after < e.tokens_before);
         assert_eq!(e.summariser_tokens(), 0);
     }
@@ -357,6 +359,10 @@ fn masking_fires_only_past_protection_plus_prunable() {
     assert_eq!(events.len(), 1, "{events:?}");
     let (k, e) = &events[0];
     assert_eq!((*k, e.kind, e.summarised), (8, EventKind::Mask, 3));
+    assert_eq!(
+        e.measure, None,
+        "masking runs every turn: no trigger figure"
+    );
     let masked = to_json(&J::Arr(g.history()));
     assert_eq!(masked.matches("<tool_output_masked>").count(), 3);
     assert!(e.tokens_before - e.tokens_after > 3 * (t as u64 - 300));
@@ -769,7 +775,12 @@ fn before_v0_8_the_trigger_counts_the_history() {
             context_now: now,
             ..request(0, Some(prev))
         };
-        let kinds: Vec<EventKind> = g.before_request(&req).iter().map(|e| e.kind).collect();
+        let events = g.before_request(&req);
+        // A compression check's event carries the figure the trigger compared.
+        for e in &events {
+            assert_eq!(e.measure, Some(g.decision().prompt));
+        }
+        let kinds: Vec<EventKind> = events.iter().map(|e| e.kind).collect();
         (kinds, g.decision().prompt)
     };
     let count = [

@@ -629,6 +629,7 @@ fn compacts_after_the_run_that_crosses_window_minus_reserve() {
     assert_eq!(r.events.len(), 2);
     let e = &r.events[0];
     assert_eq!(e.request, 5);
+    assert_eq!(e.measure, Some(10_000), "the usage the trigger compared");
     assert_eq!(e.tokens_before, 10_000, "messages 0–9");
     // Walking back from message 9: 1,000, 2,000, 3,000 ≥ 2,500 at message 7, an assistant:
     // the cut is there, inside the turn of user 6 → split turn. Messages 0–5 are the history,
@@ -660,6 +661,7 @@ fn compacts_after_the_run_that_crosses_window_minus_reserve() {
     );
     let e = &r.events[1];
     assert_eq!(e.request, 8);
+    assert_eq!(e.measure, Some(9_823));
     assert_eq!(e.tokens_before, 9_823);
     // Walk back from 15: cut at assistant 13, turn start user 12. History 7–11, prefix 12.
     assert_eq!((e.summarised, e.kept), (6, 3));

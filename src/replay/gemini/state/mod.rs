@@ -815,7 +815,11 @@ impl Strategy for Gemini {
             } else {
                 self.compress(prompt)
             };
-            events.extend(e);
+            // The trigger's figure: what the compression check compared with the threshold.
+            events.extend(e.map(|mut e| {
+                e.measure = Some(prompt);
+                e
+            }));
         }
         if let Some(cfg) = self.p.masking {
             events.extend(self.mask(cfg));
