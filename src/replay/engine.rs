@@ -44,6 +44,11 @@ fn gemini_era(input: &ReplayInput) -> versions::GeminiEra {
     era
 }
 
+/// A recorded compaction the first request already followed: the log starts from its result.
+pub(super) fn starts_the_log(c: &crate::model::Compaction) -> bool {
+    c.request_index == 0
+}
+
 /// The session's model as the agent knew it. Claude transcripts record the API model id without
 /// the `[1m]` of a 1M-context session; a recorded prompt above 200k says it was one.
 fn agent_model(input: &ReplayInput) -> Option<String> {
@@ -230,17 +235,40 @@ fn replay_calibrated(
     }
     notes.extend(summary_note(opts));
 
-    // The agent's own context management, by the first request that saw it.
+    // The agent's own context management, by the first request that saw it. A compaction
+    // before the first request (a resumed or continued session) is where the log starts: the
+    // history it shows is the compacted one, the history the agent sent, so it neither parts
+    // the two nor ends the requests the calibration fits.
+    let resumed = input.recorded_compactions.iter().any(starts_the_log);
     let first_managed = input
         .recorded_compactions
         .iter()
+        .filter(|c| !starts_the_log(c))
         .map(|c| c.request_index)
         .min();
+    if resumed && !input.requests.is_empty() {
+        notes.push(
+            "the session starts from the agent's own compaction (resumed or continued): full and what-if start from the compacted history"
+                .into(),
+        );
+    }
     let (calibration, drift) = fitted.unwrap_or_else(|| calibrate(input, &ctx, alg, first_managed));
     if !calibration.is_calibrated() {
         notes.push("no recorded usage: every figure is an estimate (uncalibrated)".into());
     }
-    let mut recorded_at: Vec<usize> = (0..input.recorded_compactions.len()).collect();
+    // Recorded usage, but none on a request whose history the log shows unmanaged: the
+    // replay's own figures cannot be put in recorded units, and set against the recorded ones
+    // their difference would be the estimator's error, not a saving.
+    let unanchored = input.recorded_usage && calibration.requests_used == 0;
+    if unanchored && input.requests.iter().any(|r| r.recorded_prompt.is_some()) {
+        notes.push(
+            "no recorded prompt size before the agent's first compaction to calibrate on: the replay's figures are uncalibrated estimates and no saving against recorded is reported"
+                .into(),
+        );
+    }
+    let mut recorded_at: Vec<usize> = (0..input.recorded_compactions.len())
+        .filter(|&i| !starts_the_log(&input.recorded_compactions[i]))
+        .collect();
     recorded_at.sort_by_key(|&i| input.recorded_compactions[i].request_index);
     let mut next_recorded = 0;
 
@@ -388,8 +416,10 @@ fn replay_calibrated(
     }
     totals.saved = difference(totals.full, totals.what_if);
     totals.saved_pct = pct(totals.saved, totals.full);
-    totals.saved_vs_recorded = difference(totals.recorded, recorded_only_what_if);
-    totals.saved_vs_recorded_pct = pct(totals.saved_vs_recorded, totals.recorded);
+    if !unanchored {
+        totals.saved_vs_recorded = difference(totals.recorded, recorded_only_what_if);
+        totals.saved_vs_recorded_pct = pct(totals.saved_vs_recorded, totals.recorded);
+    }
     totals.summariser_tokens = events
         .iter()
         .map(Event::summariser_tokens)
@@ -433,7 +463,10 @@ fn replay_calibrated(
     } else {
         0
     };
-    let cost = super::cost::of(input, &timeline, &events, overhead, price);
+    let mut cost = super::cost::of(input, &timeline, &events, overhead, price);
+    if unanchored {
+        cost.saved_vs_recorded_usd = None;
+    }
     let (validation, fidelity) = if opts.validate && native {
         let (v, f) = validate(&input.recorded_compactions, &events, &tracker, &timeline);
         (Some(v), Some(f))
@@ -459,7 +492,7 @@ fn replay_calibrated(
             Algorithm::OpenclawPrune => calibration.apply(t),
             _ => t,
         }),
-        basis: if input.recorded_usage {
+        basis: if input.recorded_usage && !unanchored {
             "recorded"
         } else {
             "estimated"

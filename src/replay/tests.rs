@@ -289,6 +289,67 @@ fn unknown_model_says_which_window_it_assumed() {
     );
 }
 
+/// A session whose first request already follows the agent's compaction (resumed or
+/// continued): the log is the compacted history, so it is the recorded one until either side
+/// acts. Calibrated on its requests, no saving against `recorded` without an intervention.
+#[test]
+fn a_session_resumed_after_a_compaction_reports_no_saving_it_did_not_make() {
+    // 4,000 tokens of system prompt and tools the log does not show; 1.2 tokens per estimated.
+    let mut inp = input(10, 400, |_, h| Some(4_000 + h * 6 / 5));
+    let mut c = Compaction::new(CompactionKind::ClaudeBoundary);
+    c.request_index = 0;
+    c.trigger = Trigger::Auto;
+    inp.recorded_compactions = vec![c];
+    for alg in [Algorithm::Pi, Algorithm::Claude, Algorithm::Codex] {
+        let r = replay(&inp, &opts(alg, 3_000, &[]));
+        assert!(r.events.is_empty(), "{alg:?}: {:?}", r.events);
+        assert_eq!(r.calibration.requests_used, 10, "{alg:?}");
+        assert_eq!(r.totals.what_if, r.totals.recorded, "{alg:?}");
+        assert_eq!(r.totals.full, r.totals.recorded, "{alg:?}");
+        assert_eq!(
+            (r.totals.saved_vs_recorded, r.totals.saved_vs_recorded_pct),
+            (0, 0.0),
+            "{alg:?}"
+        );
+        assert!(
+            r.notes.iter().any(|n| n.contains("resumed or continued")),
+            "{:?}",
+            r.notes
+        );
+        // Nothing the replay could have reproduced: not a row to validate.
+        if alg == Algorithm::Claude {
+            assert!(r.validation.as_ref().unwrap().is_empty());
+            assert_eq!(r.fidelity.unwrap().recorded_auto, 0);
+        }
+    }
+}
+
+/// Recorded usage only after the agent's first compaction: nothing to calibrate on, so no
+/// saving against `recorded` is made up from the estimator's error.
+#[test]
+fn nothing_recorded_before_the_first_compaction_reports_no_saving_against_recorded() {
+    let mut inp = input(8, 400, |k, h| (k >= 3).then_some(4_000 + h));
+    let mut c = Compaction::new(CompactionKind::ClaudeBoundary);
+    c.request_index = 3;
+    inp.recorded_compactions = vec![c];
+    let r = replay(&inp, &opts(Algorithm::Pi, 3_000, &[]));
+    assert!(r.events.is_empty());
+    assert_eq!(r.calibration.requests_used, 0);
+    assert_eq!(r.basis, "estimated");
+    assert_eq!(
+        (r.totals.saved_vs_recorded, r.totals.saved_vs_recorded_pct),
+        (0, 0.0)
+    );
+    assert_eq!(r.cost.saved_vs_recorded_usd, None);
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("no recorded prompt size before")),
+        "{:?}",
+        r.notes
+    );
+}
+
 #[test]
 fn validation_pairs_recorded_and_replayed_compactions() {
     let mut inp = input(4, 160_000, |_, h| Some(h));

@@ -31,7 +31,9 @@ pub fn validate(
     };
     let mut token_errors = Vec::new();
     for (i, c) in recorded.iter().enumerate() {
-        if !is_compaction(c) {
+        // One before the first request (a resumed session) is where the log starts: nothing
+        // the replay could have reproduced.
+        if !is_compaction(c) || super::engine::starts_the_log(c) {
             continue;
         }
         // What the agent wrote, else the last recorded prompt before it.
