@@ -52,7 +52,8 @@ pub struct ReplayCost {
     pub what_if: SeriesCost,
     /// `full.usd − what_if.usd`: what the algorithm saved in dollars (negative: it cost more).
     pub saved_usd: Option<f64>,
-    /// `recorded.usd − what_if.usd`, over the requests with a recorded size.
+    /// `recorded.usd − what_if.usd`, over the requests with a recorded size (the what-if side
+    /// with every summariser call, as in `what_if`).
     pub saved_vs_recorded_usd: Option<f64>,
     /// How far the cache model is from the cache reads the agent recorded (see the module
     /// docs); `null` where nothing was recorded.
@@ -169,13 +170,16 @@ pub fn of(
     for (k, &s) in wi_splits.iter().enumerate() {
         add(&mut what_if, &usage_of(s, outputs[k], claude), price);
     }
-    for e in events {
-        let u = Usage {
+    let summariser: Vec<Usage> = events
+        .iter()
+        .map(|e| Usage {
             input: e.summariser_input,
             output: e.summariser_output,
             ..Usage::default()
-        };
-        add(&mut what_if, &u, price);
+        })
+        .collect();
+    for u in &summariser {
+        add(&mut what_if, u, price);
     }
 
     // recorded: the agent's own split where it recorded one, else the model over its sizes
@@ -210,6 +214,10 @@ pub fn of(
             &usage_of(wi_splits[k], outputs[k], claude),
             price,
         );
+    }
+    // The what-if side of the comparison pays for its summariser calls too, as `what_if` does.
+    for u in &summariser {
+        add(&mut wi_on_recorded, u, price);
     }
     let minus = |a: Option<f64>, b: Option<f64>| Some(crate::pricing::round_usd(a? - b?));
     ReplayCost {

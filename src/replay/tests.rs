@@ -700,6 +700,19 @@ fn a_compression_can_save_tokens_and_cost_money() {
     assert!((c.what_if.usd.unwrap() - 1.61175).abs() < 1e-6, "{c:?}");
     // 107k context tokens saved (14k net of the summariser), and 22 cents lost.
     assert!((c.saved_usd.unwrap() + 0.22425).abs() < 1e-6, "{c:?}");
+    // Every request recorded its size, here the full one: against recorded the replay lost
+    // the same 22 cents, summariser included (`recorded.usd − what_if.usd`).
+    assert!((c.recorded.usd.unwrap() - 1.3875).abs() < 1e-6, "{c:?}");
+    assert!(
+        (c.saved_vs_recorded_usd.unwrap() + 0.22425).abs() < 1e-6,
+        "{c:?}"
+    );
+    assert_eq!(
+        c.saved_vs_recorded_usd,
+        Some(crate::pricing::round_usd(
+            c.recorded.usd.unwrap() - c.what_if.usd.unwrap()
+        ))
+    );
 }
 
 /// The calibration's `push_unmanaged` is a shortcut: after every item, each strategy's
