@@ -168,7 +168,7 @@ pub(super) fn session_table(rs: &[&SessionReplay]) -> String {
 const LEGEND: &[(&str, &str)] = &[
     (
         "FULL",
-        "context with no management, summed over requests as the next two are",
+        "context with no management, summed over requests (so are RECORDED and WHAT-IF)",
     ),
     ("RECORDED", "what the agent really sent"),
     ("WHAT-IF", "under the algorithm"),
