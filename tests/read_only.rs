@@ -512,10 +512,14 @@ fn only_the_output_guard_writes_files() {
         if path.extension().is_none_or(|x| x != "rs") || path.ends_with("output.rs") {
             continue;
         }
-        // Test files and inline test modules may write their fixtures; the fuzz entry points
+        // Test files (`*tests.rs`, a `tests/` module folder) and inline test modules may write
+        // their fixtures; the fuzz entry points
         // (never reached from the command line) write their scratch input to the temp dir.
         let name = path.file_name().unwrap().to_string_lossy();
-        if name.ends_with("tests.rs") || name == "fuzzing.rs" {
+        let in_tests_folder = path
+            .strip_prefix(&src)
+            .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == "tests"));
+        if name.ends_with("tests.rs") || name == "fuzzing.rs" || in_tests_folder {
             continue;
         }
         let text = fs::read_to_string(path).unwrap();
