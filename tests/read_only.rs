@@ -513,8 +513,8 @@ fn only_the_output_guard_writes_files() {
             continue;
         }
         // Test files (`*tests.rs`, a `tests/` module folder) and inline test modules may write
-        // their fixtures; the fuzz entry points
-        // (never reached from the command line) write their scratch input to the temp dir.
+        // their fixtures; the fuzz entry points (never reached from the command line) write
+        // their scratch input to the temp dir.
         let name = path.file_name().unwrap().to_string_lossy();
         let in_tests_folder = path
             .strip_prefix(&src)
