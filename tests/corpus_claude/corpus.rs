@@ -450,3 +450,18 @@ fn corpus_synthetic_edge_cases_malformed() {
     assert_eq!(lines, [10, 11, 13, 14, 15, 16].map(Some));
     assert_eq!(s.leaf_titles.len(), 1);
 }
+
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
+fn parallel_tool_results_of_a_real_session_are_live() {
+    // The session makes parallel tool calls whose response is streamed as one piece per call;
+    // the conversation goes on from the first piece's result. It has no rewind:
+    //   jq -r 'select(.type=="user" and (.message.content|type)=="string") | .parentUuid' F
+    //   lists each prompt's parent once (no fork with a second prompt).
+    let f = corpus_dir().join("../real/claude_compaction/entire-f9_df612e4bbe_0_full.jsonl");
+    let s = main_file(&f);
+    assert_eq!(superseded_ids(&s), Vec::<&str>::new());
+}

@@ -120,17 +120,22 @@ impl Graph {
             }
         }
 
-        let mut abandoned: FxHashMap<usize, bool> = FxHashMap::default();
+        // Messages the branch holds. A streamed response is one message over several records:
+        // a piece off the branch (the second of parallel tool calls, whose result the
+        // conversation did not continue from) is still that live message, not a turn of an
+        // abandoned side.
         let mut live = vec![false; messages.len()];
+        for (i, node) in nodes.iter().enumerate() {
+            if let (true, false, Some(m)) = (on_branch[i], node.sidechain, node.message) {
+                live[m] = true;
+            }
+        }
+        let mut abandoned: FxHashMap<usize, bool> = FxHashMap::default();
         let mut dropped = vec![false; messages.len()];
         for i in 0..n {
             let node = &nodes[i];
             let Some(m) = node.message else { continue };
-            if node.sidechain {
-                continue;
-            }
-            if on_branch[i] {
-                live[m] = true;
+            if node.sidechain || on_branch[i] {
                 continue;
             }
             let Some(Some(root)) = side_root[i] else {
@@ -144,7 +149,7 @@ impl Graph {
                         continue;
                     }
                     if let Some(mj) = nodes[j].message {
-                        if matches!(messages[mj].role, Role::User | Role::Assistant) {
+                        if !live[mj] && matches!(messages[mj].role, Role::User | Role::Assistant) {
                             return true;
                         }
                     }

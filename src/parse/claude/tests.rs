@@ -394,6 +394,63 @@ fn rewinds_are_superseded_but_parallel_tool_results_are_not() {
 }
 
 #[test]
+fn parallel_tool_results_stay_live_whichever_result_the_reply_follows() {
+    // The reply hangs below the first piece's result; the second piece and its result form a
+    // side branch that holds no turn of its own: the piece is the live response m1.
+    let tu = |id: &str| json!([{"type": "tool_use", "id": id, "name": "Read", "input": {}}]);
+    let tr = |id: &str| json!([{"type": "tool_result", "tool_use_id": id, "content": "ok"}]);
+    let s = main(&[
+        user("u1", None, json!("read two files")),
+        asst("a1", Some("u1"), "m1", Some("r1"), tu("t1"), out(1)),
+        asst("a1b", Some("a1"), "m1", Some("r1"), tu("t2"), out(5)),
+        user("r2", Some("a1b"), tr("t2")),
+        user("r1", Some("a1"), tr("t1")),
+        asst(
+            "a2",
+            Some("r1"),
+            "m2",
+            Some("r2"),
+            text("both read"),
+            out(2),
+        ),
+    ]);
+    let sup: Vec<_> = s.messages.iter().filter(|m| m.superseded).collect();
+    assert!(sup.is_empty(), "{sup:#?}");
+    // A real rewind below such a piece is still abandoned.
+    let s = main(&[
+        user("u1", None, json!("read two files")),
+        asst("a1", Some("u1"), "m1", Some("r1"), tu("t1"), out(1)),
+        asst("a1b", Some("a1"), "m1", Some("r1"), tu("t2"), out(5)),
+        user("r2", Some("a1b"), tr("t2")),
+        asst(
+            "x1",
+            Some("r2"),
+            "mx",
+            Some("rx"),
+            text("abandoned reply"),
+            out(3),
+        ),
+        user("r1", Some("a1"), tr("t1")),
+        asst(
+            "a2",
+            Some("r1"),
+            "m2",
+            Some("r2"),
+            text("both read"),
+            out(2),
+        ),
+    ]);
+    let sup: Vec<_> = s
+        .messages
+        .iter()
+        .filter(|m| m.superseded)
+        .map(|m| m.id.clone().unwrap_or_default())
+        .collect();
+    assert!(sup.contains(&"mx".to_string()), "{sup:?}");
+    assert!(!sup.contains(&"m1".to_string()), "{sup:?}");
+}
+
+#[test]
 fn last_prompt_leaf_picks_the_branch() {
     let s = main(&[
         user("u1", None, json!("q")),
