@@ -465,3 +465,36 @@ fn parallel_tool_results_of_a_real_session_are_live() {
     let s = main_file(&f);
     assert_eq!(superseded_ids(&s), Vec::<&str>::new());
 }
+
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
+fn guidance_typed_while_the_agent_worked_is_in_the_transcript() {
+    // jq -c 'select(.type=="queue-operation") | [.operation, .content]' F
+    //   → two enqueue/remove pairs; the assistant answers the second ("your question about
+    //     codifying the hook bindings"), whose text no other record holds.
+    let f = corpus_dir().join("../real/claude_compaction/entire-fc_99c919b212_0_full.jsonl");
+    let s = main_file(&f);
+    let queued: Vec<String> = s
+        .messages
+        .iter()
+        .filter(|m| m.subtype.as_deref() == Some("queued"))
+        .map(|m| m.text())
+        .collect();
+    assert_eq!(
+        queued,
+        [
+            "did we create any new unit tests?",
+            "I wonder if there's a way to codify the hook bindings, as well as save us some \
+             boilerplate"
+        ]
+    );
+    assert!(
+        s.messages
+            .iter()
+            .filter(|m| m.subtype.as_deref() == Some("queued"))
+            .all(|m| m.is_human)
+    );
+}

@@ -267,6 +267,8 @@ struct Parser<'a> {
     custom_title: Option<String>,
     ai_title: Option<String>,
     last_prompt_leaf: Option<u64>,
+    /// The text of the last `queue-operation` enqueue, while nothing else took it off the queue.
+    queued: Option<(String, Option<chrono::DateTime<chrono::Utc>>)>,
     open_compaction: Option<usize>,
     /// Object lines read, and how many of them were Claude Code records.
     records: u64,
@@ -300,6 +302,7 @@ impl<'a> Parser<'a> {
             custom_title: None,
             ai_title: None,
             last_prompt_leaf: None,
+            queued: None,
             open_compaction: None,
             records: 0,
             claude_records: 0,
@@ -378,6 +381,11 @@ impl<'a> Parser<'a> {
                 };
                 let sub = sub.get().and_then(|t| t.kind.get()).unwrap_or("unknown");
                 self.s.note_other_parts(&["claude:", kind, "/", sub]);
+                (Slot::Node(None), false)
+            }
+            "queue-operation" => {
+                self.queue(&rec);
+                self.s.note_other_parts(&["claude:", kind]);
                 (Slot::Node(None), false)
             }
             other => {
@@ -497,6 +505,34 @@ impl<'a> Parser<'a> {
         }
         self.s.messages.push(m);
         Slot::Node(Some(self.s.messages.len() - 1))
+    }
+
+    /// What the user typed while the agent was working (formats.md §1.3). An `enqueue` holds the
+    /// text. Taken off with `dequeue`, it is sent as the next prompt, a `user` record of its
+    /// own; taken off with `remove`, it was handed to the running turn as guidance, and this
+    /// record is the only place the text is kept: it becomes a human message (`queued`) there.
+    /// `popAll` puts it back in the input box, unsent.
+    fn queue(&mut self, rec: &Rec) {
+        match rec.operation.get() {
+            Some("enqueue") => {
+                self.queued = rec
+                    .content
+                    .get()
+                    .filter(|t| !t.trim().is_empty())
+                    .map(|t| (t.to_string(), rec.timestamp.0));
+            }
+            Some("remove") => {
+                if let Some((text, ts)) = self.queued.take() {
+                    let mut m = Message::new(Role::User);
+                    m.timestamp = ts.or(rec.timestamp.0);
+                    m.subtype = Some("queued".into());
+                    m.is_human = !self.subagent;
+                    m.parts.push(Part::Text { text });
+                    self.s.messages.push(m);
+                }
+            }
+            _ => self.queued = None,
+        }
     }
 
     /// A main session's tool result that reports `toolUseResult.agentId` spawned that agent.

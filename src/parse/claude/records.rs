@@ -59,8 +59,12 @@ pub(super) struct Rec<'a> {
     // `system` records
     #[serde(default, borrow)]
     pub subtype: Str<'a>,
+    /// Also a `queue-operation`'s text (what the user typed while the agent worked).
     #[serde(default, borrow)]
     pub content: Str<'a>,
+    /// `queue-operation`: `enqueue`, `dequeue`, `remove`, `popAll`.
+    #[serde(default, borrow)]
+    pub operation: Str<'a>,
     #[serde(rename = "compactMetadata", default)]
     pub compact_metadata: Option<Value>,
     /// Qwen Code's `system` records carry this; Claude Code's never do.

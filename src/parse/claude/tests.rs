@@ -451,6 +451,47 @@ fn parallel_tool_results_stay_live_whichever_result_the_reply_follows() {
 }
 
 #[test]
+fn text_typed_while_the_agent_works_is_kept_once() {
+    let q = |op: &str, text: Option<&str>| {
+        let mut v = json!({"type": "queue-operation", "operation": op, "sessionId": "s1",
+                           "timestamp": "2026-03-01T10:00:05Z"});
+        if let Some(t) = text {
+            v["content"] = json!(t);
+        }
+        v
+    };
+    let s = main(&[
+        user("u1", None, json!("run the tests")),
+        asst("a1", Some("u1"), "m1", Some("r1"), text("running"), out(1)),
+        // Handed to the running turn: only this record holds the text.
+        q("enqueue", Some("also check the lint")),
+        q("remove", None),
+        // Sent as the next prompt: the user record that follows is the prompt.
+        q("enqueue", Some("then commit")),
+        q("dequeue", None),
+        user("u2", Some("a1"), json!("then commit")),
+        // Put back in the input box, never sent.
+        q("enqueue", Some("never mind")),
+        q("popAll", None),
+    ]);
+    let humans: Vec<(String, Option<&str>)> = s
+        .messages
+        .iter()
+        .filter(|m| m.is_human)
+        .map(|m| (m.text(), m.subtype.as_deref()))
+        .collect();
+    assert_eq!(
+        humans,
+        [
+            ("run the tests".to_string(), None),
+            ("also check the lint".to_string(), Some("queued")),
+            ("then commit".to_string(), None),
+        ]
+    );
+    assert_eq!(s.counts().user_turns, 3);
+}
+
+#[test]
 fn last_prompt_leaf_picks_the_branch() {
     let s = main(&[
         user("u1", None, json!("q")),
