@@ -129,13 +129,13 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
 /// Replay one session under several options (a sweep). The calibration is fitted once per
 /// algorithm, window and estimator: it maps the algorithm's estimate of the unmanaged history
 /// to the recorded sizes, which only the settings that change the estimate
-/// ([`Algorithm::estimator_settings`], as resolved for the session) change.
+/// ([`Algorithm::estimator_settings`]) change.
 pub fn replay_each(input: &ReplayInput, options: &[ReplayOptions]) -> Vec<SessionReplay> {
     let mut fitted: Vec<(CalibrationKey, Fitted)> = Vec::new();
     options
         .iter()
         .map(|o| {
-            let key = calibration_key(input, o);
+            let key = calibration_key(o);
             let known = fitted.iter().find(|(k, _)| *k == key).map(|(_, c)| *c);
             let r = replay_calibrated(input, o, known);
             if known.is_none() {
@@ -146,20 +146,23 @@ pub fn replay_each(input: &ReplayInput, options: &[ReplayOptions]) -> Vec<Sessio
         .collect()
 }
 
-/// What a calibration depends on: the algorithm, the window asked for and the resolved values
-/// of the settings that change the algorithm's estimate.
-type CalibrationKey = (Algorithm, Option<u64>, Vec<String>);
+/// What a calibration depends on: the algorithm, the window asked for and the values given to
+/// the settings that change the algorithm's estimate. One not given takes the session's era
+/// value, the same for every option of a sweep: its absence is its key, and no option's
+/// settings need resolving here (the replay resolves them).
+type CalibrationKey = (Algorithm, Option<u64>, Vec<Option<String>>);
 
-fn calibration_key(input: &ReplayInput, o: &ReplayOptions) -> CalibrationKey {
-    let (settings, _) = resolve_settings(input, o, agent_model(input).as_deref());
+fn calibration_key(o: &ReplayOptions) -> CalibrationKey {
     let values = o
         .algorithm
         .estimator_settings()
         .iter()
         .map(|k| {
-            settings
-                .get(k)
-                .map_or_else(String::new, ToString::to_string)
+            o.settings.given(k).then(|| {
+                o.settings
+                    .get(k)
+                    .map_or_else(String::new, ToString::to_string)
+            })
         })
         .collect();
     (o.algorithm, o.context_window, values)
