@@ -124,8 +124,24 @@ fn spawn_type(s: &Session, id: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use std::path::{Path, PathBuf};
+
     use crate::model::Agent;
     use crate::parse::{FileRole, SourceFile, parse_file};
+
+    /// The session's transcript (its `"S"` session ids filled in) and its empty `subagents/`
+    /// folder, 2.1.x's layout.
+    fn session_files(dir: &Path, session: &str, lines: &[&str]) -> (PathBuf, PathBuf) {
+        let text: Vec<String> = lines
+            .iter()
+            .map(|l| l.replace("\"S\"", &format!("\"{session}\"")))
+            .collect();
+        let main = dir.join(format!("{session}.jsonl"));
+        std::fs::write(&main, text.join("\n") + "\n").unwrap();
+        let sub_dir = dir.join(session).join("subagents");
+        std::fs::create_dir_all(&sub_dir).unwrap();
+        (main, sub_dir)
+    }
 
     #[test]
     fn links_find_the_sub_agents_file_and_type() {
@@ -135,12 +151,8 @@ mod tests {
             r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"S","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"look around"}}"#,
             r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"S","timestamp":"2026-01-01T00:00:01.000Z","requestId":"r1","message":{"id":"m1","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"description":"x","prompt":"explore","subagent_type":"Explore"}}],"usage":{"input_tokens":10,"output_tokens":5}}}"#,
             r#"{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"S","timestamp":"2026-01-01T00:00:09.000Z","toolUseResult":{"agentId":"abc123","status":"completed"},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"done"}]}}"#,
-        ]
-        .map(|l| l.replace("\"S\"", &format!("\"{session}\"")));
-        let main = dir.path().join(format!("{session}.jsonl"));
-        std::fs::write(&main, lines.join("\n") + "\n").unwrap();
-        let sub_dir = dir.path().join(session).join("subagents");
-        std::fs::create_dir_all(&sub_dir).unwrap();
+        ];
+        let (main, sub_dir) = session_files(dir.path(), session, &lines);
         let sub = sub_dir.join("agent-abc123.jsonl");
         std::fs::write(&sub, "").unwrap();
         let s = parse_file(&SourceFile::new(Agent::Claude, main, FileRole::ClaudeMain)).unwrap();
@@ -159,12 +171,8 @@ mod tests {
         let lines = [
             r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"S","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"look around"}}"#,
             r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"S","timestamp":"2026-01-01T00:00:01.000Z","requestId":"r1","message":{"id":"m1","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_9","name":"Task","input":{"description":"x","prompt":"explore","subagent_type":"Explore"}}],"usage":{"input_tokens":10,"output_tokens":5}}}"#,
-        ]
-        .map(|l| l.replace("\"S\"", &format!("\"{session}\"")));
-        let main = dir.path().join(format!("{session}.jsonl"));
-        std::fs::write(&main, lines.join("\n") + "\n").unwrap();
-        let sub_dir = dir.path().join(session).join("subagents");
-        std::fs::create_dir_all(&sub_dir).unwrap();
+        ];
+        let (main, sub_dir) = session_files(dir.path(), session, &lines);
         let sub = sub_dir.join("agent-def456.jsonl");
         std::fs::write(&sub, "").unwrap();
         std::fs::write(

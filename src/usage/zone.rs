@@ -67,7 +67,7 @@ impl Zone {
     /// local time then is).
     pub fn name(&self) -> String {
         match self {
-            Zone::Local => match bad_tz_variable() {
+            Zone::Local => match bad_tz() {
                 Some(_) => "UTC".into(),
                 None => std::env::var("TZ")
                     .ok()
@@ -78,12 +78,6 @@ impl Zone {
             },
             Zone::Named(n, _) => n.clone(),
         }
-    }
-
-    /// `$TZ` when it is set but names no zone this tool can read: local time is then UTC
-    /// (chrono's fallback), and a report should say so rather than print the name.
-    pub fn bad_tz() -> Option<String> {
-        bad_tz_variable()
     }
 
     /// The zone's offset from UTC at an instant.
@@ -169,7 +163,9 @@ fn read_zone_file(name: &str) -> Option<Vec<u8>> {
     None
 }
 
-fn bad_tz_variable() -> Option<String> {
+/// `$TZ` when it is set but names no zone this tool can read: local time is then UTC (chrono's
+/// fallback), and a report should say so rather than print the name.
+pub fn bad_tz() -> Option<String> {
     // Read once: reports ask for the zone's name on every row.
     static BAD: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
     BAD.get_or_init(check_tz_variable).clone()

@@ -31,7 +31,7 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
     };
     let zone = Zone::parse(tz).map_err(Failure::usage)?;
     if matches!(zone, Zone::Local) && !g.quiet {
-        if let Some(bad) = Zone::bad_tz() {
+        if let Some(bad) = crate::usage::zone::bad_tz() {
             eprintln!(
                 "warning: TZ={} names no time zone: days are cut in UTC (--timezone names one)",
                 crate::render::text::safe_line(&bad)

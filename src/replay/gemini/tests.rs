@@ -271,10 +271,10 @@ fn an_empty_summary_fails_every_check_without_a_pass_over_the_history() {
     assert_eq!(g.decision().status, 4, "COMPRESSION_FAILED_EMPTY_SUMMARY");
 }
 
-#[test]
-fn an_inflated_summary_fails_once_and_switches_to_truncation_only() {
-    // Tool outputs of 30,000 CJK characters: 45,000 text tokens each, so the 50,000-token
-    // budget is crossed by the second newest; prompts between them give split points.
+/// Twelve turns, each reading a tool output of 30,000 CJK characters: 45,000 text tokens each,
+/// so the 50,000-token budget is crossed by the second newest; the prompts between them give
+/// split points.
+fn cjk_reads() -> Vec<HistoryItem> {
     let mut items = vec![HistoryItem {
         is_context: true,
         ..text_item(Role::User, false, "<session_context>env</session_context>")
@@ -290,6 +290,12 @@ fn an_inflated_summary_fails_once_and_switches_to_truncation_only() {
         ));
         items.push(text_item(Role::Assistant, false, "ok"));
     }
+    items
+}
+
+#[test]
+fn an_inflated_summary_fails_once_and_switches_to_truncation_only() {
+    let items = cjk_reads();
     // JSON counts CJK as one character each: 30,000 chars ≈ 7,500 tokens per output. With
     // maxChars 5,000 a truncated output keeps 1,000 + 4,000 characters.
     let limit = 100_000;
@@ -729,21 +735,7 @@ fn part_sizes_are_the_separate_measures() {
 fn before_v0_31_an_inflated_summary_leaves_auto_compression_off() {
     // As `an_inflated_summary_fails_once_and_switches_to_truncation_only`, in the era before
     // truncation-only mode: the failed attempt turns automatic compression off for the chat.
-    let mut items = vec![HistoryItem {
-        is_context: true,
-        ..text_item(Role::User, false, "<session_context>env</session_context>")
-    }];
-    for i in 0..12 {
-        items.push(text_item(Role::User, true, &format!("prompt {i}")));
-        items.push(call_item(&format!("c{i}"), "read_file"));
-        items.push(result_item(
-            &format!("c{i}"),
-            "read_file",
-            &"漢".repeat(30_000),
-            false,
-        ));
-        items.push(text_item(Role::Assistant, false, "ok"));
-    }
+    let items = cjk_reads();
     let mut g = Gemini::with_params(params(
         100_000,
         1_000_000,
