@@ -527,3 +527,75 @@ fn show_lists_a_result_whose_call_is_not_in_the_file() {
         "{text}"
     );
 }
+
+/// Two Gemini saved chats whose tags share their first thirteen characters, and two Codex
+/// sub-agents started in the same millisecond: each id that `list`, `compactions` and `usage
+/// session` print, at any width, names one session when typed back into `show`.
+#[test]
+fn every_short_id_a_table_prints_names_one_session() {
+    let home = tempfile::tempdir().unwrap();
+    let gem = home.path().join(".gemini/tmp/p");
+    fs::create_dir_all(&gem).unwrap();
+    let saved = Path::new(ROOT).join("testdata/home/.gemini/tmp/api-server/checkpoint-mytag.json");
+    fs::copy(&saved, gem.join("checkpoint-mytag.json")).unwrap();
+    fs::copy(&saved, gem.join("checkpoint-myother.json")).unwrap();
+    let day = home.path().join(".codex/sessions/2026/03/14");
+    fs::create_dir_all(&day).unwrap();
+    let rollout =
+        common::session_files_under(&Path::new(ROOT).join("testdata/home/.codex/sessions"))
+            .into_iter()
+            .find(|p| {
+                fs::read_to_string(p)
+                    .is_ok_and(|t| t.contains("\"session_meta\"") && t.contains("token_count"))
+            })
+            .expect("a rollout with usage in the sample home");
+    let text = fs::read_to_string(&rollout).unwrap();
+    let id = text
+        .split("\"id\":\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap()
+        .to_string();
+    for twin in ["4b01", "4b02"] {
+        let other = format!("019ceba0-adf0-7a31-8c42-5d1e2f3a{twin}");
+        fs::write(
+            day.join(format!("rollout-2026-03-14T11-00-00-{other}.jsonl")),
+            text.replace(&id, &other),
+        )
+        .unwrap();
+    }
+    let run = |args: &[&str], width: usize| {
+        let mut c = common::sessions();
+        c.env("COLUMNS", width.to_string())
+            .args(["--home", home.path().to_str().unwrap()])
+            .args(args);
+        stdout(&mut c)
+    };
+    let ids = ["checkpoint-mytag", "checkpoint-myother"]
+        .map(String::from)
+        .into_iter()
+        .chain(["4b01", "4b02"].map(|t| format!("019ceba0-adf0-7a31-8c42-5d1e2f3a{t}")))
+        .collect::<Vec<_>>();
+    for width in [40, 80] {
+        for args in [&["list"][..], &["usage", "session"], &["compactions"]] {
+            let out = run(args, width);
+            for id in &ids {
+                let shown: Vec<&str> = out
+                    .split_whitespace()
+                    .filter(|w| w.len() >= 8 && id.starts_with(w))
+                    .collect();
+                for w in &shown {
+                    let named: Vec<_> = ids.iter().filter(|i| i.starts_with(w)).collect();
+                    assert_eq!(named, [id], "{args:?} at {width}: {w:?} in\n{out}");
+                }
+                // `usage` lists sessions with usage: the rollouts, not the saved chats.
+                if args[0] == "list" || (args[0] == "usage" && id.starts_with("019")) {
+                    assert!(
+                        !shown.is_empty(),
+                        "{args:?} at {width}: {id} not shown\n{out}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -9,12 +9,12 @@ use chrono::Utc;
 use serde::Serialize;
 
 use crate::cli::{CompactionsArgs, GlobalArgs, LedgerFormat};
-use crate::commands::list::{project_label, short_id};
+use crate::commands::list::{id_floor_of, project_label};
 use crate::commands::{CmdResult, Failure, scan_options, stdout, write_json};
 use crate::model::{Agent, Compaction, CompactionKind, Provenance, Trigger};
 use crate::render::json::SCHEMA_VERSION;
 use crate::render::table::{Align, Column, Cut, render, target_width};
-use crate::render::{human_count, rfc3339, thousands, time};
+use crate::render::{ShortIds, human_count, rfc3339, thousands, time};
 use crate::scan::{SessionSummary, scan};
 use crate::tokens::estimate_text;
 
@@ -169,7 +169,13 @@ pub fn run(g: &GlobalArgs, args: &CompactionsArgs) -> CmdResult {
             if events.is_empty() {
                 writeln!(out, "No compactions found.")?;
             } else {
-                out.write_all(table(&events).as_bytes())?;
+                out.write_all(
+                    table(
+                        &events,
+                        &ShortIds::new(result.sessions.iter().map(|s| s.id.as_str())),
+                    )
+                    .as_bytes(),
+                )?;
                 writeln!(out)?;
                 out.write_all(summary_table(&stats(&events)).as_bytes())?;
             }
@@ -271,13 +277,16 @@ fn enum_str<T: Serialize>(v: T) -> String {
         .unwrap_or_default()
 }
 
-fn table(events: &[(&SessionSummary, &Compaction)]) -> String {
+fn table(events: &[(&SessionSummary, &Compaction)], ids: &ShortIds) -> String {
     let times: Vec<_> = events.iter().map(|(_, c)| c.timestamp).collect();
     let (time_header, time_cells) = time::column("TIME", &times);
     let columns = [
         Column::fixed("AGENT", Align::Left).optional(3),
         Column::fixed("SESSION", Align::Left)
-            .shrink(0, 8)
+            .shrink(
+                0,
+                id_floor_of(events.iter().map(|(s, _)| s.id.as_str()), ids),
+            )
             .cut(Cut::Prefix),
         Column::flexible("PROJECT", 1, 12).cut(Cut::Start),
         Column::named(time_header, Align::Left).optional(2),
@@ -315,7 +324,7 @@ fn table(events: &[(&SessionSummary, &Compaction)]) -> String {
                 .unwrap_or_else(|| "-".into());
             vec![
                 s.agent.to_string(),
-                short_id(&s.id),
+                ids.short(&s.id),
                 project_label(s),
                 time,
                 enum_str(c.trigger),

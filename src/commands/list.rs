@@ -9,7 +9,7 @@ use crate::discover::{StoreOptions, Stores};
 use crate::render::json::{SessionCsvRow, SessionRecord};
 use crate::render::table::{Align, Column, Cut, render, target_width};
 use crate::render::text::safe_line;
-use crate::render::{human_count, human_duration, plural, project_cell, thousands, time};
+use crate::render::{ShortIds, human_count, human_duration, plural, project_cell, thousands, time};
 use crate::scan::{SessionSummary, aggregate_usage, scan, unique_requests};
 
 pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
@@ -46,6 +46,8 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
     }
     sort(&mut result.sessions, args.sort, args.reverse);
     let total_found = result.sessions.len();
+    // Told apart from every session found, not only those a limit keeps.
+    let ids = ShortIds::new(result.sessions.iter().map(|s| s.id.as_str()));
     if let Some(n) = args.limit {
         result.sessions.truncate(n);
     }
@@ -71,7 +73,7 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
             if sessions.is_empty() {
                 writeln!(out, "No sessions found.")?;
             } else {
-                out.write_all(table(sessions).as_bytes())?;
+                out.write_all(table(sessions, &ids).as_bytes())?;
             }
             out.flush()?;
             if !g.quiet {
@@ -175,13 +177,13 @@ pub fn project_label(s: &SessionSummary) -> String {
 /// The columns of `list`, in the order they give way on a narrow terminal: the compaction,
 /// tool and duration counts go first, then turns, tokens, agent and start; id, project and
 /// title stay, shortened.
-fn table(sessions: &[SessionSummary]) -> String {
+fn table(sessions: &[SessionSummary], ids: &ShortIds) -> String {
     let starts: Vec<_> = sessions.iter().map(|s| s.started_at).collect();
     let (started, start_cells) = time::column("STARTED", &starts);
     let columns = [
         Column::fixed("AGENT", Align::Left).optional(5),
         Column::fixed("ID", Align::Left)
-            .shrink(0, 8)
+            .shrink(0, id_floor_of(sessions.iter().map(|s| s.id.as_str()), ids))
             .cut(Cut::Prefix),
         Column::flexible("PROJECT", 1, 16).cut(Cut::Start),
         Column::named(started, Align::Left).optional(6),
@@ -199,7 +201,7 @@ fn table(sessions: &[SessionSummary]) -> String {
         .map(|(s, started)| {
             vec![
                 s.agent.to_string(),
-                short_id(&s.id),
+                ids.short(&s.id),
                 project_label(s),
                 started,
                 s.duration()
@@ -219,9 +221,12 @@ fn table(sessions: &[SessionSummary]) -> String {
     render(&columns, rows, target_width())
 }
 
-/// Ids are shown by a prefix long enough to be typed back into `show` in practice.
-pub fn short_id(id: &str) -> String {
-    id.chars().take(13).collect()
+/// How narrow an id column may get: eight characters, or as many as keep the ids of its rows
+/// apart.
+pub fn id_floor_of<'a>(rows: impl IntoIterator<Item = &'a str>, ids: &ShortIds) -> usize {
+    rows.into_iter()
+        .map(|id| ids.unique_len(id))
+        .fold(8, usize::max)
 }
 
 /// On a machine with no stores, say where we looked and how to see the sample.

@@ -156,9 +156,91 @@ pub fn project_detail(project: Option<&str>, hash: Option<&str>, source: &str) -
     }
 }
 
+/// Session ids as tables show them: a prefix that `show` takes back. Thirteen characters tell
+/// almost every pair apart (a Codex UUIDv7's millisecond, a Claude UUID's first groups), but
+/// not two Codex sub-agents started in the same millisecond, nor two Gemini saved chats whose
+/// tags share a beginning: those get as many characters as tell them from their neighbours
+/// among the ids listed.
+pub struct ShortIds {
+    sorted: Vec<String>,
+}
+
+/// Characters every short id keeps at least.
+pub const SHORT_ID: usize = 13;
+
+impl ShortIds {
+    pub fn new<'a>(ids: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut sorted: Vec<String> = ids.into_iter().map(str::to_string).collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        ShortIds { sorted }
+    }
+
+    /// Characters of `id` that no other id of the set starts with (its whole length when
+    /// another id extends it).
+    pub fn unique_len(&self, id: &str) -> usize {
+        let common = |other: &str| {
+            id.chars()
+                .zip(other.chars())
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        let at = self.sorted.partition_point(|s| s.as_str() < id);
+        let before = at.checked_sub(1).map_or(0, |i| common(&self.sorted[i]));
+        let after = self
+            .sorted
+            .iter()
+            .skip(at)
+            .find(|s| s.as_str() != id)
+            .map_or(0, |s| common(s));
+        (before.max(after) + 1).min(id.chars().count())
+    }
+
+    /// The id's first [`SHORT_ID`] characters, or more where that is not unique.
+    pub fn short(&self, id: &str) -> String {
+        id.chars().take(self.unique_len(id).max(SHORT_ID)).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_ids_tell_every_listed_id_apart() {
+        let ids = [
+            "019ceba0-adf0-7a31-8c42-5d1e2f3a4b01",
+            "019ceba0-adf0-7a31-8c42-5d1e2f3a4b02",
+            "019ceba0-adf1-7000-8000-000000000000",
+            "checkpoint-mytag",
+            "checkpoint-myother",
+            "abc",
+            "abcd",
+            "6f0d3c52-1111-4111-8111-111111111111",
+        ];
+        let short = ShortIds::new(ids);
+        assert_eq!(short.short(ids[0]), ids[0]);
+        assert_eq!(short.short(ids[1]), ids[1]);
+        assert_eq!(short.short(ids[2]), "019ceba0-adf1");
+        assert_eq!(short.short(ids[3]), "checkpoint-myt");
+        assert_eq!(short.short(ids[4]), "checkpoint-myo");
+        assert_eq!(short.short(ids[7]), "6f0d3c52-1111");
+        // An id that another extends is shown whole; `show` prefers the exact match.
+        assert_eq!(
+            (short.short("abc"), short.short("abcd")),
+            ("abc".into(), "abcd".into())
+        );
+        assert_eq!(short.unique_len(ids[7]), 1);
+        // Each short id, typed back, names one id of the set (or is one exactly).
+        for id in ids {
+            let p = short.short(id);
+            let hits: Vec<_> = ids.iter().filter(|i| i.starts_with(&p)).collect();
+            assert!(
+                hits.len() == 1 || ids.contains(&p.as_str()),
+                "{p}: {hits:?}"
+            );
+        }
+    }
 
     #[test]
     fn hash_prefixes_never_cut_a_character() {

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use chrono::{DateTime, Duration, Utc};
 
-use crate::commands::list::{project_label, short_id};
+use crate::commands::list::project_label;
 use crate::model::{Agent, Usage};
 use crate::pricing::{self, Cost};
 use crate::render::table::{Align, Column, Cut, render, target_width};
@@ -187,6 +187,11 @@ pub(super) fn table(
         ReportKind::Project => "PROJECT",
         ReportKind::Blocks => "BLOCK START",
     };
+    let ids = crate::render::ShortIds::new(rows.iter().filter_map(|r| match &r.key {
+        RowKey::Session(s) => Some(s.id.as_str()),
+        _ => None,
+    }));
+    let ids = &ids;
     let key_col = col(
         key_header,
         Align::Left,
@@ -195,7 +200,7 @@ pub(super) fn table(
         move |l, _| match l {
             Line::Row(r) => match &r.key {
                 RowKey::Period { label, .. } => label.clone().unwrap_or_else(|| "(undated)".into()),
-                RowKey::Session(s) => short_id(&s.id),
+                RowKey::Session(s) => ids.short(&s.id),
                 RowKey::Project { path, hash, .. } => {
                     crate::render::project_cell(path.as_deref(), hash.as_deref())
                 }
