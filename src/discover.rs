@@ -442,7 +442,18 @@ impl Discovery {
         for entry in WalkDir::new(root).follow_links(true) {
             match entry {
                 Ok(e) if e.file_type().is_file() => files.push(e),
-                Ok(e) if e.file_type().is_dir() => {}
+                // A folder named like a session is walked like any other, but the session its
+                // name promises is not there: said, so that `--strict` sees it.
+                Ok(e) if e.file_type().is_dir() => {
+                    if e.depth() > 0 && looks_like_session(&e.file_name().to_string_lossy()) {
+                        self.warnings.push(Warning::new(
+                            WarningKind::Unreadable,
+                            e.path(),
+                            None,
+                            "a folder, not a regular file: not read".to_string(),
+                        ));
+                    }
+                }
                 // A FIFO, socket or device is never opened (reading one could block or never
                 // end); one named like a session is reported as not read.
                 Ok(e) => {

@@ -352,6 +352,20 @@ fn special_files_are_named_and_never_opened() {
     let warning = format!("{store}: a FIFO (named pipe), not a regular file: not read");
     expect(&f, "home", &argv(&["list"]), 0, &[&warning]);
     expect(&f, "home", &argv(&["--strict", "list"]), 3, &[&warning]);
+    // A folder named like a session, in each agent's store: the same.
+    std::fs::remove_file(&store).unwrap();
+    for folder in [
+        "home/.claude/projects/-home-dev-webapp/22222222-aaaa-4000-8000-000000000002.jsonl".to_string(),
+        "home/.codex/sessions/2026/03/14/rollout-2026-03-14T11-00-00-019ceba0-adf0-7a31-8c42-5d1e2f3a4bee.jsonl".to_string(),
+        "home/.gemini/tmp/p/chats/session-2026-03-14T11-00-x.json".to_string(),
+    ] {
+        let dir = f.p(&folder);
+        std::fs::create_dir_all(&dir).unwrap();
+        let warning = format!("{dir}: a folder, not a regular file: not read");
+        expect(&f, "home", &argv(&["list"]), 0, &[&warning]);
+        expect(&f, "home", &argv(&["--strict", "list"]), 3, &[&warning]);
+        std::fs::remove_dir(&dir).unwrap();
+    }
 }
 
 #[test]
