@@ -498,3 +498,37 @@ fn guidance_typed_while_the_agent_worked_is_in_the_transcript() {
             .all(|m| m.is_human)
     );
 }
+
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
+fn text_typed_beside_a_tool_result_is_the_users() {
+    // Claude Code 2.1.19 attached the user's message to a tool result (line 247:
+    // `content: [tool_result, text]`); its own compaction summary later lists that text among
+    // "All user messages".
+    let f = corpus_dir().join("../real/claude_compaction/entire-8c_cdd0fbae20_0_full.jsonl");
+    let s = main_file(&f);
+    let typed = "can we have a quick look to see if there are direct git things elsewhere as well?";
+    let at = s
+        .messages
+        .iter()
+        .position(|m| m.text() == typed)
+        .expect("the text is a message of its own");
+    let (results, prompt) = (&s.messages[at - 1], &s.messages[at]);
+    assert_eq!((prompt.role, prompt.is_human), (Role::User, true));
+    assert_eq!(results.role, Role::Tool);
+    assert!(
+        matches!(&results.parts[..], [Part::ToolResult { call_id, .. }]
+        if call_id == "toolu_01Y5uVnxoHswZPphoaTJKCdb")
+    );
+    assert_eq!(results.id, prompt.id);
+    // Three such records in this file (lines 247, 642, 650), each a human turn now.
+    let beside = s
+        .messages
+        .windows(2)
+        .filter(|w| w[0].role == Role::Tool && w[1].is_human && w[0].id == w[1].id)
+        .count();
+    assert_eq!(beside, 3);
+}

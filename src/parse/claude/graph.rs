@@ -10,6 +10,9 @@ pub(super) struct Node {
     /// `parentUuid`, or `logicalParentUuid` when the parent is null (compact boundaries).
     pub parent: Option<u64>,
     pub message: Option<usize>,
+    /// The user message a tool-result carrier also holds (text typed beside the results): it
+    /// stands or falls with `message`.
+    pub companion: Option<usize>,
     /// A `user`/`assistant` record: a candidate for the tip of the current branch.
     pub conversational: bool,
     pub sidechain: bool,
@@ -20,6 +23,12 @@ pub(super) struct Graph {
     pub nodes: Vec<Node>,
     /// uuid hash → first node with that uuid.
     pub index: FxHashMap<u64, usize>,
+}
+
+impl Node {
+    fn messages(&self) -> impl Iterator<Item = usize> {
+        self.message.into_iter().chain(self.companion)
+    }
 }
 
 impl Graph {
@@ -126,8 +135,10 @@ impl Graph {
         // abandoned side.
         let mut live = vec![false; messages.len()];
         for (i, node) in nodes.iter().enumerate() {
-            if let (true, false, Some(m)) = (on_branch[i], node.sidechain, node.message) {
-                live[m] = true;
+            if on_branch[i] && !node.sidechain {
+                for m in node.messages() {
+                    live[m] = true;
+                }
             }
         }
         let mut abandoned: FxHashMap<usize, bool> = FxHashMap::default();
@@ -148,7 +159,7 @@ impl Graph {
                     if !seen.insert(j) {
                         continue;
                     }
-                    if let Some(mj) = nodes[j].message {
+                    for mj in nodes[j].messages() {
                         if !live[mj] && matches!(messages[mj].role, Role::User | Role::Assistant) {
                             return true;
                         }
@@ -159,6 +170,9 @@ impl Graph {
             });
             if is_abandoned {
                 dropped[m] = true;
+                if let Some(c) = node.companion {
+                    dropped[c] = true;
+                }
             }
         }
         for (m, msg) in messages.iter_mut().enumerate() {

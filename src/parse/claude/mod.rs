@@ -190,6 +190,24 @@ fn classify_prompt(parts: &[Part]) -> (Option<&'static str>, bool) {
     (None, true)
 }
 
+/// A tool-result carrier's parts → (the results and whatever else the harness put in the slot,
+/// the text and images beside them). `None` when nothing beside them holds anything: a blank
+/// text block is left with the results rather than made a message of its own, and so is all
+/// of a record that only `toolUseResult` marks as a carrier (it holds no result block).
+fn split_carrier(parts: Vec<Part>) -> (Vec<Part>, Option<Vec<Part>>) {
+    let beside_results = |p: &Part| matches!(p, Part::Text { .. } | Part::Image { .. });
+    let substantial = |p: &Part| match p {
+        Part::Text { text } => !text.trim().is_empty(),
+        _ => beside_results(p),
+    };
+    let results = parts.iter().any(|p| matches!(p, Part::ToolResult { .. }));
+    if !results || !parts.iter().any(substantial) {
+        return (parts, None);
+    }
+    let (beside, results): (Vec<Part>, Vec<Part>) = parts.into_iter().partition(beside_results);
+    (results, Some(beside))
+}
+
 /// What identifies a record's content for repeat detection, from the fields both views read.
 fn fingerprint(rec: &Rec, msg: &Msg, content: &Content) -> u64 {
     let mut h = FxBuildHasher.build_hasher();
@@ -244,6 +262,9 @@ enum Slot {
     Repeat,
     /// A node, holding (part of) this message if any.
     Node(Option<usize>),
+    /// A tool-result carrier node that also holds a user message (text typed beside the
+    /// results): the tool message and the user message.
+    Carrier(usize, usize),
 }
 
 type ResponseKey = (String, Option<String>);
@@ -393,7 +414,12 @@ impl<'a> Parser<'a> {
                 (Slot::Node(None), false)
             }
         };
-        if let (Some(u), Slot::Node(message)) = (uuid, slot) {
+        let (message, companion) = match slot {
+            Slot::Repeat => return,
+            Slot::Node(m) => (m, None),
+            Slot::Carrier(m, c) => (Some(m), Some(c)),
+        };
+        if let Some(u) = uuid {
             let parent = rec
                 .parent_uuid
                 .nonempty()
@@ -404,6 +430,7 @@ impl<'a> Parser<'a> {
                 Node {
                     parent,
                     message,
+                    companion,
                     conversational,
                     sidechain,
                 },
@@ -490,9 +517,28 @@ impl<'a> Parser<'a> {
             }
         } else if tool_carrier {
             m.role = Role::Tool;
-            m.parts = parts;
+            let (results, beside) = split_carrier(parts);
+            m.parts = results;
             if !self.subagent {
                 self.link_subagent(rec, &m.parts);
+            }
+            if let Some(beside) = beside {
+                // Text next to the results (what the human typed while a tool ran, or an
+                // interrupt notice) is the user's, as Claude Code shows it and lists it among
+                // "All user messages" in its own compaction summaries: a user message of its
+                // own after the results, classified as a prompt is.
+                let mut u = Message::new(Role::User);
+                u.id = m.id.clone();
+                u.timestamp = m.timestamp;
+                u.sidechain = sidechain;
+                let (subtype, human) = classify_prompt(&beside);
+                u.subtype = subtype.map(String::from);
+                u.is_human = human && !sidechain;
+                u.parts = beside;
+                self.s.messages.push(m);
+                let results = self.s.messages.len() - 1;
+                self.s.messages.push(u);
+                return Slot::Carrier(results, results + 1);
             }
         } else if rec.is_meta.0 {
             m.subtype = Some("meta".into());

@@ -519,6 +519,113 @@ fn last_prompt_leaf_picks_the_branch() {
 }
 
 #[test]
+fn text_beside_tool_results_is_a_user_message() {
+    // Claude Code 2.1.x attaches what the user typed while a tool ran to the tool result
+    // (real: corpus real/claude_compaction/entire-8c_cdd0fbae20_0_full.jsonl line 247).
+    let mut side = user(
+        "s1",
+        None,
+        json!([{"type": "tool_result", "tool_use_id": "t3", "content": "ok"},
+               {"type": "text", "text": "sub-agent text"}]),
+    );
+    side["isSidechain"] = json!(true);
+    let s = main(&[
+        user("u1", None, json!("start")),
+        asst(
+            "a1",
+            Some("u1"),
+            "m1",
+            Some("r1"),
+            json!([{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]),
+            out(1),
+        ),
+        user(
+            "c1",
+            Some("a1"),
+            json!([{"type": "tool_result", "tool_use_id": "t1", "content": "done"},
+                   {"type": "text", "text": "also check the tests"}]),
+        ),
+        user(
+            "c2",
+            Some("c1"),
+            json!([{"type": "tool_result", "tool_use_id": "t2", "content": "x"},
+                   {"type": "text", "text": "[Request interrupted by user for tool use]"}]),
+        ),
+        user(
+            "c3",
+            Some("c2"),
+            json!([{"type": "tool_result", "tool_use_id": "t4", "content": "y"},
+                   {"type": "text", "text": "  "}]),
+        ),
+        side,
+    ]);
+    let shape: Vec<_> = s
+        .messages
+        .iter()
+        .map(|m| (m.id.as_deref().unwrap(), m.role, m.is_human, m.text()))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("u1", Role::User, true, "start".to_string()),
+            ("m1", Role::Assistant, false, String::new()),
+            ("c1", Role::Tool, false, String::new()),
+            ("c1", Role::User, true, "also check the tests".to_string()),
+            ("c2", Role::Tool, false, String::new()),
+            (
+                "c2",
+                Role::User,
+                false,
+                "[Request interrupted by user for tool use]".to_string()
+            ),
+            // A blank block stays with the results.
+            ("c3", Role::Tool, false, "  ".to_string()),
+            ("s1", Role::Tool, false, String::new()),
+            ("s1", Role::User, false, "sub-agent text".to_string()),
+        ]
+    );
+    assert_eq!(s.messages[5].subtype.as_deref(), Some("interrupted"));
+    assert!(
+        matches!(&s.messages[2].parts[..], [Part::ToolResult { call_id, .. }] if call_id == "t1")
+    );
+    assert_eq!(s.counts().user_turns, 2);
+
+    // The user message stands or falls with its record on a rewound branch.
+    let s = main(&[
+        user("u1", None, json!("start")),
+        asst(
+            "a1",
+            Some("u1"),
+            "m1",
+            Some("r1"),
+            json!([{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]),
+            out(1),
+        ),
+        user(
+            "c1",
+            Some("a1"),
+            json!([{"type": "tool_result", "tool_use_id": "t1", "content": "done"},
+                   {"type": "text", "text": "typed, then rewound"}]),
+        ),
+        user("u2", Some("u1"), json!("again")),
+    ]);
+    let sup: Vec<_> = s
+        .messages
+        .iter()
+        .filter(|m| m.superseded)
+        .map(|m| (m.id.clone().unwrap(), m.role))
+        .collect();
+    assert_eq!(
+        sup,
+        [
+            ("m1".to_string(), Role::Assistant),
+            ("c1".to_string(), Role::Tool),
+            ("c1".to_string(), Role::User)
+        ]
+    );
+}
+
+#[test]
 fn odd_graphs_terminate() {
     // Self-parents, two-node cycles, dangling parents, duplicate placeholder uuids.
     let s = main(&[
