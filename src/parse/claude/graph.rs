@@ -40,13 +40,16 @@ impl Graph {
     /// Flag messages that sit on abandoned branches of the graph.
     ///
     /// The current branch ends at the last conversational main-chain record in file order (the
-    /// file is append-only), or, when a `last-prompt` record names a leaf (`hint`), at the
-    /// latest such record in that leaf's subtree. A message off that branch is superseded when
+    /// file is append-only), or, when a `last-prompt` record names a leaf (`hint`: the leaf,
+    /// and how many nodes the graph held when the record was written), at the latest such
+    /// record in that leaf's subtree. The hint speaks for the file as it was when written: a
+    /// prompt or reply written after it outside that subtree is a later rewind (the user went
+    /// back and went on from there), and the latest record in the file wins again. A message off that branch is superseded when
     /// it hangs below a fork on the branch and its side of the fork holds a real turn (a prompt
     /// or an assistant reply): a rewind or an abandoned retry. Side branches made only of tool
     /// results are parallel tool calls, which stay live. Records in components that never touch
     /// the branch (inline sidechains, files without parent links) are left alone.
-    pub fn mark_superseded(&self, hint: Option<u64>, messages: &mut [Message]) {
+    pub fn mark_superseded(&self, hint: Option<(u64, usize)>, messages: &mut [Message]) {
         let nodes = &self.nodes;
         let n = nodes.len();
         if n == 0 {
@@ -65,9 +68,10 @@ impl Graph {
         let children = Children::of(&parent);
         let candidate =
             |i: usize| nodes[i].conversational && !nodes[i].sidechain && nodes[i].message.is_some();
-        let hinted = hint.and_then(|l| self.index.get(&l)).copied();
+        let latest = (0..n).rev().find(|&i| candidate(i));
+        let hinted = hint.and_then(|(l, at)| Some((*self.index.get(&l)?, at)));
         let tip = match hinted {
-            Some(leaf) => {
+            Some((leaf, written_at)) => {
                 let mut seen = vec![false; n];
                 let mut stack = vec![leaf];
                 let mut best = None;
@@ -80,9 +84,22 @@ impl Graph {
                     }
                     stack.extend(children.of_node(i).iter().copied());
                 }
-                Some(best.unwrap_or(leaf))
+                // Tool results alone do not make a branch: a parallel call's result can hang
+                // above the leaf.
+                let turn = |i: usize| {
+                    nodes[i]
+                        .messages()
+                        .any(|m| matches!(messages[m].role, Role::User | Role::Assistant))
+                };
+                let rewound_since =
+                    (written_at.min(n)..n).any(|i| candidate(i) && !seen[i] && turn(i));
+                if rewound_since {
+                    latest
+                } else {
+                    Some(best.unwrap_or(leaf))
+                }
             }
-            None => (0..n).rev().find(|&i| candidate(i)),
+            None => latest,
         };
         let Some(tip) = tip else {
             return;

@@ -287,7 +287,8 @@ struct Parser<'a> {
     answered_calls: FxHashSet<String>,
     custom_title: Option<String>,
     ai_title: Option<String>,
-    last_prompt_leaf: Option<u64>,
+    /// The leaf the last `last-prompt` record names, and how many graph nodes preceded it.
+    last_prompt_leaf: Option<(u64, usize)>,
     /// The text of the last `queue-operation` enqueue, while nothing else took it off the queue.
     queued: Option<(String, Option<chrono::DateTime<chrono::Utc>>)>,
     open_compaction: Option<usize>,
@@ -388,7 +389,7 @@ impl<'a> Parser<'a> {
             }
             "last-prompt" => {
                 if let Some(l) = rec.leaf_uuid.nonempty() {
-                    self.last_prompt_leaf = Some(hash64(l));
+                    self.last_prompt_leaf = Some((hash64(l), self.graph.nodes.len()));
                 }
                 (Slot::Node(None), false)
             }

@@ -519,6 +519,69 @@ fn last_prompt_leaf_picks_the_branch() {
 }
 
 #[test]
+fn a_last_prompt_written_before_a_rewind_does_not_hold_the_branch() {
+    // The hint named a2; then the user went back to a1 and went on from there.
+    let s = main(&[
+        user("u1", None, json!("q")),
+        asst("a1", Some("u1"), "m1", Some("r1"), text("x"), out(1)),
+        user("u2", Some("a1"), json!("first try")),
+        asst("a2", Some("u2"), "m2", Some("r2"), text("y"), out(1)),
+        json!({"type": "last-prompt", "lastPrompt": "first try", "leafUuid": "a2"}),
+        user("v2", Some("a1"), json!("second try")),
+        asst("b2", Some("v2"), "m3", Some("r3"), text("z"), out(1)),
+    ]);
+    let sup: Vec<_> = s
+        .messages
+        .iter()
+        .filter(|m| m.superseded)
+        .map(|m| m.id.clone().unwrap())
+        .collect();
+    assert_eq!(sup, ["u2", "m2"]);
+    // Records written after the hint below its leaf, or a parallel call's result above it,
+    // leave it standing.
+    let s = main(&[
+        user("u1", None, json!("q")),
+        asst(
+            "a1",
+            Some("u1"),
+            "m1",
+            Some("r1"),
+            json!([{"type": "tool_use", "id": "t1", "name": "Read", "input": {}},
+                   {"type": "tool_use", "id": "t2", "name": "Read", "input": {}}]),
+            out(1),
+        ),
+        user(
+            "r1",
+            Some("a1"),
+            json!([{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]),
+        ),
+        user("b1", Some("r1"), json!("branch one")),
+        user("b2", Some("r1"), json!("branch two")),
+        json!({"type": "last-prompt", "lastPrompt": "branch one", "leafUuid": "b1"}),
+        user(
+            "r2",
+            Some("a1"),
+            json!([{"type": "tool_result", "tool_use_id": "t2", "content": "ok"}]),
+        ),
+        asst(
+            "c1",
+            Some("b1"),
+            "m2",
+            Some("r2"),
+            text("on branch one"),
+            out(1),
+        ),
+    ]);
+    let sup: Vec<_> = s
+        .messages
+        .iter()
+        .filter(|m| m.superseded)
+        .map(|m| m.id.clone().unwrap())
+        .collect();
+    assert_eq!(sup, ["b2"]);
+}
+
+#[test]
 fn text_beside_tool_results_is_a_user_message() {
     // Claude Code 2.1.x attaches what the user typed while a tool ran to the tool result
     // (real: corpus real/claude_compaction/entire-8c_cdd0fbae20_0_full.jsonl line 247).
