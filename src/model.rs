@@ -428,6 +428,10 @@ pub enum Trigger {
 pub enum CompactionKind {
     /// Claude `system/compact_boundary` (+ `isCompactSummary`).
     ClaudeBoundary,
+    /// Claude `system/microcompact_boundary`: old tool results cleared from the context, no
+    /// summary (`microcompactMetadata`: trigger, `preTokens`, `tokensSaved`, the cleared tool
+    /// ids). Like Gemini masking, not a compaction a replay validates.
+    ClaudeMicrocompact,
     /// Codex `compacted` line (+ `context_compacted` event).
     CodexCompacted,
     /// Gemini `$set.messages` checkpoint (or saved chat) holding a `<state_snapshot>`.

@@ -252,8 +252,33 @@ fn corpus_files_with_compactions() {
     keys.sort();
     keys.dedup();
     assert_eq!(keys.len(), n, "an event listed twice");
-    assert_eq!(n, 25);
-    assert_eq!(real.iter().filter(|e| e["trigger"] == "auto").count(), 24);
+    let boundaries: Vec<&Value> = real
+        .iter()
+        .filter(|e| e["kind"] == "claude_boundary")
+        .collect();
+    assert_eq!(boundaries.len(), 25);
+    assert_eq!(
+        boundaries.iter().filter(|e| e["trigger"] == "auto").count(),
+        24
+    );
+    // And three microcompactions (grep -c microcompact_boundary: 2 in entire-41…, 1 in
+    // entire-76…), each with the saving it recorded.
+    let micro: Vec<(u64, u64)> = real
+        .iter()
+        .filter(|e| e["kind"] == "claude_microcompact")
+        .map(|e| {
+            (
+                e["tokens_before"].as_u64().unwrap(),
+                e["tokens_saved"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(n, 28);
+    assert_eq!(
+        micro,
+        [(60_888, 21_091), (73_043, 39_512), (61_717, 31_740)]
+    );
+    assert!(boundaries.iter().all(|e| e.get("tokens_saved").is_none()));
     // The real files without compactions have none.
     for f in [
         "claude/real-v1.0.95-thinking-tool-errors.jsonl",

@@ -46,6 +46,10 @@ pub struct EventRecord<'a> {
     pub summary_tokens_estimated: Option<u64>,
     pub sections: &'a [String],
     pub summary: Option<&'a str>,
+    /// What a Claude microcompaction recorded it saved (`microcompactMetadata.tokensSaved`);
+    /// only on those rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_saved: Option<u64>,
 }
 
 impl<'a> EventRecord<'a> {
@@ -74,6 +78,13 @@ impl<'a> EventRecord<'a> {
             summary_tokens_estimated: summary.map(estimate_text),
             sections: &c.sections,
             summary,
+            tokens_saved: match c.kind {
+                CompactionKind::ClaudeMicrocompact => c
+                    .extra
+                    .get("tokensSaved")
+                    .and_then(serde_json::Value::as_u64),
+                _ => None,
+            },
         }
     }
 }
@@ -216,11 +227,15 @@ fn agent_stats<'a>(
         if !sessions.contains(&s.id.as_str()) {
             sessions.push(&s.id);
         }
-        before.extend(c.tokens_before);
-        after.extend(c.tokens_after);
-        let estimated = |p: Provenance| p != Provenance::Recorded;
-        st.before_estimated |= c.tokens_before.is_some() && estimated(c.before_provenance());
-        st.after_estimated |= c.tokens_after.is_some() && estimated(c.after_provenance());
+        // A microcompaction clears tool results at its own, lower threshold: its size would
+        // pull the median size at which the agent summarises down.
+        if c.kind != CompactionKind::ClaudeMicrocompact {
+            before.extend(c.tokens_before);
+            after.extend(c.tokens_after);
+            let estimated = |p: Provenance| p != Provenance::Recorded;
+            st.before_estimated |= c.tokens_before.is_some() && estimated(c.before_provenance());
+            st.after_estimated |= c.tokens_after.is_some() && estimated(c.after_provenance());
+        }
         // Masking and info-only traces carry no summary; they do not calibrate summary size.
         if let Some(t) = c.summary.as_deref().filter(|t| !t.is_empty()) {
             chars.push(t.chars().count() as u64);

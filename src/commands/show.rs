@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::cli::{GlobalArgs, SelectArgs, ShowArgs, ShowFormat};
 use crate::commands::{CmdResult, Failure, Target, scan_options, stdout};
 use crate::diag::{Report, WarningKind};
-use crate::model::{Part, Role, Session};
+use crate::model::{CompactionKind, Part, Role, Session};
 use crate::parse::{self, Detail};
 use crate::render::json::{SessionDocument, session_cost};
 use crate::render::table::{Cut, target_width};
@@ -426,7 +426,18 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
                             .ok()
                             .and_then(|v| v.as_str().map(String::from))
                             .unwrap_or_default();
-                        writeln!(out, "{time}  ════ compaction ({trigger}{tokens}) ════")?;
+                        let (what, saved) = match c.kind {
+                            CompactionKind::ClaudeMicrocompact => (
+                                "microcompaction",
+                                c.extra
+                                    .get("tokensSaved")
+                                    .and_then(Value::as_u64)
+                                    .map(|n| format!(", {} saved", human_count(n)))
+                                    .unwrap_or_default(),
+                            ),
+                            _ => ("compaction", String::new()),
+                        };
+                        writeln!(out, "{time}  ════ {what} ({trigger}{tokens}{saved}) ════")?;
                     }
                 }
             }

@@ -283,9 +283,13 @@ impl ReplayInput {
             .or_else(|| s.models.last().cloned());
         // `request_index` counts every request of the session; the replay's requests are the
         // kept ones: the first kept request at or after the compaction sees its effect.
+        // A Claude microcompaction (old tool results cleared) is left out, as it was before
+        // the parser kept it: no algorithm replays it, and whether the calibration should stop
+        // at it is a question of its own.
         let recorded_compactions: Vec<Compaction> = s
             .compactions
             .into_iter()
+            .filter(|c| c.kind != CompactionKind::ClaudeMicrocompact)
             .map(|mut c| {
                 c.request_index = original.iter().filter(|&&n| n < c.request_index).count();
                 c

@@ -532,3 +532,63 @@ fn text_typed_beside_a_tool_result_is_the_users() {
         .count();
     assert_eq!(beside, 3);
 }
+
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
+fn microcompactions_keep_their_recorded_metadata() {
+    // grep -c microcompact_boundary F → 2 (lines 107 and 233, Claude Code 2.1.17).
+    let f = corpus_dir().join("../real/claude_compaction/entire-41_d906a09a7a_0_full.jsonl");
+    let s = main_file(&f);
+    let micro: Vec<_> = s
+        .compactions
+        .iter()
+        .filter(|c| c.kind == CompactionKind::ClaudeMicrocompact)
+        .collect();
+    let got: Vec<_> = micro
+        .iter()
+        .map(|c| {
+            (
+                c.trigger,
+                c.tokens_before,
+                c.tokens_after,
+                c.extra["tokensSaved"].as_u64(),
+                c.extra["compactedToolIds"].as_array().map(Vec::len),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Trigger::Auto, Some(73_043), None, Some(39_512), Some(9)),
+            (Trigger::Auto, Some(61_717), None, Some(31_740), Some(13)),
+        ]
+    );
+    assert_eq!(
+        micro[0].extra["compactedToolIds"][0],
+        "toolu_01MUBnoHgtn3fhTnmScqpgrr"
+    );
+    assert_eq!(micro[0].tokens_provenance, Provenance::Recorded);
+    // The two summarising compactions are still there, as before.
+    assert_eq!(
+        s.compactions
+            .iter()
+            .filter(|c| c.kind == CompactionKind::ClaudeBoundary)
+            .count(),
+        2
+    );
+    // Each is marked where it happened, and nothing is left as a bare system notice.
+    let m = &s.messages[micro[0].message_index - 1];
+    assert_eq!(
+        m.id.as_deref(),
+        Some("f85c60e3-be65-4780-8453-d4ffb0e305b6")
+    );
+    assert!(matches!(m.parts[..], [Part::Compaction { .. }]));
+    assert!(
+        !s.messages
+            .iter()
+            .any(|m| m.subtype.as_deref() == Some("microcompact_boundary"))
+    );
+}

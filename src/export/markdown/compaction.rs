@@ -32,6 +32,12 @@ impl Document<'_, '_> {
         if let Some(n) = c.extra.get("masked_outputs").and_then(Value::as_u64) {
             facts.push(format!("{} masked", plural(n as usize, "tool output")));
         }
+        if let Some(n) = c.extra.get("tokensSaved").and_then(Value::as_u64) {
+            facts.push(format!("{} tokens saved (recorded)", thousands(n)));
+        }
+        if let Some(ids) = c.extra.get("compactedToolIds").and_then(Value::as_array) {
+            facts.push(format!("{} cleared", plural(ids.len(), "tool result")));
+        }
         if !c.sections.is_empty() {
             facts.push(format!("sections: {}", c.sections.join(", ")));
         }
@@ -41,6 +47,9 @@ impl Document<'_, '_> {
                 out.push_str("Summary (full text):\n\n");
                 out.push_str(&blockquote(&self.text(summary)));
             }
+            None if c.kind == CompactionKind::ClaudeMicrocompact => out.push_str(
+                "*Old tool results were cleared from the context; a microcompaction writes no summary.*\n\n",
+            ),
             None if c.kind == CompactionKind::GeminiNewFile => out.push_str(
                 "*The conversation was compressed and continued in this file; the earlier part is in another file of the same session.*\n\n",
             ),
@@ -101,6 +110,7 @@ pub(super) fn trigger_str(t: Trigger) -> &'static str {
 fn kind_label(k: CompactionKind) -> &'static str {
     match k {
         CompactionKind::ClaudeBoundary => "Claude compact boundary",
+        CompactionKind::ClaudeMicrocompact => "Claude microcompaction (tool results cleared)",
         CompactionKind::CodexCompacted => "Codex compacted history",
         CompactionKind::GeminiSnapshot => "Gemini state snapshot",
         CompactionKind::GeminiJsonSnapshot => "Gemini context snapshot (JSON)",

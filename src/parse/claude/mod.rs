@@ -760,6 +760,10 @@ impl<'a> Parser<'a> {
             self.open_compaction = Some(ci);
             return Slot::Node(Some(self.s.messages.len() - 1));
         }
+        if subtype == "microcompact_boundary" {
+            self.microcompaction(rec);
+            return Slot::Node(Some(self.s.messages.len() - 1));
+        }
         match rec.content.nonempty() {
             Some(text) => {
                 let mut m = Message::new(Role::System);
@@ -790,6 +794,52 @@ impl<'a> Parser<'a> {
                 Slot::Node(None)
             }
         }
+    }
+
+    /// A `microcompact_boundary` (2.1.x): old tool results cleared, no summary follows. Its
+    /// `microcompactMetadata` (real: `{trigger, preTokens, tokensSaved, compactedToolIds,
+    /// clearedAttachmentUUIDs}`) is kept whole in `extra`; there is no recorded size after it,
+    /// only the saving.
+    fn microcompaction(&mut self, rec: &Rec) {
+        let mut c = Compaction::new(CompactionKind::ClaudeMicrocompact);
+        c.timestamp = rec.timestamp.0;
+        let meta = rec
+            .microcompact_metadata
+            .as_ref()
+            .and_then(Value::as_object);
+        c.trigger = match meta.and_then(|m| m.get("trigger")).and_then(Value::as_str) {
+            Some("auto") => Trigger::Auto,
+            Some("manual") => Trigger::Manual,
+            _ => Trigger::Unknown,
+        };
+        c.tokens_before = meta
+            .and_then(|m| m.get("preTokens"))
+            .and_then(recorded_number);
+        if c.tokens_before.is_some() {
+            c.tokens_provenance = Provenance::Recorded;
+        }
+        if let Some(m) = meta.filter(|m| !m.is_empty()) {
+            c.extra = Value::Object(m.clone());
+        }
+        self.push_compaction(c, rec, true);
+    }
+
+    /// Append compaction `c` at this point of the message list, after its marker message.
+    fn push_compaction(&mut self, mut c: Compaction, rec: &Rec, own_record: bool) -> usize {
+        c.request_index = self.s.requests.len();
+        let ci = self.s.compactions.len();
+        let mut marker = Message::new(Role::System);
+        marker.subtype = Some("compaction".into());
+        marker.parts.push(Part::Compaction { index: ci });
+        marker.timestamp = c.timestamp;
+        marker.sidechain = rec.is_sidechain.0;
+        if own_record {
+            marker.id = rec.uuid.owned();
+        }
+        self.s.messages.push(marker);
+        c.message_index = self.s.messages.len();
+        self.s.compactions.push(c);
+        ci
     }
 
     /// Open a compaction event at this point of the message list and insert its marker
@@ -825,20 +875,7 @@ impl<'a> Parser<'a> {
                 c.extra = Value::Object(extra);
             }
         }
-        c.request_index = self.s.requests.len();
-        let ci = self.s.compactions.len();
-        let mut marker = Message::new(Role::System);
-        marker.subtype = Some("compaction".into());
-        marker.parts.push(Part::Compaction { index: ci });
-        marker.timestamp = c.timestamp;
-        marker.sidechain = rec.is_sidechain.0;
-        if boundary {
-            marker.id = rec.uuid.owned();
-        }
-        self.s.messages.push(marker);
-        c.message_index = self.s.messages.len();
-        self.s.compactions.push(c);
-        ci
+        self.push_compaction(c, rec, boundary)
     }
 
     /// `message.content` (a string or a block array) → parts. `msg_key` and `start` name

@@ -67,6 +67,8 @@ pub(super) struct Rec<'a> {
     pub operation: Str<'a>,
     #[serde(rename = "compactMetadata", default)]
     pub compact_metadata: Option<Value>,
+    #[serde(rename = "microcompactMetadata", default)]
+    pub microcompact_metadata: Option<Value>,
     /// Qwen Code's `system` records carry this; Claude Code's never do.
     #[serde(rename = "systemPayload", default)]
     pub system_payload: Field<IgnoredAny>,
