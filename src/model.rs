@@ -397,6 +397,23 @@ impl Message {
     pub fn text(&self) -> String {
         text_of(&self.parts)
     }
+
+    /// What the human typed, without the harness's wrapping (IDE context, reminders, a slash
+    /// command's markup: [`typed_text`]); `None` when the message is not a human prompt or
+    /// the wrapping is all it holds.
+    pub fn typed(&self) -> Option<String> {
+        if !self.is_human {
+            return None;
+        }
+        let shown = self.display.clone().unwrap_or_else(|| self.text());
+        Some(typed_text(&shown)).filter(|t| !t.is_empty())
+    }
+
+    /// The text a one-line preview of the message starts from: what the human typed, else
+    /// the text as recorded (a prompt that is nothing but IDE context shows that context).
+    pub fn preview_text(&self) -> String {
+        self.typed().unwrap_or_else(|| self.text())
+    }
 }
 
 /// The text parts of a message joined with newlines.
@@ -720,14 +737,10 @@ impl Session {
     pub fn first_prompt(&self) -> Option<String> {
         // What the human typed, without the harness's wrapping: the first prompt that has some
         // (else the first one as recorded, markup and all, rather than no title).
-        let typed = |m: &Message| {
-            let shown = m.display.clone().unwrap_or_else(|| m.text());
-            Some(typed_text(&shown)).filter(|t| !t.is_empty())
-        };
         let nonblank = |m: &&Message| !m.text().trim().is_empty();
         let humans = || self.messages.iter().filter(|m| m.is_human && !m.sidechain);
         let human = humans()
-            .find_map(typed)
+            .find_map(Message::typed)
             .or_else(|| humans().find(nonblank).map(Message::text));
         let task = || {
             self.messages
@@ -828,7 +841,30 @@ pub fn typed_text(text: &str) -> String {
 
 #[cfg(test)]
 mod title_tests {
-    use super::typed_text;
+    use super::{Message, Part, Role, typed_text};
+
+    #[test]
+    fn previews_start_with_what_the_human_typed() {
+        // As Claude Code 2.0.42 wrote it (corpus real/claude_real_projects, JSSoundRecorder).
+        let ide = "<ide_selection>The user selected the lines 98 to 98 from /p/CLAUDE.md:\nAudioWor\n\nThis may or may not be related to the current task.</ide_selection>";
+        let mut m = Message::new(Role::User);
+        m.is_human = true;
+        for text in [ide, "Let's also Migrate to AudioWorklet"] {
+            m.parts.push(Part::Text { text: text.into() });
+        }
+        assert_eq!(m.preview_text(), "Let's also Migrate to AudioWorklet");
+        assert!(
+            m.text().starts_with("<ide_selection>"),
+            "the text itself is kept"
+        );
+        // Nothing but IDE context: the context, rather than nothing.
+        m.parts.truncate(1);
+        assert_eq!(m.preview_text(), ide);
+        // Only a human prompt is unwrapped.
+        m.parts.push(Part::Text { text: "x".into() });
+        m.is_human = false;
+        assert_eq!(m.preview_text(), m.text());
+    }
 
     #[test]
     fn titles_are_what_the_user_typed() {

@@ -599,3 +599,41 @@ fn every_short_id_a_table_prints_names_one_session() {
         }
     }
 }
+
+#[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
+fn previews_start_with_what_the_human_typed() {
+    // Claude Code 2.0.42 sends the IDE's context as a text block before the prompt.
+    let path = Path::new(env!("SESSIONS_CORPUS_DIR")).join(
+        "real/claude_real_projects/-Users-dain-workspace-JSSoundRecorder/\
+         7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl",
+    );
+    let mut show = common::sessions();
+    show.env("COLUMNS", "120")
+        .args(["show", "--utc"])
+        .arg(&path);
+    let text = stdout(&mut show);
+    let users: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.get(10..).filter(|r| r.starts_with("user ")))
+        .map(|r| r["user".len()..].trim())
+        .collect();
+    assert_eq!(users[0], "/init", "{text}");
+    assert!(
+        users[1].starts_with("OK, so this was just so you know what there is now"),
+        "{text}"
+    );
+    assert!(
+        users.contains(&"Let's also Migrate to AudioWorklet"),
+        "{text}"
+    );
+    assert!(!text.contains("<ide_"), "{text}");
+    // The transcript itself keeps the context.
+    let mut export = common::sessions();
+    export.arg("export").arg(&path);
+    let md = stdout(&mut export);
+    assert!(
+        md.contains("The user opened the file"),
+        "the text stays in the export"
+    );
+}

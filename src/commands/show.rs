@@ -468,7 +468,7 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
                 )
             })
             .unwrap_or_default();
-        let text = m.text();
+        let text = m.preview_text();
         let thinking = m.parts.iter().any(|p| matches!(p, Part::Thinking { .. }));
         let body = if !text.trim().is_empty() {
             text

@@ -435,7 +435,7 @@ impl<'s, 'e> Document<'s, 'e> {
                 if let Some(t) = m.timestamp {
                     let _ = write!(label, " · {}", time::clock(t));
                 }
-                let text = m.text();
+                let text = m.preview_text();
                 if !text.trim().is_empty() {
                     let shown = if self.env.opts.literal {
                         safe_preview(&text, 60)
