@@ -174,3 +174,29 @@ fn the_cache_model_matches_the_cache_reads_claude_recorded() {
         "no session where the sign differs"
     );
 }
+
+#[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
+fn replaying_claudes_own_compaction_costs_what_claude_paid() {
+    let (sessions, _) = validate("claude", &real("claude_compaction"));
+    // The sessions the replay reproduces request for request (it compacted where Claude Code
+    // did: nothing saved against recorded in tokens) and whose cache reads the cache model
+    // matches within 1%: here the two sides paid for the same requests and the same compactions,
+    // so the saving against recorded in dollars is about nothing. Leaving out Claude's own
+    // compaction calls (about $0.85 each here) made it −$0.73 to −$1.23 on every one of them.
+    let same: Vec<&Value> = sessions
+        .iter()
+        .filter(|s| s["totals"]["saved_vs_recorded"] == 0)
+        .filter(|s| f(&s["cost"]["cache_read_error_pct"]) <= 1.0)
+        .collect();
+    assert!(same.len() >= 8, "{}", same.len());
+    for s in same {
+        let c = &s["cost"];
+        let saved = f(&c["saved_vs_recorded_usd"]);
+        assert!(saved.abs() < 0.5, "{}: {c}", s["path"]);
+        // One estimated call per compaction the agent ran (none of these was resumed).
+        let ran = s["validation"].as_array().unwrap().len();
+        assert_eq!(c["recorded_summariser"]["compactions"], ran, "{c}");
+        assert!(f(&c["recorded_summariser"]["usd"]) > 0.5, "{c}");
+    }
+}

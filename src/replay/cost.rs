@@ -17,16 +17,22 @@
 //! - the output is every series' own: the responses the agent received; a replay's summariser
 //!   calls are added to `what_if` (their input uncached, their output as output).
 //!
+//! A transcript records the requests the agent made for the conversation, not the summariser
+//! call behind each of its own compactions. Set against a what-if that pays for its summariser,
+//! a `recorded` without the agent's would understate every saving by about what those calls
+//! cost, so `saved_vs_recorded_usd` adds them, estimated as the replay estimates its own
+//! ([`agent_summariser`]) and shown apart as `recorded_summariser`.
+//!
 //! Where the agent recorded the split (Claude's cache reads and writes, Codex's cached input),
 //! `recorded` uses it, and the model is checked against it: `cache_read_error_pct` is
 //! Σ|modelled − recorded| / Σ recorded over those requests.
 
 use serde::Serialize;
 
-use crate::model::Usage;
+use crate::model::{Agent, Trigger, Usage};
 use crate::pricing::ModelPrice;
 
-use super::{Event, EventKind, Point, ReplayInput};
+use super::{Algorithm, Event, EventKind, Point, ReplayInput};
 
 /// Cache lifetime assumed for every provider, in seconds.
 pub const CACHE_TTL_SECONDS: i64 = 300;
@@ -42,6 +48,18 @@ pub struct SeriesCost {
     pub usd: Option<f64>,
 }
 
+/// The summariser calls of the compactions the agent ran itself, estimated.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct SummariserCost {
+    /// The agent's automatic and manual compactions after the session's first request.
+    pub compactions: u64,
+    /// Uncached input tokens: the context each call summarised.
+    pub input: u64,
+    pub output: u64,
+    /// `null` when the model has no price.
+    pub usd: Option<f64>,
+}
+
 /// The cost of a replay's three series.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReplayCost {
@@ -49,11 +67,13 @@ pub struct ReplayCost {
     pub cache_ttl_seconds: i64,
     pub full: SeriesCost,
     pub recorded: SeriesCost,
+    /// The agent's own compaction calls, which `recorded` (the transcript's requests) lacks.
+    pub recorded_summariser: SummariserCost,
     pub what_if: SeriesCost,
     /// `full.usd − what_if.usd`: what the algorithm saved in dollars (negative: it cost more).
     pub saved_usd: Option<f64>,
-    /// `recorded.usd − what_if.usd`, over the requests with a recorded size (the what-if side
-    /// with every summariser call, as in `what_if`).
+    /// `recorded.usd + recorded_summariser.usd − what_if.usd`, over the requests with a
+    /// recorded size: each side with its summariser calls.
     pub saved_vs_recorded_usd: Option<f64>,
     /// How far the cache model is from the cache reads the agent recorded (see the module
     /// docs); `null` where nothing was recorded.
@@ -115,6 +135,75 @@ fn rewrites_at(n: usize, at: impl Iterator<Item = usize>) -> Vec<bool> {
         }
     }
     v
+}
+
+/// The summariser calls behind the compactions the agent ran itself, estimated as a replay's
+/// own (its [`Event::summariser_input`] and [`Event::summariser_output`]): one call whose input
+/// is the whole context being summarised, uncached, and whose output is the summary; Gemini
+/// CLI's two (the summary, then the verification pass over the same context and the summary,
+/// which writes it again). The context is the size the agent recorded at the compaction (Claude
+/// `preTokens`, Codex's last prompt), else the request before it (its prompt and response); the
+/// summary is the agent's, estimated as `--summary-tokens auto` sizes the replay's, else the
+/// median of the session's other summaries, else the default size of the agent's algorithm
+/// (never the replay's size: the agent's summaries are the session's, whatever is replayed). A
+/// compaction the log starts from (a resumed or continued session) was paid for in an earlier
+/// session, and a masking or an unknown trigger is no summariser call the agent is known to have
+/// made: none of them counts.
+pub fn agent_summariser(input: &ReplayInput) -> Vec<Usage> {
+    let summary_of = |c: &crate::model::Compaction| {
+        c.summary
+            .as_deref()
+            .filter(|t| !t.trim().is_empty())
+            .map(crate::tokens::estimate_text)
+    };
+    let sizes = input
+        .recorded_compactions
+        .iter()
+        .filter(|c| super::validate::is_compaction(c))
+        .filter_map(summary_of)
+        .map(|t| t as f64)
+        .collect();
+    let unknown = super::validate::median(sizes).map_or_else(
+        || {
+            [Algorithm::Claude, Algorithm::Codex, Algorithm::Gemini]
+                .into_iter()
+                .find(|a| a.native_agent() == Some(input.agent))
+                .map_or(0, Algorithm::default_summary_tokens)
+        },
+        |m| m.round() as u64,
+    );
+    input
+        .recorded_compactions
+        .iter()
+        .filter(|c| {
+            super::validate::is_compaction(c)
+                && matches!(c.trigger, Trigger::Auto | Trigger::Manual)
+                && !super::engine::starts_the_log(c)
+        })
+        .map(|c| {
+            let context = c
+                .tokens_before
+                .or_else(|| {
+                    let r = input.requests.get(c.request_index.checked_sub(1)?)?;
+                    Some(r.recorded_prompt?.saturating_add(r.output))
+                })
+                .unwrap_or(0);
+            let summary = summary_of(c).unwrap_or(unknown);
+            if input.agent == Agent::Gemini {
+                Usage {
+                    input: context.saturating_mul(2).saturating_add(summary),
+                    output: summary.saturating_mul(2),
+                    ..Usage::default()
+                }
+            } else {
+                Usage {
+                    input: context,
+                    output: summary,
+                    ..Usage::default()
+                }
+            }
+        })
+        .collect()
 }
 
 /// Cost the three series of a replay.
@@ -215,18 +304,36 @@ pub fn of(
             price,
         );
     }
-    // The what-if side of the comparison pays for its summariser calls too, as `what_if` does.
+    // Each side of the comparison pays for its summariser calls: the what-if side for the
+    // replay's, as `what_if` does, the recorded side for the agent's.
     for u in &summariser {
         add(&mut wi_on_recorded, u, price);
     }
+    let mut agent = empty;
+    let agent_calls = agent_summariser(input);
+    for u in &agent_calls {
+        add(&mut agent, u, price);
+    }
+    let recorded_summariser = SummariserCost {
+        compactions: agent_calls.len() as u64,
+        input: agent.input,
+        output: agent.output,
+        usd: agent.usd.map(crate::pricing::round_usd),
+    };
     let minus = |a: Option<f64>, b: Option<f64>| Some(crate::pricing::round_usd(a? - b?));
+    let plus = |a: Option<f64>, b: Option<f64>| Some(a? + b?);
+    // With no recorded size the comparison covers no request: what would be left is one
+    // summariser estimate against the other.
+    let compared = timeline[..n].iter().any(|p| p.recorded.is_some());
     ReplayCost {
         model: input.model.clone(),
         cache_ttl_seconds: CACHE_TTL_SECONDS,
         saved_usd: minus(full.usd, what_if.usd),
-        saved_vs_recorded_usd: minus(recorded.usd, wi_on_recorded.usd),
+        saved_vs_recorded_usd: minus(plus(recorded.usd, agent.usd), wi_on_recorded.usd)
+            .filter(|_| compared),
         full: rounded(full),
         recorded: rounded(recorded),
+        recorded_summariser,
         what_if: rounded(what_if),
         cache_read_error_pct: (seen > 0)
             .then(|| (diff as f64 / seen as f64 * 1000.0).round() / 10.0),

@@ -715,6 +715,127 @@ fn a_compression_can_save_tokens_and_cost_money() {
     );
 }
 
+#[test]
+fn the_agents_own_compaction_call_is_priced_on_the_recorded_side() {
+    // The session of `a_compression_can_save_tokens_and_cost_money`, but the agent compacted
+    // before the last request too (preTokens 100k, a 12,000-character summary: 3k tokens), and
+    // the replay compacted where it did, to the same 3k: both sides sent the same requests.
+    let mut inp = input(6, 40_000, |k, h| Some(if k < 5 { h } else { 3_000 }));
+    let mut c = Compaction::new(CompactionKind::ClaudeBoundary);
+    c.trigger = Trigger::Auto;
+    c.request_index = 5;
+    c.tokens_before = Some(100_000);
+    c.summary = Some("s".repeat(12_000));
+    inp.recorded_compactions = vec![c];
+    let sizes = [10_000u64, 30_000, 50_000, 70_000, 90_000, 3_000];
+    let timeline: Vec<Point> = (0..6)
+        .map(|k| Point {
+            request: k,
+            full: 10_000 + 20_000 * k as u64,
+            recorded: Some(sizes[k]),
+            what_if: sizes[k],
+            in_sync: true,
+        })
+        .collect();
+    let mut e = Event::new(EventKind::Compress);
+    e.request = 5;
+    e.summariser_input = 100_000;
+    e.summariser_output = 3_000;
+    let price = crate::pricing::embedded()
+        .find("claude-sonnet-4-5")
+        .unwrap();
+    let c = cost::of(&inp, &timeline, &[e], 0, Some(price));
+    // The requests (sonnet-4-5: input $3, output $15, cache read $0.30, cache write $3.75 per
+    // million): reads 10+30+50+70 = 160k, writes 10 + 4×20 + 3 = 93k, outputs 60k
+    //   = 160k×0.30 + 93k×3.75 + 60k×15 = $1.29675 on either side.
+    assert!((c.recorded.usd.unwrap() - 1.29675).abs() < 1e-6, "{c:?}");
+    // The agent's summariser, priced as the replay's: 100k uncached input + 3k output
+    //   = 100k×3 + 3k×15 = $0.345.
+    assert_eq!(
+        c.recorded_summariser,
+        cost::SummariserCost {
+            compactions: 1,
+            input: 100_000,
+            output: 3_000,
+            usd: Some(0.345),
+        }
+    );
+    // what-if: the same requests and the replay's own $0.345 call: nothing saved, not −$0.345.
+    assert!((c.what_if.usd.unwrap() - 1.64175).abs() < 1e-6, "{c:?}");
+    assert_eq!(c.saved_vs_recorded_usd, Some(0.0));
+}
+
+#[test]
+fn only_the_compactions_the_agent_ran_are_priced() {
+    // Requests of 10k, 30k, … context, each answered with 10k.
+    let mut inp = input(6, 40_000, |_, h| Some(h));
+    let at = |k: usize, trigger: Trigger, kind: CompactionKind| {
+        let mut c = Compaction::new(kind);
+        c.trigger = trigger;
+        c.request_index = k;
+        c.tokens_before = Some(150_000);
+        c.summary = Some("s".repeat(4_000));
+        c
+    };
+    // A compaction the log starts from (resumed), one of unknown trigger and a masking: none
+    // is a summariser call this session paid for.
+    inp.recorded_compactions = vec![
+        at(0, Trigger::Auto, CompactionKind::ClaudeBoundary),
+        at(2, Trigger::Unknown, CompactionKind::ClaudeBoundary),
+        at(3, Trigger::Auto, CompactionKind::GeminiMasking),
+    ];
+    assert!(cost::agent_summariser(&inp).is_empty());
+    // A manual one that recorded neither its size nor its summary: the request before it, 70k
+    // prompt + 10k response, and the median of the session's other summaries (4,000 bytes).
+    let mut manual = at(4, Trigger::Manual, CompactionKind::ClaudeBoundary);
+    manual.tokens_before = None;
+    manual.summary = None;
+    inp.recorded_compactions.push(manual);
+    let calls = |inp: &ReplayInput| -> Vec<(u64, u64)> {
+        cost::agent_summariser(inp)
+            .iter()
+            .map(|u| (u.input, u.output))
+            .collect()
+    };
+    assert_eq!(calls(&inp), [(80_000, 1_000)]);
+    // With no summary in the session, the default of the agent's own algorithm (Claude 3,000).
+    let mut bare = inp.clone();
+    for c in &mut bare.recorded_compactions {
+        c.summary = None;
+    }
+    assert_eq!(calls(&bare), [(80_000, 3_000)]);
+    // Gemini CLI's two calls: the summary, then the verification pass over the context and the
+    // summary, each writing it.
+    inp.agent = Agent::Gemini;
+    assert_eq!(calls(&inp), [(2 * 80_000 + 1_000, 2 * 1_000)]);
+}
+
+#[test]
+fn without_a_recorded_size_there_is_no_saving_against_recorded_in_dollars() {
+    let mut inp = input(3, 40_000, |_, _| None);
+    let mut c = Compaction::new(CompactionKind::ClaudeBoundary);
+    c.trigger = Trigger::Auto;
+    c.request_index = 2;
+    c.tokens_before = Some(40_000);
+    inp.recorded_compactions = vec![c];
+    let timeline: Vec<Point> = (0..3)
+        .map(|k| Point {
+            request: k,
+            full: 10_000 + 20_000 * k as u64,
+            recorded: None,
+            what_if: 10_000 + 20_000 * k as u64,
+            in_sync: false,
+        })
+        .collect();
+    let price = crate::pricing::embedded()
+        .find("claude-sonnet-4-5")
+        .unwrap();
+    let c = cost::of(&inp, &timeline, &[], 0, Some(price));
+    // The agent's call is still reported, but no request is compared.
+    assert_eq!(c.recorded_summariser.compactions, 1);
+    assert_eq!(c.saved_vs_recorded_usd, None);
+}
+
 /// The calibration's `push_unmanaged` is a shortcut: after every item, each strategy's
 /// `full_tokens` must equal what a full `push` gives, on every session of the sample home and
 /// on generated Gemini sessions (function responses, thoughts, coalesced turns).
