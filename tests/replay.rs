@@ -776,3 +776,45 @@ fn settings_lists_fit_the_terminal_and_cut_no_meaning() {
         }
     }
 }
+
+/// No transcript records the agent's own compaction calls: the replay estimates them as its own
+/// summariser calls (the context summarised as uncached input, the summary as output), reports
+/// them apart and counts them in the saving against recorded, in JSON and in the verdict.
+#[test]
+fn the_agents_own_compaction_calls_are_priced_apart() {
+    let rollout = home().join(
+        ".codex/sessions/2026/04/02/rollout-2026-04-02T14-30-00-019d4e99-de40-7b52-9d63-6e2f3a4b5c02.jsonl",
+    );
+    let args = ["replay-compress", "-A", "codex", "--context-window", "8000"];
+    let rows = json_out(
+        sessions()
+            .args(args)
+            .arg(&rollout)
+            .args(["--format", "json"]),
+    );
+    // An automatic compaction at 12,500 prompt tokens and a manual one at 9,300, summaries of
+    // 245 and 178 bytes (62 + 45 tokens); gpt-5.1-codex-max: $1.25 input, $10 output per
+    // million: 21,800 × 1.25 + 107 × 10 = $0.02832.
+    assert_eq!(
+        rows[0]["cost"]["recorded_summariser"],
+        json!({"compactions": 2, "input": 21_800, "output": 107, "usd": 0.02832})
+    );
+    let out = sessions().args(args).arg(&rollout).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let verdict: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("verdict"))
+        .take_while(|l| !l.starts_with("note"))
+        .flat_map(str::split_whitespace)
+        .collect();
+    let verdict = verdict.join(" ");
+    let usd = rows[0]["cost"]["saved_vs_recorded_usd"].as_f64().unwrap();
+    let cents = format!("{}${:.2}", if usd < 0.0 { "−" } else { "" }, usd.abs());
+    assert!(
+        verdict.contains(&format!(
+            "or {cents} with the agent's own compaction calls (2, estimated at $0.03)"
+        )),
+        "{verdict}"
+    );
+}

@@ -24,6 +24,11 @@ struct Aggregate {
     t: Totals,
     /// Σ of the sessions' `cost.saved_usd` that have a price; `None` when none has.
     saved_usd: Option<f64>,
+    /// Σ of the sessions' `cost.saved_vs_recorded_usd`, likewise.
+    saved_vs_recorded_usd: Option<f64>,
+    /// The agent's own compactions priced on the recorded side, and Σ of their cost.
+    agent_compactions: u64,
+    agent_usd: Option<f64>,
     comp: usize,
     followed: usize,
     peak: u64,
@@ -34,10 +39,20 @@ fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> Aggregate {
     let mut t = Totals::default();
     let (mut comp, mut followed, mut peak, mut n) = (0, 0, 0, 0);
     let mut saved_usd: Option<f64> = None;
-    for r in rs {
-        if let Some(usd) = r.cost.saved_usd {
-            saved_usd = Some(saved_usd.unwrap_or(0.0) + usd);
+    let mut saved_vs_recorded_usd: Option<f64> = None;
+    let mut agent_compactions = 0u64;
+    let mut agent_usd: Option<f64> = None;
+    let sum = |total: &mut Option<f64>, usd: Option<f64>| {
+        if let Some(usd) = usd {
+            *total = Some(total.unwrap_or(0.0) + usd);
         }
+    };
+    for r in rs {
+        sum(&mut saved_usd, r.cost.saved_usd);
+        sum(&mut saved_vs_recorded_usd, r.cost.saved_vs_recorded_usd);
+        let agent = &r.cost.recorded_summariser;
+        agent_compactions = agent_compactions.saturating_add(agent.compactions);
+        sum(&mut agent_usd, agent.usd);
         // Saturating: a session's totals can be as large as a hostile file makes them.
         t.full = t.full.saturating_add(r.totals.full);
         t.recorded = t.recorded.saturating_add(r.totals.recorded);
@@ -60,6 +75,9 @@ fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> Aggregate {
     Aggregate {
         t,
         saved_usd,
+        saved_vs_recorded_usd,
+        agent_compactions,
+        agent_usd,
         comp,
         followed,
         peak,
@@ -261,6 +279,18 @@ fn verdict(r: Option<&SessionReplay>, a: &Aggregate, setting: Option<&str>) -> S
             signed(t.saved_vs_recorded),
             t.saved_vs_recorded_pct
         ));
+        // No transcript records the agent's own compaction calls: the dollar figure prices
+        // them, and says at how much.
+        if let Some(usd) = a.saved_vs_recorded_usd {
+            s.push_str(&format!(", or {}", dollars(usd)));
+            if let (n @ 1.., Some(agent)) = (a.agent_compactions, a.agent_usd) {
+                s.push_str(&format!(
+                    " with the agent's own compaction calls ({}, estimated at {})",
+                    thousands(n),
+                    dollars(agent)
+                ));
+            }
+        }
     }
     // Money can disagree with tokens: a compression rewrites the cached prefix.
     if let Some(usd) = a.saved_usd {
