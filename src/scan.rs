@@ -407,6 +407,87 @@ fn drop_codex_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
     warnings
 }
 
+/// Claude Code writes one session id into several files when a session is resumed, backed up
+/// or checkpointed: each such file holds the session's history up to some point. A file whose
+/// responses (`message.id` + `requestId`) are all held by another file of the same session id
+/// is a copy of that history: it is dropped and reported as a duplicate, and the file holding
+/// the most responses (then the most messages, then the latest update, then the first path) is
+/// kept. Files whose responses diverge (each holds some the other lacks: branches taken from
+/// one point, or consecutive pieces of one session) are distinct histories and are all kept;
+/// so is a file with a response that names no message id, which cannot be compared. Used where
+/// a whole file's history is measured (the replays); the per-request aggregates already count
+/// each response once ([`count_once`]).
+pub fn drop_claude_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
+    use rustc_hash::FxHashSet;
+    let mut groups: HashMap<(&str, SessionKind), Vec<usize>> = HashMap::new();
+    for (i, s) in sessions.iter().enumerate() {
+        if s.agent == Agent::Claude && !s.id.is_empty() {
+            groups.entry((s.id.as_str(), s.kind)).or_default().push(i);
+        }
+    }
+    // None: a response without an id, so the file cannot be compared.
+    fn keys_of(s: &SessionSummary) -> Option<FxHashSet<(&str, Option<&str>)>> {
+        s.requests
+            .iter()
+            .map(|r| {
+                r.dedup_key
+                    .as_ref()
+                    .map(|k| (k.message_id.as_str(), k.request_id.as_deref()))
+            })
+            .collect()
+    }
+    let mut drop = vec![false; sessions.len()];
+    let mut warnings = Vec::new();
+    for idxs in groups.values().filter(|v| v.len() > 1) {
+        let rank = |i: usize| {
+            let s = &sessions[i];
+            (
+                (s.requests.len(), s.message_count, s.updated_at),
+                std::cmp::Reverse(i),
+            )
+        };
+        let mut members: Vec<usize> = idxs.clone();
+        // The best first: a copy is dropped in favour of the best member that holds it.
+        members.sort_by_key(|&i| std::cmp::Reverse(rank(i)));
+        let keys: Vec<_> = members.iter().map(|&i| keys_of(&sessions[i])).collect();
+        for (a, &i) in members.iter().enumerate() {
+            let Some(mine) = &keys[a] else { continue };
+            let holder = members.iter().enumerate().find(|&(b, &j)| {
+                b != a
+                    && !drop[j]
+                    && rank(j) > rank(i)
+                    && keys[b]
+                        .as_ref()
+                        .is_some_and(|theirs| mine.is_subset(theirs))
+            });
+            if let Some((_, &j)) = holder {
+                drop[i] = true;
+                warnings.push(Warning::new(
+                    WarningKind::Duplicate,
+                    &sessions[i].source.path,
+                    None,
+                    format!(
+                        "copy of Claude session {}: its {} responses are among the {} of {}, which is kept",
+                        sessions[i].id,
+                        mine.len(),
+                        keys[members.iter().position(|&m| m == j).expect("a member")]
+                            .as_ref()
+                            .map_or(0, |k| k.len()),
+                        sessions[j].source.path.display()
+                    ),
+                ));
+            }
+        }
+    }
+    warnings.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut i = 0;
+    sessions.retain(|_| {
+        i += 1;
+        !drop[i - 1]
+    });
+    warnings
+}
+
 /// Claude `summary` records title the session that contains their `leafUuid`, usually another
 /// file of the same project. Explicit titles (`custom-title`, `ai-title`) still win.
 fn apply_leaf_titles(sessions: &mut [SessionSummary]) {

@@ -225,7 +225,8 @@ fn a_sweep_replays_each_setting_as_a_run_of_its_own() {
 #[test]
 #[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
 fn a_sweep_over_other_agents_sessions_replays_each_setting_as_a_run_of_its_own() {
-    a_sweep_gives_what_separate_runs_give("real/claude_compaction", 25);
+    // 30 files; 10 are copies of a session another file holds whole, replayed once.
+    a_sweep_gives_what_separate_runs_give("real/claude_compaction", 20);
 }
 
 /// A sweep over a setting that changes Gemini's estimator (the non-ASCII weight, turn
@@ -277,4 +278,146 @@ fn a_sweep_over_turn_coalescing_calibrates_each_value() {
         "coalesce_turns",
         &["true", "false"],
     );
+}
+
+/// A Claude session of `turns` turns, request k answered by message `msg_{tag_k}`, where the
+/// tag is `branch` from turn `fork` on (a history that diverges there) and `main` before.
+fn claude_history(turns: usize, fork: usize, branch: &str) -> String {
+    let mut out = String::new();
+    let mut parent = Value::Null;
+    for k in 0..turns {
+        let tag = if k >= fork { branch } else { "main" };
+        let u = format!("u-{tag}-{k}");
+        let a = format!("a-{tag}-{k}");
+        for line in [
+            serde_json::json!({
+                "type": "user", "sessionId": "c0c0c0c0-1111-4222-8333-444455556666",
+                "uuid": u, "parentUuid": parent, "cwd": "/home/dev/copies",
+                "timestamp": format!("2026-05-01T10:{k:02}:00.000Z"),
+                "message": {"role": "user", "content": format!("{tag} turn {k} {}", "x".repeat(4000))}
+            }),
+            serde_json::json!({
+                "type": "assistant", "sessionId": "c0c0c0c0-1111-4222-8333-444455556666",
+                "uuid": a, "parentUuid": u, "cwd": "/home/dev/copies",
+                "timestamp": format!("2026-05-01T10:{k:02}:30.000Z"),
+                "requestId": format!("req_{tag}_{k}"),
+                "message": {"id": format!("msg_{tag}_{k}"), "role": "assistant",
+                    "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "ok"}],
+                    "usage": {"input_tokens": 2_000 + 1_000 * k as u64, "output_tokens": 1,
+                              "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}}
+            }),
+        ] {
+            out.push_str(&format!("{line}\n"));
+        }
+        parent = Value::String(a);
+    }
+    out
+}
+
+fn requests_of(rows: &[Value]) -> u64 {
+    rows.iter().map(|r| r["requests"].as_u64().unwrap()).sum()
+}
+
+fn usage_requests(dir: &Path) -> u64 {
+    let out = sessions()
+        .args(["usage", "monthly", "--format", "json"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["requests"].as_u64().unwrap())
+        .sum()
+}
+
+/// A Claude session copied into several files (a resumed session, a backup, a checkpoint) is
+/// one history: the replay measures it once, from the copy that holds the most of it, and
+/// says which files it left out; its totals count the requests `usage` counts. A copy that
+/// goes on differently from some point is a history of its own and is replayed.
+#[test]
+fn copies_of_a_claude_session_are_replayed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: String| {
+        let p = dir.path().join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("a/whole.jsonl", claude_history(12, 12, "main"));
+    write("b/checkpoint.jsonl", claude_history(7, 7, "main"));
+    write("c/backup.jsonl", claude_history(12, 12, "main"));
+    let run = |extra: &[&str]| {
+        let out = sessions()
+            .args(["-v", "replay-compress", "-A", "claude", "--format", "json"])
+            .args(extra)
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+        (rows, String::from_utf8(out.stderr).unwrap())
+    };
+    for extra in [&["--all"][..], &[]] {
+        let (rows, err) = run(extra);
+        assert_eq!(rows.len(), 1, "{extra:?}: {rows:?}");
+        assert_eq!(rows[0]["requests"], 12);
+        assert!(rows[0]["path"].as_str().unwrap().ends_with("whole.jsonl"));
+        assert_eq!(requests_of(&rows), usage_requests(dir.path()));
+        for copy in ["checkpoint.jsonl", "backup.jsonl"] {
+            assert!(
+                err.lines()
+                    .any(|l| l.contains(copy) && l.contains("copy of Claude session c0c0c0c0")),
+                "{extra:?}: {err}"
+            );
+        }
+    }
+    // A branch from turn 5: both histories are replayed, the shared turns in each.
+    write("d/branch.jsonl", claude_history(9, 5, "other"));
+    let (rows, _) = run(&["--all"]);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(requests_of(&rows), 12 + 9);
+    assert_eq!(usage_requests(dir.path()), 12 + 4);
+}
+
+/// In the corpus, session 545b45d4 is in five files, each a point of one history: it is
+/// replayed once, from the file that holds all of it, and the totals count each request once,
+/// as `usage` does.
+#[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
+fn a_real_session_in_five_files_is_replayed_once() {
+    let dir = Path::new(env!("SESSIONS_CORPUS_DIR")).join("real/claude_compaction");
+    let out = sessions()
+        .args([
+            "-v",
+            "replay-compress",
+            "--all",
+            "-A",
+            "claude",
+            "--format",
+            "json",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    let of = |id: &str| {
+        rows.iter()
+            .filter(|r| r["id"].as_str().is_some_and(|i| i.starts_with(id)))
+            .count()
+    };
+    assert_eq!(of("545b45d4"), 1, "{err}");
+    let copies = err
+        .lines()
+        .filter(|l| l.contains("copy of Claude session 545b45d4"))
+        .count();
+    assert_eq!(copies, 4, "{err}");
+    // 21a2e002 is in pieces that follow one another (each holds requests the others lack):
+    // each piece is replayed.
+    assert_eq!(of("21a2e002"), 3, "{err}");
+    assert_eq!(requests_of(&rows), usage_requests(&dir));
 }

@@ -97,6 +97,8 @@ pub(super) fn replay_all(
         },
     );
     let mut sessions = result.sessions;
+    let mut report = result.report;
+    report.extend(crate::scan::drop_claude_copies(&mut sessions));
     if sessions.is_empty() {
         return Err(Failure::failed("no session selected"));
     }
@@ -174,7 +176,7 @@ pub(super) fn replay_all(
         reading: sessions.iter().map(|s| s.path().to_path_buf()).collect(),
         sessions,
         results,
-        report: result.report,
+        report,
         again: (from_kept, read_again, kept_bytes.into_inner()),
     })
 }
@@ -208,7 +210,9 @@ pub(super) fn replay_named(
     args: &ReplayArgs,
     options_for: &dyn Fn(SummarySize) -> Vec<ReplayOptions>,
 ) -> Result<Replayed, Failure> {
-    let (mut sessions, all, report) = select(g, args)?;
+    let (mut sessions, all, mut report) = select(g, args)?;
+    // A history measured twice would count twice in the totals.
+    report.extend(crate::scan::drop_claude_copies(&mut sessions));
     if sessions.is_empty() {
         return Err(Failure::failed("no session selected"));
     }
