@@ -8,7 +8,12 @@
 //!    rest can fit at their minimum widths;
 //! 3. flexible columns ([`Column::flexible`]) give up width, lowest rank first, the widest of a
 //!    rank first, down to their minimum; each is shortened its own way ([`Cut`]): titles keep
-//!    their start, paths their end, ids their prefix (no ellipsis, so it can be typed back).
+//!    their start, paths their end, ids their prefix (no ellipsis, so it can be typed back);
+//! 4. on a terminal too narrow for those minimums, text columns (not ids) go on shrinking,
+//!    widest first, down to a few columns;
+//! 5. when even that does not fit, the rows become a list: one record per row, headed by its
+//!    first cell, each other cell on a line of its own under its header, so no column is lost
+//!    for want of width.
 //!
 //! With no width (output piped, or `--wide`) every column keeps its full width.
 
@@ -168,9 +173,82 @@ fn fit(columns: &[Column], natural: &[usize], limit: usize) -> Vec<Option<usize>
             over -= 1;
         }
     }
+    // The floors do not fit (a narrow terminal): text columns go below them, widest first, as
+    // far as [`HARD_FLOOR`]; ids keep their floor, a shorter prefix may not be unique.
+    while over > 0 {
+        let Some(i) = (0..columns.len())
+            .filter(|&i| {
+                shown[i]
+                    && columns[i].flex.is_some()
+                    && columns[i].cut != Cut::Prefix
+                    && widths[i] > HARD_FLOOR.min(natural[i])
+            })
+            .max_by_key(|&i| (widths[i], std::cmp::Reverse(i)))
+        else {
+            break;
+        };
+        widths[i] -= 1;
+        over -= 1;
+    }
     (0..columns.len())
         .map(|i| shown[i].then_some(widths[i]))
         .collect()
+}
+
+/// The narrowest a text column is cut to before the table becomes a list.
+const HARD_FLOOR: usize = 6;
+
+/// The rows as a list, one record per row, for a width no table of these columns fits: the
+/// first cell heads the record, each other cell follows on a line of its own under its header.
+/// Only the cells wider than the width are cut.
+fn records(
+    columns: &[Column],
+    headers: &[String],
+    rows: &[Vec<String>],
+    shown: &[Option<usize>],
+    limit: usize,
+) -> String {
+    let kept: Vec<usize> = (0..columns.len()).filter(|&i| shown[i].is_some()).collect();
+    let Some((&first, rest)) = kept.split_first() else {
+        return String::new();
+    };
+    let label = rest.iter().map(|&i| width(&headers[i])).max().unwrap_or(0);
+    let room = limit.saturating_sub(4 + label + GAP).max(HARD_FLOOR);
+    let cut = |i: usize, cell: &str, w: usize| match columns[i].cut {
+        Cut::Start if cell.contains('/') => cut_start(cell, w),
+        Cut::Prefix => cut_prefix(cell, w),
+        _ => cut_end(cell, w),
+    };
+    let mut out = String::new();
+    for r in rows {
+        let get = |i: usize| r.get(i).map(String::as_str).unwrap_or("");
+        if kept.iter().all(|&i| get(i).is_empty()) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        // A row with no first cell belongs to the record above (a breakdown): indented more.
+        let indent = if get(first).is_empty() {
+            "    "
+        } else {
+            out.push_str(&cut(first, get(first), limit));
+            out.push('\n');
+            "  "
+        };
+        for &i in rest {
+            let cell = get(i);
+            if cell.is_empty() {
+                continue;
+            }
+            out.push_str(indent);
+            out.push_str(&pad(&headers[i], label, false));
+            out.push_str(&" ".repeat(GAP));
+            out.push_str(&cut(i, cell, room));
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Render rows under `columns`, fitted to `width` (see the module documentation).
@@ -200,6 +278,19 @@ pub fn render_fitted(
         Some(limit) => fit(columns, &natural, limit),
         None => natural.iter().map(|w| Some(*w)).collect(),
     };
+    let kept = columns
+        .iter()
+        .zip(&widths)
+        .filter(|(_, w)| w.is_some())
+        .map(|(c, _)| c.header.as_ref())
+        .collect();
+    if let Some(limit) = width_limit {
+        let shown: Vec<usize> = widths.iter().flatten().copied().collect();
+        let total = shown.iter().sum::<usize>() + GAP * shown.len().saturating_sub(1);
+        if total > limit {
+            return (records(columns, &headers, &rows, &widths, limit), kept);
+        }
+    }
     let mut out = String::new();
     let mut line = |cells: &[String], header: bool| {
         let mut parts: Vec<String> = Vec::with_capacity(n);
@@ -223,12 +314,6 @@ pub fn render_fitted(
     for r in &rows {
         line(r, false);
     }
-    let kept = columns
-        .iter()
-        .zip(&widths)
-        .filter(|(_, w)| w.is_some())
-        .map(|(c, _)| c.header.as_ref())
-        .collect();
     (out, kept)
 }
 
@@ -293,6 +378,55 @@ mod tests {
         for w in 24..120 {
             let out = render(&cols, rows.clone(), Some(w));
             assert!(widest(&out) <= w.max(28), "{w}: {out}");
+        }
+    }
+
+    #[test]
+    fn too_narrow_for_the_minimums_text_shrinks_and_then_rows_become_records() {
+        let cols = [
+            Column::fixed("ID", Align::Left)
+                .shrink(0, 8)
+                .cut(Cut::Prefix),
+            Column::flexible("PROJECT", 1, 16).cut(Cut::Start),
+            Column::flexible("TITLE", 2, 18),
+        ];
+        let rows = vec![vec![
+            "019d4e99-de40-7b52".into(),
+            "/home/dev/api-server".into(),
+            "Write a README section about migrations".into(),
+        ]];
+        // The minimums need 8 + 16 + 18 + 4 = 46: at 40 the text gives way, the id does not.
+        let out = render(&cols, rows.clone(), Some(40));
+        assert!(widest(&out) <= 40, "{out}");
+        assert!(
+            out.lines().nth(1).unwrap().starts_with("019d4e99  "),
+            "{out}"
+        );
+        let nums = [
+            Column::fixed("AGENT", Align::Left),
+            Column::fixed("SESSIONS", Align::Right),
+            Column::fixed("WITHIN ±1", Align::Right),
+            Column::fixed("TOKEN ERR%", Align::Right),
+        ];
+        let rows = vec![
+            vec!["codex".into(), "8".into(), "0 (0.0%)".into(), "-".into()],
+            vec![
+                "claude".into(),
+                "12".into(),
+                "3 (25.0%)".into(),
+                "1.5".into(),
+            ],
+        ];
+        assert!(widest(&render(&nums, rows.clone(), Some(60))) > 30);
+        let out = render(&nums, rows, Some(30));
+        assert!(widest(&out) <= 30, "{out}");
+        for cell in [
+            "codex",
+            "claude",
+            "  SESSIONS    12",
+            "  WITHIN ±1   3 (25.0%)",
+        ] {
+            assert!(out.lines().any(|l| l.starts_with(cell)), "{cell}: {out}");
         }
     }
 

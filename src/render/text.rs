@@ -232,6 +232,29 @@ pub fn wrap(s: &str, max: Option<usize>, indent: usize) -> String {
     let mut col = 0;
     for word in s.split(' ').filter(|w| !w.is_empty()) {
         let w = width(word);
+        // A word longer than a line (an identifier, a URL) is broken where the line ends:
+        // cut, it would lose text; whole, it would overflow.
+        if w > max - indent {
+            if col > 0 && col + 2 > max {
+                out.push('\n');
+                out.extend(std::iter::repeat_n(' ', indent));
+                col = indent;
+            } else if col > 0 {
+                out.push(' ');
+                col += 1;
+            }
+            for c in word.chars() {
+                let cw = char_width(c);
+                if col + cw > max {
+                    out.push('\n');
+                    out.extend(std::iter::repeat_n(' ', indent));
+                    col = indent;
+                }
+                out.push(c);
+                col += cw;
+            }
+            continue;
+        }
         if col > 0 && col + 1 + w > max {
             out.push('\n');
             out.extend(std::iter::repeat_n(' ', indent));
@@ -357,6 +380,14 @@ pub fn pad(s: &str, cols: usize, right: bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_word_longer_than_the_line_is_broken_not_overflowing() {
+        let text = "newest COMPRESSION_FUNCTION_RESPONSE_TOKEN_BUDGET: tokens kept";
+        let out = wrap(text, Some(30), 4);
+        assert!(out.lines().all(|l| width(l) <= 30), "{out}");
+        assert_eq!(out.replace(['\n', ' '], ""), text.replace(' ', ""));
+    }
+
     #[test]
     fn a_safe_preview_is_the_preview_of_the_safe_line() {
         let cases = [
