@@ -637,3 +637,96 @@ fn previews_start_with_what_the_human_typed() {
         "the text stays in the export"
     );
 }
+
+/// Every human table and timeline fits 40, 60 and 80 columns: narrow, text columns shrink
+/// past their usual minimums, then the rows become records; no column that alone tells rows
+/// apart is lost for want of width.
+#[test]
+fn every_human_output_fits_40_60_and_80_columns() {
+    let ids = ["6f0d3c52", "019d4e99", "e5f6a7b8", "f6a7b8c9", "d4e5f6a7"];
+    let mut commands: Vec<Vec<&str>> = vec![
+        vec!["list"],
+        vec!["list", "--kind", "all"],
+        vec!["projects"],
+        vec!["compactions"],
+    ];
+    for id in ids {
+        commands.push(vec!["show", id]);
+    }
+    for report in ["daily", "weekly", "monthly", "session", "project", "blocks"] {
+        commands.push(vec!["usage", report]);
+        commands.push(vec!["usage", report, "--breakdown"]);
+    }
+    for alg in ["gemini", "openclaw-prune", "pi", "claude", "codex"] {
+        commands.push(vec!["replay-compress", "--all", "-A", alg, "--timeline"]);
+        commands.push(vec!["replay-compress", "--all", "-A", alg, "--validate"]);
+        commands.push(vec!["replay-compress", "-A", alg, "--list-settings"]);
+    }
+    let sweep = [
+        "replay-compress",
+        "--all",
+        "-A",
+        "claude",
+        "--sweep",
+        "autocompact_pct=50,80",
+        "--sweep",
+        "buffer_tokens=0,20000",
+    ];
+    commands.push(sweep.to_vec());
+    commands.push(vec!["usage", "blocks", "--active"]);
+    commands.push(vec![
+        "replay-compress",
+        "6f0d3c52",
+        "-A",
+        "gemini",
+        "--sweep",
+        "threshold=0.1,0.2",
+        "--sweep",
+        "masking=true,false",
+        "--sweep",
+        "preserve_fraction=0.2,0.3",
+    ]);
+    for w in [40, 60, 80] {
+        for args in &commands {
+            let text = stdout(sample(w).args(args));
+            assert_fits(&args.join(" "), &text, w);
+        }
+        // Blocks of two agents start together: the agent stays.
+        let blocks = stdout(sample(w).args(["usage", "blocks"]));
+        assert!(
+            blocks.contains("claude") && blocks.contains("codex"),
+            "{blocks}"
+        );
+        // Each setting of a sweep of two keys, whole: as `key=value`, or as the values alone
+        // in the order of the keys the header line names.
+        let swept = stdout(sample(w).args(sweep));
+        for (a, b) in [("50", "0"), ("50", "20000"), ("80", "0"), ("80", "20000")] {
+            let long = format!("autocompact_pct={a} buffer_tokens={b} ");
+            let short = format!("{a}/{b} ");
+            assert!(
+                swept.contains(&long) || swept.lines().any(|l| l.starts_with(&short)),
+                "{w}: {a}/{b}: {swept}"
+            );
+        }
+        // Three keys swept: each row's setting whole, as `key=value` or (narrow) its values.
+        let three = stdout(sample(w).args(commands.last().unwrap()));
+        for (v, long) in [
+            (
+                "0.1/true/0.2",
+                "threshold=0.1 masking=true preserve_fraction=0.2 ",
+            ),
+            (
+                "0.2/false/0.3",
+                "threshold=0.2 masking=false preserve_fraction=0.3 ",
+            ),
+        ] {
+            assert!(
+                three.contains(long) || three.lines().any(|l| l.split(' ').next() == Some(v)),
+                "{w}: {three}"
+            );
+        }
+        // A breakdown row is named by its model.
+        let daily = stdout(sample(w).args(["usage", "daily", "--breakdown"]));
+        assert!(daily.contains("└ gemini-2"), "{w}: {daily}");
+    }
+}

@@ -15,7 +15,7 @@ use crate::model::{CompactionKind, Part, Role, Session};
 use crate::parse::{self, Detail};
 use crate::render::json::{SessionDocument, session_cost};
 use crate::render::table::{Cut, target_width};
-use crate::render::text::{cut_end, cut_prefix, cut_start, safe_line, width as text_width};
+use crate::render::text::{cut_end, cut_prefix, cut_start, safe_line, width as text_width, wrap};
 use crate::render::{
     human_count, human_duration, local_time, plural, project_detail, thousands, time,
 };
@@ -225,6 +225,24 @@ fn line_width(args: &ShowArgs) -> Option<usize> {
 /// Characters of each message shown when lines are not fitted (piped output).
 const PIPED_PREVIEW: usize = 160;
 
+/// Where a timeline line's text starts, past the clock: continuation lines start there.
+const TEXT_COLUMN: usize = 10;
+
+/// A timeline line wrapped to `width`: its clock column (the first [`TEXT_COLUMN`]
+/// columns, ASCII) stays, and the text wraps under the text column.
+fn hang(line: &str, width: usize) -> String {
+    let Some(head) = line.get(..TEXT_COLUMN).filter(|h| h.is_ascii()) else {
+        return wrap(line, Some(width), TEXT_COLUMN);
+    };
+    let text = wrap(
+        line[TEXT_COLUMN..].trim(),
+        Some(width.saturating_sub(TEXT_COLUMN)),
+        0,
+    );
+    let indent = format!("\n{}", " ".repeat(TEXT_COLUMN));
+    format!("{head}{}", text.replace('\n', &indent))
+}
+
 /// One line: `prefix`, then `body` cut (its way) so that the line, `suffix` included, fits
 /// `width`; the suffix goes first when even a short body would not fit.
 fn fit_line(prefix: &str, body: &str, suffix: &str, width: Option<usize>, cut: Cut) -> String {
@@ -232,6 +250,16 @@ fn fit_line(prefix: &str, body: &str, suffix: &str, width: Option<usize>, cut: C
     let Some(w) = width else {
         return format!("{prefix}{}{suffix}", cut_end(&body, PIPED_PREVIEW));
     };
+    // A prefix (a long tool name, several flags) that leaves the body no room: the prefix
+    // wraps, the body goes on a line of its own under the text column.
+    if text_width(prefix) + 12 > w && w > TEXT_COLUMN + 12 {
+        let head = hang(prefix, w);
+        if body.trim().is_empty() {
+            return head;
+        }
+        let indent = " ".repeat(TEXT_COLUMN);
+        return format!("{head}\n{}", fit_line(&indent, &body, suffix, Some(w), cut));
+    }
     let room = w.saturating_sub(text_width(prefix));
     let (body_room, suffix) = if room >= text_width(suffix) + 12 {
         (room - text_width(suffix), suffix)
@@ -437,7 +465,15 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
                             ),
                             _ => ("compaction", String::new()),
                         };
-                        writeln!(out, "{time}  ════ {what} ({trigger}{tokens}{saved}) ════")?;
+                        let what = format!("{what} ({trigger}{tokens}{saved})");
+                        let banner = format!("{time}  ════ {what} ════");
+                        // Narrow: the rules go, then the words wrap under the text column.
+                        if width.is_none_or(|w| text_width(&banner) <= w) {
+                            writeln!(out, "{banner}")?;
+                        } else {
+                            let line = format!("{time}  {what}");
+                            writeln!(out, "{}", hang(&line, width.unwrap_or(usize::MAX)))?;
+                        }
                     }
                 }
             }
@@ -501,14 +537,19 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
                 Part::Image {
                     media_type, bytes, ..
                 } => {
-                    writeln!(
-                        out,
+                    let line = format!(
                         "          [image {} {}]",
                         safe_line(media_type.as_deref().unwrap_or("?")),
                         bytes
                             .map(|b| format!("{} bytes", thousands(b)))
                             .unwrap_or_default()
-                    )?;
+                    );
+                    let fits = width.is_none_or(|w| text_width(&line) <= w);
+                    if fits {
+                        writeln!(out, "{line}")?;
+                    } else {
+                        writeln!(out, "{}", hang(&line, width.unwrap_or(usize::MAX)))?;
+                    }
                 }
                 Part::ToolResult {
                     is_error: true,

@@ -129,7 +129,10 @@ fn totals_cells(t: &Totals, usd: Option<f64>, comp: usize, peak: u64) -> Vec<Str
 pub(super) fn session_table(rs: &[&SessionReplay]) -> String {
     let mut columns = vec![
         Column::fixed("AGENT", Align::Left).optional(5),
-        Column::fixed("SESSION", Align::Left),
+        // An id keeps a prefix `show` accepts; the total row's label stays whole.
+        Column::fixed("SESSION", Align::Left)
+            .shrink(0, 8.max(rs.len().to_string().len() + 6))
+            .cut(Cut::Prefix),
         Column::fixed("REQS", Align::Right).optional(3),
     ];
     columns.extend(TOTAL_COLUMNS);
@@ -163,9 +166,10 @@ pub(super) fn session_table(rs: &[&SessionReplay]) -> String {
     if rs.len() > 1 {
         let all = aggregate(rs.iter().copied());
         let reqs = rs.iter().map(|r| r.requests).sum();
+        // Short, so that a narrow table keeps it whole: the verdict says "sessions".
         rows.push(row(
-            "all".into(),
-            format!("{} sessions", all.n),
+            String::new(),
+            format!("all ({})", all.n),
             reqs,
             &all,
             "",
@@ -317,7 +321,8 @@ pub(super) fn sweep_table(
     let keys: Vec<&str> = sweep.iter().map(|(k, _)| k.as_str()).collect();
     let points = per_session.first().map_or(0, Vec::len);
     let mut verdicts = Vec::new();
-    let rows: Vec<Vec<String>> = (0..points)
+    let mut short = Vec::new();
+    let mut rows: Vec<Vec<String>> = (0..points)
         .map(|i| {
             let agg = aggregate(per_session.iter().filter_map(|v| v.get(i)));
 
@@ -347,7 +352,14 @@ pub(super) fn sweep_table(
                     .filter_map(|v| v.get(i).and_then(|r| r.threshold))
                     .collect(),
             );
-            // One key swept: its name is in the header line, the cell holds the value.
+            // One key swept: its name is in the header line, the cell holds the value. Several:
+            // `key=value` each, or (see below) the values alone, `/`-separated.
+            let values = swept
+                .iter()
+                .map(|(_, v)| v.as_str())
+                .collect::<Vec<_>>()
+                .join("/");
+            short.push(values.clone());
             let cell = match swept.as_slice() {
                 [(_, v)] => v.clone(),
                 _ => setting,
@@ -359,26 +371,59 @@ pub(super) fn sweep_table(
         .collect();
     // The setting tells the rows apart: the other columns give way before it is cut (and it
     // is cut only past 40 columns).
-    let setting_width = rows
-        .iter()
-        .map(|r| crate::render::text::width(&r[0]))
-        .max()
-        .unwrap_or(0)
-        .clamp(12, 40);
-    let mut columns = vec![
-        Column::flexible("SETTING", 0, setting_width),
-        Column::fixed("THRESHOLD", Align::Right).optional(1),
-    ];
-    columns.extend(TOTAL_COLUMNS);
+    let columns_for = |rows: &[Vec<String>], whole: bool| {
+        let setting_width = rows
+            .iter()
+            .map(|r| crate::render::text::width(&r[0]))
+            .max()
+            .unwrap_or(0)
+            .clamp(12, 40);
+        // The values alone are never cut: past the width, the rows become records.
+        let setting = if whole {
+            Column::fixed("SETTING", Align::Left)
+        } else {
+            Column::flexible("SETTING", 0, setting_width)
+        };
+        let mut columns = vec![
+            setting,
+            Column::fixed("THRESHOLD", Align::Right).optional(1),
+        ];
+        columns.extend(TOTAL_COLUMNS);
+        columns
+    };
+    let whole = |table: &str, rows: &[Vec<String>]| {
+        target_width().is_none_or(|w| {
+            table.lines().all(|l| crate::render::text::width(l) <= w)
+                && rows.iter().all(|r| {
+                    let cell = crate::render::text::safe_line(&r[0]);
+                    table
+                        .lines()
+                        .any(|l| l.starts_with(&format!("{cell} ")) || l == cell)
+                })
+        })
+    };
+    let columns = columns_for(&rows, false);
+    let (mut table, mut kept) = render_fitted(&columns, rows.clone(), target_width());
+    // Settings of several keys as `key=value` would be cut: the values alone, in the order
+    // of the keys the header line names, keep every row whole.
+    let mut key_names = keys.join(", ");
+    let short_columns;
+    if keys.len() > 1 && !whole(&table, &rows) {
+        for (r, v) in rows.iter_mut().zip(short) {
+            r[0] = v;
+        }
+        key_names = format!("{} (SETTING: their values)", keys.join("/"));
+        short_columns = columns_for(&rows, true);
+        (table, kept) = render_fitted(&short_columns, rows, target_width());
+    }
     let firsts: Vec<&SessionReplay> = per_session.iter().filter_map(|v| v.first()).collect();
     let head = format!(
         "{} · sweep of {} · {} · {}",
         header(&firsts, false),
-        keys.join(", "),
+        key_names,
         plural(per_session.len(), "session"),
         plural(points, "setting"),
     );
-    let (table, kept) = render_fitted(&columns, rows, target_width());
     format!(
         "{}\n{}{}\n{}\n",
         wrap(&head, target_width(), 2),
@@ -431,8 +476,11 @@ pub(super) fn validation_table(rs: &[&SessionReplay]) -> String {
         }
     }
     if rows.is_empty() {
-        return "validation: no recorded compactions of this algorithm's agent in the selection\n"
-            .into();
+        return wrap(
+            "validation: no recorded compactions of this algorithm's agent in the selection",
+            target_width(),
+            2,
+        ) + "\n";
     }
     let mut out = format!(
         "{}\n{}",
@@ -519,9 +567,16 @@ pub(super) fn timeline_table(r: &SessionReplay) -> String {
         })
         .collect();
     format!(
-        "timeline: {} {}\n{}",
-        r.agent,
-        crate::render::text::safe_line(&r.id),
+        "{}\n{}",
+        wrap(
+            &format!(
+                "timeline: {} {}",
+                r.agent,
+                crate::render::text::safe_line(&r.id)
+            ),
+            target_width(),
+            2
+        ),
         render(&columns, rows, target_width())
     )
 }

@@ -269,9 +269,14 @@ pub(super) fn table(
             ));
         }
         ReportKind::Blocks => {
-            let mut agent = agents_col("AGENT");
-            agent.drop = None;
-            cols.push(agent);
+            // A block is one agent's, and blocks of two agents can start together: the column
+            // stays. The total's cell would list every agent of the rows above, and widen the
+            // column past a narrow terminal.
+            cols.push(col("AGENT", Align::Left, None, None, |l, _| match l {
+                Line::Row(r) => agents_cell(&r.agents()),
+                Line::Model(a, _, _) => a.as_str().into(),
+                _ => String::new(),
+            }));
             cols.push(col("STATUS", Align::Left, Some(7), None, |l, _| match l {
                 Line::Row(Row {
                     key: RowKey::Block { active, end, .. },
@@ -293,10 +298,11 @@ pub(super) fn table(
         }
         _ => cols.push(agents_col("AGENTS")),
     }
+    // A breakdown row is named by its model alone: with --breakdown the column stays (cut).
     cols.push(col(
         "MODELS",
         Align::Left,
-        Some(6),
+        (!breakdown).then_some(6),
         Some(20),
         |l, _| match l {
             Line::Row(r) => short_models(&r.models()),
@@ -405,7 +411,12 @@ pub(super) fn write_active(
     if rows.is_empty() {
         writeln!(
             out,
-            "No active 5-hour block: no request in the last 5 hours of any block."
+            "{}",
+            crate::render::text::wrap(
+                "No active 5-hour block: no request in the last 5 hours of any block.",
+                target_width(),
+                2
+            )
         )?;
         return Ok(());
     }
