@@ -190,7 +190,8 @@ fn replaying_claudes_own_compaction_costs_what_claude_paid() {
         .filter(|s| s["totals"]["saved_vs_recorded"] == 0)
         .filter(|s| f(&s["cost"]["cache_read_error_pct"]) <= 1.0)
         .collect();
-    assert!(same.len() >= 8, "{}", same.len());
+    // Five sessions, once each (copies of one session in several files are replayed once).
+    assert!(same.len() >= 5, "{}", same.len());
     for s in same {
         let c = &s["cost"];
         let saved = f(&c["saved_vs_recorded_usd"]);
