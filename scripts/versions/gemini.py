@@ -6,7 +6,9 @@ reads each stable `vX.Y.Z` tag and prints short findings: the tag's commit date,
 compression threshold (core constant and CLI settings default), the model token limits, the
 non-ASCII weight of the token estimate, whether tool-output masking exists and is on by
 default, what happens after a failed (inflated) compression, and whether history turns are
-coalesced before compression. Nothing upstream is copied; the script prints numbers.
+coalesced before compression, whether old function responses are truncated before the split (and
+by lines or characters), and whether a verification probe follows the summary. Nothing upstream
+is copied; the script prints numbers.
 
 Usage:
     scripts/versions/gemini.py /work/.mirror/google-gemini+gemini-cli/repo [--tags v0.17.0 …]
@@ -125,6 +127,15 @@ def analyse(repo: str, tag: str) -> dict:
         f["after_failure"] = "noop"
     else:
         f["after_failure"] = "?"
+    # The reverse-budget truncation of old function responses, and how it cuts.
+    if "truncateHistoryToBudget" not in svc:
+        f["truncation"] = "-"
+    elif "COMPRESSION_TRUNCATE_LINES" in svc:
+        f["truncation"] = "lines"
+    else:
+        f["truncation"] = "chars"
+    # The verification probe (a second summariser call).
+    f["probe"] = "-verify" in svc
     # What the trigger compares: the previous response's promptTokenCount, or a countTokens call.
     both = svc + client
     if re.search(r"originalTokenCount\s*=\s*\n?\s*uiTelemetryService\.getLastPromptTokenCount\(\)", both) or re.search(
@@ -159,7 +170,7 @@ def main() -> int:
     if a.tags:
         ts = [t for t in ts if t in a.tags]
     out = []
-    print(f"{'tag':<9} {'date':<10} {'thr':>4} {'set':>4} {'est':>4} {'nonascii':>8} {'mask':<11} {'after-fail':<13} {'coalesce':<8} {'trigger':<11} limits")
+    print(f"{'tag':<9} {'date':<10} {'thr':>4} {'set':>4} {'est':>4} {'nonascii':>8} {'mask':<11} {'after-fail':<13} {'coalesce':<8} {'trigger':<11} {'trunc':<5} {'probe':<5} limits")
     for t in ts:
         f = analyse(a.repo, t)
         out.append(f)
@@ -168,7 +179,7 @@ def main() -> int:
         print(
             f"{t:<9} {f['date']:<10} {f['threshold_core'] or '-':>4} {f['threshold_settings_default'] or '-':>4} "
             f"{'y' if f['estimator'] else '-':>4} {f['non_ascii_weight'] or '-':>8} {mask:<11} {f['after_failure']:<13} "
-            f"{'y' if f['coalesce_turns'] else '-':<8} {f['trigger_input'][:11]:<11} default={f['default_token_limit']} {lim}"
+            f"{'y' if f['coalesce_turns'] else '-':<8} {f['trigger_input'][:11]:<11} {f['truncation']:<5} {'y' if f['probe'] else '-':<5} default={f['default_token_limit']} {lim}"
         )
     if a.json:
         with open(a.json, "w") as fh:

@@ -99,6 +99,18 @@ fn gemini_era_settings(
             "no auto-compression after an inflated one",
         ),
         (
+            "reverse_budget_truncation",
+            c.reverse_budget_truncation,
+            "old tool output truncated to a budget",
+            "no tool-output truncation",
+        ),
+        (
+            "truncate_last_lines",
+            c.truncate_last_lines,
+            "truncated outputs keep their last 30 lines",
+            "truncated outputs keep head and tail characters",
+        ),
+        (
             "trigger_last_prompt_tokens",
             c.trigger_uses_last_prompt_tokens,
             "trigger on the last prompt size",
@@ -108,6 +120,10 @@ fn gemini_era_settings(
     for (key, on, yes, no) in flags {
         if !settings.given(key) {
             settings.set_flag(key, on);
+            // How outputs are cut says nothing when none are.
+            if key == "truncate_last_lines" && !settings.flag("reverse_budget_truncation") {
+                continue;
+            }
             set.push(if on { yes } else { no }.to_string());
         }
     }

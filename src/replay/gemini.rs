@@ -19,8 +19,10 @@
 //! behaviour. Every era-dependent setting left at its default takes the era's value: the
 //! threshold, `masking` (v0.30+), `non_ascii_weight` (1.3, 1.5 from v0.42), `coalesce_turns`
 //! (v0.53+), `truncation_only_after_failure` (v0.31+; before, an inflated attempt leaves
-//! auto-compression off) and `trigger_last_prompt_tokens` (v0.8+; before, the trigger counts the
-//! history, replayed as the calibrated estimate of the history at the check). A value given
+//! auto-compression off), `trigger_last_prompt_tokens` (v0.8+; before, the trigger counts the
+//! history, replayed as the calibrated estimate of the history at the check),
+//! `reverse_budget_truncation` (v0.26+; before, step 2 does not exist) and `truncate_last_lines`
+//! (v0.26–v0.28: step 2 keeps an output's last 30 lines, [`truncate::TruncStyle::Lines`]). A value given
 //! with `--set` or `--sweep` wins. The steps below are the newest era's.
 //!
 //! # Per request (`GeminiClient.processTurn`, default path)
@@ -257,6 +259,16 @@ pub const SPECS: &[Spec] = &[
         "truncation_only_after_failure",
         true,
         "after an inflated automatic compression, later triggers only truncate old tool output; false: auto-compression stays off (default: as the Gemini CLI era the file shows, from v0.31)",
+    ),
+    Spec::boolean(
+        "reverse_budget_truncation",
+        true,
+        "truncateHistoryToBudget: before the split, function responses past the budget are cut and saved to a file; false: the history is split as it is (default: as the Gemini CLI era the file shows, from v0.26, commit 1182168bd9)",
+    ),
+    Spec::boolean(
+        "truncate_last_lines",
+        false,
+        "a truncated output keeps its last 30 lines (COMPRESSION_TRUNCATE_LINES, lines cut to 1,000 characters; one line: its last 4,000), however short; false: the first 20% and last 80% of maxChars characters (default: as the Gemini CLI era the file shows, v0.26–v0.28; characters from v0.29, commit 28805a4b2d)",
     ),
     Spec::boolean(
         "trigger_last_prompt_tokens",

@@ -18,7 +18,7 @@
 use super::estimate::estimate_token_count_sync;
 use super::json::{J, JsStr, js_trim};
 use super::split::find_compress_split_point;
-use super::truncate::truncate_history_to_budget;
+use super::truncate::{TruncStyle, truncate_history_to_budget};
 
 /// `DEFAULT_COMPRESSION_TOKEN_THRESHOLD`.
 pub const DEFAULT_COMPRESSION_TOKEN_THRESHOLD: f64 = 0.5;
@@ -54,6 +54,8 @@ pub struct CompressOptions {
     pub has_failed: bool,
     pub budget: u64,
     pub max_chars: i64,
+    /// How an output past the budget is cut (v0.26–v0.28: by lines).
+    pub style: TruncStyle,
     pub preserve: f64,
     pub non_ascii_weight: f64,
 }
@@ -125,7 +127,7 @@ pub fn compress(
     if !o.force && (original as f64) < o.threshold * o.token_limit as f64 {
         return noop(original, Vec::new());
     }
-    let truncated = truncate_history_to_budget(curated, o.budget, o.max_chars, w, save);
+    let truncated = truncate_history_to_budget(curated, o.budget, o.max_chars, o.style, w, save);
     if o.has_failed && !o.force {
         let t = estimate_token_count_sync(&all_parts(&truncated), w);
         if t < original {

@@ -9,7 +9,7 @@ use super::golden_tests::s;
 use super::json::{J, JsStr, to_json};
 use super::masking::{MaskFiles, mask};
 use super::tests::{params, request, text_item};
-use super::truncate::saved_output_path;
+use super::truncate::{TruncStyle, legacy_saved_output_path, saved_output_path};
 use super::*;
 use crate::model::{Part, Role};
 use crate::replay::{EventKind, HistoryItem, Strategy};
@@ -234,6 +234,7 @@ impl Naive {
                 has_failed: self.failed,
                 budget: p.budget,
                 max_chars: max_chars(p.limit, prompt, p.truncate_threshold),
+                style: p.style,
                 preserve: p.preserve,
                 non_ascii_weight: p.w,
             };
@@ -243,13 +244,18 @@ impl Naive {
                 .clone()
                 .expect("sessions here start with an environment turn");
             let mut save = |t: Option<&str>| {
-                t.map(|t| {
-                    saved_output_path(
+                t.map(|t| match p.style {
+                    TruncStyle::Chars => saved_output_path(
                         PLACEHOLDER_PROJECT_TEMP_DIR,
                         t,
                         PLACEHOLDER_TRUNCATION_ID,
                         None,
-                    )
+                    ),
+                    TruncStyle::Lines => legacy_saved_output_path(
+                        PLACEHOLDER_PROJECT_TEMP_DIR,
+                        t,
+                        PLACEHOLDER_TRUNCATION_ID,
+                    ),
                 })
             };
             let out = compress(
@@ -438,5 +444,72 @@ fn nested_truncation_reaches_a_fixed_point() {
             s.to_string_lossy()
                 .starts_with("Output too large. Showing first")
         );
+    }
+}
+
+#[test]
+fn incremental_replay_matches_the_naive_pipeline_in_older_truncation_eras() {
+    // v0.26–v0.28 cut old outputs to their last 30 lines (every output past the budget, however
+    // short, and again at every pass until the lines stop changing); before v0.26 nothing was
+    // cut. The incremental engine's cached outcomes must follow both.
+    for (era, extra) in [
+        ("lines", ("truncate_last_lines", "true")),
+        ("none", ("reverse_budget_truncation", "false")),
+    ] {
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 1..=8u64 {
+            let (items, mut p) = scenario(seed);
+            let mut pairs: Vec<(&str, &str)> = vec![
+                ("masking_protection_threshold", "6000"),
+                ("masking_min_prunable", "2500"),
+                ("function_response_budget", "9000"),
+                ("truncate_tool_output_threshold", "4000"),
+                (
+                    "coalesce_turns",
+                    if seed % 4 == 0 { "false" } else { "true" },
+                ),
+            ];
+            pairs.push(extra);
+            p = params(p.limit, p.summary_tokens, &pairs);
+            let (requests, kinds) = differential(&items, p, 1_500, &format!("{era} seed {seed}"));
+            assert!(requests > 20);
+            seen.extend(kinds.iter().map(|k| format!("{k:?}")));
+        }
+        for kind in ["Compress", "Truncate"] {
+            assert!(
+                seen.contains(kind),
+                "{era}: {kind} never happened: {seen:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn line_truncation_reaches_a_fixed_point() {
+    // Short outputs grow by a header and `...` per pass until 30 lines are kept; from then
+    // on another pass returns the identical text (what lets the engine stop revisiting them).
+    use super::truncate::format_truncated_lines;
+    let file = legacy_saved_output_path(PLACEHOLDER_PROJECT_TEMP_DIR, "read_file", "42");
+    for body in [
+        "one line".to_string(),
+        "a\nb".to_string(),
+        "log line\n".repeat(200),
+        format!("{}\nend", "x".repeat(5_000)),
+        "😀".repeat(3_000),
+    ] {
+        let mut s = JsStr::Text(body);
+        let mut rounds = 0;
+        loop {
+            let next = format_truncated_lines(&s, &file);
+            if next == s {
+                break;
+            }
+            s = next;
+            rounds += 1;
+            assert!(rounds <= 20, "no fixed point after {rounds} rounds");
+        }
+        let text = s.to_string_lossy();
+        assert!(text.starts_with("Output too large. Showing the last 30 of 32 lines"));
+        assert_eq!(text.split('\n').count(), 32);
     }
 }

@@ -12,18 +12,26 @@ use super::estimate::{Est, estimate_token_count_sync, part_est};
 use super::json::{J, JsStr, json_len, to_json};
 use super::masking::{MaskFiles, MaskingConfig, mask};
 use super::split::{FRACTION_ERROR, find_compress_split_point};
-use super::truncate::saved_output_path;
+use super::truncate::{
+    TruncStyle, format_truncated_lines, legacy_saved_output_path, saved_output_path,
+};
 use super::*;
 use crate::replay::window::{self};
 
 fn golden(name: &str) -> J {
+    golden_at("gemini", name, "0.61.0")
+}
+
+/// A golden file under `testdata/golden/<dir>`, generated from the package at `version`.
+fn golden_at(dir: &str, name: &str, version: &str) -> J {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata/golden/gemini")
+        .join("testdata/golden")
+        .join(dir)
         .join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let j: J = serde_json::from_str(&text).unwrap();
     assert_eq!(s(&j, "package"), "@google/gemini-cli-core", "{name}");
-    assert_eq!(s(&j, "version"), "0.61.0", "{name}");
+    assert_eq!(s(&j, "version"), version, "{name}");
     j
 }
 
@@ -194,6 +202,7 @@ fn golden_chat_compression_service() {
             has_failed: b(case, "failed"),
             budget: truncate::FUNCTION_RESPONSE_TOKEN_BUDGET,
             max_chars: n(case, "max_chars") as i64,
+            style: truncate::TruncStyle::Chars,
             preserve: super::compress::COMPRESSION_PRESERVE_THRESHOLD,
             non_ascii_weight: 1.5,
         };
@@ -360,5 +369,119 @@ fn golden_constants() {
         let J::Num(limit) = limit else { panic!() };
         let got = window::resolve(Some(model), None, None, default).context_window;
         assert_eq!(got as f64, *limit, "{model}");
+    }
+}
+
+/// The v0.26–v0.28 cut (`testdata/golden/gemini-0.28`, from 0.28.2 by
+/// scripts/golden/gemini-0.28/gen.mjs): `formatTruncatedToolOutput` by lines, repeated.
+#[test]
+fn golden_v028_format_truncated_tool_output_by_lines() {
+    let g = golden_at("gemini-0.28", "truncate.json", "0.28.2");
+    let cases = arr(&g, "format");
+    assert!(cases.len() >= 15);
+    for case in cases {
+        let what = name(case);
+        let J::Str(mut text) = expand(case.get("content").unwrap()) else {
+            panic!("{what}: content")
+        };
+        let file = s(case, "file");
+        for (k, rec) in arr(case, "expected").iter().enumerate() {
+            text = format_truncated_lines(&text, &file);
+            check_record(&J::Str(text.clone()), rec, &format!("{what}: round {k}"));
+        }
+    }
+}
+
+#[test]
+fn golden_v028_saved_output_paths() {
+    let g = golden_at("gemini-0.28", "truncate.json", "0.28.2");
+    for case in arr(&g, "paths") {
+        assert_eq!(
+            legacy_saved_output_path(&s(case, "dir"), &s(case, "tool"), &s(case, "id")),
+            s(case, "expected"),
+            "{}",
+            s(case, "tool")
+        );
+    }
+}
+
+/// `ChatCompressionService.compress` of 0.28.2: old outputs cut by lines in the kept tail and
+/// in what the summariser is sent, counted at that era's non-ASCII weight (1.3).
+#[test]
+fn golden_v028_chat_compression_truncates_by_lines() {
+    let g = golden_at("gemini-0.28", "truncate.json", "0.28.2");
+    let env = JsStr::Text(s(&g, "env"));
+    let dir = s(&g, "project_temp_dir");
+    let cases = arr(&g, "compress");
+    assert!(!cases.is_empty());
+    for case in cases {
+        let what = name(case);
+        let h = expand(case.get("history").unwrap())
+            .as_array()
+            .unwrap()
+            .clone();
+        let text = |k: &str| match case.get(k).map(expand) {
+            Some(J::Str(t)) => Some(t),
+            _ => None,
+        };
+        let (summary, probe) = (text("summary"), text("probe"));
+        let opts = CompressOptions {
+            force: b(case, "force"),
+            threshold: super::compress::DEFAULT_COMPRESSION_TOKEN_THRESHOLD,
+            token_limit: DEFAULT_TOKEN_LIMIT,
+            has_failed: false,
+            budget: truncate::FUNCTION_RESPONSE_TOKEN_BUDGET,
+            // Unused by the cut by lines: a value that would change every output if it were.
+            max_chars: 10,
+            style: TruncStyle::Lines,
+            preserve: super::compress::COMPRESSION_PRESERVE_THRESHOLD,
+            non_ascii_weight: 1.3,
+        };
+        let mut id = 0;
+        let mut save = |tool: Option<&str>| {
+            id += 1;
+            tool.map(|t| legacy_saved_output_path(&dir, t, &id.to_string()))
+        };
+        let out = compress(
+            &h,
+            n(case, "last_prompt") as u64,
+            &opts,
+            &env,
+            summary.as_ref(),
+            probe.as_ref(),
+            &mut save,
+        );
+        let e = case.get("expected").unwrap();
+        assert_eq!(status_code(out.status), n(e, "status"), "{what}: status");
+        assert_eq!(out.new as f64, n(e, "new_token_count"), "{what}");
+        let nh = out.new_history.as_ref().expect("compressed");
+        assert_eq!(nh.len() as f64, n(e, "new_history_len"), "{what}");
+        check_record(
+            &J::Arr(nh.clone()),
+            e.get("new_history").unwrap(),
+            &format!("{what}: new history"),
+        );
+        assert!(
+            to_json(&J::Arr(nh.clone())).contains("Output too large. Showing the last"),
+            "{what}: a cut output is kept"
+        );
+        let calls = arr(e, "summarizer_calls");
+        assert_eq!(out.calls.len(), calls.len(), "{what}: calls");
+        for (k, (sent, rec)) in out.calls.iter().zip(calls).enumerate() {
+            check_record(
+                &J::Arr(sent.clone()),
+                rec.get("contents").unwrap(),
+                &format!("{what}: call {k}"),
+            );
+            let parts: Vec<J> = sent
+                .iter()
+                .flat_map(|c| c.get("parts").unwrap().as_array().unwrap().clone())
+                .collect();
+            assert_eq!(
+                estimate_token_count_sync(&parts, 1.3) as f64,
+                n(rec, "estimate"),
+                "{what}: call {k} estimate"
+            );
+        }
     }
 }

@@ -754,6 +754,87 @@ fn before_v0_31_an_inflated_summary_leaves_auto_compression_off() {
 }
 
 #[test]
+fn old_outputs_are_cut_as_the_era_did_or_not_at_all() {
+    // Multi-line CJK reads of 600 lines × 50 = 30,000 units: 7,500 tokens each in the history
+    // (JSON length / 4), 45,000 each to the reverse budget (text heuristic at 1.5), so every
+    // output but the newest is past the 50,000-token budget at a compression.
+    let mut items = vec![HistoryItem {
+        is_context: true,
+        ..text_item(Role::User, false, "<session_context>env</session_context>")
+    }];
+    for i in 0..12 {
+        items.push(text_item(Role::User, true, &format!("prompt {i}")));
+        items.push(call_item(&format!("c{i}"), "read_file"));
+        let body = vec!["漢".repeat(49); 600].join("\n");
+        items.push(result_item(&format!("c{i}"), "read_file", &body, false));
+        items.push(text_item(Role::Assistant, false, "ok"));
+    }
+    let outputs = |pairs: &[(&str, &str)]| {
+        // Keeping 90% of the history keeps the cut outputs in it.
+        let mut all = vec![("masking", "false"), ("preserve_fraction", "0.9")];
+        all.extend_from_slice(pairs);
+        let mut g = Gemini::with_params(params(100_000, 500, &all));
+        // The history right after the first compression: its kept tail as truncated.
+        let (mut prev, mut k, mut after) = (None, 0, None);
+        for it in &items {
+            if it.role == Role::Assistant {
+                let es = g.before_request(&request(k, prev));
+                if after.is_none() && es.iter().any(|e| e.kind == EventKind::Compress) {
+                    after = Some(g.history());
+                }
+                prev = Some(g.context_tokens());
+                k += 1;
+            }
+            g.push(it);
+        }
+        let texts: Vec<String> = after
+            .unwrap_or_else(|| panic!("{pairs:?}: no compression"))
+            .iter()
+            .flat_map(|c| c.get("parts").unwrap().as_array().unwrap().clone())
+            .filter_map(|p| {
+                let r = p.get("functionResponse")?.get("response")?;
+                Some(to_json(r))
+            })
+            .collect();
+        texts
+    };
+    // v0.29+: head and tail characters (5,000 of them at the 5,000 cap set here).
+    let chars = outputs(&[("truncate_tool_output_threshold", "5000")]);
+    assert!(
+        chars
+            .iter()
+            .any(|t| t.contains("Showing first 1,000 and last 4,000")),
+        "{:?}",
+        chars
+            .iter()
+            .map(|t| t.chars().take(150).collect::<String>())
+            .collect::<Vec<_>>()
+    );
+    // v0.26–v0.28: the last 30 lines; maxChars plays no part.
+    let lines = outputs(&[
+        ("truncate_tool_output_threshold", "5000"),
+        ("truncate_last_lines", "true"),
+    ]);
+    let cut: Vec<&String> = lines
+        .iter()
+        .filter(|t| t.contains("Output too large. Showing the last 30 of 600 lines."))
+        .collect();
+    assert!(!cut.is_empty(), "{lines:?}");
+    assert!(
+        cut.iter()
+            .all(|t| t.contains("/tool_output/read_file_42.txt"))
+    );
+    assert!(!lines.iter().any(|t| t.contains("Showing first")));
+    // Before v0.26: every kept output is whole.
+    let none = outputs(&[("reverse_budget_truncation", "false")]);
+    assert!(!none.is_empty());
+    assert!(
+        none.iter().all(|t| !t.contains("Output too large")),
+        "{none:?}"
+    );
+}
+
+#[test]
 fn before_v0_8_the_trigger_counts_the_history() {
     // The previous response's prompt size says nothing to a countTokens trigger: the history
     // at the check does (the engine's calibrated `context_now` plus what joined since).
@@ -833,6 +914,21 @@ fn the_engine_replays_the_era_the_file_shows() {
     assert_eq!((s.num("threshold"), s.num("non_ascii_weight")), (0.2, 1.3));
     assert!(!s.flag("masking") && !s.flag("coalesce_turns"));
     assert!(!s.flag("truncation_only_after_failure") && s.flag("trigger_last_prompt_tokens"));
+    assert!(!s.flag("reverse_budget_truncation"));
+    assert!(newest.settings.flag("reverse_budget_truncation"));
+    assert!(!newest.settings.flag("truncate_last_lines"));
+    // A file of v0.28 (started 2026-02-12) cut old outputs by lines.
+    let v028 = run("session.json", Some("2026-02-12T12:00:00Z"), &[]);
+    assert!(v028.settings.flag("reverse_budget_truncation"));
+    assert!(v028.settings.flag("truncate_last_lines"));
+    assert!(
+        v028.notes
+            .iter()
+            .any(|n| n.starts_with("Gemini CLI 0.28.0 assumed")
+                && n.contains("truncated outputs keep their last 30 lines")),
+        "{:?}",
+        v028.notes
+    );
     assert!(
         old.notes
             .iter()
@@ -850,5 +946,11 @@ fn the_engine_replays_the_era_the_file_shows() {
     );
     assert!(masks(&given) > 0);
     assert_eq!(given.settings.num("threshold"), 0.5);
+    let given = run(
+        "session.json",
+        Some("2026-02-12T12:00:00Z"),
+        &[("truncate_last_lines", "false")],
+    );
+    assert!(!given.settings.flag("truncate_last_lines"));
     assert_eq!(given.settings.num("non_ascii_weight"), 1.3);
 }

@@ -13,6 +13,11 @@
 //! Above it: a header line, the first `floor(0.2 × maxChars)` units, an omitted-count marker
 //! (en-US thousands separators) and the last `maxChars − head` units, sliced in UTF-16 units as
 //! JavaScript does (a pair cut in two leaves lone surrogates).
+//!
+//! v0.26–v0.28 cut differently ([`TruncStyle::Lines`]): every response past the budget, however
+//! short, became a header and its last 30 lines (`COMPRESSION_TRUNCATE_LINES`), each line cut to
+//! 1,000 units, or the last 4,000 units of a single line, saved under `tool_output/` with the
+//! older file naming ([`legacy_saved_output_path`]). Before v0.26 there was no such pass.
 
 use std::sync::Arc;
 
@@ -30,6 +35,25 @@ pub const HEAD_FRACTION: f64 = 0.2;
 pub const TOOL_OUTPUTS_DIR: &str = "tool-outputs";
 /// Tool name used for a response without one.
 pub const UNKNOWN_TOOL: &str = "unknown_tool";
+/// `COMPRESSION_TRUNCATE_LINES` (v0.26–v0.28): lines kept of a truncated output.
+pub const COMPRESSION_TRUNCATE_LINES: usize = 30;
+/// `MAX_TRUNCATED_LINE_WIDTH` (v0.26–v0.28): units kept of each kept line.
+pub const MAX_TRUNCATED_LINE_WIDTH: usize = 1000;
+/// `MAX_TRUNCATED_CHARS` (v0.26–v0.28): units kept of a single-line output.
+pub const MAX_TRUNCATED_CHARS: usize = 4000;
+/// `TOOL_OUTPUT_DIR` (v0.26–v0.28; `tool-outputs` from v0.29).
+pub const LEGACY_TOOL_OUTPUT_DIR: &str = "tool_output";
+
+/// How a function response past the reverse budget is cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TruncStyle {
+    /// v0.29+ (google-gemini/gemini-cli 28805a4b2d): the first 20% and last 80% of `maxChars`
+    /// units; outputs of at most `maxChars` keep their text.
+    Chars,
+    /// v0.26–v0.28: the last 30 lines (each at most 1,000 units), or the last 4,000 units of a
+    /// single line; every output past the budget is rewritten, and `maxChars` plays no part.
+    Lines,
+}
 
 /// `part.replace(/[^a-zA-Z0-9_-]/g, '_')`: per UTF-16 unit, so an astral character becomes `__`.
 pub fn sanitize_filename_part(s: &str) -> String {
@@ -63,6 +87,69 @@ pub fn saved_output_path(
         dir = format!("{dir}/session-{}", sanitize_filename_part(s));
     }
     format!("{dir}/{file}")
+}
+
+/// The path `saveTruncatedToolOutput(content, tool, id, projectTempDir)` wrote in v0.26–v0.28:
+/// `<dir>/tool_output/<tool>_<id>.txt`, each name with `/[^a-z0-9]/gi` → `_` (per UTF-16 unit)
+/// and lower-cased, with no session folder.
+pub fn legacy_saved_output_path(project_temp_dir: &str, tool: &str, id: &str) -> String {
+    let clean = |s: &str| -> String {
+        s.encode_utf16()
+            .map(|u| match u {
+                0x30..=0x39 | 0x41..=0x5a | 0x61..=0x7a => (u as u8 as char).to_ascii_lowercase(),
+                _ => '_',
+            })
+            .collect()
+    };
+    format!(
+        "{}/{LEGACY_TOOL_OUTPUT_DIR}/{}_{}.txt",
+        project_temp_dir.trim_end_matches('/'),
+        clean(tool),
+        clean(id)
+    )
+}
+
+/// `formatTruncatedToolOutput(contentStr, outputFile, 30)` as of v0.26–v0.28: split on `\n`;
+/// several lines keep the last 30, each longer than 1,000 units cut to its first 1,000 plus a
+/// marker; one line keeps its last 4,000 units. Always rewritten, even when short.
+pub fn format_truncated_lines(content: &JsStr, output_file: &str) -> JsStr {
+    let units = content.to_units();
+    let lines: Vec<&[u16]> = units.split(|&u| u == 0x0a).collect();
+    let mut out: Vec<u16> = Vec::new();
+    if lines.len() > 1 {
+        let last = &lines[lines.len().saturating_sub(COMPRESSION_TRUNCATE_LINES)..];
+        let cut = last.iter().any(|l| l.len() > MAX_TRUNCATED_LINE_WIDTH);
+        let header = format!(
+            "Output too large. Showing the last {} of {} lines{}. For full output see: {output_file}\n...\n",
+            last.len(),
+            lines.len(),
+            if cut {
+                " (some long lines truncated)"
+            } else {
+                ""
+            }
+        );
+        out.extend(header.encode_utf16());
+        for (i, l) in last.iter().enumerate() {
+            if i > 0 {
+                out.push(0x0a);
+            }
+            if l.len() > MAX_TRUNCATED_LINE_WIDTH {
+                out.extend_from_slice(&l[..MAX_TRUNCATED_LINE_WIDTH]);
+                out.extend("... [LINE WIDTH TRUNCATED]".encode_utf16());
+            } else {
+                out.extend_from_slice(l);
+            }
+        }
+    } else {
+        let header = format!(
+            "Output too large. Showing the last {} characters of the output. For full output see: {output_file}\n...",
+            js_locale_int(MAX_TRUNCATED_CHARS as i64)
+        );
+        out.extend(header.encode_utf16());
+        out.extend_from_slice(&units[units.len().saturating_sub(MAX_TRUNCATED_CHARS)..]);
+    }
+    JsStr::from_units(out)
 }
 
 /// Concatenate JavaScript strings.
@@ -430,6 +517,7 @@ pub fn rewrap(fr: &J, output: JsStr) -> J {
 pub fn truncate_part(
     fr: &J,
     max_chars: i64,
+    style: TruncStyle,
     non_ascii_weight: f64,
     save: &mut dyn FnMut(Option<&str>) -> Option<String>,
 ) -> Option<(J, u64)> {
@@ -437,7 +525,10 @@ pub fn truncate_part(
     let file = save(name.as_deref());
     let s = measured(fr.get("response"))?;
     let file = file?;
-    let m = format_truncated_tool_output(&s, &file, max_chars);
+    let m = match style {
+        TruncStyle::Chars => format_truncated_tool_output(&s, &file, max_chars),
+        TruncStyle::Lines => format_truncated_lines(&s, &file),
+    };
     let tokens = text_token_count(&m, non_ascii_weight);
     Some((rewrap(fr, m), tokens))
 }
@@ -449,6 +540,7 @@ pub fn truncate_history_to_budget(
     history: &[J],
     budget: u64,
     max_chars: i64,
+    style: TruncStyle,
     non_ascii_weight: f64,
     save: &mut dyn FnMut(Option<&str>) -> Option<String>,
 ) -> Vec<J> {
@@ -468,7 +560,7 @@ pub fn truncate_history_to_budget(
                     .as_ref()
                     .map_or(0, |s| text_token_count(s, non_ascii_weight));
                 if counter + tokens > budget {
-                    match truncate_part(fr, max_chars, non_ascii_weight, save) {
+                    match truncate_part(fr, max_chars, style, non_ascii_weight, save) {
                         Some((p, t)) => {
                             new_parts.push(p);
                             counter += t;

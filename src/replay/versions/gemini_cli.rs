@@ -58,6 +58,11 @@ pub struct GeminiConstants {
     /// The trigger compares the previous response's `promptTokenCount` (v0.8+); before, a
     /// `countTokens` call over the curated history.
     pub trigger_uses_last_prompt_tokens: bool,
+    /// `truncateHistoryToBudget` runs before the split (v0.26+, 1182168bd9).
+    pub reverse_budget_truncation: bool,
+    /// That truncation keeps the last 30 lines (v0.26–v0.28); from v0.29 (28805a4b2d) the
+    /// first 20% and last 80% of `maxChars` characters.
+    pub truncate_last_lines: bool,
     /// The version this era was resolved to (the newest release compatible with the file).
     pub version: Version,
     pub era: &'static str,
@@ -252,6 +257,8 @@ pub fn gemini(era_hint: GeminiEra, model: Option<&str>) -> GeminiConstants {
         truncation_only_after_failure: at(0, 31, 0),
         coalesce_turns: at(0, 53, 0),
         trigger_uses_last_prompt_tokens: at(0, 8, 0),
+        reverse_budget_truncation: at(0, 26, 0),
+        truncate_last_lines: at(0, 26, 0) && !at(0, 29, 0),
         version: v,
         era,
         evidence,

@@ -360,6 +360,14 @@ fn gemini_switches_on_both_sides() {
     assert_eq!(at((2026, 5, 12)).non_ascii_weight, 1.5);
     assert!(!at((2026, 7, 27)).coalesce_turns);
     assert!(at((2026, 7, 28)).coalesce_turns);
+    // truncateHistoryToBudget from v0.26 (2026-01-28), by lines until v0.29 (2026-02-17).
+    assert!(!at((2026, 1, 27)).reverse_budget_truncation);
+    assert!(at((2026, 1, 28)).reverse_budget_truncation);
+    assert!(at((2026, 1, 28)).truncate_last_lines);
+    assert!(at((2026, 2, 16)).truncate_last_lines);
+    assert!(!at((2026, 2, 17)).truncate_last_lines);
+    assert!(at((2026, 2, 17)).reverse_budget_truncation);
+    assert!(!at((2025, 12, 1)).truncate_last_lines);
 }
 
 #[test]
@@ -683,6 +691,10 @@ fn gemini_era_of_real_legacy_files() {
         let expect = if start < "2025-11-20" { 0.2 } else { 0.5 };
         assert_eq!(g.threshold, expect, "{}", path.display());
         assert!(!g.masking && !g.truncation_only_after_failure && !g.coalesce_turns);
+        // Before v0.26 no reverse-budget truncation of old tool output; v0.26–v0.28 by lines.
+        let v26 = g.version >= Version::new(0, 26, 0);
+        assert_eq!(g.reverse_budget_truncation, v26, "{}", path.display());
+        assert_eq!(g.truncate_last_lines, v26, "{}", path.display());
         checked += 1;
     }
     assert_eq!(checked, 39);

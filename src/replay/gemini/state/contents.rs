@@ -7,7 +7,9 @@ use std::collections::BTreeSet;
 use crate::replay::gemini::content::GRole;
 use crate::replay::gemini::estimate::Est;
 use crate::replay::gemini::json::J;
-use crate::replay::gemini::truncate::{saved_output_path, truncate_part};
+use crate::replay::gemini::truncate::{
+    TruncStyle, legacy_saved_output_path, saved_output_path, truncate_part,
+};
 use crate::replay::gemini::{PLACEHOLDER_PROJECT_TEMP_DIR, PLACEHOLDER_TRUNCATION_ID};
 
 use super::{
@@ -27,14 +29,18 @@ impl Gemini {
         self.contents[cid].as_mut().expect("live content")
     }
 
-    pub(super) fn save_path(name: Option<&str>) -> Option<String> {
-        name.map(|t| {
-            saved_output_path(
+    /// Where an output truncated in `style` is saved (`None`: a name upstream cannot sanitise).
+    pub(super) fn save_path(style: TruncStyle, name: Option<&str>) -> Option<String> {
+        name.map(|t| match style {
+            TruncStyle::Chars => saved_output_path(
                 PLACEHOLDER_PROJECT_TEMP_DIR,
                 t,
                 PLACEHOLDER_TRUNCATION_ID,
                 None,
-            )
+            ),
+            TruncStyle::Lines => {
+                legacy_saved_output_path(PLACEHOLDER_PROJECT_TEMP_DIR, t, PLACEHOLDER_TRUNCATION_ID)
+            }
         })
     }
 
@@ -42,13 +48,20 @@ impl Gemini {
     pub(super) fn refresh_fr(&mut self, seq: usize) {
         let (cid, pidx) = (self.frs[seq].cid, self.frs[seq].pidx);
         let w = self.p.w;
-        let m = self.max_chars;
+        // By lines, the outcome does not depend on `maxChars`: one memo entry, under a key no
+        // `maxChars` takes (it is at least 0 here).
+        let (m, style) = (self.max_chars, self.p.style);
+        let mkey = if style == TruncStyle::Lines {
+            i64::MIN
+        } else {
+            m
+        };
         let part = &self.contents[cid].as_ref().expect("live content").parts[pidx];
-        let key = (m, w.to_bits());
+        let key = (mkey, w.to_bits());
         let figures = match part.memo.as_ref().and_then(|memo| memo_get(&memo.fr, &key)) {
             Some(f) => f,
             None => {
-                let f = fr_figures(part, m, w);
+                let f = fr_figures(part, m, style, w);
                 if let Some(memo) = &part.memo {
                     memo_put(&memo.fr, key, f);
                 }
@@ -207,6 +220,9 @@ impl Gemini {
             return;
         }
         self.max_chars = new;
+        if self.p.style == TruncStyle::Lines {
+            return;
+        }
         // Strings of at most min(old, new) units keep their text under both: same outcome.
         let floor = old.min(new).max(-1);
         let seqs: Vec<usize> = self
@@ -269,7 +285,9 @@ impl Gemini {
             let old = self.part_j(seq).clone();
             let fr = old.get("functionResponse").cloned().unwrap_or(J::Null);
             let Some((newp, _)) =
-                truncate_part(&fr, self.max_chars, self.p.w, &mut Self::save_path)
+                truncate_part(&fr, self.max_chars, self.p.style, self.p.w, &mut |n| {
+                    Self::save_path(self.p.style, n)
+                })
             else {
                 continue;
             };

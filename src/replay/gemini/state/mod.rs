@@ -14,7 +14,7 @@ use super::fenwick::Fenwick;
 use super::json::{J, StrStats};
 use super::masking::{MaskFiles, MaskingConfig, candidate};
 use super::resume::Resumed;
-use super::truncate::truncate_part;
+use super::truncate::{TruncStyle, truncate_part};
 use super::{
     PLACEHOLDER_NOW_MS, PLACEHOLDER_PROJECT_TEMP_DIR, PLACEHOLDER_RANDOM_SUFFIX,
     PLACEHOLDER_SESSION_ID,
@@ -31,8 +31,10 @@ const STRIDE: usize = 4;
 pub struct Params {
     pub threshold: f64,
     pub preserve: f64,
+    /// The reverse budget; [`NO_BUDGET`] when the era has no such pass (before v0.26).
     pub budget: u64,
     pub truncate_threshold: u64,
+    pub style: TruncStyle,
     pub masking: Option<MaskingConfig>,
     pub coalesce: bool,
     /// After an inflated automatic attempt, later triggers truncate only (v0.31+); else
@@ -57,7 +59,16 @@ impl Params {
                 _ => super::compress::DEFAULT_COMPRESSION_TOKEN_THRESHOLD,
             },
             preserve: s.num("preserve_fraction"),
-            budget: s.int("function_response_budget"),
+            budget: if s.flag("reverse_budget_truncation") {
+                s.int("function_response_budget")
+            } else {
+                NO_BUDGET
+            },
+            style: if s.flag("truncate_last_lines") {
+                TruncStyle::Lines
+            } else {
+                TruncStyle::Chars
+            },
             truncate_threshold: s.int("truncate_tool_output_threshold"),
             masking: s.flag("masking").then(|| MaskingConfig {
                 protection: s.int("masking_protection_threshold"),
@@ -75,6 +86,11 @@ impl Params {
         }
     }
 }
+
+/// A budget no history reaches: before v0.26 (google-gemini/gemini-cli 1182168bd9) the
+/// compression split the history as it was, with no reverse-budget truncation. Small enough
+/// that the budget arithmetic (in `i64`) cannot overflow.
+pub const NO_BUDGET: u64 = u64::MAX >> 2;
 
 /// The largest synthetic summary the replay writes: 1,048,576 tokens, the largest token limit
 /// of any Gemini model (a longer summary could never be sent).
@@ -431,7 +447,7 @@ fn json_i(x: u64) -> i64 {
 }
 
 /// A function response's figures under `maxChars` `m` and weight `w` (`refresh_fr`).
-fn fr_figures(part: &VPart, m: i64, w: f64) -> FrFigures {
+fn fr_figures(part: &VPart, m: i64, style: TruncStyle, w: f64) -> FrFigures {
     let null = J::Null;
     let fr_j = part.j.get("functionResponse").unwrap_or(&null);
     let stats = part.measured;
@@ -442,14 +458,14 @@ fn fr_figures(part: &VPart, m: i64, w: f64) -> FrFigures {
     // saved, or when its nested truncation has reached its fixed point.
     let plain = matches!(&*part.j, J::Obj(e) if e.len() == 1)
         && matches!(fr_j.get("response"), Some(J::Obj(r)) if r.len() == 1 && r[0].0 == "output" && matches!(r[0].1, J::Str(_)));
-    let out = if plain && len as i64 <= m {
+    let out = if style == TruncStyle::Chars && plain && len as i64 <= m {
         Outcome {
             fixed: true,
             tok,
             dest: 0,
         }
     } else {
-        match truncate_part(fr_j, m, w, &mut Gemini::save_path) {
+        match truncate_part(fr_j, m, style, w, &mut |n| Gemini::save_path(style, n)) {
             None => Outcome {
                 fixed: true,
                 tok,

@@ -343,6 +343,7 @@ impl Gemini {
             has_failed: self.failed,
             budget: self.p.budget,
             max_chars,
+            style: self.p.style,
             preserve: self.p.preserve,
             non_ascii_weight: self.p.w,
         };
@@ -354,7 +355,7 @@ impl Gemini {
             &env_text,
             Some(&summary),
             Some(&summary),
-            &mut Self::save_path,
+            &mut |n| Self::save_path(self.p.style, n),
         );
         let total_items = self.items;
         let split = out.calls.first().map(|c| c.len() - 1);
