@@ -111,6 +111,12 @@ fn gemini_era_settings(
             "truncated outputs keep head and tail characters",
         ),
         (
+            "verification_probe",
+            c.verification_probe,
+            "summary verified by a probe call",
+            "one summariser call",
+        ),
+        (
             "trigger_last_prompt_tokens",
             c.trigger_uses_last_prompt_tokens,
             "trigger on the last prompt size",

@@ -22,7 +22,8 @@
 //! auto-compression off), `trigger_last_prompt_tokens` (v0.8+; before, the trigger counts the
 //! history, replayed as the calibrated estimate of the history at the check),
 //! `reverse_budget_truncation` (v0.26+; before, step 2 does not exist) and `truncate_last_lines`
-//! (v0.26–v0.28: step 2 keeps an output's last 30 lines, [`truncate::TruncStyle::Lines`]). A value given
+//! (v0.26–v0.28: step 2 keeps an output's last 30 lines, [`truncate::TruncStyle::Lines`]) and
+//! `verification_probe` (v0.26+; before, step 5 is one call with the older instruction). A value given
 //! with `--set` or `--sweep` wins. The steps below are the newest era's.
 //!
 //! # Per request (`GeminiClient.processTurn`, default path)
@@ -269,6 +270,11 @@ pub const SPECS: &[Spec] = &[
         "truncate_last_lines",
         false,
         "a truncated output keeps its last 30 lines (COMPRESSION_TRUNCATE_LINES, lines cut to 1,000 characters; one line: its last 4,000), however short; false: the first 20% and last 80% of maxChars characters (default: as the Gemini CLI era the file shows, v0.26–v0.28; characters from v0.29, commit 28805a4b2d)",
+    ),
+    Spec::boolean(
+        "verification_probe",
+        true,
+        "the summary is followed by a second summariser call, the verification probe (summariser tokens: two calls); false: one call (default: as the Gemini CLI era the file shows, from v0.26, commit 1182168bd9)",
     ),
     Spec::boolean(
         "trigger_last_prompt_tokens",

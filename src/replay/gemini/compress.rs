@@ -32,6 +32,9 @@ pub const ANCHOR_MERGE: &str = "A previous <state_snapshot> exists in the histor
 pub const ANCHOR_NEW: &str = "Generate a new <state_snapshot> based on the provided history.";
 pub const SCRATCHPAD: &str =
     "\n\nFirst, reason in your scratchpad. Then, generate the updated <state_snapshot>.";
+/// The summariser's instruction before v0.26 (one call, no probe).
+pub const LEGACY_INSTRUCTION: &str =
+    "First, reason in your scratchpad. Then, generate the <state_snapshot>.";
 pub const PROBE: &str = "Critically evaluate the <state_snapshot> you just generated. Did you omit any specific technical details, file paths, tool results, or user constraints mentioned in the history? If anything is missing or could be more precise, generate a FINAL, improved <state_snapshot>. Otherwise, repeat the exact same <state_snapshot> again.";
 
 /// `enum CompressionStatus` (`core/turn.ts`).

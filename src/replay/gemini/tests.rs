@@ -215,6 +215,39 @@ fn compresses_at_the_threshold_with_the_split_of_the_pure_function() {
 }
 
 #[test]
+fn before_v0_26_one_summariser_call_is_made() {
+    // The same compression as above; without the verification probe the summariser writes
+    // the summary once and reads the summarised slice once.
+    let items = chat(14, 4_000);
+    let first = |pairs: &[(&str, &str)]| {
+        let mut g = Gemini::with_params(params(40_000, 500, pairs));
+        let events = drive(&mut g, &items, 0);
+        events
+            .into_iter()
+            .map(|(_, e)| e)
+            .find(|e| e.kind == EventKind::Compress)
+            .expect("a compression")
+    };
+    let two = first(&[]);
+    let one = first(&[("verification_probe", "false")]);
+    assert_eq!((two.summariser_output, one.summariser_output), (1_000, 500));
+    // What is kept does not change.
+    assert_eq!(
+        (one.summarised, one.tokens_after),
+        (two.summarised, two.tokens_after)
+    );
+    // The probe call read the slice (≥ 14,000 tokens), the summary and the probe text, and
+    // its own copy of the compression prompt.
+    assert!(one.summariser_input > COMPRESSION_PROMPT_TOKENS + 14_000);
+    assert!(
+        two.summariser_input - one.summariser_input > COMPRESSION_PROMPT_TOKENS + 14_000 + 500,
+        "{} vs {}",
+        two.summariser_input,
+        one.summariser_input
+    );
+}
+
+#[test]
 fn threshold_and_preserve_settings_move_the_trigger_and_the_split() {
     let items = chat(14, 4_000);
     let first = |pairs: &[(&str, &str)]| {
@@ -914,13 +947,14 @@ fn the_engine_replays_the_era_the_file_shows() {
     assert_eq!((s.num("threshold"), s.num("non_ascii_weight")), (0.2, 1.3));
     assert!(!s.flag("masking") && !s.flag("coalesce_turns"));
     assert!(!s.flag("truncation_only_after_failure") && s.flag("trigger_last_prompt_tokens"));
-    assert!(!s.flag("reverse_budget_truncation"));
+    assert!(!s.flag("reverse_budget_truncation") && !s.flag("verification_probe"));
     assert!(newest.settings.flag("reverse_budget_truncation"));
     assert!(!newest.settings.flag("truncate_last_lines"));
     // A file of v0.28 (started 2026-02-12) cut old outputs by lines.
     let v028 = run("session.json", Some("2026-02-12T12:00:00Z"), &[]);
     assert!(v028.settings.flag("reverse_budget_truncation"));
     assert!(v028.settings.flag("truncate_last_lines"));
+    assert!(v028.settings.flag("verification_probe"));
     assert!(
         v028.notes
             .iter()

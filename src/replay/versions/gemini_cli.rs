@@ -63,6 +63,8 @@ pub struct GeminiConstants {
     /// That truncation keeps the last 30 lines (v0.26–v0.28); from v0.29 (28805a4b2d) the
     /// first 20% and last 80% of `maxChars` characters.
     pub truncate_last_lines: bool,
+    /// A verification probe follows the summary: two summariser calls (v0.26+, 1182168bd9).
+    pub verification_probe: bool,
     /// The version this era was resolved to (the newest release compatible with the file).
     pub version: Version,
     pub era: &'static str,
@@ -259,6 +261,7 @@ pub fn gemini(era_hint: GeminiEra, model: Option<&str>) -> GeminiConstants {
         trigger_uses_last_prompt_tokens: at(0, 8, 0),
         reverse_budget_truncation: at(0, 26, 0),
         truncate_last_lines: at(0, 26, 0) && !at(0, 29, 0),
+        verification_probe: at(0, 26, 0),
         version: v,
         era,
         evidence,

@@ -368,6 +368,8 @@ fn gemini_switches_on_both_sides() {
     assert!(!at((2026, 2, 17)).truncate_last_lines);
     assert!(at((2026, 2, 17)).reverse_budget_truncation);
     assert!(!at((2025, 12, 1)).truncate_last_lines);
+    assert!(!at((2026, 1, 27)).verification_probe);
+    assert!(at((2026, 1, 28)).verification_probe);
 }
 
 #[test]

@@ -35,6 +35,8 @@ pub struct Params {
     pub budget: u64,
     pub truncate_threshold: u64,
     pub style: TruncStyle,
+    /// The summary is followed by a verification probe call (v0.26+); else one call.
+    pub probe: bool,
     pub masking: Option<MaskingConfig>,
     pub coalesce: bool,
     /// After an inflated automatic attempt, later triggers truncate only (v0.31+); else
@@ -70,6 +72,7 @@ impl Params {
                 TruncStyle::Chars
             },
             truncate_threshold: s.int("truncate_tool_output_threshold"),
+            probe: s.flag("verification_probe"),
             masking: s.flag("masking").then(|| MaskingConfig {
                 protection: s.int("masking_protection_threshold"),
                 min_prunable: s.int("masking_min_prunable"),

@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 use crate::replay::{Event, EventKind};
 
 use crate::replay::gemini::COMPRESSION_PROMPT_TOKENS;
-use crate::replay::gemini::compress::{ACK, ANCHOR_MERGE, ANCHOR_NEW, PROBE, SCRATCHPAD};
+use crate::replay::gemini::compress::{
+    ACK, ANCHOR_MERGE, ANCHOR_NEW, LEGACY_INSTRUCTION, PROBE, SCRATCHPAD,
+};
 use crate::replay::gemini::content::GRole;
 use crate::replay::gemini::estimate::{Est, estimate_token_count_sync, part_est, text_est};
 use crate::replay::gemini::json::{J, JsStr};
@@ -114,13 +116,18 @@ impl Gemini {
         } else {
             est_trunc
         };
-        let anchor = if snapshot { ANCHOR_MERGE } else { ANCHOR_NEW };
-        let instruction = text_est(&JsStr::Text(format!("{anchor}{SCRATCHPAD}")));
         let summary = Est::quarters(4 * self.p.summary_tokens);
-        let probe = text_est(&JsStr::from(PROBE));
-        let input = (for_summarizer + instruction).tokens(w)
-            + (for_summarizer + summary + probe).tokens(w)
-            + 2 * COMPRESSION_PROMPT_TOKENS;
+        let input = if self.p.probe {
+            let anchor = if snapshot { ANCHOR_MERGE } else { ANCHOR_NEW };
+            let instruction = text_est(&JsStr::Text(format!("{anchor}{SCRATCHPAD}")));
+            let probe = text_est(&JsStr::from(PROBE));
+            (for_summarizer + instruction).tokens(w)
+                + (for_summarizer + summary + probe).tokens(w)
+                + 2 * COMPRESSION_PROMPT_TOKENS
+        } else {
+            let instruction = text_est(&JsStr::from(LEGACY_INSTRUCTION));
+            (for_summarizer + instruction).tokens(w) + COMPRESSION_PROMPT_TOKENS
+        };
         let env_est: Est = self.env.iter().flatten().map(|j| part_est(j, w)).sum();
         let ack = text_est(&JsStr::from(ACK));
         let new_tokens = (env_est + summary + ack + (self.total - est_trunc)).tokens(w);
@@ -129,7 +136,7 @@ impl Gemini {
         e.kept = self.items - items;
         e.tokens_before = before;
         e.summariser_input = input;
-        e.summariser_output = 2 * self.p.summary_tokens;
+        e.summariser_output = self.summariser_calls() * self.p.summary_tokens;
         self.decision.new_tokens = Some(new_tokens);
         if new_tokens > prompt {
             self.decision.status = 2;
@@ -147,6 +154,11 @@ impl Gemini {
         debug_assert_eq!(self.tokens(), new_tokens);
         e.tokens_after = self.tokens();
         Some(e)
+    }
+
+    /// Summariser calls per compression: the summary, then (v0.26+) the verification probe.
+    fn summariser_calls(&self) -> u64 {
+        if self.p.probe { 2 } else { 1 }
     }
 
     pub(super) fn undo(&mut self, log: Vec<Undo>) {
@@ -435,15 +447,18 @@ impl Gemini {
             }
         }
         e.summariser_output = if e.kind == EventKind::Compress {
-            2 * self.p.summary_tokens
+            self.summariser_calls() * self.p.summary_tokens
         } else {
             0
         };
         if e.kind == EventKind::Compress {
             let w = self.p.w;
+            // Before v0.26 the one call carried the older instruction; the port sends the
+            // newer one, which differs by a few tokens.
             e.summariser_input = out
                 .calls
                 .iter()
+                .take(self.summariser_calls() as usize)
                 .map(|c| {
                     let parts: Vec<J> = c
                         .iter()
@@ -454,7 +469,7 @@ impl Gemini {
                     estimate_token_count_sync(&parts, w)
                 })
                 .sum::<u64>()
-                + 2 * COMPRESSION_PROMPT_TOKENS;
+                + self.summariser_calls() * COMPRESSION_PROMPT_TOKENS;
         }
         e.tokens_after = self.tokens();
         Some(e)
