@@ -635,6 +635,56 @@ fn ndjson_and_csv_carry_the_same_rows() {
     assert_eq!(reader.records().count(), lines.len());
 }
 
+/// Every CSV, with no row too, starts with its header; the projects CSV carries what its JSON
+/// does (reasoning tokens, main sessions per agent), in columns after the first release's.
+#[test]
+fn csv_outputs_keep_their_header_and_the_json_figures() {
+    let csv_of = |args: &[&str]| {
+        let out = sessions().args(args).output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for cmd in ["list", "projects", "usage"] {
+        let full = csv_of(&[cmd, "--format", "csv"]);
+        let none = csv_of(&[cmd, "--format", "csv", "--project", "no-such-project"]);
+        // `usage` adds its totals row, zero.
+        let rows = if cmd == "usage" { 2 } else { 1 };
+        assert_eq!(none.lines().count(), rows, "{cmd}: {none:?}");
+        assert_eq!(none.lines().next(), full.lines().next(), "{cmd}");
+    }
+    let json = run_json(&["projects", "--format", "json"]);
+    let text = csv_of(&["projects", "--format", "csv"]);
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let headers = reader.headers().unwrap().clone();
+    assert_eq!(
+        headers.iter().skip(12).collect::<Vec<_>>(),
+        [
+            "cost_usd",
+            "first_at",
+            "last_at",
+            "tokens_reasoning",
+            "sessions_claude",
+            "sessions_codex",
+            "sessions_gemini"
+        ]
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let projects = json.as_array().unwrap();
+    assert_eq!(rows.len(), projects.len());
+    for (row, p) in rows.iter().zip(projects) {
+        let col = |name: &str| &row[headers.iter().position(|h| h == name).unwrap()];
+        assert_eq!(
+            col("tokens_reasoning"),
+            p["tokens"]["reasoning"].to_string()
+        );
+        for agent in ["claude", "codex", "gemini"] {
+            let n = p["sessions_by_agent"][agent].as_u64().unwrap_or(0);
+            assert_eq!(col(&format!("sessions_{agent}")), n.to_string(), "{p}");
+        }
+    }
+    assert!(rows.iter().any(|r| &r[15] != "0"), "some reasoning tokens");
+}
+
 #[test]
 fn show_json_is_the_whole_unified_session() {
     let doc = run_json(&["show", "e5f6a7b8", "--format", "json"]);

@@ -333,11 +333,28 @@ pub fn write_json<T: serde::Serialize>(items: &[T], ndjson: bool) -> Result<(), 
     Ok(())
 }
 
-pub fn write_csv<T: serde::Serialize>(items: &[T]) -> Result<(), Failure> {
+/// CSV rows under their header. The header is printed with no row too (as `usage` does): a
+/// script that reads the columns by name finds them, and an empty selection is not an empty
+/// file. The csv writer names the columns from the first row it serialises, so the header of
+/// no rows is that of an empty one.
+pub fn write_csv<T: serde::Serialize + Default>(items: &[T]) -> Result<(), Failure> {
+    let failed = |e: csv::Error| Failure::failed(e.to_string());
+    if items.is_empty() {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.serialize(T::default()).map_err(failed)?;
+        let text = w.into_inner().map_err(|e| Failure::failed(e.to_string()))?;
+        let header = text
+            .split_inclusive(|&b| b == b'\n')
+            .next()
+            .unwrap_or_default();
+        let mut out = stdout();
+        out.write_all(header)?;
+        out.flush()?;
+        return Ok(());
+    }
     let mut w = csv::Writer::from_writer(stdout());
     for it in items {
-        w.serialize(it)
-            .map_err(|e| Failure::failed(e.to_string()))?;
+        w.serialize(it).map_err(failed)?;
     }
     w.flush()?;
     Ok(())

@@ -51,7 +51,7 @@ pub fn run(g: &GlobalArgs, args: &ProjectsArgs) -> CmdResult {
             write_json(&records, args.format == ListFormat::Ndjson)?
         }
         ListFormat::Csv => {
-            #[derive(Serialize)]
+            #[derive(Serialize, Default)]
             struct Row<'a> {
                 schema_version: u32,
                 project: Option<&'a str>,
@@ -68,6 +68,12 @@ pub fn run(g: &GlobalArgs, args: &ProjectsArgs) -> CmdResult {
                 cost_usd: Option<f64>,
                 first_at: Option<&'a str>,
                 last_at: Option<&'a str>,
+                // Added after the first release of the columns: at the end, so that no column
+                // moves.
+                tokens_reasoning: u64,
+                sessions_claude: u64,
+                sessions_codex: u64,
+                sessions_gemini: u64,
             }
             let rows: Vec<Row> = records
                 .iter()
@@ -87,6 +93,10 @@ pub fn run(g: &GlobalArgs, args: &ProjectsArgs) -> CmdResult {
                     cost_usd: r.cost_usd,
                     first_at: r.first_at.as_deref(),
                     last_at: r.last_at.as_deref(),
+                    tokens_reasoning: r.tokens.reasoning,
+                    sessions_claude: r.sessions_by_agent.get("claude").copied().unwrap_or(0),
+                    sessions_codex: r.sessions_by_agent.get("codex").copied().unwrap_or(0),
+                    sessions_gemini: r.sessions_by_agent.get("gemini").copied().unwrap_or(0),
                 })
                 .collect();
             write_csv(&rows)?;

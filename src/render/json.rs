@@ -124,7 +124,7 @@ impl<'a> SessionRecord<'a> {
 }
 
 /// Flat CSV row: nested objects become prefixed columns, lists are joined with `;`.
-#[derive(Debug, Serialize)]
+#[derive(Default, Debug, Serialize)]
 pub struct SessionCsvRow<'a> {
     pub schema_version: u32,
     pub agent: &'static str,
