@@ -813,7 +813,7 @@ fn the_agents_own_compaction_calls_are_priced_apart() {
     let cents = format!("{}${:.2}", if usd < 0.0 { "−" } else { "" }, usd.abs());
     assert!(
         verdict.contains(&format!(
-            "or {cents} with the agent's own compaction calls (2, estimated at $0.03)"
+            "{cents} in dollars counting the agent's own 2 compaction calls (estimated at $0.03)"
         )),
         "{verdict}"
     );

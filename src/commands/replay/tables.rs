@@ -286,11 +286,11 @@ fn verdict(r: Option<&SessionReplay>, a: &Aggregate, setting: Option<&str>) -> S
         // No transcript records the agent's own compaction calls: the dollar figure prices
         // them, and says at how much.
         if let Some(usd) = a.saved_vs_recorded_usd {
-            s.push_str(&format!(", or {}", dollars(usd)));
+            s.push_str(&format!(", {} in dollars", dollars(usd)));
             if let (n @ 1.., Some(agent)) = (a.agent_compactions, a.agent_usd) {
                 s.push_str(&format!(
-                    " with the agent's own compaction calls ({}, estimated at {})",
-                    thousands(n),
+                    " counting the agent's own {} (estimated at {})",
+                    plural(n as usize, "compaction call"),
                     dollars(agent)
                 ));
             }
