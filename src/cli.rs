@@ -453,9 +453,10 @@ Examples:
   sessions export 6f0d3c52 --literal            message text exactly as typed, not rendered
 
 Replies and prompts are Markdown and are rendered as such (headings, lists, tables, links,
-code); raw HTML is shown as text, links keep only http(s) and mailto targets and show them, and
-images are never fetched. Nothing is ever written inside an agent's store or over a file being
-read, and nothing but a regular file is ever replaced (with --force).")]
+code); raw HTML and character references (&amp;) are shown as written, links keep only
+http(s) and mailto targets and show them, and images are never fetched. Nothing is ever
+written inside an agent's store or over a file being read, and nothing but a regular file is
+ever replaced (with --force).")]
 pub struct ExportArgs {
     /// Session ids, unique id prefixes or session files. With --all: files or folders to read
     /// instead of the agents' stores.

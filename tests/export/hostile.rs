@@ -195,3 +195,52 @@ fn trimming_options() {
     assert!(!doc.to_string().contains("\"type\":\"tool_call\""));
     assert!(!doc.to_string().contains("\"type\":\"tool_result\""));
 }
+
+#[test]
+fn character_references_show_as_recorded() {
+    // `&amp; &lt;b&gt;` and a literal `<b>` are two different records: rendered (Markdown or
+    // HTML) they must not read the same.
+    let dir = tempfile::tempdir().unwrap();
+    let prompt = "&amp; &lt;b&gt; next to <b>bold?</b>";
+    let reply = "&#60;i&#62; next to <i>x</i>";
+    let lines = [
+        rec(
+            "user",
+            "u1",
+            "00:00",
+            serde_json::json!({"role": "user", "content": prompt}),
+        ),
+        rec(
+            "assistant",
+            "a1",
+            "00:05",
+            serde_json::json!({"id": "msg_1", "role": "assistant", "model": "claude-x",
+                "content": [{"type": "text", "text": reply}],
+                "usage": {"input_tokens": 1, "output_tokens": 2}}),
+        ),
+    ];
+    let file = dir.path().join(format!("{NASTY_ID}.jsonl"));
+    write(&file, &(lines.join("\n") + "\n"));
+    let export = |args: &[&str]| {
+        ok(sessions()
+            .env("HOME", dir.path())
+            .arg("export")
+            .args(args)
+            .arg(&file))
+        .0
+    };
+    for md in [export(&[]), export(&["--literal"])] {
+        let text = shape(&md).text;
+        assert!(text.contains(prompt), "{text}");
+        assert!(text.contains(reply), "{text}");
+    }
+    let html = export(&["-f", "html"]);
+    assert!(
+        html.contains("&amp;amp; &amp;lt;b&amp;gt; next to &lt;b&gt;bold?&lt;/b&gt;"),
+        "{html}"
+    );
+    assert!(
+        html.contains("&amp;#60;i&amp;#62; next to &lt;i&gt;x&lt;/i&gt;"),
+        "{html}"
+    );
+}

@@ -223,7 +223,7 @@ fn is_reference_definition(line: &str) -> bool {
     line.starts_with('[') && line.find("]:").is_some_and(|i| i > 1)
 }
 
-/// A line without its character references (`&amp;` renders as `&`).
+/// A line without its character references (text shows them as written, a link target decoded).
 fn without_entities(line: &str) -> String {
     let mut out = String::new();
     let mut rest = line;

@@ -11,11 +11,16 @@
 //!   at most `######`), so the table of contents stays the turns';
 //! - a line break is kept as a line break (as chat interfaces show it), not joined into the
 //!   paragraph;
-//! - code blocks keep their text verbatim in a fence longer than any backtick run inside.
+//! - code blocks keep their text verbatim in a fence longer than any backtick run inside;
+//! - an entity or character reference (`&amp;`, `&#60;`) shows as written, not as the
+//!   character it stands for: the record is what it is, and `&lt;b&gt;` must not read like a
+//!   recorded `<b>`.
 //!
 //! The output is self-contained: every block it opens is closed, and it ends with a blank line.
 
-use pulldown_cmark::{Alignment, CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{
+    Alignment, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd,
+};
 
 use super::cmark::{escape_chars, fence, normalize, prose};
 use crate::render::text::{safe_line, safe_preview, terminal_safe};
@@ -23,6 +28,24 @@ use crate::render::text::{safe_line, safe_preview, terminal_safe};
 /// The Markdown extensions of transcripts, for parsing messages and rendering the HTML page.
 pub fn options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS
+}
+
+/// The events of `text`, with every entity or character reference in text as written: the
+/// parser reports one as its own text event, the decoded character, over the reference's bytes.
+/// (Code spans and blocks are not decoded by CommonMark anyway; link targets stay decoded, as
+/// they are where the link goes.)
+fn events(text: &str) -> impl Iterator<Item = Event<'_>> {
+    Parser::new_ext(text, options())
+        .into_offset_iter()
+        .map(|(e, range)| match e {
+            Event::Text(t) => {
+                let src = &text[range];
+                let reference =
+                    src.len() > 2 && src.starts_with('&') && src.ends_with(';') && *src != *t;
+                Event::Text(if reference { CowStr::Borrowed(src) } else { t })
+            }
+            e => e,
+        })
 }
 
 /// `text` as safe CommonMark whose headings start below level `base`.
@@ -34,7 +57,7 @@ pub fn render(text: &str, base: usize) -> String {
         fresh_line: true,
         ..Writer::default()
     };
-    for event in Parser::new_ext(&text, options()) {
+    for event in events(&text) {
         w.event(event);
     }
     let mut out = w.out;
@@ -51,7 +74,7 @@ pub fn render(text: &str, base: usize) -> String {
 #[cfg(test)]
 fn plain(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for e in Parser::new_ext(text, options()) {
+    for e in events(text) {
         plain_event(&mut out, e);
     }
     out
@@ -64,7 +87,7 @@ fn plain(text: &str) -> String {
 pub fn plain_preview(text: &str, max: usize) -> String {
     let mut out = String::new();
     let mut check = max.saturating_add(1).saturating_mul(4);
-    for e in Parser::new_ext(text, options()) {
+    for e in events(text) {
         plain_event(&mut out, e);
         if out.len() >= check {
             if safe_line(&out).chars().count() > max {
@@ -697,6 +720,26 @@ mod tests {
         );
         assert!(!h.contains("<img"));
         assert!(!h.contains("<script"));
+    }
+
+    #[test]
+    fn character_references_show_as_written() {
+        // `&amp; &lt;b&gt;` and a literal `<b>` are different records, and must read so.
+        let text = "&amp; &lt;b&gt; &#60;i&#x3E; &copy; &bogus; <b>bold?</b>\n\n`&amp;` [a &amp; b](https://x.example/?a=1&amp;b=2)\n\n```\n&lt;\n```\n\n| &amp; |\n|---|\n| &lt; |";
+        let md = render(text, 2);
+        let h = to_html(&md);
+        for want in [
+            "&amp;amp; &amp;lt;b&amp;gt; &amp;#60;i&amp;#x3E; &amp;copy; &amp;bogus; &lt;b&gt;bold?&lt;/b&gt;",
+            "<code>&amp;amp;</code>",
+            "<a href=\"https://x.example/?a=1&amp;b=2\">a &amp;amp; b</a>",
+            "<pre><code>&amp;lt;\n</code></pre>",
+            "<th>&amp;amp;</th>",
+            "<td>&amp;lt;</td>",
+        ] {
+            assert!(h.contains(want), "{want} missing in\n{md}\n{h}");
+        }
+        assert_eq!(plain("a &amp; &lt;b&gt;").trim(), "a &amp; &lt;b&gt;");
+        assert_eq!(plain_preview("a &amp; b", 60), "a &amp; b");
     }
 
     #[test]
