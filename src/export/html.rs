@@ -111,9 +111,21 @@ fn own_html(h: &str) -> bool {
             .is_some_and(|inner| !inner.contains(['<', '>']))
 }
 
-/// An image the export itself wrote next to the page (`--images extract`): a relative path.
+/// An image the export itself wrote next to the page (`--images extract`):
+/// `<page stem>.files/image-NNN.ext`, and nothing that could resolve elsewhere: no scheme, no
+/// absolute path, no `..`, no backslash (a browser reads it as `/`), no percent-encoding (a
+/// browser decodes `%2e%2e` to `..`).
 fn own_image(url: &str) -> bool {
-    !url.contains(':') && !url.starts_with('/') && !url.starts_with('\\')
+    let mut parts = url.split('/');
+    let (Some(dir), Some(name), None) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    dir.len() > ".files".len()
+        && dir.ends_with(".files")
+        && name.len() > "image-".len()
+        && name.starts_with("image-")
+        && !url.contains([':', '\\', '%', '?', '#'])
+        && !url.chars().any(char::is_control)
 }
 
 /// A diff block with one span per line, so additions and removals can be coloured.
@@ -295,4 +307,37 @@ fn href(file: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_exports_own_images_are_shown() {
+        assert!(own_image("session.files/image-001.png"));
+        assert!(own_image("a b.files/image-012.jpg"));
+        for url in [
+            "../../x.png",
+            "../session.files/image-001.png",
+            "session.files/../../image-001.png",
+            "session.files/image-001.png/../../../x.png",
+            "session.files/image-1\\..\\..\\x.png",
+            "/etc/session.files/image-001.png",
+            "\\\\host\\share\\image-001.png",
+            "file:///etc/passwd",
+            "https://evil.example/session.files/image-001.png",
+            "x.png",
+            "session.files/x.png",
+            "other/image-001.png",
+            "session.files/%2e%2e/image-001.png",
+            ".files/image-001.png",
+            "",
+        ] {
+            assert!(!own_image(url), "{url}");
+        }
+        let h = markdown_to_html("![a](<../../x.png>) ![b](<s.files/image-001.png>)");
+        assert!(!h.contains("x.png\""), "{h}");
+        assert!(h.contains("<img src=\"s.files/image-001.png\""), "{h}");
+    }
 }
