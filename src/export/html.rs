@@ -24,7 +24,7 @@ const CSS: &str = r#"
     --tool: #9198a1; --error: #f85149; --divider: #db6d28; }
 }
 * { box-sizing: border-box; }
-body { margin: 0; background: var(--bg); color: var(--fg);
+body { margin: 0; background: var(--bg); color: var(--fg); overflow-wrap: anywhere;
   font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 .layout { display: grid; grid-template-columns: 18rem minmax(0, 1fr); gap: 2rem;
   max-width: 84rem; margin: 0 auto; padding: 1.5rem; }
@@ -39,6 +39,12 @@ nav.toc li.compaction a { color: var(--divider); font-weight: 600; }
 nav.toc li.role-user a { color: var(--user); }
 nav.toc .title { font-weight: 600; margin: 0 0 0.5rem; }
 main { min-width: 0; }
+/* Session text has words of hundreds of characters (paths, hashes): they wrap rather than widen
+   the page; a table keeps its words whole and scrolls in its own box, but the index's
+   project and title cells wrap, or one long path would push every other column away. */
+div.table { max-width: 100%; overflow-x: auto; margin: 0.5rem 0; }
+th, td { overflow-wrap: break-word; }
+td.wrap { overflow-wrap: anywhere; min-width: 12rem; }
 a { color: var(--user); }
 h1 { font-size: 1.6rem; margin: 0 0 0.75rem; }
 section.turn { border-left: 3px solid var(--border); padding: 0 0 0 1rem; margin: 1.25rem 0; }
@@ -64,7 +70,7 @@ details { margin: 0.5rem 0; }
 details > summary { cursor: pointer; color: var(--muted); font-size: 0.9rem; }
 details[open] > summary { margin-bottom: 0.25rem; }
 details > summary:first-letter { }
-p { margin: 0.5rem 0; overflow-wrap: anywhere; }
+p { margin: 0.5rem 0; }
 ul { padding-left: 1.25rem; }
 img { max-width: 100%; border: 1px solid var(--border); border-radius: 4px; }
 section.turn h3, section.turn h4, section.turn h5, section.turn h6,
@@ -72,7 +78,7 @@ section.compaction h3, section.compaction h4, section.compaction h5, section.com
   font-size: 1rem; margin: 1rem 0 0.4rem; color: var(--fg); }
 section.turn h3 { font-size: 1.1rem; }
 li > p { margin: 0.2rem 0; }
-section.turn table { width: auto; margin: 0.5rem 0; }
+section.turn table { width: auto; margin: 0; }
 section.turn th { border-bottom: 2px solid var(--border); }
 pre.diff .add { color: var(--assistant); }
 pre.diff .del { color: var(--error); }
@@ -191,6 +197,15 @@ pub fn markdown_to_html(md: &str) -> String {
                     events.push(e);
                 }
             }
+            // A wide table scrolls in its own box, not the whole page.
+            Event::Start(Tag::Table(_)) => {
+                events.push(Event::Html(CowStr::from("<div class=\"table\">\n")));
+                events.push(e);
+            }
+            Event::End(TagEnd::Table) => {
+                events.push(e);
+                events.push(Event::Html(CowStr::from("</div>\n")));
+            }
             Event::End(TagEnd::Link) | Event::End(TagEnd::Image) => {
                 if !dropped.pop().unwrap_or(false) {
                     events.push(e);
@@ -271,14 +286,14 @@ pub fn write_index(out: &mut dyn Write, entries: &[IndexEntry]) -> io::Result<()
         env!("CARGO_PKG_VERSION")
     )?;
     out.write_all(
-        b"<table>\n<thead><tr><th>Started</th><th>Agent</th><th>Project</th><th>Title</th>\
+        b"<div class=\"table\">\n<table>\n<thead><tr><th>Started</th><th>Agent</th><th>Project</th><th>Title</th>\
           <th class=\"num\">User turns</th><th class=\"num\">Tool calls</th><th class=\"num\">Tokens</th>\
           <th class=\"num\">Compactions</th></tr></thead>\n<tbody>\n",
     )?;
     for e in entries {
         writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td><a href=\"{}\">{}</a><br><span class=\"muted\">{}</span></td>\
+            "<tr><td>{}</td><td>{}</td><td class=\"wrap\">{}</td><td class=\"wrap\"><a href=\"{}\">{}</a><br><span class=\"muted\">{}</span></td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
             html_escape(&e.started()),
             html_escape(&e.agent_label()),
@@ -292,7 +307,7 @@ pub fn write_index(out: &mut dyn Write, entries: &[IndexEntry]) -> io::Result<()
             thousands(e.compactions as u64)
         )?;
     }
-    out.write_all(b"</tbody>\n</table>\n</main>\n</div>\n</body>\n</html>\n")?;
+    out.write_all(b"</tbody>\n</table>\n</div>\n</main>\n</div>\n</body>\n</html>\n")?;
     Ok(())
 }
 
@@ -339,5 +354,20 @@ mod tests {
         let h = markdown_to_html("![a](<../../x.png>) ![b](<s.files/image-001.png>)");
         assert!(!h.contains("x.png\""), "{h}");
         assert!(h.contains("<img src=\"s.files/image-001.png\""), "{h}");
+    }
+
+    #[test]
+    fn a_table_scrolls_in_its_own_box_and_long_words_wrap() {
+        let h = markdown_to_html("| a | b |\n|---|---|\n| 1 | 2 |\n\nafter");
+        assert!(
+            h.starts_with("<div class=\"table\">\n<table>")
+                && h.contains("</table>\n</div>\n<p>after"),
+            "{h}"
+        );
+        assert!(CSS.contains("/* Session text has words of hundreds of characters (paths, hashes): they wrap rather than widen
+   the page; a table keeps its words whole and scrolls in its own box, but the index's
+   project and title cells wrap, or one long path would push every other column away. */
+div.table { max-width: 100%; overflow-x: auto;"));
+        assert!(CSS.contains("overflow-wrap: anywhere;"));
     }
 }

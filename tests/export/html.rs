@@ -18,8 +18,13 @@ fn chromium_is_present_in_ci() {
 }
 
 fn dump_dom(browser: &Path, page: &Path) -> String {
+    dump_dom_with(browser, page, &[])
+}
+
+fn dump_dom_with(browser: &Path, page: &Path, extra: &[&str]) -> String {
     let profile = tempfile::tempdir().unwrap();
     let out = Process::new(browser)
+        .args(extra)
         .args([
             "--headless",
             "--no-sandbox",
@@ -175,4 +180,113 @@ fn html_in_headless_chromium() {
         assert!(!l.contains("//") && l.ends_with(".html"), "{l}");
         assert!(out.join(&l).is_file(), "{l}");
     }
+}
+
+/// A session whose project path is 300 characters without a break, with a 300-character word
+/// in a list item and a table with a 400-character cell.
+fn wide_session(dir: &Path) -> PathBuf {
+    let id = "0badc0de-2222-4222-8333-444455556666";
+    let cwd = format!("/home/dev/{}", "x".repeat(300));
+    let table = format!(
+        "| name | value |\n|---|---|\n| long | {} |\n| short | z |",
+        "y".repeat(400)
+    );
+    let rec = |kind: &str, uuid: &str, message: Value| {
+        serde_json::json!({
+            "type": kind, "sessionId": id, "uuid": uuid, "parentUuid": null,
+            "isSidechain": false, "cwd": cwd, "version": "2.1.90",
+            "timestamp": "2026-05-01T10:00:00.000Z", "message": message,
+        })
+        .to_string()
+    };
+    let lines = [
+        rec(
+            "user",
+            "u1",
+            serde_json::json!({"role": "user",
+                "content": format!("a prompt\n\n- a list item {}", "w".repeat(300))}),
+        ),
+        rec(
+            "assistant",
+            "a1",
+            serde_json::json!({"id": "msg_1", "role": "assistant", "model": "claude-x",
+                "content": [{"type": "text", "text": table}],
+                "usage": {"input_tokens": 1, "output_tokens": 2}}),
+        ),
+    ];
+    let path = dir.join(format!("{id}.jsonl"));
+    write(&path, &(lines.join("\n") + "\n"));
+    path
+}
+
+/// `(scrollWidth, clientWidth, innerWidth)` of the page's document in a window `width` wide.
+/// The page forbids scripts (its CSP), so a copy without the policy reports them.
+fn widths(browser: &Path, page: &Path, width: u32) -> (u32, u32, u32) {
+    let html = fs::read_to_string(page).unwrap();
+    let probe: String = html
+        .lines()
+        .filter(|l| !l.contains("Content-Security-Policy"))
+        .map(|l| {
+            l.replace(
+                "</body>",
+                "<script>const d = document.documentElement; document.body.dataset.fit = \
+                 [d.scrollWidth, d.clientWidth, window.innerWidth].join(' ');</script></body>",
+            ) + "\n"
+        })
+        .collect();
+    let probe_page = page.with_extension("probe.html");
+    fs::write(&probe_page, probe).unwrap();
+    let size = format!("--window-size={width},900");
+    let dom = dump_dom_with(browser, &probe_page, &[&size]);
+    let at = dom.find("data-fit=\"").expect("the probe ran") + "data-fit=\"".len();
+    let v: Vec<u32> = dom[at..]
+        .split('"')
+        .next()
+        .unwrap()
+        .split(' ')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    (v[0], v[1], v[2])
+}
+
+#[test]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "needs headless Chromium (/usr/bin/chromium or $CHROMIUM)"
+)]
+fn long_unbroken_text_does_not_widen_the_page() {
+    let browser = chromium();
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    wide_session(&home.join(".claude/projects/-home-dev-x"));
+    let page = dir.path().join("wide.html");
+    ok(sessions()
+        .arg("--home")
+        .arg(&home)
+        .args(["export", "0badc0de", "-f", "html", "-o"])
+        .arg(&page));
+    let html = fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("<div class=\"table\">\n<table>"),
+        "a table scrolls in its own box"
+    );
+    // Headless Chromium makes a window at least 500 pixels wide: below the 60rem breakpoint, so
+    // the one-column layout is measured too.
+    for width in [1280, 400] {
+        let (scroll, client, inner) = widths(&browser, &page, width);
+        assert!(inner >= width.min(500), "{width}: window {inner}");
+        assert!(
+            scroll <= client,
+            "{width}: the page scrolls sideways ({scroll} > {client})"
+        );
+    }
+    // The index page, with the long project path in a cell.
+    let out = dir.path().join("all");
+    ok(sessions()
+        .arg("--home")
+        .arg(&home)
+        .args(["export", "--all", "-f", "html", "-o"])
+        .arg(&out));
+    let (scroll, client, _) = widths(&browser, &out.join("index.html"), 400);
+    assert!(scroll <= client, "index: {scroll} > {client}");
 }
