@@ -31,7 +31,7 @@ const STRIDE: usize = 4;
 pub struct Params {
     pub threshold: f64,
     pub preserve: f64,
-    /// The reverse budget; [`NO_BUDGET`] when the era has no such pass (before v0.26).
+    /// The reverse budget; `NO_BUDGET` when the era has no such pass (before v0.26).
     pub budget: u64,
     pub truncate_threshold: u64,
     pub style: TruncStyle,
