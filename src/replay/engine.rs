@@ -117,6 +117,36 @@ fn gemini_era_settings(
             "one summariser call",
         ),
         (
+            "image_estimate",
+            c.image_estimate,
+            "images estimated at 3,000 tokens",
+            "images estimated by their JSON length",
+        ),
+        (
+            "pdf_estimate",
+            c.pdf_estimate,
+            "PDFs estimated at 25,800 tokens",
+            "PDFs estimated by their JSON length",
+        ),
+        (
+            "long_text_fast_path",
+            c.long_text_fast_path,
+            "texts over 100,000 characters estimated at length / 4",
+            "long texts weighted per character",
+        ),
+        (
+            "astral_counts_once",
+            c.astral_counts_once,
+            "astral characters estimated once",
+            "astral characters estimated per UTF-16 unit",
+        ),
+        (
+            "function_response_estimate",
+            c.function_response_estimate,
+            "function responses estimated by their payload",
+            "function responses estimated by their JSON length",
+        ),
+        (
             "trigger_last_prompt_tokens",
             c.trigger_uses_last_prompt_tokens,
             "trigger on the last prompt size",

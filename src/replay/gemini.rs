@@ -23,7 +23,10 @@
 //! history, replayed as the calibrated estimate of the history at the check),
 //! `reverse_budget_truncation` (v0.26+; before, step 2 does not exist) and `truncate_last_lines`
 //! (v0.26–v0.28: step 2 keeps an output's last 30 lines, [`truncate::TruncStyle::Lines`]) and
-//! `verification_probe` (v0.26+; before, step 5 is one call with the older instruction). A value given
+//! `verification_probe` (v0.26+; before, step 5 is one call with the older instruction), and the
+//! estimator's rules ([`estimate::Estimator`]: `image_estimate` v0.23+, `pdf_estimate` and
+//! `long_text_fast_path` v0.26+, `astral_counts_once` before v0.28, `function_response_estimate`
+//! v0.28+). A value given
 //! with `--set` or `--sweep` wins. The steps below are the newest era's.
 //!
 //! # Per request (`GeminiClient.processTurn`, default path)
@@ -250,6 +253,31 @@ pub const SPECS: &[Spec] = &[
         0.0,
         10.0,
         "NON_ASCII_TOKENS_PER_CHAR of the estimator (default: as the Gemini CLI era the file shows, 1.3 before v0.42, 1.5 from v0.42)",
+    ),
+    Spec::boolean(
+        "image_estimate",
+        true,
+        "the estimator counts an image part (inlineData/fileData image/*) as 3,000 tokens; false: its JSON length / 4 (default: as the Gemini CLI era the file shows, from v0.23, commit c31f05356a)",
+    ),
+    Spec::boolean(
+        "pdf_estimate",
+        true,
+        "the estimator counts a PDF part (application/pdf*) as 25,800 tokens; false: its JSON length / 4 (default: as the Gemini CLI era the file shows, from v0.26, commit c8d7c09ca4)",
+    ),
+    Spec::boolean(
+        "long_text_fast_path",
+        true,
+        "the estimator counts a text over 100,000 UTF-16 units as length / 4; false: weighted per character like shorter ones (default: as the Gemini CLI era the file shows, from v0.26, commit ee8d425603)",
+    ),
+    Spec::boolean(
+        "astral_counts_once",
+        false,
+        "the estimator iterates text per code point, so a character outside the BMP (a surrogate pair) counts once at the non-ASCII weight; false: per UTF-16 unit, twice (default: as the Gemini CLI era the file shows, before v0.28, commit f605628624)",
+    ),
+    Spec::boolean(
+        "function_response_estimate",
+        true,
+        "the estimator counts a functionResponse part as name, response and nested parts; false: the whole part's JSON length / 4 (default: as the Gemini CLI era the file shows, from v0.28, commit f605628624)",
     ),
     Spec::boolean(
         "coalesce_turns",

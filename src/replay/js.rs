@@ -13,6 +13,8 @@ pub struct StrStats {
     pub non_ascii: u64,
     /// Length of the JSON string literal without its quotes.
     pub escaped: u64,
+    /// Surrogate pairs (code points above U+FFFF): what per-code-point iteration counts once.
+    pub astral: u64,
 }
 
 /// `JSON.stringify` length of each ASCII character inside a string literal.
@@ -57,6 +59,7 @@ pub fn text_stats(s: &str) -> StrStats {
         let wide = u64::from(lead) + u64::from(four);
         st.units += u64::from(ascii) + wide;
         st.non_ascii += wide;
+        st.astral += u64::from(four);
         // `\"`, `\\`, `\n` and the like take 2; other controls `\u00XX`, 6.
         ascii_escaped +=
             u64::from(ascii) + u64::from(quote) + u64::from(short) + 5 * u64::from(ctl - short);
@@ -66,12 +69,13 @@ pub fn text_stats(s: &str) -> StrStats {
         units: st.units + tail.units,
         non_ascii: st.non_ascii + tail.non_ascii,
         escaped: ascii_escaped + st.non_ascii + tail.escaped,
+        astral: st.astral + tail.astral,
     }
 }
 
 /// [`text_stats`] one byte at a time.
 fn text_stats_bytes(bytes: &[u8]) -> StrStats {
-    let (mut units, mut non_ascii, mut escaped) = (0u64, 0u64, 0u64);
+    let (mut units, mut non_ascii, mut escaped, mut astral) = (0u64, 0u64, 0u64, 0u64);
     for &b in bytes {
         if b < 0x80 {
             units += 1;
@@ -80,12 +84,14 @@ fn text_stats_bytes(bytes: &[u8]) -> StrStats {
             let n = 1 + u64::from(b >= 0xf0);
             units += n;
             non_ascii += n;
+            astral += n - 1;
         }
     }
     StrStats {
         units,
         non_ascii,
         escaped: escaped + non_ascii,
+        astral,
     }
 }
 

@@ -81,7 +81,15 @@ impl Algorithm {
     /// fits): a sweep over one of them calibrates each value on its own.
     pub fn estimator_settings(self) -> &'static [&'static str] {
         match self {
-            Algorithm::Gemini => &["non_ascii_weight", "coalesce_turns"],
+            Algorithm::Gemini => &[
+                "non_ascii_weight",
+                "image_estimate",
+                "pdf_estimate",
+                "long_text_fast_path",
+                "astral_counts_once",
+                "function_response_estimate",
+                "coalesce_turns",
+            ],
             _ => &[],
         }
     }

@@ -15,7 +15,7 @@
 //!    environment turn in front; more tokens than `original` →
 //!    COMPRESSION_FAILED_INFLATED_TOKEN_COUNT, else COMPRESSED.
 
-use super::estimate::estimate_token_count_sync;
+use super::estimate::{Estimator, estimate_token_count_sync};
 use super::json::{J, JsStr, js_trim};
 use super::split::find_compress_split_point;
 use super::truncate::{TruncStyle, truncate_history_to_budget};
@@ -60,7 +60,7 @@ pub struct CompressOptions {
     /// How an output past the budget is cut (v0.26–v0.28: by lines).
     pub style: TruncStyle,
     pub preserve: f64,
-    pub non_ascii_weight: f64,
+    pub estimator: Estimator,
 }
 
 #[derive(Debug, Clone)]
@@ -115,7 +115,7 @@ pub fn compress(
     probe: Option<&JsStr>,
     save: &mut dyn FnMut(Option<&str>) -> Option<String>,
 ) -> CompressOutput {
-    let w = o.non_ascii_weight;
+    let w = o.estimator;
     let noop = |orig: u64, calls: Vec<Vec<J>>| CompressOutput {
         status: CompressionStatus::Noop,
         original: orig,

@@ -236,7 +236,7 @@ impl Naive {
                 max_chars: max_chars(p.limit, prompt, p.truncate_threshold),
                 style: p.style,
                 preserve: p.preserve,
-                non_ascii_weight: p.w,
+                estimator: p.w,
             };
             let summary = JsStr::Filler(4 * p.summary_tokens as usize);
             let env = self

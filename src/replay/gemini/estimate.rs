@@ -6,7 +6,8 @@
 //! `response.length / 4` for a string) + the floored estimate of its nested `parts` one level
 //! deeper (0 beyond depth 3); else an `inlineData`/`fileData` MIME type `image/*` → 3,000 or
 //! `application/pdf*` → 25,800; else `JSON.stringify(part).length / 4`. The float sum is floored
-//! once per call.
+//! once per call. Older versions differ (no media estimates, no fast path, code points, no
+//! function-response branch): [`Estimator`] says which rules apply.
 //!
 //! [`estimate_token_count_sync`] is the literal port (float sum in JavaScript's order).
 //! [`Est`] is the same sum kept additive: quarter-tokens plus a count of non-ASCII units, so a
@@ -28,13 +29,78 @@ pub const MAX_CHARS_FOR_FULL_HEURISTIC: usize = 100_000;
 pub const MAX_RECURSION_DEPTH: usize = 3;
 pub const DEFAULT_CHARS_PER_TOKEN: f64 = 4.0;
 
-/// `estimateTextTokens(text, 4)`.
-pub fn text_tokens(text: &JsStr, non_ascii_weight: f64) -> f64 {
+/// The estimator of one Gemini CLI version: the non-ASCII weight and the rules that changed
+/// between versions (`gemini-compression.md` §2.1 "Version differences").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimator {
+    /// Tokens per non-ASCII unit (code point when [`Estimator::astral_counts_once`]).
+    pub non_ascii_weight: f64,
+    /// An `image/*` part is 3,000 tokens (v0.23+, c31f05356a); before, its JSON length / 4.
+    pub image_estimate: bool,
+    /// An `application/pdf*` part is 25,800 tokens (v0.26+, c8d7c09ca4).
+    pub pdf_estimate: bool,
+    /// A text over 100,000 UTF-16 units is `length / 4` (v0.26+, ee8d425603).
+    pub long_text_fast_path: bool,
+    /// Text is iterated per code point (`for…of`), so a surrogate pair counts once (before
+    /// v0.28, f605628624); from v0.28 per UTF-16 unit.
+    pub astral_counts_once: bool,
+    /// A `functionResponse` part is its name, response and nested parts (v0.28+, f605628624);
+    /// before, `JSON.stringify(part).length / 4` like any other non-text part.
+    pub function_response_estimate: bool,
+}
+
+/// [`Estimator::key`]: the weight's bits and the rules.
+pub type EstKey = (u64, u8);
+
+impl Estimator {
+    /// The newest estimator at weight `w`.
+    pub const fn newest(w: f64) -> Estimator {
+        Estimator {
+            non_ascii_weight: w,
+            image_estimate: true,
+            pdf_estimate: true,
+            long_text_fast_path: true,
+            astral_counts_once: false,
+            function_response_estimate: true,
+        }
+    }
+
+    /// A key for caches of sizes measured with this estimator.
+    pub fn key(&self) -> EstKey {
+        let flags = [
+            self.image_estimate,
+            self.pdf_estimate,
+            self.long_text_fast_path,
+            self.astral_counts_once,
+            self.function_response_estimate,
+        ];
+        let bits = flags
+            .iter()
+            .enumerate()
+            .fold(0u8, |b, (i, &f)| b | (u8::from(f) << i));
+        (self.non_ascii_weight.to_bits(), bits)
+    }
+}
+
+/// The estimator before v0.23: no media estimates, no fast path, code points, no
+/// function-response branch (the rules of e1d2653a7a, v0.20).
+pub const OLDEST_ESTIMATOR: Estimator = Estimator {
+    non_ascii_weight: 1.3,
+    image_estimate: false,
+    pdf_estimate: false,
+    long_text_fast_path: false,
+    astral_counts_once: true,
+    function_response_estimate: false,
+};
+
+/// `estimateTextTokens(text, 4)` (the inline loop of `estimateTokenCountSync` before v0.28).
+pub fn text_tokens(text: &JsStr, e: Estimator) -> f64 {
     let len = text.len16();
-    if len > MAX_CHARS_FOR_FULL_HEURISTIC {
+    if e.long_text_fast_path && len > MAX_CHARS_FOR_FULL_HEURISTIC {
         return len as f64 / DEFAULT_CHARS_PER_TOKEN;
     }
     let ascii = 1.0 / DEFAULT_CHARS_PER_TOKEN;
+    let w = e.non_ascii_weight;
     let mut tokens = 0.0;
     match text {
         JsStr::Text(s) => {
@@ -42,23 +108,39 @@ pub fn text_tokens(text: &JsStr, non_ascii_weight: f64) -> f64 {
                 if (c as u32) <= 127 {
                     tokens += ascii;
                 } else {
-                    for _ in 0..c.len_utf16() {
-                        tokens += non_ascii_weight;
+                    let n = if e.astral_counts_once {
+                        1
+                    } else {
+                        c.len_utf16()
+                    };
+                    for _ in 0..n {
+                        tokens += w;
                     }
                 }
             }
         }
         _ => {
-            for u in text.to_units() {
-                tokens += if u <= 127 { ascii } else { non_ascii_weight };
+            let units = text.to_units();
+            let mut i = 0;
+            while i < units.len() {
+                let u = units[i];
+                let pair = (0xd800..0xdc00).contains(&u)
+                    && units
+                        .get(i + 1)
+                        .is_some_and(|v| (0xdc00..0xe000).contains(v));
+                tokens += if u <= 127 { ascii } else { w };
+                i += if pair && e.astral_counts_once { 2 } else { 1 };
             }
         }
     }
     tokens
 }
 
-/// `estimateMediaTokens`: `Some` for images and PDFs.
-fn media_tokens(part: &J) -> Option<u64> {
+/// `estimateMediaTokens`: `Some` for images and PDFs (as far as the version knows them).
+fn media_tokens(part: &J, e: Estimator) -> Option<u64> {
+    if !e.image_estimate && !e.pdf_estimate {
+        return None;
+    }
     let inline = if part.has("inlineData") {
         part.get("inlineData")
     } else {
@@ -75,8 +157,8 @@ fn media_tokens(part: &J) -> Option<u64> {
     let mime = mime(inline).or_else(|| mime(file))?;
     let m = mime.as_str()?.to_string_lossy();
     if m.starts_with("image/") {
-        Some(IMAGE_TOKEN_ESTIMATE)
-    } else if m.starts_with("application/pdf") {
+        e.image_estimate.then_some(IMAGE_TOKEN_ESTIMATE)
+    } else if e.pdf_estimate && m.starts_with("application/pdf") {
         Some(PDF_TOKEN_ESTIMATE)
     } else {
         None
@@ -108,12 +190,20 @@ fn nested_parts(fr: &J) -> Option<&[J]> {
     }
 }
 
-/// `estimateTokenCountSync(parts)` with the given non-ASCII weight (1.5 upstream).
-pub fn estimate_token_count_sync(parts: &[J], non_ascii_weight: f64) -> u64 {
-    estimate_at_depth(parts, 0, non_ascii_weight)
+/// The part's truthy `functionResponse`, when the version estimates it on its own.
+fn function_response(part: &J, e: Estimator) -> Option<&J> {
+    if !e.function_response_estimate {
+        return None;
+    }
+    part.get("functionResponse").filter(|f| f.truthy())
 }
 
-fn estimate_at_depth(parts: &[J], depth: usize, w: f64) -> u64 {
+/// `estimateTokenCountSync(parts)` with the given estimator.
+pub fn estimate_token_count_sync(parts: &[J], e: Estimator) -> u64 {
+    estimate_at_depth(parts, 0, e)
+}
+
+fn estimate_at_depth(parts: &[J], depth: usize, w: Estimator) -> u64 {
     if depth > MAX_RECURSION_DEPTH {
         return 0;
     }
@@ -121,14 +211,14 @@ fn estimate_at_depth(parts: &[J], depth: usize, w: f64) -> u64 {
     for part in parts {
         if let Some(J::Str(t)) = part.get("text") {
             total += text_tokens(t, w);
-        } else if let Some(fr) = part.get("functionResponse").filter(|f| f.truthy()) {
+        } else if let Some(fr) = function_response(part, w) {
             let mut t = name_len(fr) as f64 / DEFAULT_CHARS_PER_TOKEN;
             t += response_len(fr) as f64 / DEFAULT_CHARS_PER_TOKEN;
             if let Some(nested) = nested_parts(fr) {
                 t += estimate_at_depth(nested, depth + 1, w) as f64;
             }
             total += t;
-        } else if let Some(m) = media_tokens(part) {
+        } else if let Some(m) = media_tokens(part, w) {
             total += m as f64;
         } else {
             total += json_len(part) as f64 / DEFAULT_CHARS_PER_TOKEN;
@@ -143,7 +233,8 @@ fn estimate_at_depth(parts: &[J], depth: usize, w: f64) -> u64 {
 pub struct Est {
     /// Quarter-tokens: ASCII units of text, JSON characters, media × 4, nested estimates × 4.
     pub quarters: i64,
-    /// Non-ASCII UTF-16 units of text heuristically counted (below the 100k fast path).
+    /// Non-ASCII UTF-16 units (code points when astral characters count once) of text
+    /// heuristically counted (below the 100k fast path).
     pub non_ascii: i64,
 }
 
@@ -153,8 +244,8 @@ impl Est {
         non_ascii: 0,
     };
 
-    pub fn tokens(self, non_ascii_weight: f64) -> u64 {
-        let t = self.quarters as f64 * 0.25 + self.non_ascii as f64 * non_ascii_weight;
+    pub fn tokens(self, e: Estimator) -> u64 {
+        let t = self.quarters as f64 * 0.25 + self.non_ascii as f64 * e.non_ascii_weight;
         t.floor().max(0.0) as u64
     }
 
@@ -205,31 +296,32 @@ impl std::iter::Sum for Est {
 }
 
 /// The text heuristic of one string as an [`Est`].
-pub fn text_est(text: &JsStr) -> Est {
-    text_est_of(text.stats())
+pub fn text_est(text: &JsStr, e: Estimator) -> Est {
+    text_est_of(text.stats(), e)
 }
 
 /// [`text_est`] from the string's stats.
-pub fn text_est_of(st: super::json::StrStats) -> Est {
-    if st.units as usize > MAX_CHARS_FOR_FULL_HEURISTIC {
+pub fn text_est_of(st: super::json::StrStats, e: Estimator) -> Est {
+    if e.long_text_fast_path && st.units as usize > MAX_CHARS_FOR_FULL_HEURISTIC {
         Est::quarters(st.units)
     } else {
+        let astral = if e.astral_counts_once { st.astral } else { 0 };
         Est {
             quarters: (st.units - st.non_ascii) as i64,
-            non_ascii: st.non_ascii as i64,
+            non_ascii: (st.non_ascii - astral) as i64,
         }
     }
 }
 
 /// One part's contribution to `estimateTokenCountSync` (nested responses are floored at their
 /// own call, as upstream, so the weight is needed here).
-pub fn part_est(part: &J, non_ascii_weight: f64) -> Est {
+pub fn part_est(part: &J, e: Estimator) -> Est {
     if let Some(J::Str(t)) = part.get("text") {
-        text_est(t)
-    } else if let Some(fr) = part.get("functionResponse").filter(|f| f.truthy()) {
-        let nested = nested_parts(fr).map_or(0, |p| estimate_at_depth(p, 1, non_ascii_weight) * 4);
+        text_est(t, e)
+    } else if let Some(fr) = function_response(part, e) {
+        let nested = nested_parts(fr).map_or(0, |p| estimate_at_depth(p, 1, e) * 4);
         Est::quarters(name_len(fr) + response_len(fr) + nested)
-    } else if let Some(m) = media_tokens(part) {
+    } else if let Some(m) = media_tokens(part, e) {
         Est::quarters(m * 4)
     } else {
         Est::quarters(json_len(part))
@@ -248,8 +340,8 @@ pub struct PartSizes {
     pub measured: Option<StrStats>,
 }
 
-/// [`PartSizes`] of `part` at weight `w`.
-pub fn part_sizes(part: &J, w: f64) -> PartSizes {
+/// [`PartSizes`] of `part` with estimator `w`.
+pub fn part_sizes(part: &J, w: Estimator) -> PartSizes {
     let fr = part.get("functionResponse").filter(|f| f.truthy());
     let response = fr.and_then(|f| f.get("response"));
     // The strings measured once, by node: the response's text and the part's `text`.
@@ -266,8 +358,8 @@ pub fn part_sizes(part: &J, w: f64) -> PartSizes {
     });
     let text_stats = part.get("text").and_then(|t| stats_of(t, &mut known));
     let est = if let Some(st) = text_stats {
-        text_est_of(st)
-    } else if let Some(fr) = fr {
+        text_est_of(st, w)
+    } else if let Some(fr) = fr.filter(|_| w.function_response_estimate) {
         let response_len = match response {
             None | Some(J::Null) => 0,
             // A string response is the measured node.
@@ -276,7 +368,7 @@ pub fn part_sizes(part: &J, w: f64) -> PartSizes {
         };
         let nested = nested_parts(fr).map_or(0, |p| estimate_at_depth(p, 1, w) * 4);
         Est::quarters(name_len(fr) + response_len + nested)
-    } else if let Some(m) = media_tokens(part) {
+    } else if let Some(m) = media_tokens(part, w) {
         Est::quarters(m * 4)
     } else {
         Est::quarters(json_len_known(part, &known))
@@ -289,6 +381,6 @@ pub fn part_sizes(part: &J, w: f64) -> PartSizes {
 }
 
 /// `estimateTokenCountSync([{text}])`: what the reverse budget counts per function response.
-pub fn text_token_count(text: &JsStr, non_ascii_weight: f64) -> u64 {
-    text_est(text).tokens(non_ascii_weight)
+pub fn text_token_count(text: &JsStr, e: Estimator) -> u64 {
+    text_est(text, e).tokens(e)
 }

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use super::compress::{
     ACK, ANCHOR_MERGE, ANCHOR_NEW, CompressOptions, PROBE, SCRATCHPAD, compress,
 };
-use super::estimate::{Est, estimate_token_count_sync, part_est};
+use super::estimate::{Est, Estimator, estimate_token_count_sync, part_est};
 use super::json::{J, JsStr, json_len, to_json};
 use super::masking::{MaskFiles, MaskingConfig, mask};
 use super::split::{FRACTION_ERROR, find_compress_split_point};
@@ -132,14 +132,22 @@ fn golden_estimate_token_count_sync() {
         let parts = parts.as_array().unwrap();
         let expected = n(case, "expected") as u64;
         assert_eq!(
-            estimate_token_count_sync(parts, 1.5),
+            estimate_token_count_sync(parts, Estimator::newest(1.5)),
             expected,
             "{}",
             name(case)
         );
         // The additive form the replay keeps gives the same figure.
-        let est: Est = parts.iter().map(|p| part_est(p, 1.5)).sum();
-        assert_eq!(est.tokens(1.5), expected, "{} (additive)", name(case));
+        let est: Est = parts
+            .iter()
+            .map(|p| part_est(p, Estimator::newest(1.5)))
+            .sum();
+        assert_eq!(
+            est.tokens(Estimator::newest(1.5)),
+            expected,
+            "{} (additive)",
+            name(case)
+        );
     }
 }
 
@@ -204,7 +212,7 @@ fn golden_chat_compression_service() {
             max_chars: n(case, "max_chars") as i64,
             style: truncate::TruncStyle::Chars,
             preserve: super::compress::COMPRESSION_PRESERVE_THRESHOLD,
-            non_ascii_weight: 1.5,
+            estimator: Estimator::newest(1.5),
         };
         let mut id = 0;
         let mut save = |tool: Option<&str>| {
@@ -261,7 +269,7 @@ fn golden_chat_compression_service() {
                 .flat_map(|c| c.get("parts").unwrap().as_array().unwrap().clone())
                 .collect();
             assert_eq!(
-                estimate_token_count_sync(&parts, 1.5) as f64,
+                estimate_token_count_sync(&parts, Estimator::newest(1.5)) as f64,
                 n(rec, "estimate"),
                 "{what}: call {k} estimate"
             );
@@ -292,7 +300,7 @@ fn golden_tool_output_masking() {
             min_prunable: n(c, "minPrunableThresholdTokens") as u64,
             protect_latest_turn: b(c, "protectLatestTurn"),
         };
-        let out = mask(&h, &cfg, &files, 1.5);
+        let out = mask(&h, &cfg, &files, Estimator::newest(1.5));
         let e = case.get("expected").unwrap();
         let what = name(case);
         assert_eq!(out.masked_count as f64, n(e, "masked_count"), "{what}");
@@ -338,7 +346,10 @@ fn golden_constants() {
     assert_eq!(s(texts, "ack"), ACK);
     for key in ["compression_prompt", "compression_prompt_legacy"] {
         let t = J::obj(vec![("text", texts.get(key).unwrap().clone())]);
-        assert_eq!(estimate_token_count_sync(&[t], 1.5) as f64, n(est, key));
+        assert_eq!(
+            estimate_token_count_sync(&[t], Estimator::newest(1.5)) as f64,
+            n(est, key)
+        );
         assert_eq!(COMPRESSION_PROMPT_TOKENS as f64, n(est, key), "{key}");
     }
     let m = g.get("masking").unwrap();
@@ -435,7 +446,7 @@ fn golden_v028_chat_compression_truncates_by_lines() {
             max_chars: 10,
             style: TruncStyle::Lines,
             preserve: super::compress::COMPRESSION_PRESERVE_THRESHOLD,
-            non_ascii_weight: 1.3,
+            estimator: Estimator::newest(1.3),
         };
         let mut id = 0;
         let mut save = |tool: Option<&str>| {
@@ -478,10 +489,58 @@ fn golden_v028_chat_compression_truncates_by_lines() {
                 .flat_map(|c| c.get("parts").unwrap().as_array().unwrap().clone())
                 .collect();
             assert_eq!(
-                estimate_token_count_sync(&parts, 1.3) as f64,
+                estimate_token_count_sync(&parts, Estimator::newest(1.3)) as f64,
                 n(rec, "estimate"),
                 "{what}: call {k} estimate"
             );
+        }
+    }
+}
+
+/// The older estimators (`testdata/golden/gemini-estimate`, from 0.22.4, 0.25.2 and 0.27.4 by
+/// scripts/golden/gemini-estimate/gen.mjs), each with the rules the era settings give a file of
+/// that version: the literal port and the additive form both reproduce them.
+#[test]
+fn golden_estimate_older_versions() {
+    use crate::replay::versions::{GeminiEra, GeminiFormat, gemini};
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/golden/gemini-estimate/estimate.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let g: J = serde_json::from_str(&text).unwrap();
+    assert_eq!(s(&g, "package"), "@google/gemini-cli-core");
+    let eras = [
+        ("0.22", "0.22.4", (2025, 12, 22)),
+        ("0.25", "0.25.2", (2026, 1, 21)),
+        ("0.27", "0.27.4", (2026, 2, 4)),
+    ];
+    let cases = arr(&g, "cases");
+    assert!(cases.len() >= 80);
+    for (key, version, started) in eras {
+        assert_eq!(s(g.get("versions").unwrap(), key), version);
+        let c = gemini(
+            GeminiEra {
+                format: Some(GeminiFormat::LegacyJson),
+                started: Some(started),
+                ..Default::default()
+            },
+            None,
+        );
+        let e = Estimator {
+            non_ascii_weight: c.non_ascii_weight,
+            image_estimate: c.image_estimate,
+            pdf_estimate: c.pdf_estimate,
+            long_text_fast_path: c.long_text_fast_path,
+            astral_counts_once: c.astral_counts_once,
+            function_response_estimate: c.function_response_estimate,
+        };
+        for case in cases {
+            let parts = expand(case.get("parts").unwrap());
+            let parts = parts.as_array().unwrap();
+            let expected = n(case.get("expected").unwrap(), key) as u64;
+            let label = format!("{} at {version}", name(case));
+            assert_eq!(estimate_token_count_sync(parts, e), expected, "{label}");
+            let est: Est = parts.iter().map(|p| part_est(p, e)).sum();
+            assert_eq!(est.tokens(e), expected, "{label} (additive)");
         }
     }
 }

@@ -111,6 +111,7 @@ impl JsStr {
                 units: *n as u64,
                 non_ascii: 0,
                 escaped: *n as u64,
+                astral: 0,
             },
             JsStr::Trunc(t) => t.stats(),
         }
@@ -193,6 +194,7 @@ pub fn units_stats(w: &[u16]) -> StrStats {
             st.units += 2;
             st.non_ascii += 2;
             st.escaped += 2;
+            st.astral += 1;
             i += 2;
             continue;
         }

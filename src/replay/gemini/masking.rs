@@ -12,7 +12,7 @@
 //! and last 10 lines (other sections kept); for other tools the first and last 250 characters of
 //! the pretty JSON when it is longer than 500.
 
-use super::estimate::estimate_token_count_sync;
+use super::estimate::{Estimator, estimate_token_count_sync};
 use super::json::{J, JsStr, js_trim, pretty_json_ends, to_json};
 use super::truncate::{TOOL_OUTPUTS_DIR, sanitize_filename_part};
 
@@ -294,7 +294,7 @@ pub fn candidate(part: &J) -> bool {
 }
 
 /// `mask(history)`.
-pub fn mask(history: &[J], cfg: &MaskingConfig, files: &MaskFiles, w: f64) -> MaskResult {
+pub fn mask(history: &[J], cfg: &MaskingConfig, files: &MaskFiles, w: Estimator) -> MaskResult {
     let unchanged = |h: &[J]| MaskResult {
         new_history: h.to_vec(),
         masked_count: 0,

@@ -21,7 +21,7 @@
 
 use std::sync::Arc;
 
-use super::estimate::text_token_count;
+use super::estimate::{Estimator, text_token_count};
 use super::json::{J, JsStr, StrStats, js_locale_int, to_json_pretty, units_stats};
 use super::masking::MASKING_INDICATOR_TAG;
 
@@ -305,6 +305,7 @@ impl TruncBase {
                 units: k as u64 * self.hdr_stats.units + c.units,
                 non_ascii: k as u64 * self.hdr_stats.non_ascii + c.non_ascii,
                 escaped: k as u64 * self.hdr_stats.escaped + c.escaped,
+                astral: k as u64 * self.hdr_stats.astral + c.astral,
             }
         } else {
             self.saturated
@@ -355,6 +356,7 @@ impl Truncated {
                 units: st.units + piece.units,
                 non_ascii: st.non_ascii + piece.non_ascii,
                 escaped: st.escaped + piece.escaped - if split_pair { 10 } else { 0 },
+                astral: st.astral + piece.astral + u64::from(split_pair),
             };
             at = c;
             cuts_asc.push(st);
@@ -391,6 +393,7 @@ impl Truncated {
             units: p.units + ms.units + base.tail_stats.units,
             non_ascii: p.non_ascii + ms.non_ascii + base.tail_stats.non_ascii,
             escaped: p.escaped + ms.escaped + base.tail_stats.escaped,
+            astral: p.astral + ms.astral + base.tail_stats.astral,
         };
         Truncated {
             len: stats.units as usize,
@@ -518,7 +521,7 @@ pub fn truncate_part(
     fr: &J,
     max_chars: i64,
     style: TruncStyle,
-    non_ascii_weight: f64,
+    estimator: Estimator,
     save: &mut dyn FnMut(Option<&str>) -> Option<String>,
 ) -> Option<(J, u64)> {
     let name = tool_name(fr);
@@ -529,7 +532,7 @@ pub fn truncate_part(
         TruncStyle::Chars => format_truncated_tool_output(&s, &file, max_chars),
         TruncStyle::Lines => format_truncated_lines(&s, &file),
     };
-    let tokens = text_token_count(&m, non_ascii_weight);
+    let tokens = text_token_count(&m, estimator);
     Some((rewrap(fr, m), tokens))
 }
 
@@ -541,7 +544,7 @@ pub fn truncate_history_to_budget(
     budget: u64,
     max_chars: i64,
     style: TruncStyle,
-    non_ascii_weight: f64,
+    estimator: Estimator,
     save: &mut dyn FnMut(Option<&str>) -> Option<String>,
 ) -> Vec<J> {
     let mut counter = 0u64;
@@ -556,11 +559,9 @@ pub fn truncate_history_to_budget(
                     continue;
                 };
                 let s = response_text(fr.get("response"));
-                let tokens = s
-                    .as_ref()
-                    .map_or(0, |s| text_token_count(s, non_ascii_weight));
+                let tokens = s.as_ref().map_or(0, |s| text_token_count(s, estimator));
                 if counter + tokens > budget {
-                    match truncate_part(fr, max_chars, style, non_ascii_weight, save) {
+                    match truncate_part(fr, max_chars, style, estimator, save) {
                         Some((p, t)) => {
                             new_parts.push(p);
                             counter += t;

@@ -65,6 +65,20 @@ pub struct GeminiConstants {
     pub truncate_last_lines: bool,
     /// A verification probe follows the summary: two summariser calls (v0.26+, 1182168bd9).
     pub verification_probe: bool,
+    /// The estimator counts an image part as 3,000 tokens (v0.23+: c31f05356a, cherry-picked
+    /// into v0.23.0); before, its JSON length / 4.
+    pub image_estimate: bool,
+    /// The estimator counts a PDF part as 25,800 tokens (v0.26+, c8d7c09ca4).
+    pub pdf_estimate: bool,
+    /// The estimator counts a text over 100,000 UTF-16 units as length / 4 (v0.26+,
+    /// ee8d425603).
+    pub long_text_fast_path: bool,
+    /// The estimator iterates text per code point, an astral character counting once (before
+    /// v0.28; f605628624 iterates UTF-16 units).
+    pub astral_counts_once: bool,
+    /// The estimator counts a function response by name, response and nested parts (v0.28+,
+    /// f605628624); before, by the whole part's JSON length.
+    pub function_response_estimate: bool,
     /// The version this era was resolved to (the newest release compatible with the file).
     pub version: Version,
     pub era: &'static str,
@@ -262,6 +276,11 @@ pub fn gemini(era_hint: GeminiEra, model: Option<&str>) -> GeminiConstants {
         reverse_budget_truncation: at(0, 26, 0),
         truncate_last_lines: at(0, 26, 0) && !at(0, 29, 0),
         verification_probe: at(0, 26, 0),
+        image_estimate: at(0, 23, 0),
+        pdf_estimate: at(0, 26, 0),
+        long_text_fast_path: at(0, 26, 0),
+        astral_counts_once: !at(0, 28, 0),
+        function_response_estimate: at(0, 28, 0),
         version: v,
         era,
         evidence,

@@ -370,6 +370,14 @@ fn gemini_switches_on_both_sides() {
     assert!(!at((2025, 12, 1)).truncate_last_lines);
     assert!(!at((2026, 1, 27)).verification_probe);
     assert!(at((2026, 1, 28)).verification_probe);
+    // The estimator: images from v0.23 (2026-01-07), PDFs and the 100k fast path from v0.26,
+    // UTF-16 units and the function-response branch from v0.28 (2026-02-10).
+    assert!(!at((2026, 1, 6)).image_estimate);
+    assert!(at((2026, 1, 7)).image_estimate);
+    assert!(!at((2026, 1, 27)).pdf_estimate && !at((2026, 1, 27)).long_text_fast_path);
+    assert!(at((2026, 1, 28)).pdf_estimate && at((2026, 1, 28)).long_text_fast_path);
+    assert!(at((2026, 2, 9)).astral_counts_once && !at((2026, 2, 9)).function_response_estimate);
+    assert!(!at((2026, 2, 10)).astral_counts_once && at((2026, 2, 10)).function_response_estimate);
 }
 
 #[test]

@@ -57,7 +57,7 @@ impl Gemini {
             m
         };
         let part = &self.contents[cid].as_ref().expect("live content").parts[pidx];
-        let key = (mkey, w.to_bits());
+        let key = (mkey, w.key());
         let figures = match part.memo.as_ref().and_then(|memo| memo_get(&memo.fr, &key)) {
             Some(f) => f,
             None => {

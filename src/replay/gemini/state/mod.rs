@@ -9,7 +9,7 @@ use crate::replay::{
 };
 
 use super::content::{Converted, GRole, content_overhead, convert_shared};
-use super::estimate::{Est, PartSizes, part_est, part_sizes, text_est_of};
+use super::estimate::{Est, EstKey, Estimator, PartSizes, part_est, part_sizes, text_est_of};
 use super::fenwick::Fenwick;
 use super::json::{J, StrStats};
 use super::masking::{MaskFiles, MaskingConfig, candidate};
@@ -45,7 +45,7 @@ pub struct Params {
     /// The trigger compares the previous response's prompt size (v0.8+); else the history's
     /// own size at the check (`countTokens`).
     pub last_prompt_trigger: bool,
-    pub w: f64,
+    pub w: Estimator,
     pub limit: u64,
     pub summary_tokens: u64,
 }
@@ -81,7 +81,14 @@ impl Params {
             coalesce: s.flag("coalesce_turns"),
             truncation_only: s.flag("truncation_only_after_failure"),
             last_prompt_trigger: s.flag("trigger_last_prompt_tokens"),
-            w: s.num("non_ascii_weight"),
+            w: Estimator {
+                non_ascii_weight: s.num("non_ascii_weight"),
+                image_estimate: s.flag("image_estimate"),
+                pdf_estimate: s.flag("pdf_estimate"),
+                long_text_fast_path: s.flag("long_text_fast_path"),
+                astral_counts_once: s.flag("astral_counts_once"),
+                function_response_estimate: s.flag("function_response_estimate"),
+            },
             limit: ctx.limits.context_window,
             // The summary is materialised as text: `--summary-tokens 10^12` must not become a
             // 4-TB string.
@@ -115,12 +122,12 @@ struct VPart {
 }
 
 impl VPart {
-    fn of(j: J, w: f64) -> VPart {
+    fn of(j: J, w: Estimator) -> VPart {
         VPart::shared(Arc::new(j), w)
     }
 
     /// A part sized without copying it: its tree stays shared with whatever else holds it.
-    fn shared(j: Arc<J>, w: f64) -> VPart {
+    fn shared(j: Arc<J>, w: Estimator) -> VPart {
         let PartSizes {
             json,
             est,
@@ -142,10 +149,10 @@ impl VPart {
 /// figures under a `maxChars` and weight, and its masked form.
 #[derive(Debug, Default)]
 struct PartMemo {
-    /// `refresh_fr`'s figures by `(maxChars, non_ascii_weight bits)`.
-    fr: Memo<(i64, u64), FrFigures>,
-    /// The masked part and its estimate by weight; `None` when it cannot be masked.
-    masked: Memo<u64, Option<(J, u64)>>,
+    /// `refresh_fr`'s figures by `(maxChars, estimator key)`.
+    fr: Memo<(i64, EstKey), FrFigures>,
+    /// The masked part and its estimate by estimator; `None` when it cannot be masked.
+    masked: Memo<EstKey, Option<(J, u64)>>,
 }
 
 /// Values by key, few of them (one per setting that matters).
@@ -179,7 +186,7 @@ pub struct SizedTurn {
 impl SizedTurn {
     /// A turn's parts sized; each function response with a memo for the replays that share
     /// it.
-    fn of(role: GRole, parts: Vec<Arc<J>>, invalid: bool, w: f64) -> SizedTurn {
+    fn of(role: GRole, parts: Vec<Arc<J>>, invalid: bool, w: Estimator) -> SizedTurn {
         let parts = parts
             .into_iter()
             .map(|j| {
@@ -211,7 +218,7 @@ type Unsized = Option<(GRole, Vec<Arc<J>>, bool)>;
 /// session for its turns, and by any other replay input for its items.
 #[derive(Default)]
 pub struct SizedTurns {
-    sized: std::sync::Mutex<Vec<((bool, u64), SizedList)>>,
+    sized: std::sync::Mutex<Vec<((bool, EstKey), SizedList)>>,
     /// The items of an input made for the Gemini algorithm alone, converted into Gemini parts
     /// once with their strings taken ([`SizedTurns::take_items`]): what every `(coalesce, w)`
     /// is sized from, without copying the text.
@@ -247,8 +254,8 @@ impl SizedTurns {
 
     /// The history at `(coalesce, w)`; `turns` gives it, one entry per turn or item (`None`
     /// when it sends nothing), the first time.
-    fn get(&self, coalesce: bool, w: f64, turns: impl FnOnce() -> Vec<Unsized>) -> SizedList {
-        let key = (coalesce, w.to_bits());
+    fn get(&self, coalesce: bool, w: Estimator, turns: impl FnOnce() -> Vec<Unsized>) -> SizedList {
+        let key = (coalesce, w.key());
         let mut cache = self.sized.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, s)) = cache.iter().find(|(k, _)| *k == key) {
             return Arc::clone(s);
@@ -450,12 +457,12 @@ fn json_i(x: u64) -> i64 {
 }
 
 /// A function response's figures under `maxChars` `m` and weight `w` (`refresh_fr`).
-fn fr_figures(part: &VPart, m: i64, style: TruncStyle, w: f64) -> FrFigures {
+fn fr_figures(part: &VPart, m: i64, style: TruncStyle, w: Estimator) -> FrFigures {
     let null = J::Null;
     let fr_j = part.j.get("functionResponse").unwrap_or(&null);
     let stats = part.measured;
     let len = stats.map_or(0, |s| s.units);
-    let tok = stats.map_or(0, |s| text_est_of(s).tokens(w));
+    let tok = stats.map_or(0, |s| text_est_of(s, w).tokens(w));
     // Truncating again changes nothing once an output is short enough and already a plain
     // `{output}` (the common case, decided without building the result), when it cannot be
     // saved, or when its nested truncation has reached its fixed point.

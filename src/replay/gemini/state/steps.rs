@@ -119,17 +119,17 @@ impl Gemini {
         let summary = Est::quarters(4 * self.p.summary_tokens);
         let input = if self.p.probe {
             let anchor = if snapshot { ANCHOR_MERGE } else { ANCHOR_NEW };
-            let instruction = text_est(&JsStr::Text(format!("{anchor}{SCRATCHPAD}")));
-            let probe = text_est(&JsStr::from(PROBE));
+            let instruction = text_est(&JsStr::Text(format!("{anchor}{SCRATCHPAD}")), w);
+            let probe = text_est(&JsStr::from(PROBE), w);
             (for_summarizer + instruction).tokens(w)
                 + (for_summarizer + summary + probe).tokens(w)
                 + 2 * COMPRESSION_PROMPT_TOKENS
         } else {
-            let instruction = text_est(&JsStr::from(LEGACY_INSTRUCTION));
+            let instruction = text_est(&JsStr::from(LEGACY_INSTRUCTION), w);
             (for_summarizer + instruction).tokens(w) + COMPRESSION_PROMPT_TOKENS
         };
         let env_est: Est = self.env.iter().flatten().map(|j| part_est(j, w)).sum();
-        let ack = text_est(&JsStr::from(ACK));
+        let ack = text_est(&JsStr::from(ACK), w);
         let new_tokens = (env_est + summary + ack + (self.total - est_trunc)).tokens(w);
         let mut e = Event::new(EventKind::Compress);
         e.summarised = items;
@@ -239,7 +239,7 @@ impl Gemini {
         let mut count = 0;
         let mut touched = BTreeSet::new();
         let seqs: Vec<usize> = self.mask_cands.range(..=c).rev().copied().collect();
-        let key = self.p.w.to_bits();
+        let key = self.p.w.key();
         for seq in seqs {
             let memo = {
                 let f = &self.frs[seq];
@@ -357,7 +357,7 @@ impl Gemini {
             max_chars,
             style: self.p.style,
             preserve: self.p.preserve,
-            non_ascii_weight: self.p.w,
+            estimator: self.p.w,
         };
         let before = self.tokens();
         let out = compress(
