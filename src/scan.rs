@@ -366,24 +366,11 @@ fn time_may_match(f: &SourceFile, filter: &Filter) -> bool {
 /// the latest update, then the first path) and each other is reported as a copy, never counted
 /// twice. A fork or a sub-agent has an id of its own.
 fn drop_codex_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
-    let mut groups: HashMap<(&str, SessionKind), Vec<usize>> = HashMap::new();
-    for (i, s) in sessions.iter().enumerate() {
-        if s.agent == Agent::Codex && !s.id.is_empty() {
-            groups.entry((s.id.as_str(), s.kind)).or_default().push(i);
-        }
-    }
     let mut drop = vec![false; sessions.len()];
     let mut warnings = Vec::new();
-    for idxs in groups.values().filter(|v| v.len() > 1) {
-        let best = *idxs
-            .iter()
-            .max_by_key(|&&i| {
-                let s = &sessions[i];
-                let rank = (s.requests.len(), s.message_count, s.updated_at);
-                (rank, std::cmp::Reverse(i))
-            })
-            .expect("a group has members");
-        for &i in idxs.iter().filter(|&&i| i != best) {
+    for members in same_session_files(sessions, Agent::Codex) {
+        let best = members[0];
+        for &i in &members[1..] {
             drop[i] = true;
             warnings.push(Warning::new(
                 WarningKind::Duplicate,
@@ -397,14 +384,7 @@ fn drop_codex_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
             ));
         }
     }
-    // Reported in path order, whatever order the groups came in.
-    warnings.sort_by(|a, b| a.path.cmp(&b.path));
-    let mut i = 0;
-    sessions.retain(|_| {
-        i += 1;
-        !drop[i - 1]
-    });
-    warnings
+    remove_marked(sessions, &drop, warnings)
 }
 
 /// Claude Code writes one session id into several files when a session is resumed, backed up
@@ -419,12 +399,6 @@ fn drop_codex_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
 /// each response once ([`count_once`]).
 pub fn drop_claude_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
     use rustc_hash::FxHashSet;
-    let mut groups: HashMap<(&str, SessionKind), Vec<usize>> = HashMap::new();
-    for (i, s) in sessions.iter().enumerate() {
-        if s.agent == Agent::Claude && !s.id.is_empty() {
-            groups.entry((s.id.as_str(), s.kind)).or_default().push(i);
-        }
-    }
     // None: a response without an id, so the file cannot be compared.
     fn keys_of(s: &SessionSummary) -> Option<FxHashSet<(&str, Option<&str>)>> {
         s.requests
@@ -438,29 +412,18 @@ pub fn drop_claude_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
     }
     let mut drop = vec![false; sessions.len()];
     let mut warnings = Vec::new();
-    for idxs in groups.values().filter(|v| v.len() > 1) {
-        let rank = |i: usize| {
-            let s = &sessions[i];
-            (
-                (s.requests.len(), s.message_count, s.updated_at),
-                std::cmp::Reverse(i),
-            )
-        };
-        let mut members: Vec<usize> = idxs.clone();
-        // The best first: a copy is dropped in favour of the best member that holds it.
-        members.sort_by_key(|&i| std::cmp::Reverse(rank(i)));
+    for members in same_session_files(sessions, Agent::Claude) {
         let keys: Vec<_> = members.iter().map(|&i| keys_of(&sessions[i])).collect();
         for (a, &i) in members.iter().enumerate() {
             let Some(mine) = &keys[a] else { continue };
-            let holder = members.iter().enumerate().find(|&(b, &j)| {
-                b != a
-                    && !drop[j]
-                    && rank(j) > rank(i)
+            // A copy is dropped in favour of the best-ranked member (an earlier one) that holds it.
+            let holder = (0..a).find(|&b| {
+                !drop[members[b]]
                     && keys[b]
                         .as_ref()
                         .is_some_and(|theirs| mine.is_subset(theirs))
             });
-            if let Some((_, &j)) = holder {
+            if let Some(b) = holder {
                 drop[i] = true;
                 warnings.push(Warning::new(
                     WarningKind::Duplicate,
@@ -470,15 +433,49 @@ pub fn drop_claude_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
                         "copy of Claude session {}: its {} responses are among the {} of {}, which is kept",
                         sessions[i].id,
                         mine.len(),
-                        keys[members.iter().position(|&m| m == j).expect("a member")]
-                            .as_ref()
-                            .map_or(0, |k| k.len()),
-                        sessions[j].source.path.display()
+                        keys[b].as_ref().map_or(0, |k| k.len()),
+                        sessions[members[b]].source.path.display()
                     ),
                 ));
             }
         }
     }
+    remove_marked(sessions, &drop, warnings)
+}
+
+/// The files of `agent` that share a session id (and kind) with another, group by group, each
+/// group best first: the most requests, then the most messages, then the latest update, then
+/// the first path. The copy rules keep the first.
+fn same_session_files(sessions: &[SessionSummary], agent: Agent) -> Vec<Vec<usize>> {
+    let mut groups: HashMap<(&str, SessionKind), Vec<usize>> = HashMap::new();
+    for (i, s) in sessions.iter().enumerate() {
+        if s.agent == agent && !s.id.is_empty() {
+            groups.entry((s.id.as_str(), s.kind)).or_default().push(i);
+        }
+    }
+    groups
+        .into_values()
+        .filter(|v| v.len() > 1)
+        .map(|mut v| {
+            v.sort_by_key(|&i| {
+                let s = &sessions[i];
+                std::cmp::Reverse((
+                    (s.requests.len(), s.message_count, s.updated_at),
+                    std::cmp::Reverse(i),
+                ))
+            });
+            v
+        })
+        .collect()
+}
+
+/// Remove the sessions marked in `drop`; their warnings in path order, whatever order the
+/// groups came in.
+fn remove_marked(
+    sessions: &mut Vec<SessionSummary>,
+    drop: &[bool],
+    mut warnings: Vec<Warning>,
+) -> Vec<Warning> {
     warnings.sort_by(|a, b| a.path.cmp(&b.path));
     let mut i = 0;
     sessions.retain(|_| {
