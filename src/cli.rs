@@ -338,7 +338,8 @@ Examples:
 
 A project's tokens include its sub-agent sessions (--kind all is the default here; SUB counts
 them). Gemini records only a hash of the project path: RESOLVED BY says how the path was found
-(cwd, project_root, projects_json, hash_match), and `unresolved <hash>` marks the rest."
+(cwd, project_root, projects_json, hash_match, folder_match), and `unresolved <hash>` marks the
+rest."
 )]
 pub struct ProjectsArgs {
     #[command(flatten)]

@@ -79,6 +79,10 @@ pub enum ProjectSource {
     ProjectsJson,
     /// Gemini: sha256(candidate path) == `projectHash`.
     HashMatch,
+    /// Claude, when no record holds a `cwd`: the project folder's name is the encoding of a
+    /// path another session recorded (one path only; several that encode alike leave it
+    /// unresolved).
+    FolderMatch,
     /// Nothing matched; `project` is `None` and the hash prefix is reported.
     #[default]
     Unresolved,
@@ -91,6 +95,7 @@ impl ProjectSource {
             ProjectSource::ProjectRoot => "project_root",
             ProjectSource::ProjectsJson => "projects_json",
             ProjectSource::HashMatch => "hash_match",
+            ProjectSource::FolderMatch => "folder_match",
             ProjectSource::Unresolved => "unresolved",
         }
     }

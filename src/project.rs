@@ -5,7 +5,9 @@
 //! order, from the `.project_root` marker in the project temp dir (v0.29+ slug layout), from
 //! `~/.gemini/projects.json` (slug → path), and finally by hashing every path we know of (other
 //! agents' working directories, the Gemini registry, `--project-root` folders and their
-//! subfolders) and matching the hash.
+//! subfolders) and matching the hash. A Claude session none of whose records holds a `cwd` (a
+//! file of summaries or snapshots only) takes the path whose encoding is its project folder's
+//! name, when exactly one path we know of encodes so.
 
 use std::collections::HashMap;
 use std::fs;
@@ -28,6 +30,34 @@ pub fn gemini_project_hash(path: &str) -> String {
     s
 }
 
+/// The name Claude Code gives a project's folder under `projects/`: every UTF-16 unit of the
+/// path that is not an ASCII letter or digit becomes `-` (JavaScript's `replace` over code
+/// units, so a character outside the BMP becomes two). Names past 200 characters are cut to 200
+/// and given a hash suffix that differs between Claude Code's runtimes; the match keys on
+/// [`folder_key`] for that reason.
+pub fn claude_folder_name(path: &str) -> String {
+    path.chars()
+        .flat_map(|c| {
+            let keep = c.is_ascii_alphanumeric();
+            let n = if keep { 1 } else { c.len_utf16() };
+            std::iter::repeat_n(if keep { c } else { '-' }, n)
+        })
+        .collect()
+}
+
+/// Claude Code cuts a folder name to this many characters before it appends a hash.
+const FOLDER_NAME_MAX: usize = 200;
+
+/// What two folder names must share to name one project: all of a short name, the first 200
+/// characters of a long one (whose hash suffix cannot be recomputed).
+fn folder_key(name: &str) -> &str {
+    if name.len() > FOLDER_NAME_MAX && name.is_char_boundary(FOLDER_NAME_MAX) {
+        &name[..FOLDER_NAME_MAX]
+    } else {
+        name
+    }
+}
+
 /// Everything project resolution knows, built once per scan.
 #[derive(Debug, Default)]
 pub struct ProjectIndex {
@@ -37,6 +67,8 @@ pub struct ProjectIndex {
     by_hash: HashMap<String, String>,
     /// `.project_root` contents, per project temp dir (cached).
     roots: HashMap<PathBuf, Option<String>>,
+    /// Claude folder key → the candidate paths that encode to it.
+    by_folder: HashMap<String, Vec<String>>,
 }
 
 /// How deep `--project-root` folders are searched for candidate project paths.
@@ -72,6 +104,32 @@ impl ProjectIndex {
         self.by_hash
             .entry(gemini_project_hash(path))
             .or_insert_with(|| path.to_string());
+        let name = claude_folder_name(path);
+        let paths = self
+            .by_folder
+            .entry(folder_key(&name).to_string())
+            .or_default();
+        if !paths.iter().any(|p| p == path) {
+            paths.push(path.to_string());
+        }
+    }
+
+    /// Resolve a Claude session that recorded no `cwd` from its project folder's name:
+    /// `(path, FolderMatch)` when exactly one candidate path encodes to it.
+    pub fn resolve_claude_folder(
+        &self,
+        project_dir: Option<&Path>,
+    ) -> (Option<String>, ProjectSource) {
+        let name = project_dir
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy());
+        match name
+            .and_then(|n| self.by_folder.get(folder_key(&n)))
+            .map(Vec::as_slice)
+        {
+            Some([path]) => (Some(path.clone()), ProjectSource::FolderMatch),
+            _ => (None, ProjectSource::Unresolved),
+        }
     }
 
     /// Add a `--project-root` folder and its subfolders (a few levels, skipping hidden and
@@ -200,6 +258,49 @@ mod tests {
         assert_eq!(
             idx.resolve_gemini(None, Some(&h)).1,
             ProjectSource::HashMatch
+        );
+    }
+
+    #[test]
+    fn claude_folder_names_encode_like_claude_code() {
+        // The spec's examples, and a character outside the BMP (two UTF-16 units).
+        assert_eq!(claude_folder_name("/Users/foo/my.app"), "-Users-foo-my-app");
+        assert_eq!(claude_folder_name("C:\\work"), "C--work");
+        assert_eq!(claude_folder_name("/a/.b"), "-a--b");
+        assert_eq!(claude_folder_name("/é/𝄞"), "-----");
+    }
+
+    #[test]
+    fn a_claude_folder_takes_the_one_path_that_encodes_to_its_name() {
+        let mut idx = ProjectIndex::default();
+        idx.add_candidate("/home/dev/webapp");
+        idx.add_candidate("/home/dev/a-b");
+        idx.add_candidate("/home/dev/a/b");
+        let long = format!("/home/{}", "x".repeat(250));
+        idx.add_candidate(&long);
+        let dir = |name: &str| PathBuf::from("/c/projects").join(name);
+        assert_eq!(
+            idx.resolve_claude_folder(Some(&dir("-home-dev-webapp"))),
+            (Some("/home/dev/webapp".into()), ProjectSource::FolderMatch)
+        );
+        // Two paths encode alike: neither is chosen.
+        assert_eq!(
+            idx.resolve_claude_folder(Some(&dir("-home-dev-a-b"))),
+            (None, ProjectSource::Unresolved)
+        );
+        assert_eq!(
+            idx.resolve_claude_folder(Some(&dir("-home-dev-other"))),
+            (None, ProjectSource::Unresolved)
+        );
+        // A long name is cut at 200 characters and given a hash suffix of its own.
+        let cut = format!("{}-1x2y3z", &claude_folder_name(&long)[..200]);
+        assert_eq!(
+            idx.resolve_claude_folder(Some(&dir(&cut))),
+            (Some(long), ProjectSource::FolderMatch)
+        );
+        assert_eq!(
+            idx.resolve_claude_folder(None),
+            (None, ProjectSource::Unresolved)
         );
     }
 }

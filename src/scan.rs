@@ -570,6 +570,23 @@ fn resolve_projects(sessions: &mut [SessionSummary], gemini_dirs: &[PathBuf], ro
         s.project = p;
         s.project_source = src;
     }
+    // Gemini's resolved paths are candidates for the folder rule only: added after the Gemini
+    // pass, they cannot make its result depend on the order of the sessions.
+    let gemini: Vec<String> = sessions
+        .iter()
+        .filter(|s| s.agent == Agent::Gemini)
+        .filter_map(|s| s.project.clone())
+        .collect();
+    for p in &gemini {
+        index.add_candidate(p);
+    }
+    for s in sessions
+        .iter_mut()
+        .filter(|s| s.agent == Agent::Claude && s.project.is_none())
+    {
+        (s.project, s.project_source) =
+            index.resolve_claude_folder(s.source.project_dir.as_deref());
+    }
 }
 
 /// The requests of `sessions` that aggregates count, by the cross-file rules

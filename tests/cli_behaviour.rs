@@ -257,6 +257,54 @@ fn gemini_hash_is_matched_against_project_root_candidates() {
 }
 
 #[test]
+fn a_claude_session_without_cwd_takes_its_folders_project() {
+    let home = tempfile::tempdir().unwrap();
+    let record = |id: &str, cwd: Option<&str>| {
+        let cwd = cwd.map_or(String::new(), |c| format!("\"cwd\":\"{c}\","));
+        format!(
+            "{{\"type\":\"user\",\"uuid\":\"u-{id}\",\"parentUuid\":null,\"sessionId\":\"{id}\",{cwd}\"timestamp\":\"2026-05-01T10:00:00.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"hi\"}}}}\n"
+        )
+    };
+    let projects = home.path().join(".claude/projects");
+    write(
+        &projects.join("-home-dev-webapp/a1.jsonl"),
+        &record("a1", Some("/home/dev/webapp")),
+    );
+    write(
+        &projects.join("-home-dev-webapp/b2.jsonl"),
+        &record("b2", None),
+    );
+    write(
+        &projects.join("-home-dev-lost/c3.jsonl"),
+        &record("c3", None),
+    );
+    let rows = json_list(
+        sessions()
+            .arg("--home")
+            .arg(home.path())
+            .args(["list", "--format", "json"]),
+    );
+    let of = |id: &str| rows.iter().find(|r| r["id"] == id).unwrap().clone();
+    assert_eq!(of("a1")["project_source"], "cwd");
+    assert_eq!(of("b2")["project"], "/home/dev/webapp");
+    assert_eq!(of("b2")["project_source"], "folder_match");
+    assert_eq!(of("b2")["cwd"], Value::Null);
+    assert_eq!(of("c3")["project"], Value::Null);
+    assert_eq!(of("c3")["project_source"], "unresolved");
+    let projects = json_list(
+        sessions()
+            .arg("--home")
+            .arg(home.path())
+            .args(["projects", "--format", "json"]),
+    );
+    let webapp = projects
+        .iter()
+        .find(|p| p["project"] == "/home/dev/webapp")
+        .unwrap();
+    assert_eq!(webapp["sessions"], 2);
+}
+
+#[test]
 fn bad_arguments_are_usage_errors() {
     sessions()
         .args(["list", "--since", "someday"])
