@@ -152,6 +152,8 @@ pub(crate) mod e2e_gen;
 #[cfg(test)]
 mod e2e_tests;
 #[cfg(test)]
+mod era_tests;
+#[cfg(test)]
 mod golden_tests;
 #[cfg(test)]
 mod input_tests;
