@@ -495,3 +495,25 @@ fn usage_errors_say_what_to_write() {
         &["invalid time \"99999999d\""],
     );
 }
+
+#[test]
+fn a_failed_index_is_reported_with_the_sessions_that_failed() {
+    let f = Fixture::new();
+    // A folder the unprivileged user cannot write into: every file of the export fails as it is
+    // written, after every target was checked.
+    let out = f.root.join("ro");
+    fs::create_dir(&out).unwrap();
+    chmod(&out, 0o555);
+    let target = format!("{}/", f.p("ro"));
+    expect(
+        &f,
+        "home",
+        &argv(&["export", "--all", "-o", &target]),
+        1,
+        &[
+            "1 session(s) could not be exported",
+            &format!("{ID}: "),
+            "index.md",
+        ],
+    );
+}

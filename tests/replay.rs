@@ -316,6 +316,53 @@ fn plot_writes_an_svg_with_the_three_series() {
 }
 
 #[test]
+fn plots_of_sessions_whose_ids_share_a_prefix_get_names_of_their_own() {
+    // Two Codex ids from one millisecond (UUIDv7) share their first 15 characters: each name
+    // keeps as many as tell them apart.
+    let dir = tempfile::tempdir().unwrap();
+    let src = home().join(
+        ".codex/sessions/2026/06/11/rollout-2026-06-11T11-05-00-019eb65b-5760-7eb5-80a6-9b5c6d7e8f05.jsonl",
+    );
+    let text = fs::read_to_string(&src).unwrap();
+    let input = dir.path().join("in");
+    fs::create_dir(&input).unwrap();
+    fs::write(input.join("a.jsonl"), &text).unwrap();
+    fs::write(
+        input.join("b.jsonl"),
+        text.replace(
+            "019eb65b-5760-7eb5-80a6-9b5c6d7e8f05",
+            "019eb65b-5760-7000-8000-000000000001",
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    fs::create_dir(&out).unwrap();
+    let run = sessions()
+        .args(["replay-compress", "--all", "-A", "codex", "--plot"])
+        .arg(out.join("p.svg"))
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let mut written: Vec<String> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    assert_eq!(
+        written,
+        [
+            "p-codex-019eb65b-5760-70.svg",
+            "p-codex-019eb65b-5760-7e.svg"
+        ]
+    );
+}
+
+#[test]
 fn validate_pairs_the_recorded_compaction() {
     // The fixture's auto compaction happened at 12,500 tokens; a window whose 90% is 12,500
     // (13,889) puts Codex's own trigger there. Until the replay intervenes, the recorded

@@ -6,7 +6,7 @@
 //! index, exported in parallel, one session in memory per worker. Nothing is written inside
 //! an agent's store, and no existing file is replaced without `--force`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use crate::cli::{ExportArgs, GlobalArgs};
 use crate::commands::list::no_stores_message;
 use crate::commands::show::{find_one, load};
-use crate::commands::{CmdResult, Failure, guard, scan_options, stdout, stores};
+use crate::commands::{CmdResult, Failure, Names, guard, scan_options, stdout, stores};
 use crate::diag::Report;
 use crate::diag::Warning;
 use crate::discover::Discovery;
@@ -526,16 +526,11 @@ fn export_dir(
     guard.check_dir(dir)?;
     // Names first (deterministic, collisions numbered), so every target can be checked before
     // anything is written.
-    let mut used: HashSet<String> = HashSet::new();
+    let mut names = Names::default();
     let mut jobs: Vec<(&SessionSummary, PathBuf, Option<Early>)> = Vec::new();
     for s in &sel.chosen {
         let stem = file_stem(s.agent.as_str(), s.started_at, &s.id);
-        let mut name = format!("{stem}.{}", opts.format.ext());
-        let mut n = 1;
-        while !used.insert(name.clone()) {
-            n += 1;
-            name = format!("{stem}-{n}.{}", opts.format.ext());
-        }
+        let name = names.next(&stem, opts.format.ext());
         let done = early.remove(s.path()).filter(|e| e.holds(s, pool));
         jobs.push((s, dir.join(name), done));
     }
@@ -582,26 +577,33 @@ fn export_dir(
         }
     }
     entries.sort_by_key(IndexEntry::sort_key);
-    if with_index {
-        guard.write(&index, |w| write_index(w, opts.format, &entries))?;
-    }
+    // A failed index is reported with the sessions that failed, not instead of them.
+    let index_error = with_index
+        .then(|| guard.write(&index, |w| write_index(w, opts.format, &entries)))
+        .and_then(Result::err);
     if !g.quiet {
         eprintln!(
             "exported {} session{} to {}{}",
             entries.len(),
             if entries.len() == 1 { "" } else { "s" },
             dir.display(),
-            if with_index {
+            if with_index && index_error.is_none() {
                 format!(" (index: {})", index.display())
             } else {
                 String::new()
             }
         );
     }
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(not_exported(failed))
+    match (failed.is_empty(), index_error) {
+        (true, None) => Ok(()),
+        (true, Some(e)) => Err(e.into()),
+        (false, index_error) => {
+            let mut f = not_exported(failed);
+            if let Some(e) = index_error {
+                f.message = format!("{}\n{e}", f.message);
+            }
+            Err(f)
+        }
     }
 }
 

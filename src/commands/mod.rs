@@ -359,3 +359,21 @@ pub fn write_csv<T: serde::Serialize + Default>(items: &[T]) -> Result<(), Failu
     w.flush()?;
     Ok(())
 }
+
+/// File names for several outputs written side by side: `stem.ext`, then `stem-2.ext`,
+/// `stem-3.ext` for a stem already given (two sessions with one id, say), so that every
+/// target is known, and checked, before anything is written.
+#[derive(Default)]
+pub struct Names(std::collections::HashSet<String>);
+
+impl Names {
+    pub fn next(&mut self, stem: &str, ext: &str) -> String {
+        let mut name = format!("{stem}.{ext}");
+        let mut n = 1;
+        while !self.0.insert(name.clone()) {
+            n += 1;
+            name = format!("{stem}-{n}.{ext}");
+        }
+        name
+    }
+}

@@ -3,11 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::commands::Failure;
+use crate::commands::{Failure, Names};
 use crate::output::Guard;
 use crate::render::table::{Align, Column, Cut, render, render_fitted, target_width};
 use crate::render::text::wrap;
-use crate::render::{human_count, plot, plural, thousands};
+use crate::render::{SHORT_ID, ShortIds, human_count, plot, plural, thousands};
 use crate::replay::{Algorithm, SessionReplay, Totals, validate};
 
 fn signed(n: i64) -> String {
@@ -581,8 +581,9 @@ pub(super) fn timeline_table(r: &SessionReplay) -> String {
     )
 }
 
-/// One SVG per session (suffixed with its id when there are several), every target checked
-/// before any is written.
+/// One SVG per session (suffixed with its agent and id when there are several: as many
+/// characters of the id as tell it from the others', and a number for files of one session),
+/// every target checked before any is written.
 pub(super) fn plot_all(
     rs: &[&SessionReplay],
     path: &Path,
@@ -595,14 +596,16 @@ pub(super) fn plot_all(
     let targets: Vec<PathBuf> = if rs.len() == 1 {
         vec![path.to_path_buf()]
     } else {
+        let ids = ShortIds::new(rs.iter().map(|r| r.id.as_str()));
+        let mut names = Names::default();
         rs.iter()
             .map(|r| {
                 let short: String =
                     r.id.chars()
+                        .take(ids.unique_len(&r.id).max(SHORT_ID))
                         .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-                        .take(13)
                         .collect();
-                path.with_file_name(format!("{stem}-{}-{short}.svg", r.agent))
+                path.with_file_name(names.next(&format!("{stem}-{}-{short}", r.agent), "svg"))
             })
             .collect()
     };
