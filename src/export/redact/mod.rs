@@ -483,14 +483,28 @@ struct Span {
     kind: &'static str,
 }
 
+/// The spans taken so far, by start. They never overlap, so their ends rise with their starts
+/// and the one span that can overlap a range is the last that starts before its end: a
+/// text with many secrets is checked in n·log n, not n².
+#[derive(Default)]
+struct Taken(BTreeMap<usize, (usize, &'static str)>);
+
+impl Taken {
+    fn take(&mut self, r: Range<usize>, kind: &'static str) {
+        let overlaps = self
+            .0
+            .range(..r.end)
+            .next_back()
+            .is_some_and(|(_, &(end, _))| end > r.start);
+        if !overlaps {
+            self.0.insert(r.start, (r.end, kind));
+        }
+    }
+}
+
 /// Every secret in `text`, in order, non-overlapping (earlier rules win).
 fn find(text: &str) -> Vec<Span> {
-    let mut spans: Vec<Span> = Vec::new();
-    let free = |spans: &[Span], r: &Range<usize>| {
-        !spans
-            .iter()
-            .any(|s| s.range.start < r.end && r.start < s.range.end)
-    };
+    let mut taken = Taken::default();
     for rule in RULES.iter() {
         for c in rule.re.captures_iter(text) {
             let Some(secret) = c.get(rule.group) else {
@@ -499,31 +513,64 @@ fn find(text: &str) -> Vec<Span> {
             if secret.is_empty() || !(rule.accept)(secret.as_str()) {
                 continue;
             }
-            let r = secret.range();
-            if free(&spans, &r) {
-                spans.push(Span {
-                    range: r,
-                    kind: rule.kind,
-                });
-            }
+            taken.take(secret.range(), rule.kind);
         }
     }
+    let mut lines = Lines::default();
     for c in ASSIGNMENT.captures_iter(text) {
-        if let Some(r) = assignment_value(text, &c) {
-            if free(&spans, &r) {
-                spans.push(Span {
-                    range: r,
-                    kind: "secret_assignment",
-                });
+        if let Some(r) = assignment_value(text, &c, &mut lines) {
+            taken.take(r, "secret_assignment");
+        }
+    }
+    taken
+        .0
+        .into_iter()
+        .map(|(start, (end, kind))| Span {
+            range: start..end,
+            kind,
+        })
+        .collect()
+}
+
+/// The line around a position, for positions that only move forward (the matches of one
+/// pass over a text): each byte is searched for a newline about once, however many matches
+/// one long line holds.
+#[derive(Default)]
+struct Lines {
+    /// Where the last search for a line's start stopped, and the line start it found.
+    back: (usize, usize),
+    /// The last search for a line's end: from where, and the end it found.
+    ahead: Option<(usize, usize)>,
+}
+
+impl Lines {
+    /// The start of the line holding `at` (the byte after the newline before it).
+    fn start(&mut self, text: &str, at: usize) -> usize {
+        let (from, start) = self.back;
+        let start = if at < from {
+            text[..at].rfind('\n').map_or(0, |i| i + 1)
+        } else {
+            text[from..at].rfind('\n').map_or(start, |i| from + i + 1)
+        };
+        self.back = (at, start);
+        start
+    }
+
+    /// The end of the line holding `at` (its newline, or the end of the text).
+    fn end(&mut self, text: &str, at: usize) -> usize {
+        match self.ahead {
+            Some((from, end)) if from <= at && at <= end => end,
+            _ => {
+                let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+                self.ahead = Some((at, end));
+                end
             }
         }
     }
-    spans.sort_by_key(|s| s.range.start);
-    spans
 }
 
 /// The secret value of an [`ASSIGNMENT`] match, if it is one.
-fn assignment_value(text: &str, c: &regex::Captures) -> Option<Range<usize>> {
+fn assignment_value(text: &str, c: &regex::Captures, lines: &mut Lines) -> Option<Range<usize>> {
     let name = c.get(1)?;
     if !secret_name(name.as_str()) {
         return None;
@@ -563,11 +610,9 @@ fn assignment_value(text: &str, c: &regex::Captures) -> Option<Range<usize>> {
     // (`--- PASS: TestLogin2 (0.00s)`) unless it is a YAML line.
     let verdict = name.as_str().eq_ignore_ascii_case("pass");
     if colon && !(quoted || key_quoted || (!verdict && v.len() >= 8 && has_digit_and_letter(v))) {
-        let line_start = text[..name.start()].rfind('\n').map_or(0, |i| i + 1);
+        let line_start = lines.start(text, name.start());
         let before = text[line_start..name.start()].trim_start();
-        let line_end = text[value.end()..]
-            .find('\n')
-            .map_or(text.len(), |i| value.end() + i);
+        let line_end = lines.end(text, value.end());
         let after = text[value.end()..line_end].trim();
         let yaml_key = before.is_empty() || before == "-";
         if !(yaml_key && (after.is_empty() || after.starts_with('#'))) {
@@ -620,15 +665,20 @@ pub fn redact_pieces(pieces: &mut [&mut String], counts: &mut Redactions) {
     for s in &spans {
         counts.add(s.kind, 1);
     }
-    let mut offset = 0;
+    // Spans and pieces are both in text order: each piece starts from the first span that
+    // does not end before it, so the pass is linear in pieces + spans.
+    let (mut offset, mut first) = (0, 0);
     for p in pieces.iter_mut() {
         let range = offset..offset + p.len();
         offset = range.end;
+        while spans.get(first).is_some_and(|s| s.range.end <= range.start) {
+            first += 1;
+        }
         let mut out = String::with_capacity(p.len());
         let mut at = range.start;
-        for s in spans
+        for s in spans[first..]
             .iter()
-            .filter(|s| s.range.start < range.end && range.start < s.range.end)
+            .take_while(|s| s.range.start < range.end)
         {
             let start = s.range.start.max(range.start);
             out.push_str(&joined[at..start]);

@@ -250,3 +250,64 @@ fn image_data_is_not_touched() {
     assert_eq!(c.total(), 1);
     assert!(matches!(&s.messages[0].parts[0], Part::Image { data: Some(d), .. } if *d == data));
 }
+
+#[test]
+fn taken_spans_keep_the_first_of_overlapping_ones() {
+    // Against the plain rule (a range is taken unless it overlaps one taken before), over
+    // every small range order.
+    let ranges: Vec<Range<usize>> = (0..7).flat_map(|a| (a + 1..9).map(move |b| a..b)).collect();
+    for seed in 0..200usize {
+        let order: Vec<Range<usize>> = (0..12)
+            .map(|i| ranges[(seed * 31 + i * 17 + i * i * seed) % ranges.len()].clone())
+            .collect();
+        let mut plain: Vec<Range<usize>> = Vec::new();
+        let mut taken = Taken::default();
+        for r in &order {
+            if !plain.iter().any(|p| p.start < r.end && r.start < p.end) {
+                plain.push(r.clone());
+            }
+            taken.take(r.clone(), "k");
+        }
+        plain.sort_by_key(|r| r.start);
+        let got: Vec<Range<usize>> = taken.0.iter().map(|(&s, &(e, _))| s..e).collect();
+        assert_eq!(got, plain, "{order:?}");
+    }
+}
+
+#[test]
+fn line_bounds_follow_positions_forward_and_back() {
+    let text = "ab\ncd: x\n\n  pass: y\nlast";
+    let mut lines = Lines::default();
+    let naive_start = |at: usize| text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let naive_end = |at: usize| text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let positions = [0, 1, 3, 5, 8, 9, 10, 12, 17, 20, 23, 4, 0, 22, 23];
+    for &at in &positions {
+        assert_eq!(lines.start(text, at), naive_start(at), "start of {at}");
+        assert_eq!(lines.end(text, at), naive_end(at), "end of {at}");
+    }
+}
+
+#[test]
+fn many_secrets_in_one_text_and_many_pieces_are_all_redacted() {
+    let key = "AKIAIOSFODNN7EXAMPLF";
+    let text = format!("{key} ").repeat(2_000);
+    let (out, counts) = red(&text);
+    assert_eq!(counts.total(), 2_000);
+    assert!(!out.contains(key));
+    // The same secrets as 2,000 pieces of one message: each piece loses its own.
+    let mut owned: Vec<String> = (0..2_000).map(|_| format!("{key} ")).collect();
+    let mut pieces: Vec<&mut String> = owned.iter_mut().collect();
+    let mut counts = Redactions::default();
+    redact_pieces(&mut pieces, &mut counts);
+    assert_eq!(counts.total(), 2_000);
+    assert!(
+        owned
+            .iter()
+            .all(|p| !p.contains(key) && p.starts_with("[REDACTED:"))
+    );
+    // Unquoted `name: value` pairs on one long line are prose, none a YAML line.
+    let line = "pass: x ".repeat(2_000);
+    assert_eq!(red(&line).1.total(), 0);
+    let yaml = "  password: hunter2\n".repeat(2_000);
+    assert_eq!(red(&yaml).1.total(), 2_000);
+}
