@@ -450,6 +450,7 @@ pub struct Series<T> {
 pub struct Validation {
     pub trigger: Trigger,
     /// When the agent compacted (it identifies one compaction across checkpoint copies).
+    #[serde(serialize_with = "crate::model::serialize_time")]
     pub timestamp: Option<DateTime<Utc>>,
     /// The replay compacted within ±1 request of it (its history is the recorded one again).
     pub matched: bool,
@@ -492,6 +493,7 @@ pub struct SessionReplay {
     pub path: PathBuf,
     pub project: Option<String>,
     /// When the session started.
+    #[serde(serialize_with = "crate::model::serialize_time")]
     pub started_at: Option<DateTime<Utc>>,
     pub algorithm: Algorithm,
     pub settings: Settings,
