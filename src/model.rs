@@ -477,10 +477,12 @@ pub enum Provenance {
     Unknown,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Serialised by hand, through `CompactionRecord` (`show`/`export` JSON): each figure with the
+/// provenance [`Compaction::before_provenance`]/[`Compaction::after_provenance`] give it, the
+/// rule the `compactions` ledger follows too.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Compaction {
     pub kind: CompactionKind,
-    #[serde(serialize_with = "serialize_time")]
     pub timestamp: Option<DateTime<Utc>>,
     pub trigger: Trigger,
     /// Index into [`Session::messages`] of the first message after the compaction.
@@ -494,12 +496,12 @@ pub struct Compaction {
     pub tokens_provenance: Provenance,
     /// Set when `tokens_after` was obtained differently from `tokens_before` (e.g. Codex: the
     /// prompt before was recorded, the size after estimated from the replacement history).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub after_provenance: Option<Provenance>,
     /// Percentages from Gemini's "Context compressed from X% to Y%." notice.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub percent_before: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub percent_after: Option<u32>,
     pub duration_ms: Option<u64>,
     pub summary: Option<String>,
@@ -507,10 +509,10 @@ pub struct Compaction {
     pub messages_before: Option<usize>,
     pub messages_after: Option<usize>,
     /// `<state_snapshot>` section tags present in the summary (Gemini).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub sections: Vec<String>,
     /// Everything else the trace carried (Claude `compactMetadata`, Codex window ids, …).
-    #[serde(default, skip_serializing_if = "Value::is_null")]
+    #[serde(default)]
     pub extra: Value,
 }
 
@@ -553,6 +555,64 @@ impl Compaction {
             sections: Vec::new(),
             extra: Value::Null,
         }
+    }
+}
+
+/// `compactions[]` in `show`/`export --format json|jsonl` (docs/json.md). The model's
+/// `tokens_provenance` covers both figures and can outlive a missing one; here a provenance
+/// never vouches for a `null`.
+#[derive(Serialize)]
+struct CompactionRecord<'a> {
+    kind: CompactionKind,
+    #[serde(serialize_with = "serialize_time")]
+    timestamp: Option<DateTime<Utc>>,
+    trigger: Trigger,
+    message_index: usize,
+    request_index: usize,
+    tokens_before: Option<u64>,
+    tokens_after: Option<u64>,
+    /// Kept for scripts written against it: the provenance of `tokens_before`.
+    tokens_provenance: Provenance,
+    tokens_before_provenance: Provenance,
+    tokens_after_provenance: Provenance,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    percent_before: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    percent_after: Option<u32>,
+    duration_ms: Option<u64>,
+    summary: &'a Option<String>,
+    messages_before: Option<usize>,
+    messages_after: Option<usize>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    sections: &'a [String],
+    #[serde(skip_serializing_if = "Value::is_null")]
+    extra: &'a Value,
+}
+
+impl Serialize for Compaction {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let before = self.before_provenance();
+        CompactionRecord {
+            kind: self.kind,
+            timestamp: self.timestamp,
+            trigger: self.trigger,
+            message_index: self.message_index,
+            request_index: self.request_index,
+            tokens_before: self.tokens_before,
+            tokens_after: self.tokens_after,
+            tokens_provenance: before,
+            tokens_before_provenance: before,
+            tokens_after_provenance: self.after_provenance(),
+            percent_before: self.percent_before,
+            percent_after: self.percent_after,
+            duration_ms: self.duration_ms,
+            summary: &self.summary,
+            messages_before: self.messages_before,
+            messages_after: self.messages_after,
+            sections: &self.sections,
+            extra: &self.extra,
+        }
+        .serialize(s)
     }
 }
 

@@ -288,3 +288,83 @@ fn corpus_files_with_compactions() {
         assert!(run(f).is_empty(), "{f}");
     }
 }
+
+/// `sessions [--home testdata/home] ARGS…` with `--format json`, parsed.
+fn json_of(home: bool, args: &[&str]) -> Value {
+    let mut c = Command::cargo_bin("sessions").unwrap();
+    c.env("TZ", "UTC");
+    if home {
+        c.arg("--home").arg(root().join("testdata/home"));
+    }
+    let out = c.args(args).args(["--format", "json"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Checks that `show --format json` gives each compaction of `path` the provenance the ledger
+/// gives it (one rule: `unknown` for a `null` figure); returns how many figures before and
+/// after were `null`.
+fn show_agrees_with_ledger(home: bool, path: &str) -> (usize, usize) {
+    let doc = json_of(home, &["show", path]);
+    let ledger = json_of(home, &["compactions", "--kind", "all", path]);
+    let shown = doc["compactions"].as_array().unwrap();
+    let rows = ledger.as_array().unwrap();
+    assert_eq!(shown.len(), rows.len(), "{path}");
+    let mut nulls = (0, 0);
+    for (c, row) in shown.iter().zip(rows) {
+        for side in ["before", "after"] {
+            let figure = &c[format!("tokens_{side}")];
+            let provenance = &c[format!("tokens_{side}_provenance")];
+            assert_eq!(figure, &row[format!("tokens_{side}")], "{path}");
+            assert_eq!(
+                provenance,
+                &row[format!("tokens_{side}_provenance")],
+                "{path}: {c}"
+            );
+            if figure.is_null() {
+                assert_eq!(provenance, "unknown", "{path}: {c}");
+            }
+        }
+        // The older field is the figure before's, so it vouches for no `null` either.
+        assert_eq!(
+            c["tokens_provenance"], c["tokens_before_provenance"],
+            "{path}"
+        );
+        assert!(c.get("after_provenance").is_none(), "{path}: {c}");
+        nulls.0 += usize::from(c["tokens_before"].is_null());
+        nulls.1 += usize::from(c["tokens_after"].is_null());
+    }
+    nulls
+}
+
+#[test]
+fn show_json_provenance_is_the_ledgers() {
+    let ev = ledger(&[]);
+    let mut paths: Vec<&str> = ev.iter().map(|e| e["path"].as_str().unwrap()).collect();
+    paths.dedup();
+    let mut before_null = 0;
+    for path in paths {
+        before_null += show_agrees_with_ledger(true, path).0;
+    }
+    // Gemini d4e5f6a7's notice gives no size before.
+    assert!(before_null > 0);
+}
+
+#[test]
+#[cfg_attr(
+    not(has_corpus),
+    ignore = "needs the session corpus: set SESSIONS_CORPUS"
+)]
+fn show_json_provenance_is_the_ledgers_on_the_corpus() {
+    let corpus = Path::new(env!("SESSIONS_CORPUS_DIR"));
+    let check = |file: &str| show_agrees_with_ledger(false, corpus.join(file).to_str().unwrap());
+    // Its first compaction came before any recorded prompt: no size before.
+    assert!(check("codex/schema-0.14x-all-record-types.jsonl").0 > 0);
+    // A boundary with `preTokens` and no `postTokens`.
+    let (before, after) = check("real/claude_compaction/entire-2a_075ef186b4_0_full.jsonl");
+    assert_eq!((before, after), (0, 1));
+}
