@@ -976,3 +976,54 @@ fn corpus_reports_add_up_to_the_list_totals() {
         }
     }
 }
+
+/// JSON text without the whitespace between tokens (strings kept as written).
+fn compact(pretty: &str) -> String {
+    let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
+    for c in pretty.chars() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if !c.is_whitespace() {
+            in_string = c == '"';
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Each NDJSON line is the JSON document's record, byte for byte: the same keys in the same
+/// (declared) order, `schema_version` first, nested objects included.
+#[test]
+fn ndjson_lines_are_the_json_records_in_their_order() {
+    use serde_json::value::RawValue;
+    for report in ["daily", "weekly", "monthly", "session", "project", "blocks"] {
+        let text = |format: &str| {
+            let out = sessions()
+                .args(["usage", report, "--breakdown", "--format", format])
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            String::from_utf8(out.stdout).unwrap()
+        };
+        let doc = text("json");
+        let doc: BTreeMap<&str, &RawValue> = serde_json::from_str(&doc).unwrap();
+        let mut records: Vec<&RawValue> = serde_json::from_str(doc["rows"].get()).unwrap();
+        records.push(doc["totals"]);
+        let ndjson = text("ndjson");
+        let lines: Vec<&str> = ndjson.lines().collect();
+        assert_eq!(lines.len(), records.len(), "{report}");
+        for (line, record) in lines.iter().zip(&records) {
+            assert!(
+                line.starts_with(r#"{"schema_version":1,"#),
+                "{report}: {line}"
+            );
+            assert_eq!(*line, compact(record.get()), "{report}");
+        }
+    }
+}

@@ -35,16 +35,21 @@ pub(super) fn write_document(header: &Header, rows: &[Row], total: &Row) -> Resu
 }
 
 pub(super) fn write_ndjson(header: &Header, rows: &[Row], total: &Row) -> Result<(), Failure> {
-    let mut lines: Vec<serde_json::Value> = Vec::new();
-    for r in rows {
-        lines.push(to_value(&r.record(header.report))?);
-    }
-    lines.push(to_value(&TotalRecord::new(header, total, rows.len()))?);
+    let mut lines: Vec<Line> = rows
+        .iter()
+        .map(|r| Line::Row(r.record(header.report)))
+        .collect();
+    lines.push(Line::Totals(TotalRecord::new(header, total, rows.len())));
     write_json(&lines, true)
 }
 
-fn to_value<T: Serialize>(v: &T) -> Result<serde_json::Value, Failure> {
-    serde_json::to_value(v).map_err(|e| Failure::failed(e.to_string()))
+/// One line of `--format ndjson`: serialised as it stands, so that its keys keep the order
+/// they have in `--format json` (a `serde_json::Value` would sort them).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Line<'a> {
+    Row(RowRecord<'a>),
+    Totals(TotalRecord<'a>),
 }
 
 impl<'a> Row<'a> {
@@ -343,7 +348,8 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, Strin
 
 fn cells<T: Serialize>(record: &T) -> Result<BTreeMap<String, String>, Failure> {
     let mut out = BTreeMap::new();
-    flatten("", &to_value(record)?, &mut out);
+    let value = serde_json::to_value(record).map_err(|e| Failure::failed(e.to_string()))?;
+    flatten("", &value, &mut out);
     Ok(out)
 }
 
