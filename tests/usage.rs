@@ -1027,3 +1027,65 @@ fn ndjson_lines_are_the_json_records_in_their_order() {
         }
     }
 }
+
+/// A `--prices` entry whose price is no price per token (here 1e308 $/token, whose cost is
+/// not finite) is refused at load with a warning naming the model, which then counts as
+/// unpriced in every output: JSON and table agree.
+#[test]
+fn an_absurd_price_is_refused_and_the_model_unpriced() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = "my,model;x";
+    let f = claude_file(dir.path(), model, &[("2026-03-14T09:00:00Z", 1_000)]);
+    let prices = dir.path().join("prices.json");
+    std::fs::write(
+        &prices,
+        format!(
+            r#"{{"{model}": {{"input_cost_per_token": 1e308, "output_cost_per_token": 1e308}}}}"#
+        ),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = common::sessions()
+            .arg("--prices")
+            .arg(&prices)
+            .args(args)
+            .arg(&f)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (list, err) = run(&["list", "--format", "json"]);
+    let list: Value = serde_json::from_str(&list).unwrap();
+    assert_eq!(list[0]["cost_usd"], Value::Null);
+    assert!(
+        err.contains(&format!("\"{model}\": input_cost_per_token 1e308")),
+        "{err}"
+    );
+    let (usage, _) = run(&["usage", "--format", "json"]);
+    let usage: Value = serde_json::from_str(&usage).unwrap();
+    assert_eq!(usage["totals"]["cost_usd"], Value::Null);
+    assert_eq!(usage["totals"]["unpriced_models"], json!([model]));
+    let (table, _) = run(&["list"]);
+    assert!(!table.contains("$184"), "{table}");
+    // --quiet silences the warning, not the refusal.
+    let out = common::sessions()
+        .args(["--quiet", "--prices"])
+        .arg(&prices)
+        .args(["list", "--format", "json"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -73,7 +73,14 @@ pub fn run(cli: Cli) -> ExitCode {
     });
     if let Some(path) = &g.prices {
         match crate::pricing::Pricing::with_file(path) {
-            Ok(p) => crate::pricing::install(p),
+            Ok(p) => {
+                if !g.quiet {
+                    for w in p.warnings() {
+                        eprintln!("warning: {w}");
+                    }
+                }
+                crate::pricing::install(p)
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(exit::USAGE);

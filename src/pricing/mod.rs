@@ -81,12 +81,36 @@ impl Pricing {
         })
     }
 
-    /// The prices of a recorded model, from the `--prices` file first.
+    /// The prices of a recorded model, from the `--prices` file first (a model the file
+    /// refused a price for has none).
     pub fn find(&self, model: &str) -> Option<&ModelPrice> {
-        self.file
-            .as_ref()
-            .and_then(|(_, t)| t.find(model))
-            .or_else(|| embedded().find(model))
+        match self.file.as_ref().and_then(|(_, t)| t.lookup(model)) {
+            Some(in_file) => in_file,
+            None => embedded().find(model),
+        }
+    }
+
+    /// One warning per listing of the `--prices` file refused at load (see
+    /// [`table::MAX_RATE`]), naming its model.
+    pub fn warnings(&self) -> Vec<String> {
+        let Some((path, table)) = &self.file else {
+            return Vec::new();
+        };
+        table
+            .refusals()
+            .iter()
+            .map(|r| {
+                format!(
+                    "--prices {}: {:?}: {} {:e} is not a price per token (0 to ${}): the model \
+                     counts as unpriced",
+                    path.display(),
+                    r.key,
+                    r.field,
+                    r.value,
+                    table::MAX_RATE
+                )
+            })
+            .collect()
     }
 
     /// The cost of one request; `None` when its model has no price.
@@ -333,6 +357,32 @@ mod tests {
                 .unwrap_err()
                 .contains("regular file")
         );
+    }
+
+    #[test]
+    fn a_refused_price_in_the_file_leaves_the_model_unpriced() {
+        assert!(embedded().refusals().is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prices.json");
+        std::fs::write(
+            &path,
+            r#"{"gemini-2.5-pro": {"input_cost_per_token": 1e308, "output_cost_per_token": 0}}"#,
+        )
+        .unwrap();
+        let p = Pricing::with_file(&path).unwrap();
+        // Not the embedded price either: the file said something about this model.
+        assert_eq!(p.request_cost(Some("gemini-2.5-pro"), &u(1, 0, 0, 0)), None);
+        assert!(
+            p.request_cost(Some("gpt-5-codex"), &u(1, 0, 0, 0))
+                .is_some()
+        );
+        let w = p.warnings();
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].contains(r#""gemini-2.5-pro": input_cost_per_token 1e308"#),
+            "{w:?}"
+        );
+        assert!(Pricing::embedded().warnings().is_empty());
     }
 
     #[test]

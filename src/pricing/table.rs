@@ -12,7 +12,7 @@
 //! tiers) is taken from another listing of the same model (dates aside) with the same input and
 //! output prices: LiteLLM records Claude's long-context prices only on some listings.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -81,6 +81,10 @@ pub struct PriceTable {
     /// Undated name → the newest dated name that has prices (`claude-opus-4-7` →
     /// `claude-opus-4-7-20260416`), for records that omit the date the table has.
     newest_dated: HashMap<String, String>,
+    /// Models with a listing refused (canonical names): they have no price here, and a
+    /// `--prices` file that refuses one hides the embedded table's price too.
+    refused: HashSet<String>,
+    refusals: Vec<Refusal>,
 }
 
 /// Provider preference (lower wins) and the key prefix a listing must have; `None` = ignored.
@@ -116,18 +120,57 @@ fn split_tier(field: &str) -> (&str, Option<u64>) {
     (field, None)
 }
 
-fn number(v: &Value) -> Option<f64> {
-    v.as_f64().filter(|x| x.is_finite() && *x >= 0.0)
+/// The highest price per token a table may give, in USD: a thousand times the dearest model
+/// LiteLLM lists. Above it a figure is a typo or a hostile file, and summed over a few requests
+/// it could leave the finite range: a JSON cost of `null` beside a table's saturated one.
+pub const MAX_RATE: f64 = 1.0;
+
+/// The per-token prices a listing may carry, as `<base>` or `<base>_above_<N>k_tokens`.
+const PRICE_FIELDS: &[&str] = &[
+    "input_cost_per_token",
+    "output_cost_per_token",
+    "output_cost_per_reasoning_token",
+    "cache_read_input_token_cost",
+    "cache_creation_input_token_cost",
+    "cache_creation_input_token_cost_above_1hr",
+];
+
+/// A listing whose price is no price per token (negative, above [`MAX_RATE`], not finite):
+/// the table refuses its model rather than guess.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The table key, as written.
+    pub key: String,
+    pub field: String,
+    pub value: f64,
 }
 
-/// One listing's prices, or `None` when it has no per-token input and output price.
-fn parse_entry(name: String, key: &str, entry: &Map<String, Value>) -> Option<ModelPrice> {
+/// What one listing gives.
+enum Listing {
+    Price(ModelPrice),
+    /// No per-token input and output price (another modality, LiteLLM's `sample_spec`).
+    NoPrice,
+    Refused(Refusal),
+}
+
+/// One listing's prices.
+fn parse_entry(name: String, key: &str, entry: &Map<String, Value>) -> Listing {
     let mut base = Rates::default();
     let (mut input, mut output) = (None, None);
     let mut tiers: Vec<Tier> = Vec::new();
-    for (field, value) in entry {
-        let Some(x) = number(value) else { continue };
-        let (field, threshold) = split_tier(field);
+    for (raw_field, value) in entry {
+        let Some(x) = value.as_f64() else { continue };
+        let (field, threshold) = split_tier(raw_field);
+        if !PRICE_FIELDS.contains(&field) {
+            continue;
+        }
+        if !(x.is_finite() && (0.0..=MAX_RATE).contains(&x)) {
+            return Listing::Refused(Refusal {
+                key: key.to_string(),
+                field: raw_field.clone(),
+                value: x,
+            });
+        }
         match threshold {
             None => match field {
                 "input_cost_per_token" => input = Some(x),
@@ -161,8 +204,11 @@ fn parse_entry(name: String, key: &str, entry: &Map<String, Value>) -> Option<Mo
             }
         }
     }
-    base.input = input?;
-    base.output = output?;
+    let (Some(input), Some(output)) = (input, output) else {
+        return Listing::NoPrice;
+    };
+    base.input = input;
+    base.output = output;
     tiers.retain(|t| {
         *t != Tier {
             threshold: t.threshold,
@@ -170,7 +216,7 @@ fn parse_entry(name: String, key: &str, entry: &Map<String, Value>) -> Option<Mo
         }
     });
     tiers.sort_by_key(|t| t.threshold);
-    Some(ModelPrice {
+    Listing::Price(ModelPrice {
         name,
         key: key.to_string(),
         provider: entry
@@ -192,6 +238,8 @@ impl PriceTable {
         };
         // canonical name → listings (rank, price)
         let mut by_name: HashMap<String, Vec<(u8, ModelPrice)>> = HashMap::new();
+        let mut refused: HashSet<String> = HashSet::new();
+        let mut refusals: Vec<Refusal> = Vec::new();
         for (key, entry) in &root {
             let Value::Object(entry) = entry else {
                 continue;
@@ -204,10 +252,18 @@ impl PriceTable {
             if name.is_empty() {
                 continue;
             }
-            if let Some(p) = parse_entry(name.clone(), key, entry) {
-                by_name.entry(name).or_default().push((rank, p));
+            match parse_entry(name.clone(), key, entry) {
+                Listing::Price(p) => by_name.entry(name).or_default().push((rank, p)),
+                Listing::NoPrice => {}
+                Listing::Refused(r) => {
+                    refusals.push(r);
+                    refused.insert(name);
+                }
             }
         }
+        // A model one of whose listings is refused has no price here, whatever its other
+        // listings say: which of them the file meant cannot be told.
+        by_name.retain(|name, _| !refused.contains(name));
         for listings in by_name.values_mut() {
             listings.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.key.cmp(&b.1.key)));
         }
@@ -245,7 +301,7 @@ impl PriceTable {
             models.insert(name, best);
         }
         let mut newest_dated: HashMap<String, String> = HashMap::new();
-        for name in models.keys() {
+        for name in models.keys().chain(&refused) {
             if let Some(base) = undated(name) {
                 let slot = newest_dated.entry(base.to_string()).or_default();
                 if name.as_str() > slot.as_str() {
@@ -256,32 +312,47 @@ impl PriceTable {
         Ok(PriceTable {
             models,
             newest_dated,
+            refused,
+            refusals,
         })
+    }
+
+    /// The listings refused for a price that is no price per token, by key.
+    pub fn refusals(&self) -> &[Refusal] {
+        &self.refusals
     }
 
     pub fn len(&self) -> usize {
         self.models.len()
     }
 
+    /// Neither a price nor a refused one.
     pub fn is_empty(&self) -> bool {
-        self.models.is_empty()
+        self.models.is_empty() && self.refused.is_empty()
     }
 
     /// The prices of a recorded model name (normalised as the module docs of `name` say).
     pub fn find(&self, model: &str) -> Option<&ModelPrice> {
+        self.lookup(model).flatten()
+    }
+
+    /// Like [`PriceTable::find`], telling a model the table does not know (`None`) from one
+    /// whose prices it refused (`Some(None)`).
+    pub fn lookup(&self, model: &str) -> Option<Option<&ModelPrice>> {
         let name = canonical(model);
         if name.is_empty() {
             return None;
         }
-        if let Some(p) = self.models.get(&name) {
-            return Some(p);
-        }
+        let known = |n: &str| self.models.contains_key(n) || self.refused.contains(n);
         let base = undated(&name).unwrap_or(&name);
-        self.models.get(base).or_else(|| {
-            self.newest_dated
-                .get(base)
-                .and_then(|dated| self.models.get(dated))
-        })
+        let key = if known(&name) {
+            name.as_str()
+        } else if known(base) {
+            base
+        } else {
+            self.newest_dated.get(base)?.as_str()
+        };
+        Some(self.models.get(key))
     }
 }
 
@@ -359,6 +430,54 @@ mod tests {
         assert_eq!(
             split_tier("cache_creation_input_token_cost_above_1hr"),
             ("cache_creation_input_token_cost_above_1hr", None)
+        );
+    }
+
+    #[test]
+    fn prices_that_are_no_price_per_token_refuse_their_model() {
+        let t = PriceTable::from_json(
+            r#"{
+              "huge": {"input_cost_per_token": 1e-06, "output_cost_per_token": 1e308},
+              "negative": {"input_cost_per_token": -1e-06, "output_cost_per_token": 1e-06},
+              "dear-tier": {"input_cost_per_token": 1e-06, "output_cost_per_token": 1e-06,
+                "input_cost_per_token_above_200k_tokens": 2.5},
+              "claude-opus-9-20270101": {"input_cost_per_token": 1e-06,
+                "output_cost_per_token": 100},
+              "at-the-limit": {"input_cost_per_token": 1, "output_cost_per_token": 0},
+              "images-too": {"input_cost_per_token": 1e-06, "output_cost_per_token": 1e-06,
+                "input_cost_per_image": 1e308}
+            }"#,
+        )
+        .unwrap();
+        let refused: Vec<(&str, &str)> = t
+            .refusals()
+            .iter()
+            .map(|r| (r.key.as_str(), r.field.as_str()))
+            .collect();
+        assert_eq!(
+            refused,
+            [
+                ("claude-opus-9-20270101", "output_cost_per_token"),
+                ("dear-tier", "input_cost_per_token_above_200k_tokens"),
+                ("huge", "output_cost_per_token"),
+                ("negative", "input_cost_per_token"),
+            ]
+        );
+        for model in ["huge", "negative", "dear-tier", "claude-opus-9-20270101"] {
+            assert_eq!(t.lookup(model), Some(None), "{model}");
+        }
+        // The undated name reaches the refused dated one, as it would a priced one.
+        assert_eq!(t.lookup("claude-opus-9"), Some(None));
+        assert_eq!(t.find("at-the-limit").unwrap().base.input, 1.0);
+        assert!(t.find("images-too").is_some());
+        assert_eq!(t.lookup("elsewhere"), None);
+        assert!(
+            !PriceTable::from_json(
+                r#"{"huge": {"input_cost_per_token": 1e308,
+            "output_cost_per_token": 0}}"#
+            )
+            .unwrap()
+            .is_empty()
         );
     }
 
