@@ -426,18 +426,23 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
             }
         }
     }
+    let days = time::Days::new(s.messages.iter().filter_map(|m| m.timestamp));
     let mut last_day = None;
+    // A message without a time is indented as the times above it are wide.
+    let mut clock_width = 8;
     for m in &s.messages {
         let time = match m.timestamp {
             Some(t) => {
                 let day = time::day(t);
                 if last_day != Some(day) {
-                    writeln!(out, "── {} ({}) ──", day.format("%Y-%m-%d"), time::zone(t))?;
+                    writeln!(out, "── {} ──", days.heading(t))?;
                     last_day = Some(day);
                 }
-                time::clock(t)
+                let clock = days.clock(t);
+                clock_width = text_width(&clock);
+                clock
             }
-            None => "        ".to_string(),
+            None => " ".repeat(clock_width),
         };
         if m.subtype.as_deref() == Some("compaction") {
             for p in &m.parts {
@@ -513,6 +518,8 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
         } else {
             String::new()
         };
+        // Calls and results sit under the text column, past the time.
+        let indent = " ".repeat(clock_width + 2);
         let only_results = m.role == Role::Tool;
         if !only_results || !body.is_empty() {
             let prefix = format!("{time}  {role:<9}{flags} ");
@@ -530,7 +537,7 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
                         Some(false) => "✓",
                         None => "…",
                     };
-                    let prefix = format!("          → {mark} {}: ", safe_line(name));
+                    let prefix = format!("{indent}→ {mark} {}: ", safe_line(name));
                     let line = fit_line(&prefix, &call_summary(input), "", width, Cut::End);
                     writeln!(out, "{line}")?;
                 }
@@ -538,7 +545,7 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
                     media_type, bytes, ..
                 } => {
                     let line = format!(
-                        "          [image {} {}]",
+                        "{indent}[image {} {}]",
                         safe_line(media_type.as_deref().unwrap_or("?")),
                         bytes
                             .map(|b| format!("{} bytes", thousands(b)))
@@ -558,7 +565,7 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
                     ..
                 } if only_results => {
                     let name = names.get(call_id.as_str()).copied().unwrap_or(call_id);
-                    let prefix = format!("          ✗ {}: ", safe_line(name));
+                    let prefix = format!("{indent}✗ {}: ", safe_line(name));
                     writeln!(out, "{}", fit_line(&prefix, output, "", width, Cut::End))?;
                 }
                 // A successful result shows on its call's line; one whose call the file does
@@ -569,8 +576,7 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
                     call_id,
                     ..
                 } if only_results && !names.contains_key(call_id.as_str()) => {
-                    let prefix =
-                        format!("          ✓ {} (call not recorded): ", safe_line(call_id));
+                    let prefix = format!("{indent}✓ {} (call not recorded): ", safe_line(call_id));
                     writeln!(out, "{}", fit_line(&prefix, output, "", width, Cut::End))?;
                 }
                 _ => {}

@@ -2,8 +2,10 @@
 //! exports): local time with its UTC offset shown, or UTC everywhere with `--utc`. The JSON
 //! contract is always RFC 3339 in UTC ([`super::rfc3339`]).
 
+use std::collections::HashMap;
+
 use chrono::format::{Fixed, Item, Numeric, Pad};
-use chrono::{DateTime, FixedOffset, Local, Utc};
+use chrono::{DateTime, FixedOffset, Local, NaiveDate, Utc};
 
 use super::settings;
 
@@ -70,27 +72,76 @@ pub fn timestamp(t: DateTime<Utc>) -> String {
     }
 }
 
+/// The zone every one of `times` shows, when they share one (`None` across a daylight-saving
+/// change, or for no time at all). This is the one rule of every human output: a heading names
+/// a shared zone once, and otherwise each time carries its own.
+pub fn shared_zone(times: impl IntoIterator<Item = DateTime<Utc>>) -> Option<String> {
+    let mut times = times.into_iter();
+    let first = zone(times.next()?);
+    times.all(|t| zone(t) == first).then_some(first)
+}
+
 /// A column of times for a table: the header names the zone when every time shares one
 /// (`STARTED (+01:00)`); when they do not (a daylight-saving change), each cell carries its own
 /// offset. Missing times are `-`.
 pub fn column(label: &str, times: &[Option<DateTime<Utc>>]) -> (String, Vec<String>) {
-    let mut zones: Vec<String> = times.iter().flatten().map(|t| zone(*t)).collect();
-    zones.sort();
-    zones.dedup();
-    let one = zones.len() <= 1;
-    let header = match zones.first() {
-        Some(z) if one => format!("{label} ({z})"),
-        _ => label.to_string(),
+    let shared = shared_zone(times.iter().flatten().copied());
+    let header = match &shared {
+        Some(z) => format!("{label} ({z})"),
+        None => label.to_string(),
     };
     let cells = times
         .iter()
         .map(|t| match t {
-            Some(t) if one => minutes(*t),
+            Some(t) if shared.is_some() => minutes(*t),
             Some(t) => format!("{} {}", minutes(*t), zone(*t)),
             None => "-".into(),
         })
         .collect();
     (header, cells)
+}
+
+/// Clock times under day headings (`show`'s timeline), by the rule of [`column`]: a day whose
+/// times share one offset names it in its heading (`2026-03-14 (+01:00)`, then `09:00:05`); on
+/// a day with a daylight-saving change the heading is the date alone and each time carries its
+/// offset (`02:30:00 +02:00`, `02:30:00 +01:00`), so no two instants print alike.
+pub struct Days {
+    zones: HashMap<NaiveDate, Option<String>>,
+}
+
+impl Days {
+    pub fn new(times: impl IntoIterator<Item = DateTime<Utc>>) -> Self {
+        let mut by_day: HashMap<NaiveDate, Vec<DateTime<Utc>>> = HashMap::new();
+        for t in times {
+            by_day.entry(day(t)).or_default().push(t);
+        }
+        let zones = by_day
+            .into_iter()
+            .map(|(d, times)| (d, shared_zone(times)))
+            .collect();
+        Days { zones }
+    }
+
+    fn zone_of_day(&self, t: DateTime<Utc>) -> Option<&str> {
+        self.zones.get(&day(t)).and_then(|z| z.as_deref())
+    }
+
+    /// The heading of the day of `t`.
+    pub fn heading(&self, t: DateTime<Utc>) -> String {
+        let date = day(t).format("%Y-%m-%d");
+        match self.zone_of_day(t) {
+            Some(z) => format!("{date} ({z})"),
+            None => date.to_string(),
+        }
+    }
+
+    /// The time of `t` under its day's heading.
+    pub fn clock(&self, t: DateTime<Utc>) -> String {
+        match self.zone_of_day(t) {
+            Some(_) => clock(t),
+            None => format!("{} {}", clock(t), zone(t)),
+        }
+    }
 }
 
 #[cfg(test)]
