@@ -50,8 +50,8 @@ complete -c sessions -n "__fish_sessions_using_subcommand list" -s a -l agent -d
 codex\t''
 gemini\t''"
 complete -c sessions -n "__fish_sessions_using_subcommand list" -s p -l project -d 'Only projects whose path contains this text (case-insensitive) or matches this glob' -r
-complete -c sessions -n "__fish_sessions_using_subcommand list" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339' -r
-complete -c sessions -n "__fish_sessions_using_subcommand list" -l until -d 'Only sessions started at or before this time (a date means the end of that day)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01 (a local day, UTC with --utc), RFC 3339' -r
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l until -d 'Only sessions started at or before this time (a date means up to the end of that day)' -r
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l kind -d 'Main sessions, sub-agent sessions, or both' -r -f -a "main\t''
 subagent\t''
 all\t''"
@@ -104,8 +104,8 @@ complete -c sessions -n "__fish_sessions_using_subcommand projects" -s a -l agen
 codex\t''
 gemini\t''"
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -s p -l project -d 'Only projects whose path contains this text (case-insensitive) or matches this glob' -r
-complete -c sessions -n "__fish_sessions_using_subcommand projects" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339' -r
-complete -c sessions -n "__fish_sessions_using_subcommand projects" -l until -d 'Only sessions started at or before this time (a date means the end of that day)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01 (a local day, UTC with --utc), RFC 3339' -r
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l until -d 'Only sessions started at or before this time (a date means up to the end of that day)' -r
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -s f -l format -d 'Output format' -r -f -a "table\t''
 json\t''
 ndjson\t''
@@ -130,8 +130,8 @@ complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s a -l a
 codex\t''
 gemini\t''"
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s p -l project -d 'Only projects whose path contains this text (case-insensitive) or matches this glob' -r
-complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339' -r
-complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l until -d 'Only sessions started at or before this time (a date means the end of that day)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01 (a local day, UTC with --utc), RFC 3339' -r
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l until -d 'Only sessions started at or before this time (a date means up to the end of that day)' -r
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l kind -d 'Main sessions, sub-agent sessions, or both' -r -f -a "main\t''
 subagent\t''
 all\t''"
@@ -156,8 +156,8 @@ complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s a 
 codex\t''
 gemini\t''"
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s p -l project -d 'Only projects whose path contains this text (case-insensitive) or matches this glob' -r
-complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339' -r
-complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l until -d 'Only sessions started at or before this time (a date means the end of that day)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01 (a local day, UTC with --utc), RFC 3339' -r
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l until -d 'Only sessions started at or before this time (a date means up to the end of that day)' -r
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l kind -d 'Main sessions, sub-agent sessions, or both' -r -f -a "main\t''
 subagent\t''
 all\t''"
@@ -196,8 +196,8 @@ complete -c sessions -n "__fish_sessions_using_subcommand export" -s a -l agent 
 codex\t''
 gemini\t''"
 complete -c sessions -n "__fish_sessions_using_subcommand export" -s p -l project -d 'Only projects whose path contains this text (case-insensitive) or matches this glob' -r
-complete -c sessions -n "__fish_sessions_using_subcommand export" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339' -r
-complete -c sessions -n "__fish_sessions_using_subcommand export" -l until -d 'Only sessions started at or before this time (a date means the end of that day)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l since -d 'Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01 (a local day, UTC with --utc), RFC 3339' -r
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l until -d 'Only sessions started at or before this time (a date means up to the end of that day)' -r
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l kind -d 'Main sessions, sub-agent sessions, or both' -r -f -a "main\t''
 subagent\t''
 all\t''"
@@ -232,7 +232,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand usage" -s a -l agent -
 codex\t''
 gemini\t''"
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -s p -l project -d 'Only projects whose path contains this text (case-insensitive) or matches this glob' -r
-complete -c sessions -n "__fish_sessions_using_subcommand usage" -s z -l timezone -d 'Time zone of day, week and month boundaries: an IANA name (Europe/Paris), UTC, a POSIX TZ rule, or `local`. Also the zone of plain dates in --since/--until' -r
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -s z -l timezone -d 'Time zone of day, week and month boundaries: an IANA name (Europe/Paris), UTC, a POSIX TZ rule, or `local` (UTC with --utc). Also the zone of plain dates in --since/--until' -r
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l start-of-week -d 'First day of a week for `weekly` [default: monday]' -r -f -a "monday\t''
 tuesday\t''
 wednesday\t''
@@ -250,7 +250,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand usage" -l kind -d 'Mai
 subagent\t''
 all\t''"
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l since -d 'Only requests made at or after this time: 7d, 12h, 2w, today, 2026-03-01 (a day of --timezone), RFC 3339' -r
-complete -c sessions -n "__fish_sessions_using_subcommand usage" -l until -d 'Only requests made at or before this time (a date means the end of that day in --timezone)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l until -d 'Only requests made at or before this time (a date means up to the end of that day in --timezone)' -r
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F

@@ -198,10 +198,11 @@ pub struct FilterArgs {
     /// Only projects whose path contains this text (case-insensitive) or matches this glob.
     #[arg(short, long, value_name = "PATTERN")]
     pub project: Option<String>,
-    /// Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01, RFC 3339.
+    /// Only sessions active at or after this time: 7d, 12h, 2w, today, 2026-03-01 (a local
+    /// day, UTC with --utc), RFC 3339.
     #[arg(long, value_name = "WHEN", allow_hyphen_values = true)]
     pub since: Option<String>,
-    /// Only sessions started at or before this time (a date means the end of that day).
+    /// Only sessions started at or before this time (a date means up to the end of that day).
     #[arg(long, value_name = "WHEN", allow_hyphen_values = true)]
     pub until: Option<String>,
     /// Main sessions, sub-agent sessions, or both.
@@ -594,7 +595,7 @@ pub enum Order {
          --timezone), RFC 3339",
     )),
     mut_arg("until", |a| a.help(
-        "Only requests made at or before this time (a date means the end of that day in \
+        "Only requests made at or before this time (a date means up to the end of that day in \
          --timezone)",
     )),
     after_long_help = concat!("\
@@ -624,7 +625,7 @@ pub struct UsageArgs {
     #[arg(short, long)]
     pub breakdown: bool,
     /// Time zone of day, week and month boundaries: an IANA name (Europe/Paris), UTC, a POSIX
-    /// TZ rule, or `local`. Also the zone of plain dates in --since/--until.
+    /// TZ rule, or `local` (UTC with --utc). Also the zone of plain dates in --since/--until.
     #[arg(short = 'z', long, value_name = "TZ", default_value = "local")]
     pub timezone: String,
     /// First day of a week for `weekly` [default: monday].

@@ -1,11 +1,12 @@
 //! Session filters shared by `list`, `projects`, `show` look-ups and exports: agent, project,
 //! time window and kind.
 
-use chrono::{DateTime, Duration, Local, NaiveDate, NaiveTime, TimeZone, Utc};
+use chrono::{DateTime, Days, Duration, NaiveDate, Utc};
 use globset::GlobMatcher;
 
 use crate::model::{Agent, SessionKind};
 use crate::scan::SessionSummary;
+use crate::usage::Zone;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum KindFilter {
@@ -61,8 +62,45 @@ pub struct Filter {
     pub agents: Vec<Agent>,
     pub project: Option<ProjectMatcher>,
     pub since: Option<DateTime<Utc>>,
-    pub until: Option<DateTime<Utc>>,
+    pub until: Option<Until>,
     pub kind: KindFilter,
+}
+
+/// The end of a time window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Until {
+    /// An instant given as one (RFC 3339, a duration): a time at it is inside.
+    At(DateTime<Utc>),
+    /// The end of a day (a plain date, `today`, `yesterday`): the next day's first instant,
+    /// itself outside. An inclusive "last millisecond" of the day would leave out a time
+    /// recorded at 23:59:59.9995, which no day's window would then hold.
+    Before(DateTime<Utc>),
+}
+
+impl Until {
+    /// Whether a time is at or before this end.
+    pub fn admits(self, t: DateTime<Utc>) -> bool {
+        match self {
+            Until::At(u) => t <= u,
+            Until::Before(u) => t < u,
+        }
+    }
+
+    /// The instant the window ends at (for the end of a day, the next day's first instant).
+    pub fn instant(self) -> DateTime<Utc> {
+        match self {
+            Until::At(u) | Until::Before(u) => u,
+        }
+    }
+
+    /// The last instant inside, at the millisecond precision of every time the JSON contract
+    /// prints.
+    pub fn last_millisecond(self) -> DateTime<Utc> {
+        match self {
+            Until::At(u) => u,
+            Until::Before(u) => u - Duration::milliseconds(1),
+        }
+    }
 }
 
 impl Filter {
@@ -125,7 +163,10 @@ impl Filter {
             }
         }
         if let Some(until) = self.until {
-            if s.started_at.or(s.updated_at).is_none_or(|t| t > until) {
+            if s.started_at
+                .or(s.updated_at)
+                .is_none_or(|t| !until.admits(t))
+            {
                 return false;
             }
         }
@@ -133,10 +174,32 @@ impl Filter {
     }
 }
 
-/// Parse a `--since`/`--until` value: `7d`, `12h`, `30m`, `2w` (relative to now), `today`,
-/// `yesterday`, a date `2026-03-01` (local midnight; for `until`, the end of that day), or an
-/// RFC 3339 timestamp.
-pub fn parse_when(s: &str, end_of_day: bool, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
+/// A `--since`/`--until` value: a day of the zone, or an instant.
+enum When {
+    Day(NaiveDate),
+    Instant(DateTime<Utc>),
+}
+
+/// Parse `--since`: `7d`, `12h`, `30m`, `2w` (back from now), `today`, `yesterday`, a date
+/// `2026-03-01` (a day of `zone`: its first instant), or an RFC 3339 timestamp.
+pub fn parse_since(s: &str, zone: &Zone, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
+    Ok(match parse_when(s, zone, now)? {
+        When::Day(d) => zone.start_of_day(d),
+        When::Instant(t) => t,
+    })
+}
+
+/// Parse `--until`, as [`parse_since`]: a day ends where the next one starts (exclusive), an
+/// instant is inclusive.
+pub fn parse_until(s: &str, zone: &Zone, now: DateTime<Utc>) -> Result<Until, String> {
+    Ok(match parse_when(s, zone, now)? {
+        // `parse_when` keeps days away from the calendar's ends.
+        When::Day(d) => Until::Before(zone.start_of_day(d + Days::new(1))),
+        When::Instant(t) => Until::At(t),
+    })
+}
+
+fn parse_when(s: &str, zone: &Zone, now: DateTime<Utc>) -> Result<When, String> {
     let t = s.trim();
     let err = || {
         format!(
@@ -145,29 +208,26 @@ pub fn parse_when(s: &str, end_of_day: bool, now: DateTime<Utc>) -> Result<DateT
         )
     };
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
-        return Ok(dt.with_timezone(&Utc));
+        return Ok(When::Instant(dt.with_timezone(&Utc)));
     }
-    let local_day = |d: NaiveDate| -> Result<DateTime<Utc>, String> {
-        let time = if end_of_day {
-            NaiveTime::from_hms_milli_opt(23, 59, 59, 999).ok_or_else(err)?
-        } else {
-            NaiveTime::MIN
-        };
-        Local
-            .from_local_datetime(&d.and_time(time))
-            .earliest()
-            .map(|d| d.with_timezone(&Utc))
-            .ok_or_else(err)
+    let today = || zone.date_of(now);
+    let day = match t {
+        "today" => Some(today()),
+        "yesterday" => today().pred_opt(),
+        _ => NaiveDate::parse_from_str(t, "%Y-%m-%d").ok(),
     };
-    match t {
-        "today" => return local_day(now.with_timezone(&Local).date_naive()),
-        "yesterday" => {
-            return local_day(now.with_timezone(&Local).date_naive() - Duration::days(1));
-        }
-        _ => {}
-    }
-    if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
-        return local_day(d);
+    if let Some(d) = day {
+        // A day's bounds are looked for a few days around it: the calendar's last days have
+        // no such neighbours.
+        return match (
+            d.checked_sub_days(Days::new(3)),
+            d.checked_add_days(Days::new(3)),
+        ) {
+            (Some(_), Some(_)) => Ok(When::Day(d)),
+            _ => Err(format!(
+                "invalid time {s:?}: that date is beyond the dates this tool can represent"
+            )),
+        };
     }
     if let Some(rest) = t.strip_prefix('-') {
         return Err(format!(
@@ -185,61 +245,114 @@ pub fn parse_when(s: &str, end_of_day: bool, now: DateTime<Utc>) -> Result<DateT
         "w" => Duration::try_weeks(n),
         _ => return Err(err()),
     };
-    d.and_then(|d| now.checked_sub_signed(d)).ok_or_else(|| {
-        format!("invalid time {s:?}: that is further back than the dates this tool can represent")
-    })
+    d.and_then(|d| now.checked_sub_signed(d))
+        .map(When::Instant)
+        .ok_or_else(|| {
+            format!(
+                "invalid time {s:?}: that is further back than the dates this tool can represent"
+            )
+        })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
     #[test]
     fn relative_and_absolute_times() {
-        let now = DateTime::parse_from_rfc3339("2026-11-22T12:00:00Z")
-            .unwrap()
-            .with_timezone(&Utc);
+        let now = t("2026-11-22T12:00:00Z");
+        let utc = Zone::utc();
+        let since = |v| parse_since(v, &utc, now).unwrap();
+        assert_eq!(since("7d"), now - Duration::days(7));
+        assert_eq!(since("12h"), now - Duration::hours(12));
+        assert_eq!(since("2w"), now - Duration::weeks(2));
         assert_eq!(
-            parse_when("7d", false, now).unwrap(),
-            now - Duration::days(7)
-        );
-        assert_eq!(
-            parse_when("12h", false, now).unwrap(),
-            now - Duration::hours(12)
-        );
-        assert_eq!(
-            parse_when("2w", false, now).unwrap(),
-            now - Duration::weeks(2)
-        );
-        assert_eq!(
-            parse_when("2026-01-02T03:04:05Z", false, now)
-                .unwrap()
-                .to_rfc3339(),
+            since("2026-01-02T03:04:05Z").to_rfc3339(),
             "2026-01-02T03:04:05+00:00"
         );
-        let start = parse_when("2026-03-01", false, now).unwrap();
-        let end = parse_when("2026-03-01", true, now).unwrap();
-        assert!(end - start > Duration::hours(23));
-        assert!(parse_when("soon", false, now).is_err());
-        assert!(parse_when("7y", false, now).is_err());
+        assert_eq!(
+            parse_until("2026-01-02T03:04:05Z", &utc, now),
+            Ok(Until::At(t("2026-01-02T03:04:05Z")))
+        );
+        assert_eq!(since("2026-03-01"), t("2026-03-01T00:00:00Z"));
+        assert_eq!(since("today"), t("2026-11-22T00:00:00Z"));
+        assert_eq!(since("yesterday"), t("2026-11-21T00:00:00Z"));
+        assert!(parse_since("soon", &utc, now).is_err());
+        assert!(parse_since("7y", &utc, now).is_err());
+    }
+
+    /// A plain date is a day of the zone it is read in: `--utc` (or `usage --timezone`) and
+    /// local time give different instants.
+    #[test]
+    fn plain_dates_are_days_of_the_zone() {
+        let now = t("2026-06-10T12:00:00Z");
+        let ny = Zone::parse("America/New_York").unwrap();
+        let utc = Zone::utc();
+        assert_eq!(
+            parse_since("2026-06-01", &ny, now).unwrap(),
+            t("2026-06-01T04:00:00Z")
+        );
+        assert_eq!(
+            parse_until("2026-06-01", &ny, now).unwrap(),
+            Until::Before(t("2026-06-02T04:00:00Z"))
+        );
+        assert_eq!(
+            parse_until("2026-06-01", &utc, now).unwrap(),
+            Until::Before(t("2026-06-02T00:00:00Z"))
+        );
+        // 2026-06-10T02:00Z is still 9 June in New York.
+        let late = t("2026-06-10T02:00:00Z");
+        assert_eq!(
+            parse_since("today", &ny, late).unwrap(),
+            t("2026-06-09T04:00:00Z")
+        );
+    }
+
+    /// The end of a day is the next day's first instant, excluded: every time of the day is
+    /// inside, however fine its fraction, and the next midnight is not.
+    #[test]
+    fn a_day_ends_where_the_next_begins() {
+        let now = t("2026-06-10T12:00:00Z");
+        let until = parse_until("2026-06-07", &Zone::utc(), now).unwrap();
+        assert!(until.admits(t("2026-06-07T23:59:59.999500Z")));
+        assert!(until.admits(t("2026-06-07T23:59:59.999999999Z")));
+        assert!(!until.admits(t("2026-06-08T00:00:00Z")));
+        assert_eq!(until.last_millisecond(), t("2026-06-07T23:59:59.999Z"));
+        // An instant stays inclusive.
+        let at = parse_until("2026-06-08T00:00:00Z", &Zone::utc(), now).unwrap();
+        assert!(at.admits(t("2026-06-08T00:00:00Z")));
+        assert_eq!(at.last_millisecond(), t("2026-06-08T00:00:00Z"));
+        // A skipped midnight (America/Santiago, 2026-09-06) is no error.
+        let santiago = Zone::parse("America/Santiago").unwrap();
+        assert!(parse_since("2026-09-06", &santiago, now).is_ok());
+        assert!(parse_until("2026-09-05", &santiago, now).is_ok());
     }
 
     #[test]
     fn hostile_times_are_errors_not_panics() {
         let now = Utc::now();
+        let utc = Zone::utc();
         for v in [
             "99999999d",
             "99999999999999999w",
             "9223372036854775807m",
             "9223372036854775807h",
             "99999999999999999999d",
+            "262143-12-31",
+            "-262143-01-01",
         ] {
-            let e = parse_when(v, false, now).unwrap_err();
+            let e = parse_since(v, &utc, now).unwrap_err();
             assert!(e.contains(v), "{v}: {e}");
+            assert!(parse_until(v, &Zone::Local, now).is_err(), "{v}");
         }
         // Far but representable is fine.
-        assert!(parse_when("36500d", false, now).is_ok());
-        let e = parse_when("-7d", false, now).unwrap_err();
+        assert!(parse_since("36500d", &utc, now).is_ok());
+        assert!(parse_until("9999-12-31", &utc, now).is_ok());
+        let e = parse_since("-7d", &utc, now).unwrap_err();
         assert!(e.contains("write 7d"), "{e}");
     }
 

@@ -353,7 +353,7 @@ fn time_may_match(f: &SourceFile, filter: &Filter) -> bool {
         }
     }
     if let (Some(until), Some(start)) = (filter.until, start_from_name(&f.path)) {
-        if start > until + Duration::days(1) {
+        if start > until.instant() + Duration::days(1) {
             return false;
         }
     }

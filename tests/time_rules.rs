@@ -1,12 +1,16 @@
-//! Local time around its edges: `show` across a daylight-saving change.
+//! Local time around its edges: `show` across a daylight-saving change, the zone of plain dates
+//! in `--since`/`--until` (the same in every command) and the end of a day.
 
 mod common;
 
 use std::fs;
 use std::path::Path;
 
+use serde_json::Value;
+
 /// Central European time as a POSIX TZ rule (no time-zone database needed).
 const BERLIN: &str = "CET-1CEST,M3.5.0,M10.5.0/3";
+const NEW_YORK: &str = "EST5EDT,M3.2.0,M11.1.0";
 
 /// A Claude session in `home`: a prompt and a 10-token answer at each time.
 fn claude_session(home: &Path, project: &str, id: &str, times: &[&str]) {
@@ -50,6 +54,46 @@ fn run(home: &Path, tz: &str, args: &[&str]) -> (String, String) {
     )
 }
 
+fn json(home: &Path, tz: &str, args: &[&str]) -> Value {
+    let mut args = args.to_vec();
+    args.extend(["--format", "json"]);
+    serde_json::from_str(&run(home, tz, &args).0).unwrap()
+}
+
+/// The ids `list` selects.
+fn listed(home: &Path, tz: &str, args: &[&str]) -> Vec<String> {
+    let mut a = vec!["list"];
+    a.extend(args);
+    let doc = json(home, tz, &a);
+    let mut ids: Vec<String> = doc
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+fn projects_tokens(home: &Path, tz: &str, args: &[&str]) -> u64 {
+    let mut a = vec!["projects"];
+    a.extend(args);
+    json(home, tz, &a)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["tokens"]["total"].as_u64().unwrap())
+        .sum()
+}
+
+fn usage_tokens(home: &Path, tz: &str, args: &[&str]) -> u64 {
+    let mut a = vec!["usage"];
+    a.extend(args);
+    json(home, tz, &a)["totals"]["tokens"]["total"]
+        .as_u64()
+        .unwrap()
+}
+
 /// On the day clocks go back, 02:30 happens twice: each time carries its own offset, and the
 /// day's heading names none. On a day with one offset the heading names it, as before.
 #[test]
@@ -91,4 +135,69 @@ fn show_gives_each_time_its_offset_across_a_clock_change() {
     let (out, _) = run(home.path(), BERLIN, &["--utc", "show", id]);
     assert!(out.contains("── 2026-03-29 (UTC) ──"), "{out}");
     assert!(out.contains("\n01:00:00  user"), "{out}");
+}
+
+/// `--utc` makes a plain date a UTC day for every command, as it does for `usage`: in New
+/// York, 2026-06-02T02:00Z is still 1 June, in UTC it is 2 June.
+#[test]
+fn utc_makes_plain_dates_utc_days_everywhere() {
+    let home = tempfile::tempdir().unwrap();
+    let early = "22222222-0000-4000-8000-000000000001";
+    let late = "22222222-0000-4000-8000-000000000002";
+    claude_session(home.path(), "a", early, &["2026-06-01T12:00:00Z"]);
+    claude_session(home.path(), "b", late, &["2026-06-02T02:00:00Z"]);
+    let h = home.path();
+    let until = ["--until", "2026-06-01"];
+    // Local days (New York): both are on 1 June.
+    assert_eq!(listed(h, NEW_YORK, &until), [early, late]);
+    assert_eq!(projects_tokens(h, NEW_YORK, &until), 20);
+    assert_eq!(usage_tokens(h, NEW_YORK, &until), 20);
+    // UTC days: the later one is on 2 June, for every command.
+    let utc_until = ["--utc", "--until", "2026-06-01"];
+    assert_eq!(listed(h, NEW_YORK, &utc_until), [early]);
+    assert_eq!(projects_tokens(h, NEW_YORK, &utc_until), 10);
+    assert_eq!(usage_tokens(h, NEW_YORK, &utc_until), 10);
+    let utc_since = ["--utc", "--since", "2026-06-02"];
+    assert_eq!(listed(h, NEW_YORK, &utc_since), [late]);
+    assert_eq!(projects_tokens(h, NEW_YORK, &utc_since), 10);
+    assert_eq!(usage_tokens(h, NEW_YORK, &utc_since), 10);
+    // `usage --timezone` names the zone of its days, and of its plain dates.
+    let named = ["--timezone", "UTC", "--until", "2026-06-01"];
+    assert_eq!(usage_tokens(h, NEW_YORK, &named), 10);
+}
+
+/// A time recorded at 23:59:59.9995 belongs to its day: `--until` that day keeps it, `--since`
+/// the next day leaves it out, and it is in the day's row.
+#[test]
+fn the_last_instant_of_a_day_is_in_that_day() {
+    let home = tempfile::tempdir().unwrap();
+    let id = "33333333-0000-4000-8000-000000000004";
+    claude_session(home.path(), "edge", id, &["2026-06-07T23:59:59.999500Z"]);
+    let h = home.path();
+    assert_eq!(listed(h, "UTC", &["--until", "2026-06-07"]), [id]);
+    assert!(listed(h, "UTC", &["--since", "2026-06-08"]).is_empty());
+    assert_eq!(projects_tokens(h, "UTC", &["--until", "2026-06-07"]), 10);
+    assert_eq!(usage_tokens(h, "UTC", &["--until", "2026-06-07"]), 10);
+    assert_eq!(usage_tokens(h, "UTC", &["--since", "2026-06-08"]), 0);
+    let doc = json(h, "UTC", &["usage", "daily", "--until", "2026-06-07"]);
+    assert_eq!(doc["rows"][0]["period"], "2026-06-07", "{doc:#}");
+    // The JSON window still names its last millisecond.
+    assert_eq!(doc["until"], "2026-06-07T23:59:59.999Z", "{doc:#}");
+    // An instant stays inclusive: a session at it is kept.
+    claude_session(
+        h,
+        "at",
+        "33333333-0000-4000-8000-000000000005",
+        &["2026-06-09T00:00:00Z"],
+    );
+    let at = [
+        "--until",
+        "2026-06-09T00:00:00Z",
+        "--since",
+        "2026-06-09T00:00:00Z",
+    ];
+    assert_eq!(
+        listed(h, "UTC", &at),
+        ["33333333-0000-4000-8000-000000000005"]
+    );
 }

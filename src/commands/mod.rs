@@ -20,9 +20,10 @@ use chrono::Utc;
 use crate::cli::{Cli, Command, GlobalArgs, SelectArgs};
 use crate::diag::Report;
 use crate::discover::{StoreOptions, Stores};
-use crate::filter::{Filter, ProjectMatcher, parse_when};
+use crate::filter::{Filter, ProjectMatcher, parse_since, parse_until};
 use crate::output::{Guard, OutputError};
 use crate::scan::ScanOptions;
+use crate::usage::Zone;
 
 /// Exit statuses (documented in the README and `--help`).
 pub mod exit {
@@ -276,44 +277,63 @@ impl From<OutputError> for Failure {
     }
 }
 
-pub fn filter(sel: &SelectArgs) -> Result<Filter, Failure> {
+/// The selection of `sel`, reading plain dates in `--since`/`--until` as days of `zone`.
+pub fn filter(sel: &SelectArgs, zone: &Zone) -> Result<Filter, Failure> {
     let now = Utc::now();
-    let when = |v: &Option<String>, end: bool| -> Result<_, Failure> {
-        v.as_deref()
-            .map(|s| parse_when(s, end, now))
-            .transpose()
-            .map_err(Failure::usage)
-    };
+    let f = &sel.filter;
+    let since = f
+        .since
+        .as_deref()
+        .map(|s| parse_since(s, zone, now))
+        .transpose()
+        .map_err(Failure::usage)?;
+    let until = f
+        .until
+        .as_deref()
+        .map(|s| parse_until(s, zone, now))
+        .transpose()
+        .map_err(Failure::usage)?;
+    if let (Some(s), Some(u)) = (since, until) {
+        if !u.admits(s) {
+            return Err(Failure::usage(format!(
+                "--since {} is after --until {}: no time is in that window",
+                f.since.as_deref().unwrap_or_default(),
+                f.until.as_deref().unwrap_or_default()
+            )));
+        }
+    }
     Ok(Filter {
-        agents: sel.filter.agent.clone(),
-        project: sel
-            .filter
+        agents: f.agent.clone(),
+        project: f
             .project
             .as_deref()
             .map(ProjectMatcher::new)
             .transpose()
             .map_err(Failure::usage)?,
-        since: when(&sel.filter.since, false)?,
-        until: when(&sel.filter.until, true)?,
-        kind: sel.filter.kind,
-    })
-    .and_then(|f| match (f.since, f.until) {
-        (Some(s), Some(u)) if s > u => Err(Failure::usage(format!(
-            "--since {} is after --until {}: no time is in that window",
-            sel.filter.since.as_deref().unwrap_or_default(),
-            sel.filter.until.as_deref().unwrap_or_default()
-        ))),
-        _ => Ok(f),
+        since,
+        until,
+        kind: f.kind,
     })
 }
 
+/// The scan of a command's selection; plain dates are days of the zone times are shown in
+/// (UTC under `--utc`, else local).
 pub fn scan_options(g: &GlobalArgs, sel: &SelectArgs) -> Result<ScanOptions, Failure> {
+    scan_options_in(g, sel, &Zone::display(g.utc))
+}
+
+/// [`scan_options`] with plain dates read as days of `zone` (`usage --timezone`).
+pub fn scan_options_in(
+    g: &GlobalArgs,
+    sel: &SelectArgs,
+    zone: &Zone,
+) -> Result<ScanOptions, Failure> {
     check_named_paths(&sel.paths)?;
     Ok(ScanOptions {
         stores: stores(g),
         paths: sel.paths.clone(),
         project_roots: g.project_root.clone(),
-        filter: filter(sel)?,
+        filter: filter(sel, zone)?,
         progress: !g.no_progress && !g.quiet,
     })
 }

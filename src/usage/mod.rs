@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc, Weekday};
 
+use crate::filter::Until;
 use crate::model::{Agent, RequestUsage, Usage};
 use crate::pricing::{Cost, ModelPrice, Pricing, UNRECORDED_MODEL, request_cost};
 use crate::scan::SessionSummary;
@@ -210,7 +211,7 @@ pub struct Options {
     /// Only requests made in this window (a request without a time of its own is placed at
     /// its session's start).
     pub since: Option<DateTime<Utc>>,
-    pub until: Option<DateTime<Utc>>,
+    pub until: Option<Until>,
 }
 
 /// When a request happened, as far as the data says.
@@ -222,7 +223,7 @@ impl Options {
     /// Whether a request is inside the time window.
     pub fn in_window(&self, at: Option<DateTime<Utc>>) -> bool {
         match at {
-            Some(t) => self.since.is_none_or(|s| t >= s) && self.until.is_none_or(|u| t <= u),
+            Some(t) => self.since.is_none_or(|s| t >= s) && self.until.is_none_or(|u| u.admits(t)),
             None => self.since.is_none() && self.until.is_none(),
         }
     }

@@ -23,6 +23,15 @@ pub enum Zone {
 }
 
 impl Zone {
+    pub fn utc() -> Zone {
+        Zone::Named("UTC".into(), tz::TimeZone::utc())
+    }
+
+    /// The zone human output shows times in: UTC under `--utc`, else local time.
+    pub fn display(utc: bool) -> Zone {
+        if utc { Zone::utc() } else { Zone::Local }
+    }
+
     /// Parse `--timezone`.
     pub fn parse(name: &str) -> Result<Zone, String> {
         let name = name.trim();
@@ -30,10 +39,7 @@ impl Zone {
         match name {
             "" => return Err(err("empty")),
             "local" | "Local" => return Ok(Zone::Local),
-            "UTC" | "utc" | "Z" | "Etc/UTC" | "GMT" => {
-                let tz = tz::TimeZone::utc();
-                return Ok(Zone::Named("UTC".into(), tz));
-            }
+            "UTC" | "utc" | "Z" | "Etc/UTC" | "GMT" => return Ok(Zone::utc()),
             _ => {}
         }
         let looks_like_name = name

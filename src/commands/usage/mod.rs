@@ -3,12 +3,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
-use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono::{DateTime, Duration, Utc};
 
-use crate::cli::{FilterArgs, GlobalArgs, ListFormat, Order, UsageArgs};
+use crate::cli::{GlobalArgs, ListFormat, Order, UsageArgs};
 use crate::commands::list::no_stores_message;
-use crate::commands::{CmdResult, Failure, scan_options, stdout};
-use crate::filter::parse_when;
+use crate::commands::{CmdResult, Failure, scan_options_in, stdout};
+use crate::filter::Until;
 use crate::model::Agent;
 use crate::pricing::{self, Cost, PriceSource};
 use crate::scan::{SessionSummary, scan, unique_requests};
@@ -51,10 +51,9 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
     }
     let start_of_week = a.start_of_week.unwrap_or(WeekStart::Monday);
     let select = a.selection();
-    let mut opts = scan_options(g, &select)?;
-    let (since, until) = window(&select.filter, &zone, Utc::now())?;
-    opts.filter.since = since;
-    opts.filter.until = until;
+    // Plain dates in --since/--until are days of --timezone, as the rows are.
+    let opts = scan_options_in(g, &select, &zone)?;
+    let (since, until) = (opts.filter.since, opts.filter.until);
     let result = scan(&opts);
     crate::commands::note_unrecognised(&result, g.quiet);
     if !result.stores_found {
@@ -174,37 +173,6 @@ pub fn warn_unpriced(cost: &Cost, quiet: bool) {
     );
 }
 
-/// A time window: `[since, until]`, either end open.
-type Window = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
-
-/// `--since`/`--until`: plain dates, `today` and `yesterday` are days of `--timezone`; other
-/// forms (durations, RFC 3339) are instants as everywhere else.
-fn window(f: &FilterArgs, zone: &Zone, now: DateTime<Utc>) -> Result<Window, Failure> {
-    let one = |v: &Option<String>, end: bool| -> Result<Option<DateTime<Utc>>, Failure> {
-        let Some(s) = v.as_deref() else {
-            return Ok(None);
-        };
-        let t = s.trim();
-        let today = zone.date_of(now);
-        let day = match t {
-            "today" => Some(today),
-            "yesterday" => today.pred_opt(),
-            _ => NaiveDate::parse_from_str(t, "%Y-%m-%d").ok(),
-        };
-        match day {
-            Some(d) if end => {
-                let next = d
-                    .succ_opt()
-                    .ok_or_else(|| Failure::usage("date out of range"))?;
-                Ok(Some(zone.start_of_day(next) - Duration::milliseconds(1)))
-            }
-            Some(d) => Ok(Some(zone.start_of_day(d))),
-            None => parse_when(s, end, now).map(Some).map_err(Failure::usage),
-        }
-    };
-    Ok((one(&f.since, false)?, one(&f.until, true)?))
-}
-
 fn week_name(w: usage::WeekStart) -> &'static str {
     match w {
         usage::WeekStart::Monday => "monday",
@@ -222,7 +190,7 @@ struct Header<'z> {
     zone: &'z Zone,
     week_start: Option<usage::WeekStart>,
     since: Option<DateTime<Utc>>,
-    until: Option<DateTime<Utc>>,
+    until: Option<Until>,
     prices: PriceSource,
 }
 

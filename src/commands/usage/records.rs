@@ -22,7 +22,7 @@ pub(super) fn write_document(header: &Header, rows: &[Row], total: &Row) -> Resu
         timezone: header.zone.name(),
         start_of_week: header.week_start.map(week_name),
         since: header.since.map(rfc3339),
-        until: header.until.map(rfc3339),
+        until: header.until.map(|u| rfc3339(u.last_millisecond())),
         prices: header.prices.clone(),
         rows: rows.iter().map(|r| r.record(header.report)).collect(),
         totals: TotalRecord::new(header, total, rows.len()),
@@ -295,7 +295,7 @@ impl<'a> TotalRecord<'a> {
             timezone: h.zone.name(),
             start_of_week: h.week_start.map(week_name),
             since: h.since.map(rfc3339),
-            until: h.until.map(rfc3339),
+            until: h.until.map(|u| rfc3339(u.last_millisecond())),
             prices: h.prices.clone(),
             rows,
             figures: Figures::new(
