@@ -1,5 +1,6 @@
 //! Local time around its edges: `show` across a daylight-saving change, the zone of plain dates
-//! in `--since`/`--until` (the same in every command) and the end of a day.
+//! in `--since`/`--until` (the same in every command), the end of a day, and a `$TZ` that
+//! names no zone.
 
 mod common;
 
@@ -200,4 +201,45 @@ fn the_last_instant_of_a_day_is_in_that_day() {
         listed(h, "UTC", &at),
         ["33333333-0000-4000-8000-000000000005"]
     );
+}
+
+/// A `$TZ` that names no zone makes local time UTC: every command that shows local time or
+/// reads plain dates says so, once; `--utc` and `--quiet` silence it.
+#[test]
+fn a_tz_that_names_no_zone_is_said_once_by_every_command() {
+    let home = tempfile::tempdir().unwrap();
+    let id = "44444444-0000-4000-8000-000000000001";
+    claude_session(home.path(), "mars", id, &["2026-06-01T12:00:00Z"]);
+    let h = home.path();
+    for args in [
+        vec!["list"],
+        vec!["projects"],
+        vec!["compactions"],
+        vec!["show", id],
+        vec!["export", id],
+        vec!["usage"],
+    ] {
+        let (_, err) = run(h, "Mars/Olympus", &args);
+        assert_eq!(
+            err.matches("TZ=Mars/Olympus names no time zone").count(),
+            1,
+            "{args:?}: {err}"
+        );
+        let mut utc = vec!["--utc"];
+        utc.extend(&args);
+        let (_, err) = run(h, "Mars/Olympus", &utc);
+        assert!(!err.contains("names no time zone"), "{utc:?}: {err}");
+        let mut quiet = vec!["-q"];
+        quiet.extend(&args);
+        let (_, err) = run(h, "Mars/Olympus", &quiet);
+        assert!(!err.contains("names no time zone"), "{quiet:?}: {err}");
+    }
+    let (_, err) = run(h, "Mars/Olympus", &["list"]);
+    assert!(err.contains("plain dates in --since/--until"), "{err}");
+    // `usage` with a named zone uses no local time.
+    let (_, err) = run(h, "Mars/Olympus", &["usage", "--timezone", "UTC"]);
+    assert!(!err.contains("names no time zone"), "{err}");
+    // A real zone says nothing.
+    let (_, err) = run(h, BERLIN, &["list"]);
+    assert!(!err.contains("names no time zone"), "{err}");
 }

@@ -88,6 +88,13 @@ pub fn run(cli: Cli) -> ExitCode {
             }
         }
     }
+    // `usage` says it itself, as it may cut days in another zone (--timezone).
+    if !matches!(cli.command, Command::Usage(_)) {
+        warn_bad_tz(
+            g,
+            "times are shown, and plain dates in --since/--until read, in UTC",
+        );
+    }
     let outcome = check_home(g).and_then(|()| match &cli.command {
         Command::List(a) => list::run(g, a),
         Command::Show(a) => show::run(g, a),
@@ -118,6 +125,20 @@ pub fn run(cli: Cli) -> ExitCode {
             eprintln!("error: {}", f.message);
             ExitCode::from(f.status)
         }
+    }
+}
+
+/// The one warning when `$TZ` names no zone: chrono then takes local time as UTC without a
+/// word. `what` says what the command then does in UTC. Nothing is local under `--utc`.
+pub fn warn_bad_tz(g: &GlobalArgs, what: &str) {
+    if g.utc || g.quiet {
+        return;
+    }
+    if let Some(bad) = crate::usage::zone::bad_tz() {
+        eprintln!(
+            "warning: TZ={} names no time zone: {what}",
+            crate::render::text::safe_line(&bad)
+        );
     }
 }
 

@@ -30,13 +30,9 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
         a.timezone.as_str()
     };
     let zone = Zone::parse(tz).map_err(Failure::usage)?;
-    if matches!(zone, Zone::Local) && !g.quiet {
-        if let Some(bad) = crate::usage::zone::bad_tz() {
-            eprintln!(
-                "warning: TZ={} names no time zone: days are cut in UTC (--timezone names one)",
-                crate::render::text::safe_line(&bad)
-            );
-        }
+    // A named zone decides every day and time the report shows.
+    if matches!(zone, Zone::Local) {
+        crate::commands::warn_bad_tz(g, "days are cut in UTC (--timezone names one)");
     }
     let report = a.report();
     if a.active && report != ReportKind::Blocks {
