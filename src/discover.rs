@@ -328,10 +328,15 @@ impl Discovery {
             return;
         }
         let role = classify_by_shape(agent, path);
+        let project_dir = match role {
+            // A saved chat lies in its project's temp folder (`tmp/<project>/checkpoint-*.json`,
+            // as the store walk finds it): that folder holds the `.project_root`.
+            FileRole::GeminiCheckpoint => path.parent().map(Path::to_path_buf),
+            _ if agent == Agent::Gemini => gemini_project_dir(path),
+            _ => None,
+        };
         let mut f = SourceFile::new(agent, path.to_path_buf(), role);
-        if agent == Agent::Gemini {
-            f.project_dir = gemini_project_dir(path);
-        }
+        f.project_dir = project_dir;
         self.files.push(f);
     }
 
@@ -656,7 +661,7 @@ fn classify_by_shape(agent: Agent, path: &Path) -> FileRole {
     }
 }
 
-/// For a Gemini file outside a configured root, the project temp dir if the path has the
+/// For a Gemini chat file outside a configured root, the project temp dir if the path has the
 /// `<project>/chats/...` shape.
 fn gemini_project_dir(path: &Path) -> Option<PathBuf> {
     path.ancestors()

@@ -493,6 +493,62 @@ fn a_gemini_folder_named_as_a_path_reads_like_its_store() {
 }
 
 #[test]
+fn a_gemini_saved_chat_named_as_a_path_keeps_its_project() {
+    // A saved chat lies in `tmp/<project>/`, beside the `.project_root`, with no `chats`
+    // folder above it.
+    let tmp = home().join(".gemini/tmp");
+    let chat = tmp.join("api-server/checkpoint-mytag.json");
+    let project = |v: &Value| (v["project"].clone(), v["project_source"].clone());
+    let expected = (
+        Value::from("/home/dev/api-server"),
+        Value::from("project_root"),
+    );
+    let mut c = Command::cargo_bin("sessions").unwrap();
+    c.env("TZ", "UTC")
+        .arg("show")
+        .arg(&chat)
+        .args(["--format", "json"]);
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(project(&shown), expected);
+    // The same from the store, and from the temp folder named as a path.
+    let id = shown["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        project(&run_json(&["show", &id, "--format", "json"])),
+        expected
+    );
+    let mut c = Command::cargo_bin("sessions").unwrap();
+    c.env("TZ", "UTC")
+        .args(["list", "--kind", "all", "--format", "json"])
+        .arg(&tmp);
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let saved: Vec<&Value> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            r["path"]
+                .as_str()
+                .unwrap()
+                .ends_with("checkpoint-mytag.json")
+        })
+        .collect();
+    assert_eq!(saved.len(), 1, "{rows:#}");
+    assert_eq!(project(saved[0]), expected);
+}
+
+#[test]
 fn filters() {
     let ids = |args: &[&str]| -> Vec<String> {
         let mut v: Vec<String> = run_json(args)
