@@ -59,6 +59,44 @@ fn no_store_exits_1_and_points_at_the_sample() {
         .stderr(predicate::str::contains("--home testdata/home"));
 }
 
+/// Every command that reads the stores fails alike when none exists: exit 1, nothing on stdout
+/// (no `[]` or zero statistics passed off as a read), where it looked on stderr.
+#[test]
+fn every_store_reading_command_fails_when_no_store_exists() {
+    let home = tempfile::tempdir().unwrap();
+    let commands: &[&[&str]] = &[
+        &["list"],
+        &["projects"],
+        &["projects", "--format", "json"],
+        &["compactions"],
+        &["compactions", "--format", "json"],
+        &["compactions", "--stats"],
+        &["compactions", "--stats", "--format", "json"],
+        &["usage"],
+        &["export", "--all"],
+        &["replay-compress", "-A", "pi", "--all", "--format", "json"],
+        &["show", "abc"],
+        &["export", "abc"],
+        &["replay-compress", "-A", "pi", "abc"],
+    ];
+    for args in commands {
+        for with_home in [false, true] {
+            let mut c = sessions();
+            c.env("HOME", home.path());
+            if with_home {
+                c.arg("--home").arg(home.path());
+            }
+            c.args(*args)
+                .assert()
+                .code(1)
+                .stdout("")
+                .stderr(predicate::str::contains(
+                    "no Claude Code, Codex CLI or Gemini CLI session store found; looked in:",
+                ));
+        }
+    }
+}
+
 #[test]
 fn home_flag_reads_a_copy_and_ignores_agent_environment() {
     let home = tempfile::tempdir().unwrap();

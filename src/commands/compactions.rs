@@ -122,6 +122,7 @@ pub struct Stats {
 pub fn run(g: &GlobalArgs, args: &CompactionsArgs) -> CmdResult {
     let opts = scan_options(g, &args.select)?;
     let result = scan(&opts);
+    crate::commands::require_stores(&result, &opts.stores)?;
     crate::commands::note_unrecognised(&result, g.quiet);
     let mut sessions: Vec<&SessionSummary> = result
         .sessions

@@ -15,7 +15,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::cli::{ExportArgs, GlobalArgs};
-use crate::commands::list::no_stores_message;
 use crate::commands::show::{find_one, load};
 use crate::commands::{CmdResult, Failure, Names, guard, scan_options, stdout, stores};
 use crate::diag::Report;
@@ -144,9 +143,7 @@ fn select(g: &GlobalArgs, a: &ExportArgs, eopts: &ExportOptions) -> Result<Selec
             None => (scan(&opts), HashMap::new()),
         };
         crate::commands::note_unrecognised(&result, g.quiet);
-        if !result.stores_found {
-            return Err(Failure::failed(no_stores_message(&opts.stores)));
-        }
+        crate::commands::require_stores(&result, &opts.stores)?;
         let chosen = result
             .sessions
             .iter()

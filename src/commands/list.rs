@@ -4,7 +4,7 @@ use std::cmp::Ordering;
 use std::io::Write;
 
 use crate::cli::{GlobalArgs, ListArgs, ListFormat, SortKey};
-use crate::commands::{CmdResult, Failure, scan_options, stdout, write_csv, write_json};
+use crate::commands::{CmdResult, scan_options, stdout, write_csv, write_json};
 use crate::discover::{StoreOptions, Stores};
 use crate::render::json::{SessionCsvRow, SessionRecord};
 use crate::render::table::{Align, Column, Cut, render, target_width};
@@ -41,9 +41,7 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
         result = scan(&opts);
         result.report.warnings.splice(0..0, report.warnings);
     }
-    if !result.stores_found {
-        return Err(Failure::failed(no_stores_message(&opts.stores)));
-    }
+    crate::commands::require_stores(&result, &opts.stores)?;
     sort(&mut result.sessions, args.sort, args.reverse);
     let total_found = result.sessions.len();
     // Told apart from every session found, not only those a limit keeps.
@@ -227,31 +225,4 @@ pub fn id_floor_of<'a>(rows: impl IntoIterator<Item = &'a str>, ids: &ShortIds) 
     rows.into_iter()
         .map(|id| ids.unique_len(id))
         .fold(8, usize::max)
-}
-
-/// On a machine with no stores, say where we looked and how to see the sample.
-pub fn no_stores_message(stores: &Stores) -> String {
-    let mut looked: Vec<String> = Vec::new();
-    for p in stores
-        .claude
-        .iter()
-        .chain(&stores.codex)
-        .chain(&stores.gemini)
-    {
-        // A folder the user named is worth a reason; a default that is absent is not.
-        let named = stores
-            .configured
-            .iter()
-            .find(|(_, c, _)| c == p || p.starts_with(c))
-            .map(|(_, _, source)| format!(" ({source}: no such folder)"))
-            .filter(|_| !p.exists())
-            .unwrap_or_default();
-        looked.push(format!("  {}{named}", safe_line(&p.display().to_string())));
-    }
-    format!(
-        "no Claude Code, Codex CLI or Gemini CLI session store found; looked in:\n{}\n\
-         To see what sessions looks like, point it at the sample home shipped in the repository:\n  \
-         sessions --home testdata/home list",
-        looked.join("\n")
-    )
 }

@@ -22,7 +22,8 @@ use crate::diag::Report;
 use crate::discover::{StoreOptions, Stores};
 use crate::filter::{Filter, ProjectMatcher, parse_since, parse_until};
 use crate::output::{Guard, OutputError};
-use crate::scan::ScanOptions;
+use crate::render::text::safe_line;
+use crate::scan::{ScanOptions, ScanResult};
 use crate::usage::Zone;
 
 /// Exit statuses (documented in the README and `--help`).
@@ -260,6 +261,45 @@ fn check_home(g: &GlobalArgs) -> Result<(), Failure> {
         }
         Err(e) => Err(Failure::usage(format!("--home {shown}: cannot read: {e}"))),
     }
+}
+
+/// The one check of every command that reads the stores (`list`, `projects`, `compactions`,
+/// `usage`, `export` and `replay-compress`, with `--all` or an id): when no store exists and no
+/// path was named, it fails (exit 1), saying where it looked, rather than report an empty
+/// selection as if the stores had been read.
+pub fn require_stores(result: &ScanResult, stores: &Stores) -> Result<(), Failure> {
+    if result.stores_found {
+        Ok(())
+    } else {
+        Err(Failure::failed(no_stores_message(stores)))
+    }
+}
+
+/// On a machine with no stores, say where we looked and how to see the sample.
+fn no_stores_message(stores: &Stores) -> String {
+    let mut looked: Vec<String> = Vec::new();
+    for p in stores
+        .claude
+        .iter()
+        .chain(&stores.codex)
+        .chain(&stores.gemini)
+    {
+        // A folder the user named is worth a reason; a default that is absent is not.
+        let named = stores
+            .configured
+            .iter()
+            .find(|(_, c, _)| c == p || p.starts_with(c))
+            .map(|(_, _, source)| format!(" ({source}: no such folder)"))
+            .filter(|_| !p.exists())
+            .unwrap_or_default();
+        looked.push(format!("  {}{named}", safe_line(&p.display().to_string())));
+    }
+    format!(
+        "no Claude Code, Codex CLI or Gemini CLI session store found; looked in:\n{}\n\
+         To see what sessions looks like, point it at the sample home shipped in the repository:\n  \
+         sessions --home testdata/home list",
+        looked.join("\n")
+    )
 }
 
 /// The output guard of a command that writes files: it protects the stores this run reads, the

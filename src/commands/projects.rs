@@ -44,6 +44,7 @@ pub fn run(g: &GlobalArgs, args: &ProjectsArgs) -> CmdResult {
     // `--kind` defaults to `all` here (cli.rs): a project's tokens include its sub-agents'.
     let opts = scan_options(g, &args.select)?;
     let result = scan(&opts);
+    crate::commands::require_stores(&result, &opts.stores)?;
     crate::commands::note_unrecognised(&result, g.quiet);
     let records = build(&result.sessions);
     match args.format {

@@ -118,6 +118,7 @@ pub fn find_one(
     let mut opts = scan_options(g, &select)?;
     opts.progress = false;
     let result = scan(&opts);
+    crate::commands::require_stores(&result, &opts.stores)?;
     let sessions = result.sessions;
     match named {
         Target::File(path) => {

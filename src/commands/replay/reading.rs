@@ -96,6 +96,7 @@ pub(super) fn replay_all(
             })
         },
     );
+    crate::commands::require_stores(&result, &opts.stores)?;
     let mut sessions = result.sessions;
     let mut report = result.report;
     report.extend(crate::scan::drop_claude_copies(&mut sessions));
@@ -296,6 +297,7 @@ fn select(
     if args.all {
         let opts = scan_options(g, &args.filter.select(named_paths(args)))?;
         let result = scan(&opts);
+        crate::commands::require_stores(&result, &opts.stores)?;
         let selected = result.sessions.clone();
         return Ok((selected, result.sessions, result.report));
     }
@@ -355,8 +357,9 @@ fn select(
         all.extend(result.sessions);
     }
     if !ids.is_empty() {
-        let select = SelectArgs::every_kind();
-        let result = scan(&scan_options(g, &select)?);
+        let opts = scan_options(g, &SelectArgs::every_kind())?;
+        let result = scan(&opts);
+        crate::commands::require_stores(&result, &opts.stores)?;
         for t in &ids {
             let i = resolve(&result.sessions, t)?;
             report.extend(result.sessions[i].warnings.iter().cloned());

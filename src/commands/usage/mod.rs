@@ -6,7 +6,6 @@ use std::io::Write;
 use chrono::{DateTime, Duration, Utc};
 
 use crate::cli::{GlobalArgs, ListFormat, Order, UsageArgs};
-use crate::commands::list::no_stores_message;
 use crate::commands::{CmdResult, Failure, scan_options_in, stdout};
 use crate::filter::Until;
 use crate::model::Agent;
@@ -52,9 +51,7 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
     let (since, until) = (opts.filter.since, opts.filter.until);
     let result = scan(&opts);
     crate::commands::note_unrecognised(&result, g.quiet);
-    if !result.stores_found {
-        return Err(Failure::failed(no_stores_message(&opts.stores)));
-    }
+    crate::commands::require_stores(&result, &opts.stores)?;
     let pricing = pricing::active();
     let uopts = Options {
         kind: report,
