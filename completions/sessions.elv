@@ -59,7 +59,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand --sort 'Sort key: times and numbers sort largest/newest first, names A to Z'
             cand -f 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)'
             cand --format 'Output format. json/ndjson/csv follow the documented, versioned contract (docs/json.md)'
-            cand --fallback-home 'When the stores hold no session at all (a fresh machine), list the sessions of DIR, read as --home, instead, and say so on stderr'
+            cand --fallback-home 'When the stores hold no session at all (a fresh machine), list the sessions of DIR, read as --home, instead, and say so on stderr. DIR must be a readable folder (exit 2 if not), whether or not it is needed'
             cand --home 'Treat DIR as the home directory of all three agents (a backup, another machine''s copy, or the sample home in testdata/home). The agents'' environment variables are ignored'
             cand --claude-dir 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]'
             cand --codex-dir 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]'

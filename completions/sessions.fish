@@ -69,7 +69,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand list" -s f -l format -
 json\t''
 ndjson\t''
 csv\t''"
-complete -c sessions -n "__fish_sessions_using_subcommand list" -l fallback-home -d 'When the stores hold no session at all (a fresh machine), list the sessions of DIR, read as --home, instead, and say so on stderr' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l fallback-home -d 'When the stores hold no session at all (a fresh machine), list the sessions of DIR, read as --home, instead, and say so on stderr. DIR must be a readable folder (exit 2 if not), whether or not it is needed' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F

@@ -292,7 +292,8 @@ pub struct ListArgs {
     #[arg(short, long, value_enum, default_value_t = ListFormat::Table)]
     pub format: ListFormat,
     /// When the stores hold no session at all (a fresh machine), list the sessions of DIR, read
-    /// as --home, instead, and say so on stderr.
+    /// as --home, instead, and say so on stderr. DIR must be a readable folder (exit 2 if not),
+    /// whether or not it is needed.
     #[arg(long, value_name = "DIR")]
     pub fallback_home: Option<PathBuf>,
 }

@@ -97,6 +97,39 @@ fn every_store_reading_command_fails_when_no_store_exists() {
     }
 }
 
+/// `list --fallback-home` is checked like `--home`, before any scan: a missing folder is a usage
+/// error whether or not the stores hold sessions.
+#[test]
+fn a_fallback_home_that_is_no_folder_is_a_usage_error() {
+    let empty = tempfile::tempdir().unwrap();
+    let full = tempfile::tempdir().unwrap();
+    claude_home(full.path());
+    let file = full.path().join("a-file");
+    fs::write(&file, "x").unwrap();
+    for home in [empty.path(), full.path()] {
+        for bad in [Path::new("/nonexistent-fallback"), file.as_path()] {
+            sessions()
+                .arg("--home")
+                .arg(home)
+                .args(["list", "--fallback-home"])
+                .arg(bad)
+                .assert()
+                .code(2)
+                .stdout("")
+                .stderr(predicate::str::contains("--fallback-home"));
+        }
+    }
+    // A folder with no store: where it looked, as before (exit 1).
+    sessions()
+        .arg("--home")
+        .arg(empty.path())
+        .args(["list", "--fallback-home"])
+        .arg(empty.path())
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("session store found"));
+}
+
 #[test]
 fn home_flag_reads_a_copy_and_ignores_agent_environment() {
     let home = tempfile::tempdir().unwrap();

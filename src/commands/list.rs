@@ -13,6 +13,10 @@ use crate::render::{ShortIds, human_count, human_duration, plural, project_cell,
 use crate::scan::{SessionSummary, aggregate_usage, scan, unique_requests};
 
 pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
+    // Checked whether or not the stores turn out empty: a typo is found the first time.
+    if let Some(dir) = &args.fallback_home {
+        crate::commands::check_home_folder("--fallback-home", dir)?;
+    }
     let mut opts = scan_options(g, &args.select)?;
     let mut result = scan(&opts);
     let looked = opts.stores.clone();

@@ -244,22 +244,28 @@ pub fn note_unrecognised(result: &crate::scan::ScanResult, quiet: bool) {
 /// `--home` must be a folder that can be read: otherwise every store in it would silently be
 /// "not found".
 fn check_home(g: &GlobalArgs) -> Result<(), Failure> {
-    let Some(h) = &g.home else {
-        return Ok(());
-    };
-    let shown = h.display();
+    match &g.home {
+        Some(h) => check_home_folder("--home", h),
+        None => Ok(()),
+    }
+}
+
+/// A folder read as a home (`--home`, `list --fallback-home`) must be a folder that can be
+/// read: a usage error (exit 2) otherwise, whether or not the run would have read it.
+pub fn check_home_folder(flag: &str, h: &Path) -> Result<(), Failure> {
+    let shown = safe_line(&h.display().to_string());
     match fs::metadata(h) {
         Ok(m) if m.is_dir() => fs::read_dir(h)
             .map(|_| ())
-            .map_err(|e| Failure::usage(format!("--home {shown}: cannot read: {e}"))),
+            .map_err(|e| Failure::usage(format!("{flag} {shown}: cannot read: {e}"))),
         Ok(m) => Err(Failure::usage(format!(
-            "--home {shown}: is {}, not a folder",
+            "{flag} {shown}: is {}, not a folder",
             crate::output::kind_of(&m.file_type())
         ))),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            Err(Failure::usage(format!("--home {shown}: no such folder")))
+            Err(Failure::usage(format!("{flag} {shown}: no such folder")))
         }
-        Err(e) => Err(Failure::usage(format!("--home {shown}: cannot read: {e}"))),
+        Err(e) => Err(Failure::usage(format!("{flag} {shown}: cannot read: {e}"))),
     }
 }
 
