@@ -178,7 +178,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
             cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
             cand --prices 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.'
-            cand --list-settings 'Print the algorithm''s settings (keys, defaults, allowed ranges) and exit'
+            cand --list-settings 'Print the algorithm''s settings (keys, defaults, allowed ranges) and exit; with --format json|ndjson, as `replay_setting` records. Takes no sessions, --all, filters or replay options'
             cand --all 'Replay every session the filters select (like `list`)'
             cand --timeline 'Include the per-request series (full, recorded, what-if). Not with --sweep: one replay''s series at a time (pick its setting with --set)'
             cand --validate 'Compare the replay with the compactions the agent really performed (when replaying the session''s own agent''s algorithm). Not with --sweep: it judges one setting (--set)'

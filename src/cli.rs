@@ -401,7 +401,9 @@ pub struct ReplayArgs {
     /// or folders to read instead of the agents' stores.
     #[arg(value_name = "ID|PREFIX|PATH", required_unless_present_any = ["all", "list_settings"])]
     pub targets: Vec<OsString>,
-    /// Print the algorithm's settings (keys, defaults, allowed ranges) and exit.
+    /// Print the algorithm's settings (keys, defaults, allowed ranges) and exit; with
+    /// --format json|ndjson, as `replay_setting` records. Takes no sessions, --all, filters or
+    /// replay options.
     #[arg(long)]
     pub list_settings: bool,
     /// Replay every session the filters select (like `list`).

@@ -824,6 +824,81 @@ fn settings_lists_fit_the_terminal_and_cut_no_meaning() {
     }
 }
 
+#[test]
+fn settings_lists_are_json_records_and_refuse_what_they_ignore() {
+    for (alg, key, default) in [
+        ("pi", "reserve_tokens", 16384),
+        ("codex", "user_message_budget", 20000),
+    ] {
+        let records = json_out(sessions().args([
+            "replay-compress",
+            "-A",
+            alg,
+            "--list-settings",
+            "--format",
+            "json",
+        ]));
+        assert!(!records.is_empty());
+        for r in &records {
+            assert_eq!(r["schema_version"], 1);
+            assert_eq!(r["kind"], "replay_setting");
+            assert_eq!(r["algorithm"], alg);
+            assert!(
+                r["description"].as_str().is_some_and(|d| !d.is_empty()),
+                "{r}"
+            );
+            assert!(r["allowed"].is_string(), "{r}");
+        }
+        let r = records.iter().find(|r| r["key"] == key).unwrap();
+        assert_eq!(
+            (&r["type"], &r["default"]),
+            (&"integer".into(), &default.into())
+        );
+        // NDJSON: the same records, one a line.
+        let out = sessions()
+            .args([
+                "replay-compress",
+                "-A",
+                alg,
+                "--list-settings",
+                "--format",
+                "ndjson",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap().lines().count(),
+            records.len()
+        );
+    }
+    let session = home().join(
+        ".codex/sessions/2026/04/02/rollout-2026-04-02T14-30-00-019d4e99-de40-7b52-9d63-6e2f3a4b5c02.jsonl",
+    );
+    for extra in [
+        vec!["--all"],
+        vec![session.to_str().unwrap()],
+        vec!["--sweep", "nope=1"],
+        vec!["--set", "reserve_tokens=1"],
+        vec!["--validate"],
+    ] {
+        sessions()
+            .args([
+                "replay-compress",
+                "-A",
+                "pi",
+                "--list-settings",
+                "--format",
+                "json",
+            ])
+            .args(&extra)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicates::str::contains("--list-settings"));
+    }
+}
+
 /// No transcript records the agent's own compaction calls: the replay estimates them as its own
 /// summariser calls (the context summarised as uncached input, the summary as output), reports
 /// them apart and counts them in the saving against recorded, in JSON and in the verdict.

@@ -12,21 +12,17 @@ use crate::replay::{Algorithm, ReplayOptions, SessionReplay, validate};
 use crate::scan::SessionSummary;
 use crate::tokens::MAX_TOKENS;
 
+mod list_settings;
 mod reading;
 mod tables;
 
 use reading::{keep_budget, replay_all, replay_named};
-use tables::{
-    plot_all, session_table, settings_table, sweep_table, timeline_table, validation_table,
-};
+use tables::{plot_all, session_table, sweep_table, timeline_table, validation_table};
 
 pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
     let alg = args.algorithm;
     if args.list_settings {
-        let mut out = stdout();
-        out.write_all(settings_table(alg).as_bytes())?;
-        out.flush()?;
-        return Ok(Report::default());
+        return list_settings::run(args);
     }
     if let Some(w) = args.context_window {
         if !(1..=MAX_TOKENS).contains(&w) {
