@@ -91,7 +91,9 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
         Dest::File(path) => {
             let assets = assets_dir(path, &opts);
             check_all(guard, std::slice::from_ref(path), assets.as_slice())?;
-            guard.write(path, |w| export_one(&sel.chosen[0], &pool, Some(path), w))?;
+            undone_on_failure(assets.as_deref(), || {
+                guard.write(path, |w| export_one(&sel.chosen[0], &pool, Some(path), w))
+            })?;
             if !g.quiet {
                 eprintln!("exported 1 session to {}", path.display());
             }
@@ -503,6 +505,27 @@ fn names_a_file(p: &Path) -> bool {
 }
 
 /// `<file stem>.files`, where `--images extract` puts the images of an export.
+/// Run the write of an export whose images go to `assets`; when it fails, the images it wrote
+/// go again, and their folder if the run made it, so that a failed export leaves nothing
+/// behind that would refuse the next run. Only the names [`Assets`] gives are removed.
+fn undone_on_failure<T, E>(
+    assets: Option<&Path>,
+    write: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    let made = assets.filter(|d| !d.exists());
+    let r = write();
+    if let (Err(_), Some(dir)) = (&r, made) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let is_image = e.file_name().to_str().is_some_and(Assets::is_own_name);
+            if is_image && e.file_type().is_ok_and(|t| t.is_file()) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+        let _ = std::fs::remove_dir(dir);
+    }
+    r
+}
+
 fn assets_dir(file: &Path, opts: &ExportOptions) -> Option<PathBuf> {
     if opts.images != ImageMode::Extract {
         return None;
@@ -553,7 +576,9 @@ fn export_dir(
         .map(|(s, path, done)| {
             let r = match done {
                 Some(e) => place(e, guard, pool, &path),
-                None => guard.write(&path, |w| export_one(s, pool, Some(&path), w)),
+                None => undone_on_failure(assets_dir(&path, opts).as_deref(), || {
+                    guard.write(&path, |w| export_one(s, pool, Some(&path), w))
+                }),
             }
             .map_err(|e| e.to_string());
             if let Some(b) = &bar {
@@ -878,6 +903,69 @@ mod tests {
         for pair in ws.windows(2) {
             let sum: u64 = sizes[pair[0].clone()].iter().sum();
             assert!(sum + sizes[pair[1].start] > 40, "{pair:?}");
+        }
+    }
+
+    #[test]
+    fn a_failed_export_takes_back_the_images_it_wrote() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("x.files");
+        let write_images = |names: &[&str]| {
+            std::fs::create_dir_all(&dir).unwrap();
+            for n in names {
+                std::fs::write(dir.join(n), b"img").unwrap();
+            }
+        };
+        // Failed: the run's images and the folder it made go.
+        let r: Result<(), ()> = undone_on_failure(Some(&dir), || {
+            write_images(&["image-001.png", "image-002.bin"]);
+            Err(())
+        });
+        assert!(r.is_err());
+        assert!(!dir.exists());
+        // Succeeded: kept.
+        let r: Result<(), ()> = undone_on_failure(Some(&dir), || {
+            write_images(&["image-001.png"]);
+            Ok(())
+        });
+        assert!(r.is_ok() && dir.join("image-001.png").exists());
+        // A folder that was there before the run (--force) keeps what it held.
+        let r: Result<(), ()> = undone_on_failure(Some(&dir), || {
+            write_images(&["image-002.png"]);
+            Err(())
+        });
+        assert!(r.is_err() && dir.join("image-001.png").exists());
+        // Only the names the export gives are removed.
+        std::fs::remove_dir_all(&dir).unwrap();
+        let _: Result<(), ()> = undone_on_failure(Some(&dir), || {
+            write_images(&["image-001.png", "notes.txt"]);
+            Err(())
+        });
+        assert!(dir.join("notes.txt").exists() && !dir.join("image-001.png").exists());
+    }
+
+    #[test]
+    fn every_image_name_the_export_gives_is_its_own() {
+        use crate::export::markdown::Assets;
+        for t in [
+            "image/png",
+            "image/jpeg",
+            "image/gif",
+            "image/webp",
+            "image/svg+xml",
+            "application/pdf",
+            "x/y",
+        ] {
+            let name = format!("image-001.{}", crate::export::markdown::image_ext(Some(t)));
+            assert!(Assets::is_own_name(&name), "{name}");
+        }
+        for name in [
+            "image-1.png",
+            "image-001.txt",
+            "photo-001.png",
+            "image-00a.png",
+        ] {
+            assert!(!Assets::is_own_name(name), "{name}");
         }
     }
 }

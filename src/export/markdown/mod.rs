@@ -68,6 +68,26 @@ impl Children for NoChildren {
     }
 }
 
+/// The extension each media type is written with; anything else is `bin` (the last entry).
+const IMAGE_TYPES: [(&str, &str); 8] = [
+    ("image/png", "png"),
+    ("image/jpeg", "jpg"),
+    ("image/jpg", "jpg"),
+    ("image/gif", "gif"),
+    ("image/webp", "webp"),
+    ("image/svg+xml", "svg"),
+    ("application/pdf", "pdf"),
+    ("", "bin"),
+];
+
+pub fn image_ext(media_type: Option<&str>) -> &'static str {
+    let t = media_type.unwrap_or("");
+    IMAGE_TYPES
+        .iter()
+        .find(|&&(m, _)| m == t)
+        .map_or("bin", |&(_, e)| e)
+}
+
 /// Images written next to the export by `--images extract`, through the output guard.
 #[derive(Debug)]
 pub struct Assets {
@@ -80,6 +100,18 @@ pub struct Assets {
 }
 
 impl Assets {
+    /// Whether a file name is one [`Assets`] gives (`image-001.png`): what a failed export may
+    /// remove again.
+    pub fn is_own_name(name: &str) -> bool {
+        name.strip_prefix("image-")
+            .and_then(|r| r.split_once('.'))
+            .is_some_and(|(n, ext)| {
+                n.len() >= 3
+                    && n.bytes().all(|b| b.is_ascii_digit())
+                    && IMAGE_TYPES.iter().any(|&(_, e)| e == ext)
+            })
+    }
+
     pub fn new(dir: PathBuf, guard: std::sync::Arc<crate::output::Guard>) -> Self {
         let rel = dir
             .file_name()
@@ -106,16 +138,7 @@ impl Assets {
             .create_dir_all(&self.dir)
             .map_err(|e| e.to_string())?;
         self.next += 1;
-        let ext = match media_type.unwrap_or("") {
-            "image/png" => "png",
-            "image/jpeg" | "image/jpg" => "jpg",
-            "image/gif" => "gif",
-            "image/webp" => "webp",
-            "image/svg+xml" => "svg",
-            "application/pdf" => "pdf",
-            _ => "bin",
-        };
-        let name = format!("image-{:03}.{ext}", self.next);
+        let name = format!("image-{:03}.{}", self.next, image_ext(media_type));
         let path = self.dir.join(&name);
         self.guard
             .write_bytes(&path, &bytes)
