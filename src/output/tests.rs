@@ -1,0 +1,180 @@
+use super::*;
+
+fn guard_over(dir: &Path, force: bool) -> (Guard, PathBuf, PathBuf) {
+    let store = dir.join("home/.claude/projects/-p");
+    fs::create_dir_all(&store).unwrap();
+    let session = store.join("s.jsonl");
+    fs::write(&session, "{}\n").unwrap();
+    let outside = dir.join("elsewhere/t.jsonl");
+    fs::create_dir_all(outside.parent().unwrap()).unwrap();
+    fs::write(&outside, "{\"x\":1}\n").unwrap();
+    let mut g = Guard::new(force);
+    g.protect_stores(&Stores {
+        claude: vec![dir.join("home/.claude/projects")],
+        ..Default::default()
+    });
+    g.protect_read(&outside);
+    (g, session, outside)
+}
+
+#[test]
+fn refuses_stores_files_being_read_and_their_aliases() {
+    let d = tempfile::tempdir().unwrap();
+    let (g, session, outside) = guard_over(d.path(), true);
+    let home = d.path().join("home");
+    // In the store, in the agent folder around it, through `..`, through a link.
+    std::os::unix::fs::symlink(home.join(".claude/projects"), d.path().join("link")).unwrap();
+    std::os::unix::fs::symlink(&outside, d.path().join("alias.jsonl")).unwrap();
+    fs::hard_link(&outside, d.path().join("hard.jsonl")).unwrap();
+    for (t, want) in [
+        (session.clone(), "inside the claude store"),
+        (home.join(".claude/settings.md"), "inside the claude store"),
+        (
+            d.path().join("elsewhere/../home/.claude/projects/x.md"),
+            "inside",
+        ),
+        (d.path().join("link/new.md"), "inside"),
+        (outside.clone(), "being read"),
+        (d.path().join("alias.jsonl"), "being read"),
+        (d.path().join("hard.jsonl"), "being read"),
+    ] {
+        let e = g.check(&t).unwrap_err().to_string();
+        assert!(e.contains(want), "{}: {e}", t.display());
+        assert!(g.write_bytes(&t, b"x").is_err());
+    }
+    assert_eq!(fs::read_to_string(&session).unwrap(), "{}\n");
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "{\"x\":1}\n");
+    assert!(!home.join(".claude/settings.md").exists());
+}
+
+#[test]
+fn replaces_only_regular_files_and_only_with_force() {
+    let d = tempfile::tempdir().unwrap();
+    let (strict, _, _) = guard_over(d.path(), false);
+    let (forced, _, _) = guard_over(d.path(), true);
+    let t = d.path().join("out/a.md");
+    strict.write_bytes(&t, b"one").unwrap();
+    let e = strict.write_bytes(&t, b"two").unwrap_err();
+    assert!(e.is_exists(), "{e}");
+    assert_eq!(fs::read_to_string(&t).unwrap(), "one");
+    forced.write_bytes(&t, b"two").unwrap();
+    assert_eq!(fs::read_to_string(&t).unwrap(), "two");
+    // A folder, a FIFO and a device node of our own are never replaced, even with force.
+    let fifo = d.path().join("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for (p, kind) in [(d.path().join("out"), "a folder"), (fifo, "a FIFO")] {
+        let e = forced.write_bytes(&p, b"x").unwrap_err().to_string();
+        assert!(e.contains(kind), "{e}");
+    }
+    let e = forced
+        .write_bytes(Path::new("/dev/null"), b"x")
+        .unwrap_err();
+    assert!(e.to_string().contains("character device"), "{e}");
+    // A link to a regular file replaces that file and keeps the link.
+    let link = d.path().join("out/link.md");
+    std::os::unix::fs::symlink(&t, &link).unwrap();
+    forced.write_bytes(&link, b"three").unwrap();
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read_to_string(&t).unwrap(), "three");
+    // A dangling link is not followed.
+    let dangling = d.path().join("out/dangling.md");
+    std::os::unix::fs::symlink(d.path().join("nowhere/x"), &dangling).unwrap();
+    assert!(forced.write_bytes(&dangling, b"x").is_err());
+    assert!(!d.path().join("nowhere").exists());
+    // No temporary file is left behind.
+    let left: Vec<_> = fs::read_dir(d.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn never_replaces_a_session_even_outside_a_store() {
+    let d = tempfile::tempdir().unwrap();
+    let g = Guard::new(true);
+    for (name, text) in [
+        (
+            "c.jsonl",
+            "{\"type\":\"user\",\"uuid\":\"u1\",\"sessionId\":\"s\"}\n",
+        ),
+        (
+            "x.jsonl",
+            "{\"timestamp\":\"t\",\"type\":\"session_meta\",\"payload\":{}}\n",
+        ),
+        (
+            "g.json",
+            "{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"h\",\n  \"messages\": []\n}",
+        ),
+    ] {
+        let p = d.path().join(name);
+        fs::write(&p, text).unwrap();
+        let e = g.write_bytes(&p, b"x").unwrap_err().to_string();
+        assert!(e.contains("session file"), "{name}: {e}");
+        assert_eq!(fs::read_to_string(&p).unwrap(), text);
+    }
+    // An earlier export (JSONL or JSON), or any other file, is replaced with --force.
+    for (name, text) in [
+        (
+            "e.jsonl",
+            "{\"schema_version\":1,\"agent\":\"claude\",\"session_id\":\"s\"}\n",
+        ),
+        (
+            "e.json",
+            "{\n  \"schema_version\": 1,\n  \"sessionId\": \"s\"\n}",
+        ),
+        ("e.md", "# title\n"),
+    ] {
+        let p = d.path().join(name);
+        fs::write(&p, text).unwrap();
+        g.write_bytes(&p, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "new");
+    }
+    // A character across byte 256, where the check for an export of ours looks.
+    let p = d.path().join("cjk.md");
+    fs::write(&p, "日".repeat(100)).unwrap();
+    g.write_bytes(&p, b"new").unwrap();
+    assert_eq!(fs::read_to_string(&p).unwrap(), "new");
+}
+
+#[test]
+fn a_failed_write_keeps_the_previous_file() {
+    let d = tempfile::tempdir().unwrap();
+    let g = Guard::new(true);
+    let t = d.path().join("a.md");
+    fs::write(&t, "previous").unwrap();
+    let r: Result<(), _> = g.write(&t, |w| {
+        w.write_all(b"half")?;
+        Err(io::Error::other("boom"))
+    });
+    assert!(r.unwrap_err().to_string().contains("boom"));
+    assert_eq!(fs::read_to_string(&t).unwrap(), "previous");
+    assert_eq!(fs::read_dir(d.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn resolution() {
+    let d = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(d.path()).unwrap();
+    fs::create_dir_all(base.join("a/b")).unwrap();
+    std::os::unix::fs::symlink(base.join("a/b"), base.join("l")).unwrap();
+    assert_eq!(resolve(&base.join("l/../x")).unwrap(), base.join("a/x"));
+    assert_eq!(
+        resolve(&base.join("a/./b/new/../y")).unwrap(),
+        base.join("a/b/y")
+    );
+    std::os::unix::fs::symlink(base.join("loop"), base.join("loop")).unwrap();
+    assert!(resolve(&base.join("loop/x")).is_err());
+}
