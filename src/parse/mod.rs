@@ -175,13 +175,29 @@ const SNIFF_LINES: usize = 16;
 
 /// The agent that wrote a file named on the command line, from positive evidence in its first
 /// records; `None` for anything else, including the JSONL of other agents (Kimi, Copilot,
-/// iFlow, Qwen, Droid, Pi, OpenClaw, …), which shares some field names with these three.
+/// iFlow, Qwen, Droid, Pi, OpenClaw, …), which shares some field names with these three, and
+/// the exports of `sessions` itself.
 pub fn sniff_agent(path: &Path) -> Option<Agent> {
+    sniff(path, true)
+}
+
+/// The agent whose session a file holds, judged as [`sniff_agent`] judges it but from the
+/// content alone: a file with no record at all (empty, or not JSON) holds no session, whatever
+/// its name. The output guard never replaces a file this recognises: one test for "a session"
+/// whether a file is read or would be written over.
+pub fn holds_session(path: &Path) -> Option<Agent> {
+    sniff(path, false)
+}
+
+fn sniff(path: &Path, by_name: bool) -> Option<Agent> {
     let name = path.file_name()?.to_string_lossy().to_string();
     let reader = read::open(path).ok()?;
     let mut head = Vec::new();
     // A pretty-printed legacy document starts with `{` alone on its line: read enough of it.
     reader.take(256 * 1024).read_to_end(&mut head).ok()?;
+    if is_export(&head) {
+        return None;
+    }
     read::repair_lone_surrogates(&mut head);
     let lines = head
         .split(|&b| b == b'\n')
@@ -232,7 +248,7 @@ pub fn sniff_agent(path: &Path) -> Option<Agent> {
     }
     // No record at all (an empty file, as Claude Code leaves behind): nothing contradicts what
     // the name says, and the user named the file.
-    if objects == 0 && doc.is_none() && head.trim_ascii().first() != Some(&b'{') {
+    if by_name && objects == 0 && doc.is_none() && head.trim_ascii().first() != Some(&b'{') {
         if name.starts_with("rollout-") {
             return Some(Agent::Codex);
         }
@@ -244,6 +260,16 @@ pub fn sniff_agent(path: &Path) -> Option<Agent> {
         }
     }
     None
+}
+
+/// Whether a file is an export of `sessions` (`export --format json|jsonl`, `show --format
+/// json`): its first object opens with the `schema_version` key, which no agent writes.
+fn is_export(head: &[u8]) -> bool {
+    let rest = head.trim_ascii_start();
+    rest.first() == Some(&b'{')
+        && rest[1..]
+            .trim_ascii_start()
+            .starts_with(b"\"schema_version\"")
 }
 
 /// The agent one JSONL line positively belongs to, if any: each parser's own rule.
