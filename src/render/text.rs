@@ -103,6 +103,24 @@ pub fn terminal_safe(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// One line exactly as written but for its control characters, newlines and tabs included,
+/// shown as visible escapes: a path or a name typed on the command line, where a run of spaces
+/// is part of the name and must not be collapsed as [`safe_line`] does.
+pub fn safe_one_line(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(needs_escape) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if needs_escape(c) {
+            push_escape(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// `s.lines().count()`, from a vectorised count of newlines: tool outputs run to megabytes.
 pub fn line_count(s: &str) -> usize {
     memchr::memchr_iter(b'\n', s.as_bytes()).count()
@@ -418,6 +436,15 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn one_line_keeps_spaces_and_shows_every_control() {
+        assert_eq!(safe_one_line("a  b/c.md"), "a  b/c.md");
+        assert_eq!(
+            safe_one_line("o\u{1b}]0;T\u{7}\t\n\u{202e}.md"),
+            "o^[]0;T^G^I^J<U+202E>.md"
+        );
+    }
 
     #[test]
     fn a_line_cut_from_the_beginning_is_the_line_cut_from_the_whole() {
