@@ -38,6 +38,12 @@ pub struct Stores {
     /// Folders the user named explicitly (a flag or an agent's variable), with where the name
     /// came from: a missing one is worth a warning, a missing default is not.
     pub configured: Vec<(Agent, PathBuf, &'static str)>,
+    /// The agents' own folders the stores are in (configuration, credentials, history), as a
+    /// flag, a variable or the default names them, whatever they are called
+    /// (`CLAUDE_CONFIG_DIR=~/.claude-work`): nothing is ever written into them.
+    pub homes: Vec<(Agent, PathBuf)>,
+    /// The agents' own files outside those folders (`~/.claude.json`): never replaced.
+    pub agent_files: Vec<(Agent, PathBuf)>,
 }
 
 impl Stores {
@@ -63,6 +69,7 @@ impl Stores {
         if let Some(dir) = &opts.claude_dir {
             configured(Agent::Claude, std::slice::from_ref(dir), "--claude-dir");
             stores.claude.push(claude_projects_dir(dir));
+            stores.homes.push((Agent::Claude, claude_config_dir(dir)));
         } else if let (true, Some(v)) = (use_env, env("CLAUDE_PROJECTS_DIR")) {
             configured(Agent::Claude, &split_list(&v), "CLAUDE_PROJECTS_DIR");
             stores.claude.extend(split_list(&v));
@@ -71,6 +78,9 @@ impl Stores {
             stores
                 .claude
                 .extend(split_list(&v).iter().map(|p| claude_projects_dir(p)));
+            stores
+                .homes
+                .extend(split_list(&v).into_iter().map(|p| (Agent::Claude, p)));
         } else if let Some(h) = &home {
             let xdg = if use_env {
                 env("XDG_CONFIG_HOME").map(PathBuf::from)
@@ -80,6 +90,15 @@ impl Stores {
             .unwrap_or_else(|| h.join(".config"));
             stores.claude.push(h.join(".claude").join("projects"));
             stores.claude.push(xdg.join("claude").join("projects"));
+            stores.homes.push((Agent::Claude, h.join(".claude")));
+            stores.homes.push((Agent::Claude, xdg.join("claude")));
+        }
+        // Claude Code keeps its settings and project list beside its folder, or in
+        // CLAUDE_CONFIG_DIR, which is protected whole.
+        if let Some(h) = &home {
+            stores
+                .agent_files
+                .push((Agent::Claude, h.join(".claude.json")));
         }
 
         // Codex.
@@ -97,6 +116,7 @@ impl Stores {
             home.as_ref().map(|h| h.join(".codex"))
         };
         if let Some(ch) = codex_home {
+            stores.homes.push((Agent::Codex, ch.clone()));
             if ch.join("sessions").is_dir() || ch.join("archived_sessions").is_dir() {
                 stores.codex.push(ch.join("sessions"));
                 stores.codex.push(ch.join("archived_sessions"));
@@ -150,6 +170,19 @@ fn split_list(v: &str) -> Vec<PathBuf> {
 }
 
 /// A Claude config dir, its `projects/` subdir, or a home holding `.claude` → the `projects/` dir.
+/// The Claude folder a `--claude-dir` names: the folder that holds `projects/`, `.claude` in a
+/// home that holds one, or the folder itself (a `projects/` folder, or a configuration folder
+/// with no session yet).
+fn claude_config_dir(p: &Path) -> PathBuf {
+    if p.join("projects").is_dir() {
+        p.to_path_buf()
+    } else if p.join(".claude").join("projects").is_dir() {
+        p.join(".claude")
+    } else {
+        p.to_path_buf()
+    }
+}
+
 fn claude_projects_dir(p: &Path) -> PathBuf {
     if p.join("projects").is_dir() {
         p.join("projects")
