@@ -28,7 +28,8 @@ Examples:
 
 Environment:
   Stores are found in $CLAUDE_CONFIG_DIR (or ~/.claude and ~/.config/claude), $CODEX_HOME (or
-  ~/.codex) and $GEMINI_CLI_HOME/.gemini (or ~/.gemini). Nothing is ever written into them.
+  ~/.codex) and $GEMINI_CLI_HOME/.gemini (or ~/.gemini). Nothing is ever written into them,
+  nor into the default folders, nor over ~/.claude.json.
   COLUMNS, when set, is the width tables fit (else the terminal's; piped output is not cut).
   TZ chooses the local time zone of human output (--utc shows UTC instead).
 
@@ -460,8 +461,10 @@ Examples:
 Replies and prompts are Markdown and are rendered as such (headings, lists, tables, links,
 code); raw HTML and character references (&amp;) are shown as written, links keep only
 http(s) and mailto targets and show them, and images are never fetched. Nothing is ever
-written inside an agent's store or over a file being read, and nothing but a regular file is
-ever replaced (with --force).")]
+written inside an agent's store or folder, over a file being read (a session file, the
+--prices file) or over any file that holds an agent's session (even with --force), and
+nothing but a regular file is ever replaced (with --force). Symbolic links and `..` are
+resolved before deciding.")]
 pub struct ExportArgs {
     /// Session ids, unique id prefixes or session files. With --all: files or folders to read
     /// instead of the agents' stores.
