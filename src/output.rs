@@ -3,9 +3,13 @@
 //!
 //! The tool is forensic and read-only towards what it reads, so a guard knows the agents'
 //! stores, the folders and the session files being read, and before any write it:
-//! - resolves the target (relative parts, `..`, every symbolic link of the part that exists);
-//! - refuses a target inside a store or a folder being read, or that is a file being read
-//!   (also through another hard link);
+//! - resolves the target (relative parts, `..`, every symbolic link of the part that exists),
+//!   and writes to the resolved path;
+//! - refuses a target inside a store, an agent's folder or a folder being read, known by path
+//!   or by the device and inode of the folders on the way (a bind mount, a case-insensitive
+//!   volume); or that is a file being read (also through another hard link);
+//! - refuses to replace a file that holds an agent's session ([`crate::parse::holds_session`],
+//!   the test the scan uses) or an agent's own file (`~/.claude.json`), even with `--force`;
 //! - refuses to replace anything but a regular file, and a regular file without `--force`;
 //! - writes to a temporary name in the target's folder and renames it into place, so a failed
 //!   write never leaves half a file and never truncates the previous one;
@@ -38,6 +42,8 @@ pub enum Refusal {
     Exists,
     /// The file there is an agent's session (even outside any store): never replaced.
     Session(Agent),
+    /// The file there is an agent's own (`~/.claude.json`): never replaced.
+    AgentFile(String),
     /// Something other than a regular file is there (a folder, a device, a FIFO, …).
     NotRegular(&'static str),
     /// The target, or a folder on its way, is a symbolic link to nothing (or a loop).
@@ -69,17 +75,18 @@ impl OutputError {
 
 impl fmt::Display for OutputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = self.path.display();
+        // Paths come from the command line and from folder names: shown, never sent.
+        let p = safe_path(&self.path);
         match &self.refusal {
             Refusal::Inside { root, what } => write!(
                 f,
                 "refusing to write {p}: it is inside {what} {}; sessions never writes where it \
                  reads (choose another output path)",
-                root.display()
+                safe_path(root)
             ),
             Refusal::ReadFile => write!(
                 f,
-                "refusing to write {p}: it is a session file being read (choose another output \
+                "refusing to write {p}: it is a file being read (choose another output \
                  path)"
             ),
             Refusal::Exists => write!(f, "{p} already exists; use --force to overwrite"),
@@ -87,6 +94,11 @@ impl fmt::Display for OutputError {
                 f,
                 "refusing to write {p}: it is a {agent} session file; sessions never replaces a \
                  session, even with --force (choose another output path)"
+            ),
+            Refusal::AgentFile(what) => write!(
+                f,
+                "refusing to write {p}: it is {what}; sessions never replaces an agent's own \
+                 files, even with --force (choose another output path)"
             ),
             Refusal::NotRegular(kind) => write!(
                 f,
@@ -103,16 +115,48 @@ impl fmt::Display for OutputError {
 
 impl std::error::Error for OutputError {}
 
+/// A path for a human message: every control character (a newline too) and bidirectional
+/// override shown as a visible escape, as session text is ([`crate::render::text`]).
+pub fn safe_path(p: &Path) -> String {
+    crate::render::text::safe_one_line(&p.display().to_string()).into_owned()
+}
+
 /// What nothing may be written into or over, and whether regular files may be replaced.
 #[derive(Debug, Default)]
 pub struct Guard {
     /// Resolved folders (stores, folders being read), with what they are, for messages.
-    dirs: Vec<(PathBuf, String)>,
+    dirs: Vec<Protected>,
     /// Resolved files being read.
     files: HashSet<PathBuf>,
     /// Device and inode of the files being read: another hard link is the same file.
     inodes: HashSet<(u64, u64)>,
+    /// An agent's own files outside its folders (`~/.claude.json`), resolved.
+    agent_files: Vec<Protected>,
     force: bool,
+}
+
+/// A protected folder or file: its resolved path, what it is (for messages), and its device
+/// and inode when it exists. A path names it one way; the same folder is also reached through
+/// a bind mount, or another spelling on a case-insensitive volume (`~/.CLAUDE`), which only
+/// its identity tells.
+#[derive(Debug)]
+struct Protected {
+    path: PathBuf,
+    what: String,
+    id: Option<(u64, u64)>,
+}
+
+impl Protected {
+    fn new(path: PathBuf, what: &str) -> Self {
+        let id = fs::metadata(&path)
+            .ok()
+            .and_then(|m| crate::parse::identity(&m));
+        Protected {
+            path,
+            what: what.to_string(),
+            id,
+        }
+    }
 }
 
 /// Folder names that are an agent's own folder (`~/.claude`, `~/.config/claude`, …).
@@ -131,8 +175,10 @@ impl Guard {
         self.force
     }
 
-    /// Protect every store root, and the agent's own folder around it (`.claude` around
-    /// `.claude/projects`, `.codex` around `.codex/sessions`).
+    /// Protect every store root, the agent's own folder around it (`.claude` around
+    /// `.claude/projects`, `.codex` around `.codex/sessions`), the agents' folders the stores
+    /// came from whatever their names (`--claude-dir`, `CODEX_HOME`, …) and the agents' own
+    /// files beside them (`~/.claude.json`).
     pub fn protect_stores(&mut self, stores: &Stores) {
         for agent in Agent::ALL {
             for root in stores.roots(agent) {
@@ -143,6 +189,20 @@ impl Guard {
                 }
             }
         }
+        for (agent, home) in &stores.homes {
+            self.protect_dir(home, &format!("the {agent} folder"));
+        }
+        for (agent, file) in &stores.agent_files {
+            self.protect_agent_file(file, &format!("a {agent} file"));
+        }
+    }
+
+    /// Protect a file of an agent's own: never replaced, even with `--force`.
+    pub fn protect_agent_file(&mut self, file: &Path, what: &str) {
+        let r = resolve(file).unwrap_or_else(|_| lexical(file));
+        if !self.agent_files.iter().any(|f| f.path == r) {
+            self.agent_files.push(Protected::new(r, what));
+        }
     }
 
     /// Protect a folder: nothing is written anywhere below it.
@@ -152,8 +212,8 @@ impl Guard {
     }
 
     fn protect_resolved_dir(&mut self, r: PathBuf, what: &str) {
-        if !self.dirs.iter().any(|(d, _)| *d == r) {
-            self.dirs.push((r, what.to_string()));
+        if !self.dirs.iter().any(|d| d.path == r) {
+            self.dirs.push(Protected::new(r, what));
         }
     }
 
@@ -194,12 +254,23 @@ impl Guard {
         if self.files.contains(&r) {
             return Err(err(Refusal::ReadFile));
         }
+        if let Some(f) = self.agent_files.iter().find(|f| f.path == r) {
+            return Err(err(Refusal::AgentFile(f.what.clone())));
+        }
         match fs::metadata(&r) {
             Ok(m) if m.is_file() => {
-                if crate::parse::identity(&m).is_some_and(|id| self.inodes.contains(&id)) {
+                let id = crate::parse::identity(&m);
+                if id.is_some_and(|id| self.inodes.contains(&id)) {
                     return Err(err(Refusal::ReadFile));
                 }
-                if let Some(agent) = session_file(&r) {
+                if let Some(f) = self
+                    .agent_files
+                    .iter()
+                    .find(|f| f.id.is_some() && f.id == id)
+                {
+                    return Err(err(Refusal::AgentFile(f.what.clone())));
+                }
+                if let Some(agent) = crate::parse::holds_session(&r) {
                     return Err(err(Refusal::Session(agent)));
                 }
                 if !self.force {
@@ -231,18 +302,34 @@ impl Guard {
         let inside = self
             .dirs
             .iter()
-            .filter(|(d, _)| resolved.starts_with(d))
-            .max_by_key(|(d, _)| d.components().count());
+            .filter(|d| resolved.starts_with(&d.path))
+            .max_by_key(|d| d.path.components().count())
+            .or_else(|| self.inside_by_identity(resolved));
         match inside {
-            Some((root, what)) => Err(OutputError::new(
+            Some(d) => Err(OutputError::new(
                 target,
                 Refusal::Inside {
-                    root: root.clone(),
-                    what: what.clone(),
+                    root: d.path.clone(),
+                    what: d.what.clone(),
                 },
             )),
             None => Ok(()),
         }
+    }
+
+    /// The protected folder that is one of the existing folders on the way to `resolved`
+    /// under another name: a bind mount of it, or another spelling of its name on a
+    /// case-insensitive volume. The deepest such folder is the first met.
+    fn inside_by_identity(&self, resolved: &Path) -> Option<&Protected> {
+        if self.dirs.iter().all(|d| d.id.is_none()) {
+            return None;
+        }
+        resolved
+            .ancestors()
+            .filter_map(|a| fs::metadata(a).ok())
+            .filter(fs::Metadata::is_dir)
+            .filter_map(|m| crate::parse::identity(&m))
+            .find_map(|id| self.dirs.iter().find(|d| d.id == Some(id)))
     }
 
     /// Create a folder (and its parents) for a run's output, after checking it. The folders
@@ -342,51 +429,6 @@ impl Guard {
     }
 }
 
-/// Whether a regular file holds an agent's session, judged from its first 64 KiB with positive
-/// evidence only (the keys session records carry); an export of `sessions` itself (it starts
-/// with `schema_version`) is not one.
-fn session_file(path: &Path) -> Option<Agent> {
-    use std::io::Read;
-    let mut head = Vec::new();
-    crate::parse::open(path)
-        .ok()?
-        .take(64 * 1024)
-        .read_to_end(&mut head)
-        .ok()?;
-    let text = String::from_utf8_lossy(&head);
-    // The first 256 bytes, cut back to a character boundary (the file may hold anything).
-    let start = (0..=text.len().min(256))
-        .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0);
-    if text[..start].contains("\"schema_version\"") {
-        return None;
-    }
-    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    if let Ok(serde_json::Value::Object(o)) = serde_json::from_str(first) {
-        let has = |k: &str| o.contains_key(k);
-        if has("payload") && has("type") || has("id") && has("instructions") {
-            return Some(Agent::Codex);
-        }
-        if has("sessionId") && (has("projectHash") || has("startTime")) {
-            return Some(Agent::Gemini);
-        }
-        if has("uuid") || has("parentUuid") || has("leafUuid") || has("sessionId") {
-            return Some(Agent::Claude);
-        }
-    }
-    if text.contains("\"sessionId\"") && text.contains("\"projectHash\"") {
-        return Some(Agent::Gemini);
-    }
-    if text.contains("\"session\"")
-        && text.contains("\"items\"")
-        && text.contains("\"instructions\"")
-    {
-        return Some(Agent::Codex);
-    }
-    None
-}
-
 /// `.claude` around `.claude/projects`, `.codex` around `.codex/sessions`: the agent's own
 /// folder, when the root has the standard shape.
 fn agent_home(agent: Agent, root: &Path) -> Option<&Path> {
@@ -471,6 +513,10 @@ fn temp_file(target: &Path) -> io::Result<(PathBuf, fs::File)> {
 /// An absolute path with `.` and `..` resolved and every symbolic link of its existing part
 /// followed; the part that does not exist yet is appended as written. Fails on a link that
 /// leads nowhere, a loop, or a folder that cannot be searched.
+///
+/// A `..` after a missing component (`nope/../link/x`) steps back out of the missing part, and
+/// what follows is resolved again: the kernel would fail on `nope/..`, but the write goes to the
+/// path returned here, never to the one typed, so this must be where the bytes would land.
 pub fn resolve(p: &Path) -> io::Result<PathBuf> {
     let abs = if p.is_absolute() {
         p.to_path_buf()
@@ -478,24 +524,29 @@ pub fn resolve(p: &Path) -> io::Result<PathBuf> {
         std::env::current_dir()?.join(p)
     };
     let mut out = PathBuf::new();
-    let mut exists = true;
+    // How many trailing components of `out` do not exist.
+    let mut missing = 0usize;
     for c in abs.components() {
         match c {
             Component::Prefix(_) | Component::RootDir => out.push(c.as_os_str()),
             Component::CurDir => {}
-            // `out` has no links while it exists, so popping is what the OS would do.
+            // A missing component is no link, and the existing part of `out` has no links
+            // left: popping is what the OS would do.
             Component::ParentDir => {
                 out.pop();
+                missing = missing.saturating_sub(1);
             }
             Component::Normal(n) => {
                 out.push(n);
-                if exists {
-                    match fs::symlink_metadata(&out) {
-                        Ok(m) if m.file_type().is_symlink() => out = fs::canonicalize(&out)?,
-                        Ok(_) => {}
-                        Err(e) if e.kind() == io::ErrorKind::NotFound => exists = false,
-                        Err(e) => return Err(e),
-                    }
+                if missing > 0 {
+                    missing += 1;
+                    continue;
+                }
+                match fs::symlink_metadata(&out) {
+                    Ok(m) if m.file_type().is_symlink() => out = fs::canonicalize(&out)?,
+                    Ok(_) => {}
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => missing = 1,
+                    Err(e) => return Err(e),
                 }
             }
         }

@@ -401,7 +401,7 @@ fn plot_never_replaces_a_session_and_needs_force_for_a_file() {
     };
     let r = plot(&session, true);
     assert_eq!(r.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&r.stderr).contains("it is a session file being read"));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("it is a file being read"));
     assert_eq!(fs::read(&session).unwrap(), before);
     // Another session that is not being read is not replaced either, even with --force.
     let other = tmp.path().join("other.jsonl");

@@ -27,7 +27,7 @@ use crate::export::{
 };
 use crate::filter::KindFilter;
 use crate::model::{Agent, ProjectSource, Session, SessionKind};
-use crate::output::{Guard, OutputDir, OutputError, Refusal, Staged, resolve};
+use crate::output::{Guard, OutputDir, OutputError, Refusal, Staged, resolve, safe_path};
 use crate::parse::SourceFile;
 use crate::scan::{LocalProjects, SessionSummary, discover, scan, scan_each};
 
@@ -95,7 +95,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
                 guard.write(path, |w| export_one(&sel.chosen[0], &pool, Some(path), w))
             })?;
             if !g.quiet {
-                eprintln!("exported 1 session to {}", path.display());
+                eprintln!("exported 1 session to {}", safe_path(path));
             }
             Ok(())
         }
@@ -167,7 +167,7 @@ fn select(g: &GlobalArgs, a: &ExportArgs, eopts: &ExportOptions) -> Result<Selec
         for t in &a.targets {
             let path = Path::new(t);
             if path.is_dir() {
-                let t = path.display();
+                let t = safe_path(path);
                 return Err(Failure::usage(format!(
                     "{t} is a folder: `sessions export --all {t}` exports every session in it"
                 )));
@@ -475,18 +475,18 @@ fn destination(a: &ExportArgs, n: usize) -> Result<Dest, Failure> {
                 Err(Failure::usage(format!(
                     "-o {}: names a file, but {} need a folder (one file each, plus an \
                      index); give a folder such as -o {}/",
-                    p.display(),
+                    safe_path(p),
                     if a.all {
                         "--all exports".to_string()
                     } else {
                         format!("{n} sessions")
                     },
-                    p.with_extension("").display()
+                    safe_path(&p.with_extension(""))
                 )))
             } else if p.exists() && !p.is_dir() {
                 Err(Failure::usage(format!(
                     "-o {}: not a folder ({} sessions need one, one file each)",
-                    p.display(),
+                    safe_path(p),
                     n
                 )))
             } else {
@@ -608,9 +608,9 @@ fn export_dir(
             "exported {} session{} to {}{}",
             entries.len(),
             if entries.len() == 1 { "" } else { "s" },
-            dir.display(),
+            safe_path(dir),
             if with_index && index_error.is_none() {
-                format!(" (index: {})", index.display())
+                format!(" (index: {})", safe_path(&index))
             } else {
                 String::new()
             }
@@ -778,10 +778,7 @@ fn check_all(guard: &Guard, files: &[PathBuf], asset_dirs: &[PathBuf]) -> Result
     if exists.is_empty() {
         return Ok(());
     }
-    let names: Vec<String> = exists
-        .iter()
-        .map(|e| e.path.display().to_string())
-        .collect();
+    let names: Vec<String> = exists.iter().map(|e| safe_path(&e.path)).collect();
     let more = if names.len() > 5 {
         format!(" (and {} more)", names.len() - 5)
     } else {

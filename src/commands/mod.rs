@@ -21,7 +21,7 @@ use crate::cli::{Cli, Command, GlobalArgs, SelectArgs};
 use crate::diag::Report;
 use crate::discover::{StoreOptions, Stores};
 use crate::filter::{Filter, ProjectMatcher, parse_since, parse_until};
-use crate::output::{Guard, OutputError};
+use crate::output::{Guard, OutputError, safe_path};
 use crate::render::text::safe_line;
 use crate::scan::{ScanOptions, ScanResult};
 use crate::usage::Zone;
@@ -172,7 +172,7 @@ pub fn target(t: &OsStr, folder_hint: &str) -> Result<Target, Failure> {
         ));
     }
     let path = Path::new(t);
-    let shown = path.display();
+    let shown = safe_path(path);
     match fs::metadata(path) {
         Ok(m) if m.is_file() => match fs::File::open(path) {
             Ok(_) => Ok(Target::File(path.to_path_buf())),
@@ -207,7 +207,7 @@ pub fn check_named_paths(paths: &[PathBuf]) -> Result<(), Failure> {
                 Ok(m) if !m.is_file() && !m.is_dir() => {
                     return Err(Failure::usage(format!(
                         "{} is {}, not a session file or folder",
-                        p.display(),
+                        safe_path(p),
                         crate::output::kind_of(&m.file_type())
                     )));
                 }
@@ -217,7 +217,7 @@ pub fn check_named_paths(paths: &[PathBuf]) -> Result<(), Failure> {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return Err(Failure::usage(format!(
                     "{}: no such file or folder",
-                    p.display()
+                    safe_path(p)
                 )));
             }
             // Anything else (permissions, a loop) is reported by the scan as unreadable.
@@ -253,7 +253,7 @@ fn check_home(g: &GlobalArgs) -> Result<(), Failure> {
 /// A folder read as a home (`--home`, `list --fallback-home`) must be a folder that can be
 /// read: a usage error (exit 2) otherwise, whether or not the run would have read it.
 pub fn check_home_folder(flag: &str, h: &Path) -> Result<(), Failure> {
-    let shown = safe_line(&h.display().to_string());
+    let shown = safe_path(h);
     match fs::metadata(h) {
         Ok(m) if m.is_dir() => fs::read_dir(h)
             .map(|_| ())
@@ -309,8 +309,8 @@ fn no_stores_message(stores: &Stores) -> String {
 }
 
 /// The output guard of a command that writes files: it protects the stores this run reads, the
-/// machine's own stores (whatever `--home` or the flags point at), and every file or folder
-/// being read.
+/// machine's own stores (whatever `--home` or the flags point at) and the agents' folders they
+/// are in, whatever their names, and every file or folder being read (`--prices` included).
 pub fn guard<'p>(
     g: &GlobalArgs,
     force: bool,
@@ -318,11 +318,22 @@ pub fn guard<'p>(
 ) -> Guard {
     let mut guard = Guard::new(force);
     guard.protect_stores(&stores(g));
-    guard.protect_stores(&Stores::resolve(&StoreOptions::default(), &|k| {
-        std::env::var(k).ok()
-    }));
+    let env = |k: &str| std::env::var(k).ok();
+    guard.protect_stores(&Stores::resolve(&StoreOptions::default(), &env));
+    // The default folders too when a variable points the agents elsewhere: they may still
+    // hold another setup's sessions and credentials.
+    let machine = env("HOME")
+        .filter(|h| !h.trim().is_empty())
+        .map(PathBuf::from);
     // A `--home` copy: the agents' whole folders in it, not only their session folders.
-    if let Some(h) = &g.home {
+    for h in g.home.iter().chain(&machine) {
+        guard.protect_stores(&Stores::resolve(
+            &StoreOptions {
+                home: Some(h.clone()),
+                ..Default::default()
+            },
+            &env,
+        ));
         for d in [".claude", ".codex", ".gemini", ".config/claude"] {
             guard.protect_dir(&h.join(d), "the agent folder");
         }
@@ -334,6 +345,9 @@ pub fn guard<'p>(
         if seen.insert(p) {
             guard.protect_read(p);
         }
+    }
+    if let Some(prices) = &g.prices {
+        guard.protect_read(prices);
     }
     guard
 }

@@ -12,6 +12,7 @@ use crate::cli::{GlobalArgs, SelectArgs, ShowArgs, ShowFormat};
 use crate::commands::{CmdResult, Failure, Target, scan_options, stdout};
 use crate::diag::{Report, WarningKind};
 use crate::model::{CompactionKind, Part, Role, Session};
+use crate::output::safe_path;
 use crate::parse::{self, Detail};
 use crate::render::json::{SessionDocument, session_cost};
 use crate::render::table::{Cut, target_width};
@@ -105,7 +106,7 @@ pub fn find_one(
 ) -> Result<(SessionSummary, Vec<SessionSummary>, Report), Failure> {
     let hint = format!(
         "`sessions list {}` lists the sessions in it",
-        Path::new(target).display()
+        safe_path(Path::new(target))
     );
     let named = crate::commands::target(target, &hint)?;
     let select = SelectArgs {
@@ -130,7 +131,7 @@ pub fn find_one(
                     .find(|w| w.path == path)
                     .map(|w| w.message.clone())
                     .unwrap_or_else(|| "not a session file of any supported agent".into());
-                return Err(Failure::failed(format!("{}: {why}", path.display())));
+                return Err(Failure::failed(format!("{}: {why}", safe_path(&path))));
             };
             let report = own_report(&first);
             Ok((first, sessions, report))

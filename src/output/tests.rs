@@ -108,7 +108,7 @@ fn never_replaces_a_session_even_outside_a_store() {
     for (name, text) in [
         (
             "c.jsonl",
-            "{\"type\":\"user\",\"uuid\":\"u1\",\"sessionId\":\"s\"}\n",
+            "{\"type\":\"user\",\"uuid\":\"u1\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
         ),
         (
             "x.jsonl",
@@ -177,4 +177,134 @@ fn resolution() {
     );
     std::os::unix::fs::symlink(base.join("loop"), base.join("loop")).unwrap();
     assert!(resolve(&base.join("loop/x")).is_err());
+}
+
+#[test]
+fn a_parent_step_out_of_a_missing_folder_resolves_what_follows() {
+    // `nope/../link/x.md` wrote into the store: after the missing `nope`, `link` was appended
+    // as written and never followed.
+    let d = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(d.path()).unwrap();
+    fs::create_dir_all(base.join("a/b")).unwrap();
+    std::os::unix::fs::symlink(base.join("a/b"), base.join("l")).unwrap();
+    assert_eq!(
+        resolve(&base.join("nope/../l/x.md")).unwrap(),
+        base.join("a/b/x.md")
+    );
+    assert_eq!(
+        resolve(&base.join("nope/deeper/../../l/new/../y")).unwrap(),
+        base.join("a/b/y")
+    );
+    // Still missing after one step back: appended as written.
+    assert_eq!(
+        resolve(&base.join("nope/deeper/../l")).unwrap(),
+        base.join("nope/l")
+    );
+    let (g, _, _) = guard_over(&base, true);
+    std::os::unix::fs::symlink(base.join("home/.claude/projects"), base.join("storelink")).unwrap();
+    for t in ["nope/../storelink/x.md", "nope/a/../../storelink/-p/y.md"] {
+        let t = base.join(t);
+        let e = g.write_bytes(&t, b"x").unwrap_err().to_string();
+        assert!(e.contains("inside the claude store"), "{e}");
+        assert!(g.check_dir(&t).is_err());
+    }
+    assert!(!base.join("home/.claude/projects/x.md").exists());
+    assert!(!base.join("home/.claude/projects/-p/y.md").exists());
+    assert!(!base.join("nope").exists());
+}
+
+#[test]
+fn a_protected_folder_under_another_name_is_known_by_its_identity() {
+    // What a bind mount of a store, or `~/.CLAUDE` on a case-insensitive volume, looks like to
+    // the guard: the folder it protects, reached by a path that does not start with the one it
+    // knows. Renaming the folder after the guard saw it gives the same without root.
+    let d = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(d.path()).unwrap();
+    let (g, _, _) = guard_over(&base, true);
+    fs::rename(base.join("home/.claude"), base.join("home/.CLAUDE")).unwrap();
+    for t in [
+        "home/.CLAUDE/projects/-p/x.md",
+        "home/.CLAUDE/projects/new/y.md",
+        "home/.CLAUDE/settings.json",
+    ] {
+        let e = g.write_bytes(&base.join(t), b"x").unwrap_err().to_string();
+        assert!(e.contains("inside the claude store"), "{t}: {e}");
+    }
+    assert!(
+        g.check_dir(&base.join("home/.CLAUDE/projects/new"))
+            .is_err()
+    );
+    assert!(!base.join("home/.CLAUDE/projects/new").exists());
+    // Beside it, nothing changes.
+    g.write_bytes(&base.join("home/notes.md"), b"x").unwrap();
+}
+
+#[test]
+fn an_agents_own_file_is_never_replaced() {
+    let d = tempfile::tempdir().unwrap();
+    let home = fs::canonicalize(d.path()).unwrap();
+    let config = home.join(".claude.json");
+    fs::write(&config, "{\"projects\":{}}").unwrap();
+    fs::hard_link(&config, home.join("alias.json")).unwrap();
+    let mut g = Guard::new(true);
+    g.protect_stores(&Stores {
+        agent_files: vec![(Agent::Claude, config.clone())],
+        ..Default::default()
+    });
+    for t in [config.clone(), home.join("alias.json")] {
+        let e = g.write_bytes(&t, b"x").unwrap_err().to_string();
+        assert!(e.contains("a claude file"), "{e}");
+    }
+    assert_eq!(fs::read_to_string(&config).unwrap(), "{\"projects\":{}}");
+    // Not there yet: not created either.
+    fs::remove_file(&config).unwrap();
+    fs::remove_file(home.join("alias.json")).unwrap();
+    let mut g = Guard::new(true);
+    g.protect_agent_file(&config, "a claude file");
+    assert!(g.write_bytes(&config, b"x").is_err());
+    assert!(!config.exists());
+}
+
+#[test]
+fn paths_in_messages_show_control_characters() {
+    let e = OutputError::new(Path::new("o\u{1b}]0;T\u{7}  x\n.md"), Refusal::Exists).to_string();
+    assert_eq!(
+        e,
+        "o^[]0;T^G  x^J.md already exists; use --force to overwrite"
+    );
+}
+
+#[test]
+fn a_session_is_what_the_parsers_recognise() {
+    // The guard's own test looked at the keys of the first line only: these were replaced.
+    let d = tempfile::tempdir().unwrap();
+    let g = Guard::new(true);
+    let user = "{\"type\":\"user\",\"uuid\":\"u1\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+    let snapshot = format!(
+        "{{\"type\":\"file-history-snapshot\",\"messageId\":\"m\",\"snapshot\":{{}}}}\n{user}"
+    );
+    let long_first = format!(
+        "{{\"type\":\"summary\",\"summary\":\"{}\",\"leafUuid\":\"u1\"}}\n{user}",
+        "x".repeat(80 * 1024)
+    );
+    let saved_chat =
+        "[\n  {\n    \"role\": \"user\",\n    \"parts\": [{\"text\": \"hi\"}]\n  }\n]\n";
+    for (name, text) in [
+        ("snap.jsonl", snapshot.as_str()),
+        ("long.jsonl", long_first.as_str()),
+        ("checkpoint-mytag.json", saved_chat),
+    ] {
+        let p = d.path().join(name);
+        fs::write(&p, text).unwrap();
+        let e = g.write_bytes(&p, b"x").unwrap_err().to_string();
+        assert!(e.contains("session file"), "{name}: {e}");
+        assert_eq!(fs::read_to_string(&p).unwrap(), text);
+    }
+    // A file with no record holds no session, whatever its name.
+    for name in ["empty.jsonl", "rollout-x.jsonl", "session-x.json"] {
+        let p = d.path().join(name);
+        fs::write(&p, "").unwrap();
+        g.write_bytes(&p, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "new");
+    }
 }

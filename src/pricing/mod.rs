@@ -60,7 +60,7 @@ impl Pricing {
 
     /// `--prices FILE`: its models take precedence; the others keep their embedded prices.
     pub fn with_file(path: &Path) -> Result<Self, String> {
-        let what = || format!("--prices {}", path.display());
+        let what = || format!("--prices {}", crate::output::safe_path(path));
         let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", what()))?;
         if !meta.is_file() {
             return Err(format!("{}: not a regular file", what()));

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::cli::{GlobalArgs, ReplayArgs, ReplayFormat};
 use crate::commands::{CmdResult, Failure, guard, stdout, write_json};
 use crate::diag::Report;
+use crate::output::safe_path;
 use crate::replay::settings::Settings;
 use crate::replay::{Algorithm, ReplayOptions, SessionReplay, validate};
 use crate::scan::SessionSummary;
@@ -92,7 +93,7 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
         let written = plot_all(&first, path, guard)?;
         if !g.quiet {
             for p in &written {
-                eprintln!("wrote {}", p.display());
+                eprintln!("wrote {}", safe_path(p));
             }
         }
     }

@@ -11,6 +11,7 @@ use crate::cli::{GlobalArgs, ReplayArgs, SelectArgs};
 use crate::commands::show::resolve;
 use crate::commands::{Failure, Target, scan_options, target};
 use crate::diag::{Report, WarningKind};
+use crate::output::safe_path;
 use crate::replay::{Algorithm, ReplayInput, ReplayOptions, SessionReplay, replay_each};
 use crate::scan::{SessionSummary, scan, scan_each_staged};
 use crate::tokens::{MAX_TOKENS, estimate_text};
@@ -312,7 +313,7 @@ fn select(
         let hint = format!(
             "`--all` replays every session the filters select; `sessions list {}` lists the \
              sessions in it",
-            Path::new(t).display()
+            safe_path(Path::new(t))
         );
         match target(t, &hint)? {
             Target::File(p) => paths.push(p),
@@ -334,7 +335,7 @@ fn select(
                 if !result.sessions.iter().any(|s| s.path().starts_with(p)) {
                     return Err(Failure::failed(format!(
                         "{}: no session selected in this folder",
-                        p.display()
+                        safe_path(p)
                     )));
                 }
                 continue;
@@ -349,7 +350,7 @@ fn select(
                 let why = warning
                     .map(|w| w.message.clone())
                     .unwrap_or_else(|| "not a session file of any supported agent".into());
-                return Err(Failure::failed(format!("{}: {why}", p.display())));
+                return Err(Failure::failed(format!("{}: {why}", safe_path(p))));
             }
         }
         report.extend(result.report.warnings);

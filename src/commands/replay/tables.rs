@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::commands::{Failure, Names};
 use crate::output::Guard;
+use crate::output::safe_path;
 use crate::render::table::{Align, Column, Cut, render, render_fitted, target_width};
 use crate::render::text::wrap;
 use crate::render::{SHORT_ID, ShortIds, human_count, plot, plural, thousands};
@@ -613,7 +614,7 @@ pub(super) fn plot_all(
         guard.check(t)?;
     }
     for (r, t) in rs.iter().zip(&targets) {
-        let svg = plot::svg(r).map_err(|e| Failure::failed(format!("{}: {e}", t.display())))?;
+        let svg = plot::svg(r).map_err(|e| Failure::failed(format!("{}: {e}", safe_path(t))))?;
         guard.write_bytes(t, svg.as_bytes())?;
     }
     Ok(targets)
