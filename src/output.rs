@@ -427,6 +427,19 @@ impl Guard {
     pub fn write_bytes(&self, target: &Path, bytes: &[u8]) -> Result<(), OutputError> {
         self.write(target, |w| w.write_all(bytes))
     }
+
+    /// Undo what a run that failed half way wrote into a folder it made: the regular files of
+    /// `dir` whose names `own` recognises (the names the run gives), then `dir` if nothing else
+    /// is left in it. Best effort: what cannot be removed stays.
+    pub fn take_back(&self, dir: &Path, own: impl Fn(&str) -> bool) {
+        for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+            let is_own = e.file_name().to_str().is_some_and(&own);
+            if is_own && e.file_type().is_ok_and(|t| t.is_file()) {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+        let _ = fs::remove_dir(dir);
+    }
 }
 
 /// `.claude` around `.claude/projects`, `.codex` around `.codex/sessions`: the agent's own

@@ -91,7 +91,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
         Dest::File(path) => {
             let assets = assets_dir(path, &opts);
             check_all(guard, std::slice::from_ref(path), assets.as_slice())?;
-            undone_on_failure(assets.as_deref(), || {
+            undone_on_failure(guard, assets.as_deref(), || {
                 guard.write(path, |w| export_one(&sel.chosen[0], &pool, Some(path), w))
             })?;
             if !g.quiet {
@@ -509,19 +509,14 @@ fn names_a_file(p: &Path) -> bool {
 /// go again, and their folder if the run made it, so that a failed export leaves nothing
 /// behind that would refuse the next run. Only the names [`Assets`] gives are removed.
 fn undone_on_failure<T, E>(
+    guard: &Guard,
     assets: Option<&Path>,
     write: impl FnOnce() -> Result<T, E>,
 ) -> Result<T, E> {
     let made = assets.filter(|d| !d.exists());
     let r = write();
     if let (Err(_), Some(dir)) = (&r, made) {
-        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let is_image = e.file_name().to_str().is_some_and(Assets::is_own_name);
-            if is_image && e.file_type().is_ok_and(|t| t.is_file()) {
-                let _ = std::fs::remove_file(e.path());
-            }
-        }
-        let _ = std::fs::remove_dir(dir);
+        guard.take_back(dir, Assets::is_own_name);
     }
     r
 }
@@ -576,7 +571,7 @@ fn export_dir(
         .map(|(s, path, done)| {
             let r = match done {
                 Some(e) => place(e, guard, pool, &path),
-                None => undone_on_failure(assets_dir(&path, opts).as_deref(), || {
+                None => undone_on_failure(guard, assets_dir(&path, opts).as_deref(), || {
                     guard.write(&path, |w| export_one(s, pool, Some(&path), w))
                 }),
             }
@@ -905,6 +900,7 @@ mod tests {
 
     #[test]
     fn a_failed_export_takes_back_the_images_it_wrote() {
+        let guard = Guard::new(false);
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("x.files");
         let write_images = |names: &[&str]| {
@@ -914,27 +910,27 @@ mod tests {
             }
         };
         // Failed: the run's images and the folder it made go.
-        let r: Result<(), ()> = undone_on_failure(Some(&dir), || {
+        let r: Result<(), ()> = undone_on_failure(&guard, Some(&dir), || {
             write_images(&["image-001.png", "image-002.bin"]);
             Err(())
         });
         assert!(r.is_err());
         assert!(!dir.exists());
         // Succeeded: kept.
-        let r: Result<(), ()> = undone_on_failure(Some(&dir), || {
+        let r: Result<(), ()> = undone_on_failure(&guard, Some(&dir), || {
             write_images(&["image-001.png"]);
             Ok(())
         });
         assert!(r.is_ok() && dir.join("image-001.png").exists());
         // A folder that was there before the run (--force) keeps what it held.
-        let r: Result<(), ()> = undone_on_failure(Some(&dir), || {
+        let r: Result<(), ()> = undone_on_failure(&guard, Some(&dir), || {
             write_images(&["image-002.png"]);
             Err(())
         });
         assert!(r.is_err() && dir.join("image-001.png").exists());
         // Only the names the export gives are removed.
         std::fs::remove_dir_all(&dir).unwrap();
-        let _: Result<(), ()> = undone_on_failure(Some(&dir), || {
+        let _: Result<(), ()> = undone_on_failure(&guard, Some(&dir), || {
             write_images(&["image-001.png", "notes.txt"]);
             Err(())
         });
