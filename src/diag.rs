@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 pub enum WarningKind {
     /// A line that is not valid JSON.
     MalformedLine,
-    /// Valid JSON that is not an object, or an object with no usable record type.
+    /// Valid JSON that is not an object, an object with no usable record type, or a field of a
+    /// shape nothing can be read from (a `toolCalls` that is no array, a time that names none).
     UnexpectedRecord,
     /// The last line has no newline and does not parse: a live session mid-write. Normal.
     TruncatedLastLine,

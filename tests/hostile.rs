@@ -293,3 +293,176 @@ fn paths_that_are_not_utf8_work_everywhere() {
     assert!(table.contains("33333333"), "{table}");
     assert!(fs::read_to_string(&plot).unwrap().starts_with("<svg"));
 }
+
+/// A home whose times name no instant a report can shift: epoch milliseconds at chrono's last
+/// and first days (`usage` and `show` panicked on the first in zones east of UTC, `blocks` in
+/// any), a year past 9999, a word and JSON kinds that are no time; in all three formats. One
+/// line of each file keeps a good time.
+fn time_home(home: &Path) {
+    let claude = |id: &str, ts: &str| {
+        [
+            format!(
+                r#"{{"type":"user","sessionId":"{id}","uuid":"u1","parentUuid":null,"cwd":"/p","timestamp":{ts},"message":{{"role":"user","content":"hi"}}}}"#
+            ),
+            format!(
+                r#"{{"type":"assistant","sessionId":"{id}","uuid":"a1","parentUuid":"u1","cwd":"/p","timestamp":{ts},"requestId":"r-{id}","message":{{"id":"m-{id}","role":"assistant","model":"claude-sonnet-4-5","content":[{{"type":"text","text":"x"}}],"usage":{{"input_tokens":1,"output_tokens":1}}}}}}"#
+            ),
+            format!(
+                r#"{{"type":"user","sessionId":"{id}","uuid":"u2","parentUuid":"a1","cwd":"/p","message":{{"role":"user","content":"no time at all"}}}}"#
+            ),
+            format!(
+                r#"{{"type":"user","sessionId":"{id}","uuid":"u3","parentUuid":"u2","cwd":"/p","timestamp":null,"message":{{"role":"user","content":"a null time"}}}}"#
+            ),
+        ]
+        .join("\n")
+            + "\n"
+    };
+    write(
+        &home.join(".claude/projects/-p/11111111-0000-4000-8000-000000000001.jsonl"),
+        &claude("11111111-0000-4000-8000-000000000001", "8210266876799999"),
+    );
+    write(
+        &home.join(".claude/projects/-p/11111111-0000-4000-8000-000000000002.jsonl"),
+        &claude("11111111-0000-4000-8000-000000000002", "-8210298412800"),
+    );
+    let codex = [
+        r#"{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"019ceba0-adf0-7a31-8c42-5d1e2f3a4b01","timestamp":true,"cwd":"/p","originator":"codex_cli_rs","cli_version":"0.50.0"}}"#,
+        r#"{"timestamp":"+275760-09-13T00:00:00Z","type":"turn_context","payload":{"cwd":"/p","model":"gpt-5-codex"}}"#,
+        r#"{"timestamp":1e20,"type":"event_msg","payload":{"type":"user_message","message":"hi"}}"#,
+        r#"{"timestamp":[],"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":5,"output_tokens":1,"total_tokens":6},"last_token_usage":{"input_tokens":5,"output_tokens":1,"total_tokens":6}}}}"#,
+    ];
+    write(
+        &home.join(".codex/sessions/2026/01/01/rollout-2026-01-01T00-00-00-019ceba0-adf0-7a31-8c42-5d1e2f3a4b01.jsonl"),
+        &(codex.join("\n") + "\n"),
+    );
+    let gemini = [
+        r#"{"sessionId":"aaaa0001-0000-4000-8000-000000000001","projectHash":"h","startTime":"2026-01-01T00:00:00Z","lastUpdated":{},"kind":"main"}"#,
+        r#"{"id":"u0","timestamp":"garbage","type":"user","content":[{"text":"hi"}]}"#,
+        r#"{"id":"g0","timestamp":253402300800000,"type":"gemini","content":"x","model":"gemini-2.5-pro","tokens":{"input":3,"output":1,"cached":0,"thoughts":0,"tool":0,"total":4},"toolCalls":[{"id":"c1","name":"ls","args":{},"status":"success","timestamp":"soon","result":[{"functionResponse":{"id":"c1","name":"ls","response":{"output":"a"}}}]}]}"#,
+    ];
+    write(
+        &home.join(".gemini/tmp/p/chats/session-2026-01-01T00-00-aaaa0001.jsonl"),
+        &(gemini.join("\n") + "\n"),
+    );
+}
+
+#[test]
+fn times_that_name_no_instant_are_warned_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    time_home(&home);
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap();
+    for tz in ["UTC", "Europe/Berlin", "Asia/Tokyo", "America/New_York"] {
+        let mut runs: Vec<Vec<&str>> = vec![
+            vec!["list"],
+            vec!["projects"],
+            vec!["compactions"],
+            vec!["usage", "blocks"],
+            vec!["usage", "blocks", "--utc"],
+        ];
+        for r in ["daily", "weekly", "monthly", "session"] {
+            runs.push(vec!["usage", r]);
+            runs.push(vec!["usage", r, "--timezone", "Pacific/Kiritimati"]);
+            runs.push(vec!["usage", r, "-f", "json"]);
+        }
+        for id in [
+            "11111111-0000-4000-8000-000000000001",
+            "11111111-0000-4000-8000-000000000002",
+            "019ceba0",
+            "aaaa0001",
+        ] {
+            runs.push(vec!["show", id]);
+        }
+        for fmt in ["md", "html"] {
+            runs.push(vec!["export", "--all", "-f", fmt, "--force", "-o", out]);
+        }
+        for a in &runs {
+            let o = sessions()
+                .env("TZ", tz)
+                .arg("--home")
+                .arg(&home)
+                .args(a)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                o.status.success() && !stderr.contains("panicked"),
+                "TZ={tz} {a:?}: status {:?}\n{stderr}",
+                o.status.code()
+            );
+        }
+    }
+    // Each value that is no time is one warning, at its line; absent and null ones none.
+    let list: Vec<Value> =
+        serde_json::from_str(&run_ok(&home, &["list", "-f", "json", "-q"])).unwrap();
+    let mut said: Vec<(String, u64, String)> = list
+        .iter()
+        .flat_map(|s| {
+            let file = s["path"].as_str().unwrap().rsplit('/').next().unwrap();
+            s["warnings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(move |w| (file, w))
+        })
+        .map(|(file, w)| {
+            let m = w["message"].as_str().unwrap();
+            assert_eq!(w["kind"], "unexpected_record", "{m}");
+            assert!(m.contains(", not a time ("), "{m}");
+            let what = m.split(", not a time").next().unwrap().to_string();
+            (file[..8].to_string(), w["line"].as_u64().unwrap(), what)
+        })
+        .collect();
+    said.sort();
+    let w = |f: &str, l: u64, what: &str| (f.to_string(), l, what.to_string());
+    assert_eq!(
+        said,
+        [
+            w("11111111", 1, "`timestamp` holds -8210298412800"),
+            w("11111111", 1, "`timestamp` holds 8210266876799999"),
+            w("11111111", 2, "`timestamp` holds -8210298412800"),
+            w("11111111", 2, "`timestamp` holds 8210266876799999"),
+            w("rollout-", 1, "`payload.timestamp` holds a JSON boolean"),
+            w(
+                "rollout-",
+                2,
+                "`timestamp` holds \"+275760-09-13T00:00:00Z\""
+            ),
+            w("rollout-", 3, "`timestamp` holds 1e+20"),
+            w("rollout-", 4, "`timestamp` holds a JSON array"),
+            w("session-", 1, "`lastUpdated` holds a JSON object"),
+            w("session-", 2, "`timestamp` of message u0 holds \"garbage\""),
+            w(
+                "session-",
+                3,
+                "`timestamp` of message g0 holds 253402300800000"
+            ),
+            w(
+                "session-",
+                3,
+                "`toolCalls[0].timestamp` of message g0 holds \"soon\""
+            ),
+        ]
+    );
+    // The records are read all the same: every request is counted, undated or at its
+    // session's start.
+    let tokens: u64 = list
+        .iter()
+        .map(|s| s["tokens"]["total"].as_u64().unwrap())
+        .sum();
+    assert_eq!(tokens, 2 + 2 + 6 + 4);
+    // On stderr as `path:line`, and `--strict` fails.
+    let o = sessions()
+        .arg("--home")
+        .arg(&home)
+        .args(["list", "--strict"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("11111111-0000-4000-8000-000000000001.jsonl:2: `timestamp` holds 8210266876799999, not a time"),
+        "{stderr}"
+    );
+}

@@ -421,10 +421,23 @@ impl<'de> Deserialize<'de> for Uint {
 
 // ---------------------------------------------------------------------------------- Time
 
-/// A timestamp: an RFC 3339 string (or one without offset, read as UTC), or epoch seconds or
-/// milliseconds. Placeholders and other values read as absent.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Time(pub Option<DateTime<Utc>>);
+/// A timestamp, read as [`super::read_time`] reads one: the time (`null` and absent are none),
+/// and what the field held instead when it names no time, for the parser to warn about.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Time(pub Option<DateTime<Utc>>, pub Option<super::BadTime>);
+
+impl Time {
+    fn of(r: Result<Option<DateTime<Utc>>, super::BadTime>) -> Time {
+        match r {
+            Ok(t) => Time(t, None),
+            Err(bad) => Time(None, Some(bad)),
+        }
+    }
+
+    fn number(t: Option<DateTime<Utc>>, n: impl fmt::Display) -> Time {
+        Time::of(t.map(Some).ok_or_else(|| super::BadTime::number(n)))
+    }
+}
 
 impl<'de> Deserialize<'de> for Time {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -435,27 +448,34 @@ impl<'de> Deserialize<'de> for Time {
                 f.write_str("any JSON value")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Time, E> {
-                Ok(Time(super::parse_time_str(v)))
+                Ok(Time::of(
+                    super::parse_time_str(v)
+                        .map(Some)
+                        .ok_or_else(|| super::BadTime::text(v)),
+                ))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Time, E> {
-                Ok(Time(super::time_from_number(v as f64)))
+                Ok(Time::number(super::time_from_number(v as f64), v))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Time, E> {
-                Ok(Time(super::time_from_number(v as f64)))
+                Ok(Time::number(super::time_from_number(v as f64), v))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Time, E> {
-                Ok(Time(super::time_from_number(v)))
+                // As serde_json writes it (`1e+20`), not as a run of 21 digits.
+                let shown =
+                    serde_json::Number::from_f64(v).map_or(v.to_string(), |n| n.to_string());
+                Ok(Time::number(super::time_from_number(v), shown))
             }
             fn visit_bool<E: de::Error>(self, _: bool) -> Result<Time, E> {
-                Ok(Time(None))
+                Ok(Time(None, Some(super::BadTime::kind("boolean"))))
             }
             fn visit_unit<E: de::Error>(self) -> Result<Time, E> {
-                Ok(Time(None))
+                Ok(Time::default())
             }
             fn visit_none<E: de::Error>(self) -> Result<Time, E> {
-                Ok(Time(None))
+                Ok(Time::default())
             }
-            other_containers!(_k => Time(None));
+            other_containers!(k => Time(None, Some(super::BadTime::kind(k))));
         }
         d.deserialize_any(V)
     }

@@ -338,23 +338,94 @@ pub fn json_kind(v: &Value) -> &'static str {
     }
 }
 
-/// Parse a timestamp: RFC 3339 strings, or epoch numbers (seconds or milliseconds). Placeholder
-/// strings (schema fixtures) yield `None`.
-pub fn parse_time(v: &Value) -> Option<DateTime<Utc>> {
-    match v {
-        Value::String(s) => parse_time_str(s),
-        Value::Number(n) => time_from_number(n.as_f64()?),
-        _ => None,
+/// The years (UTC) a recorded time may fall in: what RFC 3339 can write. Every later step moves
+/// a time by a few days at most (a zone's offset, a 5-hour block, the start of its week, the
+/// end of its day or month), and chrono reaches some 262,000 years either way: inside this range
+/// none of that can overflow. A time outside it (`+275760-…`, epoch 1e20) is a damaged field,
+/// not a date, and reads as a time that is not there, with a warning ([`BadTime`]).
+pub const YEARS: std::ops::RangeInclusive<i32> = 1..=9999;
+
+fn in_range(t: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    use chrono::Datelike;
+    YEARS.contains(&t.year()).then_some(t)
+}
+
+/// What a timestamp field held instead of a time, for the warning that says so: the record is
+/// still read, only its time is unknown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadTime(Box<str>);
+
+impl BadTime {
+    /// A string that is not a time, quoted (escapes shown) and cut to a readable length.
+    pub fn text(s: &str) -> BadTime {
+        const MAX: usize = 40;
+        let cut: String = s.chars().take(MAX).collect();
+        let more = if s.chars().nth(MAX).is_some() {
+            "…"
+        } else {
+            ""
+        };
+        BadTime(format!("{cut:?}{more}").into())
+    }
+
+    /// A number outside [`YEARS`] as epoch seconds or milliseconds.
+    pub fn number(n: impl std::fmt::Display) -> BadTime {
+        BadTime(n.to_string().into())
+    }
+
+    /// A value of another JSON kind (`boolean`, `array`, `object`).
+    pub fn kind(kind: &str) -> BadTime {
+        BadTime(format!("a JSON {kind}").into())
+    }
+
+    /// The warning for the field `what` names (`` `timestamp` ``, `` `timestamp` of message
+    /// m1 ``) in the record at `path:line`.
+    pub fn warning(&self, path: &Path, line: Option<u64>, what: &str) -> Warning {
+        Warning::new(
+            WarningKind::UnexpectedRecord,
+            path,
+            line,
+            format!(
+                "{what} holds {}, not a time (RFC 3339, or epoch seconds or milliseconds, in \
+                 the years 1 to 9999): the record is read, its time unknown",
+                self.0
+            ),
+        )
     }
 }
 
-/// Epoch seconds or milliseconds. Heuristic cut-over: anything past year 2286 in seconds is
-/// milliseconds.
-pub fn time_from_number(x: f64) -> Option<DateTime<Utc>> {
-    let ms = if x > 1e11 { x } else { x * 1000.0 };
-    Utc.timestamp_millis_opt(ms as i64).single()
+/// A timestamp field's value: RFC 3339 strings, or epoch numbers (seconds or milliseconds), in
+/// [`YEARS`]. `null` is no time recorded (`Ok(None)`); anything else that names no time
+/// (placeholders such as the schema fixtures' `"[trimmed for fixture]"` included) is a
+/// [`BadTime`].
+pub fn read_time(v: &Value) -> Result<Option<DateTime<Utc>>, BadTime> {
+    match v {
+        Value::Null => Ok(None),
+        Value::String(s) => parse_time_str(s).map(Some).ok_or_else(|| BadTime::text(s)),
+        Value::Number(n) => n
+            .as_f64()
+            .and_then(time_from_number)
+            .map(Some)
+            .ok_or_else(|| BadTime::number(n)),
+        other => Err(BadTime::kind(json_kind(other))),
+    }
 }
 
+/// [`read_time`] where a value that is not a time needs no warning (it was given already).
+pub fn parse_time(v: &Value) -> Option<DateTime<Utc>> {
+    read_time(v).ok().flatten()
+}
+
+/// Epoch seconds or milliseconds, in [`YEARS`]. Heuristic cut-over: anything past year 2286 in
+/// seconds is milliseconds.
+pub fn time_from_number(x: f64) -> Option<DateTime<Utc>> {
+    let ms = if x > 1e11 { x } else { x * 1000.0 };
+    Utc.timestamp_millis_opt(ms as i64)
+        .single()
+        .and_then(in_range)
+}
+
+/// An RFC 3339 string (or one without an offset, read as UTC), in [`YEARS`].
 pub fn parse_time_str(s: &str) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(s)
         .ok()
@@ -365,6 +436,7 @@ pub fn parse_time_str(s: &str) -> Option<DateTime<Utc>> {
                 .ok()
                 .map(|n| n.and_utc())
         })
+        .and_then(in_range)
 }
 
 /// `v[key]` as a string slice, if it is one.
@@ -426,6 +498,7 @@ pub fn preview(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn times_parse_in_every_shape() {
@@ -434,6 +507,72 @@ mod tests {
         let ms = parse_time(&Value::from(1_700_000_000_000u64)).unwrap();
         let s = parse_time(&Value::from(1_700_000_000u64)).unwrap();
         assert_eq!(ms, s);
+    }
+
+    /// Years 1 to 9999 and nothing else, whichever way a time is written: beyond them a zone's
+    /// offset or a 5-hour block reached past chrono's last day (epoch ms 8210266876799999 is
+    /// +262142-12-31T23:59:59.999Z, and `usage`, `show` panicked on it).
+    #[test]
+    fn times_outside_years_1_to_9999_are_not_times() {
+        let rfc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        for (v, want) in [
+            (json!("0001-01-01T00:00:00Z"), "0001-01-01T00:00:00.000Z"),
+            (
+                json!("9999-12-31T23:59:59.999Z"),
+                "9999-12-31T23:59:59.999Z",
+            ),
+            (json!(253_402_300_799_999u64), "9999-12-31T23:59:59.999Z"),
+            (json!(-62_135_596_800i64), "0001-01-01T00:00:00.000Z"),
+            (json!("2262-04-12T00:30:00Z"), "2262-04-12T00:30:00.000Z"),
+            (json!(-1), "1969-12-31T23:59:59.000Z"),
+        ] {
+            assert_eq!(parse_time(&v).map(rfc).as_deref(), Some(want), "{v}");
+        }
+        for v in [
+            json!(8_210_266_876_799_999u64),
+            json!(-8_210_298_412_800i64),
+            json!(253_402_300_800_000u64),
+            json!(1e20),
+            json!(i64::MIN),
+            json!(u64::MAX),
+            json!("+275760-09-13T00:00:00Z"),
+            json!("-0001-01-01T00:00:00Z"),
+            json!("0001-01-01T00:00:00+01:00"),
+            json!("10000-01-01T00:00:00"),
+        ] {
+            assert_eq!(parse_time(&v), None, "{v}");
+        }
+    }
+
+    /// What a timestamp field holds: a time, none (`null`), or something else to warn about.
+    #[test]
+    fn a_field_that_names_no_time_says_what_it_held() {
+        assert_eq!(read_time(&Value::Null), Ok(None));
+        assert!(read_time(&json!("2026-06-01T10:00:00Z")).unwrap().is_some());
+        let held = |v: Value| {
+            let w =
+                read_time(&v)
+                    .unwrap_err()
+                    .warning(Path::new("f.jsonl"), Some(3), "`timestamp`");
+            assert_eq!(w.kind, WarningKind::UnexpectedRecord);
+            w.to_string()
+        };
+        assert_eq!(
+            held(json!("yesterday-ish")),
+            "f.jsonl:3: `timestamp` holds \"yesterday-ish\", not a time (RFC 3339, or epoch \
+             seconds or milliseconds, in the years 1 to 9999): the record is read, its time unknown"
+        );
+        assert!(held(json!(true)).contains("holds a JSON boolean,"));
+        assert!(held(json!([])).contains("holds a JSON array,"));
+        assert!(held(json!({})).contains("holds a JSON object,"));
+        assert!(held(json!(1e20)).contains("holds 1e+20,"));
+        assert!(held(json!(8_210_266_876_799_999u64)).contains("holds 8210266876799999,"));
+        // Cut, and control characters escaped, however long and odd the value.
+        let long = held(json!(format!("\u{1b}[31m{}", "x".repeat(100))));
+        assert!(
+            long.contains(r#"holds "\u{1b}[31mxxxx"#) && long.contains("x\"…,"),
+            "{long}"
+        );
     }
 
     #[test]

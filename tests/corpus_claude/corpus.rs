@@ -218,7 +218,9 @@ fn corpus_schema_all_record_types() {
             tool_errors: 1,
             requests: 2,
             compactions: 2,
-            warnings: 0,
+            // jq -n '[inputs|.timestamp]|map(select(.=="[trimmed for fixture]"))|length' → 45
+            // placeholders where a time was: each record is read, and its time said unknown.
+            warnings: 45,
             models: &[
                 "claude-opus-5",
                 "claude-opus-4-8",
@@ -227,6 +229,13 @@ fn corpus_schema_all_record_types() {
             ],
             usage: usage(10, 5, 0, 0, 0),
         },
+    );
+    assert!(
+        s.warnings.iter().all(
+            |w| w.line.is_some() && w.message.contains("\"[trimmed for fixture]\", not a time")
+        ),
+        "{:?}",
+        s.warnings
     );
     // custom-title (line 15) beats ai-title (line 16).
     assert_eq!(s.title.as_deref(), Some("Stage0 small fixture"));

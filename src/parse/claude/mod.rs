@@ -285,6 +285,10 @@ impl<'a> Parser<'a> {
         if is_claude_record(&rec) {
             self.claude_records += 1;
         }
+        if let Some(bad) = &rec.timestamp.1 {
+            let w = bad.warning(&self.file.path, Some(line), "`timestamp`");
+            self.warnings.push(w);
+        }
         self.note_common(&rec);
         let sidechain = rec.is_sidechain.0;
         // The message's content moves into the parts: the record is dropped after this line,

@@ -517,7 +517,16 @@ fn timestamps_may_be_missing_placeholder_or_out_of_order() {
         t(json!("[trimmed for fixture]")),
         t(json!("2026-05-01T00:00:00.5Z")),
         json!({"type": "system", "subtype": "turn_duration"}),
+        t(json!(null)),
+        t(json!(8_210_266_876_799_999u64)),
     ]);
+    // Absent and null are no time; a value that names none is said, where it stands.
+    let said: Vec<(u64, bool)> = s
+        .warnings
+        .iter()
+        .map(|w| (w.line.unwrap(), w.message.starts_with("`timestamp` holds ")))
+        .collect();
+    assert_eq!(said, [(2, true), (6, true)]);
     assert_eq!(
         s.started_at.unwrap().to_rfc3339(),
         "2026-05-01T00:00:00.500+00:00"
@@ -528,7 +537,7 @@ fn timestamps_may_be_missing_placeholder_or_out_of_order() {
     );
     assert_eq!(
         s.other_records,
-        vec![("claude:system/turn_duration".to_string(), 4)]
+        vec![("claude:system/turn_duration".to_string(), 6)]
     );
 }
 

@@ -119,7 +119,7 @@ use serde_json::{Map, Value};
 use crate::diag::{Warning, WarningKind};
 use crate::model::{Agent, Part, Provenance, Session, SessionKind, Usage};
 use crate::parse::json::Obj as JsonObj;
-use crate::parse::{self, FileRole, Records, SourceFile, parse_time};
+use crate::parse::{self, FileRole, Records, SourceFile};
 
 mod content;
 mod events;
@@ -212,17 +212,27 @@ fn parse_legacy_document(file: &SourceFile) -> Result<Session, Warning> {
         Value::Object(o) => {
             match o.get("session") {
                 Some(meta @ Value::Object(_)) => match P::deserialize(meta) {
-                    Ok(meta) => b.bare_meta(&meta),
+                    Ok(meta) => {
+                        b.check_time(&meta, "`session.timestamp`");
+                        b.bare_meta(&meta)
+                    }
                     Err(e) => b.warn(None, format!("unreadable `session` object: {e}")),
                 },
                 _ => b.warn(None, "TS-era rollout without a `session` object"),
             }
             match o.get("items") {
                 Some(Value::Array(items)) => {
-                    for item in items {
+                    for (k, item) in items.iter().enumerate() {
                         match item {
                             Value::Object(it) => {
-                                let ts = it.get("timestamp").and_then(parse_time);
+                                let ts = it
+                                    .get("timestamp")
+                                    .map_or(Ok(None), parse::read_time)
+                                    .unwrap_or_else(|bad| {
+                                        let field = format!("`items[{k}].timestamp`");
+                                        b.warnings.push(bad.warning(&file.path, None, &field));
+                                        None
+                                    });
                                 if let Some(t) = ts {
                                     b.s.note_time(t);
                                 }
@@ -440,6 +450,14 @@ impl Builder {
         }
     }
 
+    /// A `timestamp` that names no time: said, where it stands.
+    fn check_time(&mut self, p: &P, field: &str) {
+        if let Some(bad) = p.bad_ts() {
+            let w = bad.warning(&self.s.path, self.line_no, field);
+            self.warnings.push(w);
+        }
+    }
+
     fn warn(&mut self, line: Option<u64>, msg: impl Into<String>) {
         self.warnings.push(Warning::new(
             WarningKind::UnexpectedRecord,
@@ -457,6 +475,7 @@ impl Builder {
 
     fn line(&mut self, n: u64, p: &P, raw: &[u8]) {
         self.line_no = Some(n);
+        self.check_time(p, "`timestamp`");
         let ty = p.kind.get();
         if let (Some(kind), true) = (ty, p.payload.present()) {
             self.envelope(kind, p, raw);
@@ -546,6 +565,7 @@ impl Builder {
 
     fn own_meta(&mut self, p: &P, ts: Option<DateTime<Utc>>) {
         self.own_meta_seen = true;
+        self.check_time(p, "`payload.timestamp`");
         if let Some(id) =
             p.id.get()
                 .or_else(|| p.session_id.get())

@@ -247,7 +247,12 @@ impl<'a> P<'a> {
 
     /// The line's timestamp, when it parses.
     pub fn ts(&self) -> Option<chrono::DateTime<chrono::Utc>> {
-        self.timestamp.and_then(|t| t.0)
+        self.timestamp.as_ref().and_then(|t| t.0)
+    }
+
+    /// What the `timestamp` field held when it names no time.
+    pub fn bad_ts(&self) -> Option<&crate::parse::BadTime> {
+        self.timestamp.as_ref().and_then(|t| t.1.as_ref())
     }
 
     pub fn message(&self) -> Option<&str> {

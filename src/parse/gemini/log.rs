@@ -139,6 +139,16 @@ impl Log {
         self.session.warnings.push(w);
     }
 
+    /// A time field of the record on `line`; one that holds something else is said, not
+    /// skipped in silence.
+    fn time(&mut self, v: Option<&Value>, line: u64, what: &str) -> Option<DateTime<Utc>> {
+        v.map_or(Ok(None), parse::read_time).unwrap_or_else(|bad| {
+            let w = bad.warning(&self.session.path, Some(line).filter(|l| *l > 0), what);
+            self.session.warnings.push(w);
+            None
+        })
+    }
+
     /// Lines that were JSON objects.
     pub(super) fn lines_seen(&self) -> u64 {
         self.lines
@@ -186,7 +196,7 @@ impl Log {
     /// A metadata line or a whole `ConversationRecord`: merge it, load its `messages[]`.
     pub(super) fn metadata(&mut self, line: u64, mut meta: MetaIn) {
         let messages = meta.messages.take();
-        self.patch_metadata(&meta);
+        self.patch_metadata(line, &meta);
         match messages {
             Some(Some(MessagesIn::List(items))) => {
                 for (k, item) in items.into_iter().enumerate() {
@@ -218,7 +228,7 @@ impl Log {
         }
     }
 
-    fn patch_metadata(&mut self, m: &MetaIn) {
+    fn patch_metadata(&mut self, line: u64, m: &MetaIn) {
         let s = |v: &Option<Value>| v.as_ref().and_then(Value::as_str).map(str::to_string);
         if let Some(x) = s(&m.session_id) {
             self.session_id = Some(x);
@@ -233,8 +243,11 @@ impl Log {
             self.session.title = Some(x.trim().to_string());
             self.session.title_is_explicit = true;
         }
-        for v in [&m.start_time, &m.last_updated] {
-            if let Some(t) = v.as_ref().and_then(parse_time) {
+        for (v, field) in [
+            (&m.start_time, "`startTime`"),
+            (&m.last_updated, "`lastUpdated`"),
+        ] {
+            if let Some(t) = self.time(v.as_ref(), line, field) {
                 self.session.note_time(t);
             }
         }
@@ -242,7 +255,8 @@ impl Log {
 
     fn set(&mut self, line: u64, mut o: MetaIn) {
         let messages = o.messages.take();
-        self.patch_metadata(&o);
+        self.patch_metadata(line, &o);
+        // Warned about, if need be, with the other metadata.
         let ts = o.last_updated.as_ref().and_then(parse_time);
         match messages {
             Some(Some(MessagesIn::List(items))) => {
@@ -295,7 +309,19 @@ impl Log {
                 }
             }
         }
-        let ts = timestamp.as_ref().and_then(parse_time);
+        // A call's time dates its results (content.rs), read when the session is built: the
+        // line is known only here.
+        if let Some(Value::Array(calls)) = &rec.tool_calls {
+            for (k, c) in calls.iter().enumerate() {
+                if let Some(Err(bad)) = c.get("timestamp").map(parse::read_time) {
+                    let what = format!("`toolCalls[{k}].timestamp` of message {id}");
+                    let w = bad.warning(&self.session.path, Some(line).filter(|l| *l > 0), &what);
+                    self.session.warnings.push(w);
+                }
+            }
+        }
+        let what = format!("`timestamp` of message {id}");
+        let ts = self.time(timestamp.as_ref(), line, &what);
         if let Some(t) = ts {
             self.session.note_time(t);
         }
