@@ -353,7 +353,11 @@ fn time_may_match(f: &SourceFile, filter: &Filter) -> bool {
         }
     }
     if let (Some(until), Some(start)) = (filter.until, start_from_name(&f.path)) {
-        if start > until.instant() + Duration::days(1) {
+        if until
+            .instant()
+            .checked_add_signed(Duration::days(1))
+            .is_some_and(|late| start > late)
+        {
             return false;
         }
     }

@@ -38,9 +38,18 @@ pub fn clock(t: DateTime<Utc>) -> String {
         .to_string()
 }
 
-/// The calendar day in the display zone.
+/// The calendar day in the display zone. chrono's `date_naive` panics when the offset carries
+/// the time past its last day; such a time (never a parsed one: those stay in years 1 to 9999)
+/// keeps its UTC day.
 pub fn day(t: DateTime<Utc>) -> chrono::NaiveDate {
-    zoned(t).date_naive()
+    day_at(t, *zoned(t).offset())
+}
+
+fn day_at(t: DateTime<Utc>, offset: FixedOffset) -> chrono::NaiveDate {
+    let shift = chrono::Duration::seconds(i64::from(offset.local_minus_utc()));
+    t.naive_utc()
+        .checked_add_signed(shift)
+        .map_or_else(|| t.date_naive(), |local| local.date())
 }
 
 /// `%Y-%m-%d %H:%M:%S`, parsed once: an export formats a time for every message.
@@ -146,7 +155,24 @@ impl Days {
 
 #[cfg(test)]
 mod tests {
-    use chrono::{DateTime, TimeZone, Utc};
+    use chrono::{DateTime, FixedOffset, NaiveDate, TimeZone, Utc};
+
+    /// The day of a time in a zone east of UTC, up to the last instant chrono holds (where
+    /// `date_naive` panicked): that one keeps its UTC day.
+    #[test]
+    fn days_at_the_end_of_time_never_panic() {
+        let east = FixedOffset::east_opt(3600).unwrap();
+        let t = Utc.with_ymd_and_hms(2026, 3, 14, 23, 30, 0).unwrap();
+        assert_eq!(
+            super::day_at(t, east),
+            NaiveDate::from_ymd_opt(2026, 3, 15).unwrap()
+        );
+        let max = DateTime::<Utc>::MAX_UTC;
+        assert_eq!(super::day_at(max, east), max.date_naive());
+        let west = FixedOffset::west_opt(3600).unwrap();
+        let min = DateTime::<Utc>::MIN_UTC;
+        assert_eq!(super::day_at(min, west), min.date_naive());
+    }
 
     /// The parsed-once items print what the format string prints, extreme years included.
     #[test]

@@ -125,7 +125,11 @@ pub fn blocks<'a>(
             out.push(Block {
                 agent: s.agent,
                 start,
-                end: start + BLOCK,
+                // Parsed times stay in years 1 to 9999; held at chrono's end all the same, as
+                // a panic on input never is the answer.
+                end: start
+                    .checked_add_signed(BLOCK)
+                    .unwrap_or(DateTime::<Utc>::MAX_UTC),
                 tally: Tally::default(),
                 by_model: BTreeMap::new(),
                 sessions: 0,
@@ -165,15 +169,20 @@ mod tests {
 
     /// A Claude session whose requests are (time, input, output) on claude-sonnet-4-5.
     fn session(id: &str, requests: &[(&str, u64, u64)]) -> SessionSummary {
+        let at: Vec<_> = requests.iter().map(|&(a, i, o)| (t(a), i, o)).collect();
+        session_at(id, &at)
+    }
+
+    fn session_at(id: &str, requests: &[(DateTime<Utc>, u64, u64)]) -> SessionSummary {
         let mut s = Session::new(Agent::Claude, id, format!("/x/{id}.jsonl"));
-        for (i, (at, input, output)) in requests.iter().enumerate() {
-            s.note_time(t(at));
+        for (i, &(at, input, output)) in requests.iter().enumerate() {
+            s.note_time(at);
             s.requests.push(Request {
-                timestamp: Some(t(at)),
+                timestamp: Some(at),
                 model: Some("claude-sonnet-4-5".into()),
                 usage: Usage {
-                    input: *input,
-                    output: *output,
+                    input,
+                    output,
                     ..Usage::default()
                 },
                 prompt_tokens: None,
@@ -245,6 +254,20 @@ mod tests {
         assert_eq!(b[0].gap_before, None);
         assert_eq!(b[1].gap_before, Some(Duration::seconds(1)));
         assert_eq!(b[2].gap_before, Some(Duration::minutes(9 * 60 + 30)));
+    }
+
+    /// A block that would end past the last instant chrono holds ends there (parsing keeps
+    /// times in years 1 to 9999; this is the guard behind it).
+    #[test]
+    fn a_block_at_the_end_of_time_never_panics() {
+        let max = DateTime::<Utc>::MAX_UTC;
+        let min = DateTime::<Utc>::MIN_UTC;
+        let s = [session_at("a", &[(min, 1, 1), (max, 2, 2)])];
+        let b = cut(&s);
+        assert_eq!(b.len(), 2);
+        assert_eq!((b[0].start, b[0].end), (min, min + BLOCK));
+        assert_eq!(b[1].end, max);
+        assert!(b[1].start <= max && max - b[1].start < Duration::hours(1));
     }
 
     #[test]

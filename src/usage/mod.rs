@@ -11,7 +11,7 @@ pub mod zone;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc, Weekday};
+use chrono::{DateTime, Datelike, Days, NaiveDate, Utc, Weekday};
 
 use crate::filter::Until;
 use crate::model::{Agent, RequestUsage, Usage};
@@ -257,7 +257,7 @@ impl Options {
     pub fn bounds(&self, key: &GroupKey) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
         let (a, b) = match key {
             GroupKey::Day(d) => (*d, d.succ_opt()?),
-            GroupKey::Week(d) => (*d, *d + Duration::days(7)),
+            GroupKey::Week(d) => (*d, d.checked_add_days(Days::new(7))?),
             GroupKey::Month(d) => (*d, next_month(*d)?),
             _ => return None,
         };
@@ -268,7 +268,8 @@ impl Options {
 /// The first day of the week `d` is in.
 pub fn week_start(d: NaiveDate, first: Weekday) -> NaiveDate {
     let back = (7 + d.weekday().num_days_from_monday() - first.num_days_from_monday()) % 7;
-    d - Duration::days(i64::from(back))
+    // The first week chrono can hold starts where it does.
+    d.checked_sub_days(Days::new(u64::from(back))).unwrap_or(d)
 }
 
 fn next_month(d: NaiveDate) -> Option<NaiveDate> {
@@ -372,5 +373,21 @@ mod tests {
                 .to_string(),
             "2027-01-01"
         );
+    }
+
+    /// The first and last weeks chrono can hold: no panic, and the last has no end to give.
+    #[test]
+    fn weeks_at_the_ends_of_time_never_panic() {
+        assert_eq!(week_start(NaiveDate::MIN, Weekday::Sun), NaiveDate::MIN);
+        let opts = Options {
+            kind: ReportKind::Weekly,
+            zone: Zone::parse("UTC").unwrap(),
+            week_start: WeekStart::Monday,
+            since: None,
+            until: None,
+        };
+        let last = week_start(NaiveDate::MAX, Weekday::Mon);
+        assert_eq!(opts.bounds(&GroupKey::Week(last)), None);
+        assert!(opts.bounds(&GroupKey::Week(NaiveDate::MIN)).is_some());
     }
 }

@@ -98,9 +98,17 @@ impl Zone {
         }
     }
 
-    /// Wall-clock time of an instant in this zone.
+    /// Wall-clock time of an instant in this zone; held at chrono's ends rather than
+    /// overflowing (no parsed time comes near them: they stay in years 1 to 9999).
     pub fn local(&self, t: DateTime<Utc>) -> NaiveDateTime {
-        t.naive_utc() + Duration::seconds(i64::from(self.offset_at(t).local_minus_utc()))
+        let offset = Duration::seconds(i64::from(self.offset_at(t).local_minus_utc()));
+        t.naive_utc()
+            .checked_add_signed(offset)
+            .unwrap_or(if offset < Duration::zero() {
+                NaiveDateTime::MIN
+            } else {
+                NaiveDateTime::MAX
+            })
     }
 
     /// The calendar day an instant falls on in this zone.
@@ -116,8 +124,9 @@ impl Zone {
         let mut hits: Vec<DateTime<Utc>> = [-1i64, 0, 1]
             .iter()
             .map(|days| {
-                let probe = as_utc + Duration::days(*days);
-                as_utc - Duration::seconds(i64::from(self.offset_at(probe).local_minus_utc()))
+                let probe = shift(as_utc, Duration::days(*days));
+                let offset = i64::from(self.offset_at(probe).local_minus_utc());
+                shift(as_utc, -Duration::seconds(offset))
             })
             .filter(|t| self.local(*t) == midnight)
             .collect();
@@ -126,7 +135,10 @@ impl Zone {
             return *t;
         }
         // Midnight does not exist that day: the day starts when the clock jumps past it.
-        let (mut lo, mut hi) = (as_utc - Duration::days(2), as_utc + Duration::days(2));
+        let (mut lo, mut hi) = (
+            shift(as_utc, -Duration::days(2)),
+            shift(as_utc, Duration::days(2)),
+        );
         while hi - lo > Duration::seconds(1) {
             let mid = lo + (hi - lo) / 2;
             if self.date_of(mid) >= d {
@@ -137,6 +149,15 @@ impl Zone {
         }
         hi
     }
+}
+
+/// `t + d`, held at chrono's ends: days at the ends of its range have no neighbours.
+fn shift(t: DateTime<Utc>, d: Duration) -> DateTime<Utc> {
+    t.checked_add_signed(d).unwrap_or(if d < Duration::zero() {
+        DateTime::<Utc>::MIN_UTC
+    } else {
+        DateTime::<Utc>::MAX_UTC
+    })
 }
 
 /// The IANA name of the system zone, from the `/etc/localtime` link, when it is one.
@@ -197,6 +218,34 @@ mod tests {
 
     fn d(s: &str) -> NaiveDate {
         NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+    }
+
+    /// Parsing keeps recorded times in years 1 to 9999; at chrono's own ends the zone's
+    /// arithmetic holds there instead of panicking.
+    #[test]
+    fn the_ends_of_time_never_panic() {
+        // POSIX rules: read without the tz database; one zone east of UTC, one west.
+        for zone in ["CET-1", "EST5"] {
+            let z = Zone::parse(zone).unwrap();
+            for t in [DateTime::<Utc>::MAX_UTC, DateTime::<Utc>::MIN_UTC] {
+                let local = z.local(t);
+                assert!(
+                    local == NaiveDateTime::MAX || local == NaiveDateTime::MIN || {
+                        (local - t.naive_utc()).num_hours().abs() <= 5
+                    }
+                );
+                z.date_of(t);
+            }
+            for day in [NaiveDate::MAX, NaiveDate::MIN] {
+                z.start_of_day(day);
+            }
+        }
+        let cet = Zone::parse("CET-1").unwrap();
+        assert_eq!(cet.local(DateTime::<Utc>::MAX_UTC), NaiveDateTime::MAX);
+        assert_eq!(
+            cet.date_of(t("2026-03-14T23:30:00Z")),
+            d("2026-03-15") // and in between, as before
+        );
     }
 
     #[test]
