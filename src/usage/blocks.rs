@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use chrono::{DateTime, Duration, DurationRound, Utc};
+use chrono::{DateTime, Duration, Utc};
 
 use super::{PriceCache, Priced, Tally};
 use crate::model::{Agent, RequestUsage};
@@ -121,7 +121,7 @@ pub fn blocks<'a>(
                 .filter(|b| b.agent == s.agent)
                 .and_then(|b| b.tally.last_at)
                 .map(|last| t - last);
-            let start = t.duration_trunc(Duration::hours(1)).unwrap_or(t);
+            let start = hour_floor(t);
             out.push(Block {
                 agent: s.agent,
                 start,
@@ -155,6 +155,15 @@ pub fn blocks<'a>(
     }
     out.sort_by(|a, b| a.start.cmp(&b.start).then_with(|| a.agent.cmp(&b.agent)));
     (out, undated)
+}
+
+/// The hour an instant falls in, floored in whole seconds: chrono's `duration_trunc` counts in
+/// nanoseconds and gives up outside 1677–2262, and would leave a leap second (`23:59:60.5`,
+/// which `timestamp()` reads as `23:59:59`) where it is. A leap second belongs to its minute's
+/// hour.
+fn hour_floor(t: DateTime<Utc>) -> DateTime<Utc> {
+    let secs = t.timestamp();
+    DateTime::from_timestamp(secs - secs.rem_euclid(3600), 0).unwrap_or(t)
 }
 
 #[cfg(test)]
@@ -254,6 +263,24 @@ mod tests {
         assert_eq!(b[0].gap_before, None);
         assert_eq!(b[1].gap_before, Some(Duration::seconds(1)));
         assert_eq!(b[2].gap_before, Some(Duration::minutes(9 * 60 + 30)));
+    }
+
+    /// Floored to the hour in any year a time may have (chrono's nanosecond truncation gave up
+    /// outside 1677–2262), and a leap second with the rest of its minute's hour.
+    #[test]
+    fn blocks_start_on_the_hour_in_any_year_and_on_a_leap_second() {
+        for (at, start) in [
+            ("2300-01-01T10:30:00Z", "2300-01-01T10:00:00+00:00"),
+            ("1600-06-01T10:30:00Z", "1600-06-01T10:00:00+00:00"),
+            ("0001-01-01T00:59:59.999Z", "0001-01-01T00:00:00+00:00"),
+            ("9999-12-31T23:59:59.999Z", "9999-12-31T23:00:00+00:00"),
+            ("2026-06-30T23:59:60.5Z", "2026-06-30T23:00:00+00:00"),
+        ] {
+            let s = [session("a", &[(at, 1, 1)])];
+            let b = &cut(&s)[0];
+            assert_eq!(b.start.to_rfc3339(), start, "{at}");
+            assert_eq!(b.end - b.start, BLOCK, "{at}");
+        }
     }
 
     /// A block that would end past the last instant chrono holds ends there (parsing keeps
