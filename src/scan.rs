@@ -1,7 +1,8 @@
 //! The scan pipeline shared by every command: discover files, skip those the time window rules
-//! out by mtime, parse the rest in parallel, reduce each session to a [`SessionSummary`] (so
-//! memory is bounded by the files in flight, not the store), then apply the cross-file rules:
-//! Claude leaf titles, project resolution, Gemini duplicate copies, and filters.
+//! out by mtime, parse the rest in parallel (then the skipped files the cross-file rules need),
+//! reduce each session to a [`SessionSummary`] (so memory is bounded by the files in flight,
+//! not the store), then apply the cross-file rules: Claude leaf titles, project resolution,
+//! Gemini duplicate copies, and filters.
 
 use std::collections::{HashMap, HashSet};
 use std::io::IsTerminal;
@@ -225,7 +226,7 @@ pub fn scan_each_staged<X, C: Sync, T: Send>(
     })
 }
 
-fn run<T>(
+fn run<T: Send>(
     opts: &ScanOptions,
     discovery: Discovery,
     parse: impl FnOnce(Vec<SourceFile>, Option<&ProgressBar>) -> Vec<Parsed<T>>,
@@ -248,13 +249,20 @@ fn run<T>(
         .files
         .into_iter()
         .partition(|f| time_may_match(f, &opts.filter));
-    result.skipped_by_time = skipped.len();
 
     let bytes = files.iter().map(|f| f.size).sum();
     let bar = bytes_progress(opts.progress, "reading sessions", bytes, files.len());
-    let parsed = parse(files, bar.as_ref());
+    let mut parsed = parse(files, bar.as_ref());
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+    // The cross-file rules must see every copy of what the files read hold, or a skipped
+    // file's share goes to the copies read: the skipped files that may hold one are read too,
+    // for those rules (and the filters) only.
+    let (needed, skipped) = needed_by_cross_file_rules(&parsed, skipped, &opts.filter);
+    result.skipped_by_time = skipped.len();
+    if !needed.is_empty() {
+        parsed.extend(parse_all(needed, None, &summary_view, &|_, _, _| None));
     }
     let mut sessions = Vec::with_capacity(parsed.len());
     let mut visited = HashMap::new();
@@ -347,21 +355,105 @@ fn parse_all<X, T: Send>(
 /// nothing after `since` can be in a file last modified before it; a file whose name says it
 /// started after `until` (with a day of slack: Codex names use local time) is out.
 fn time_may_match(f: &SourceFile, filter: &Filter) -> bool {
-    if let (Some(since), Some(mtime)) = (filter.since, f.mtime) {
-        if mtime < since {
-            return false;
-        }
-    }
-    if let (Some(until), Some(start)) = (filter.until, start_from_name(&f.path)) {
-        if until
+    !modified_before(f, filter) && !named_after(f, filter)
+}
+
+fn modified_before(f: &SourceFile, filter: &Filter) -> bool {
+    matches!((filter.since, f.mtime), (Some(since), Some(mtime)) if mtime < since)
+}
+
+fn named_after(f: &SourceFile, filter: &Filter) -> bool {
+    matches!((filter.until, start_from_name(&f.path)),
+        (Some(until), Some(start)) if until
             .instant()
             .checked_add_signed(Duration::days(1))
-            .is_some_and(|late| start > late)
-        {
+            .is_some_and(|late| start > late))
+}
+
+/// Of the files the time window skipped (`skipped`), those that the cross-file rules need to
+/// settle the files read (`parsed`), and the others. The rules that join files must see every
+/// file that holds what a file read holds, or the same data gives other numbers when only the
+/// mtimes differ:
+///
+/// - a Claude response counts once, in the session that made it ([`count_once`]): a resumed
+///   session repeats its parent's responses with their timestamps, and a backup holds some of
+///   the original's. A file holding a copy of a response was written after the response was
+///   made, so only a file modified at or after the earliest response that a Claude file read
+///   holds from before `since` can hold one of its copies: those are read (every skipped Claude
+///   file when such a response has no time). A file read that holds nothing from before the
+///   window (the common case: a session of last week, under `--since 7d`) brings in nothing;
+///   a resumed month-old session brings in the Claude files modified since its first response.
+/// - the Gemini files of one `sessionId` are copies, sub-agent recordings or parts of one
+///   conversation ([`crate::gemini_groups`]): an earlier part tells whether a later one starts
+///   with a compression. Their names end with the id's first 8 characters, so the skipped
+///   Gemini files whose names end like a file read's id are read.
+/// - two Codex rollouts of one session id are copies, one of which is kept
+///   ([`drop_codex_copies`]): a rollout's name ends with its id, so the skipped rollouts named
+///   like a session read are read. A fork or a sub-agent rollout has an id of its own and tells
+///   the parent lines it replays from its own inside the file: it needs no other file.
+///
+/// A file skipped by its name (started after `until`) is never needed: every rule above looks
+/// back in time.
+fn needed_by_cross_file_rules<T>(
+    parsed: &[Parsed<T>],
+    skipped: Vec<SourceFile>,
+    filter: &Filter,
+) -> (Vec<SourceFile>, Vec<SourceFile>) {
+    let Some(since) = filter.since else {
+        return (Vec::new(), skipped);
+    };
+    let read = || parsed.iter().filter_map(|(r, _)| r.as_ref().ok());
+    // A skipped Claude file is needed when it was modified at or after this: the earliest
+    // response from before the window that a Claude file read holds (`None`: there is none).
+    let claude_bound = read()
+        .filter(|s| s.agent == Agent::Claude)
+        .flat_map(|s| &s.requests)
+        .filter(|r| r.dedup_key.is_some())
+        .filter_map(|r| match r.timestamp {
+            Some(t) if t < since => Some(t),
+            Some(_) => None,
+            None => Some(DateTime::<Utc>::MIN_UTC),
+        })
+        .min();
+    let gemini_ids: HashSet<String> = read()
+        .filter(|s| s.agent == Agent::Gemini)
+        .filter_map(|s| s.id.get(..8).map(str::to_ascii_lowercase))
+        .collect();
+    let codex_ids: HashSet<String> = read()
+        .filter(|s| s.agent == Agent::Codex)
+        .map(|s| s.id.to_ascii_lowercase())
+        .collect();
+    skipped.into_iter().partition(|f| {
+        if named_after(f, filter) {
             return false;
         }
-    }
-    true
+        match f.agent {
+            Agent::Claude => claude_bound.is_some_and(|bound| f.mtime.is_none_or(|m| m >= bound)),
+            Agent::Gemini => gemini_name_id(&f.path).is_some_and(|id| gemini_ids.contains(&id)),
+            Agent::Codex => codex_name_id(&f.path).is_some_and(|id| codex_ids.contains(&id)),
+        }
+    })
+}
+
+/// The session id a Codex rollout's name ends with (`rollout-<time>-<uuid>.jsonl`), lower-cased.
+fn codex_name_id(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name.trim_end_matches(".zst").trim_end_matches(".jsonl");
+    let (_, rest) = stem.split_once("rollout-")?;
+    // The time part (`2025-09-08T10-20-30-`) is 20 characters.
+    Some(rest.get(20..)?.to_ascii_lowercase())
+}
+
+/// The id part of a Gemini session file's name (`session-<time>-<first 8 of sessionId>.json`,
+/// also behind a prefix: `backup-session-…`), lower-cased.
+fn gemini_name_id(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name
+        .trim_end_matches(".zst")
+        .trim_end_matches(".jsonl")
+        .trim_end_matches(".json");
+    let (_, rest) = stem.split_once("session-")?;
+    Some(rest.rsplit('-').next()?.to_ascii_lowercase())
 }
 
 /// Codex resumes a session by appending to its rollout, so two rollouts with one session id
@@ -610,9 +702,10 @@ pub fn unique_requests_of<'a>(
         .collect()
 }
 
-/// Mark which copy of each request aggregates count, over every session of the store: run by
-/// the scan before any filter, so a filter that leaves out the copy that counts (a parent
-/// session under `--kind subagent`, another project) cannot make a copy count instead.
+/// Mark which copy of each request aggregates count, over every session read (the time window
+/// reads every file that may hold a copy of a response a file read holds): run by the scan
+/// before any filter, so a filter that leaves out the copy that counts (a parent session under
+/// `--kind subagent`, another project) cannot make a copy count instead.
 ///
 /// A Claude response (`message.id` + `requestId`) written into several files (resumed
 /// sessions, sub-agent logs, `agent_progress` copies, backups) counts once, at the per-field
@@ -745,4 +838,30 @@ pub fn aggregate_usage<'a>(sessions: impl IntoIterator<Item = &'a SessionSummary
         total.add(&r.usage);
     }
     total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_give_the_session_id_they_end_with() {
+        let codex = |n: &str| codex_name_id(Path::new(n));
+        assert_eq!(
+            codex("rollout-2025-09-08T10-20-30-5F0C2D1E-8b3a-4c6d-9e7f-1a2b3c4d5e6f.jsonl.zst")
+                .as_deref(),
+            Some("5f0c2d1e-8b3a-4c6d-9e7f-1a2b3c4d5e6f")
+        );
+        assert_eq!(codex("rollout-2025.jsonl"), None);
+        let gemini = |n: &str| gemini_name_id(Path::new(n));
+        assert_eq!(
+            gemini("session-2025-12-03T08-00-C2c2c2c2.jsonl").as_deref(),
+            Some("c2c2c2c2")
+        );
+        assert_eq!(
+            gemini("backup-session-2025-12-01T10-00-c0c0c0c0.json").as_deref(),
+            Some("c0c0c0c0")
+        );
+        assert_eq!(gemini("checkpoint-x.json"), None);
+    }
 }

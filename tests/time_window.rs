@@ -1,0 +1,168 @@
+//! `--since` skips files by mtime before opening them; the numbers must not depend on which
+//! files that was: the same data gives the same totals whatever the files' mtimes.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use chrono::DateTime;
+use serde_json::Value;
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn set_mtime(path: &Path, rfc3339: &str) {
+    let t = DateTime::parse_from_rfc3339(rfc3339).unwrap().timestamp() as u64;
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(t))
+        .unwrap();
+}
+
+fn json(home: &Path, args: &[&str]) -> Vec<Value> {
+    common::json_array(
+        common::sessions()
+            .env("TZ", "UTC")
+            .arg("--home")
+            .arg(home)
+            .args(args)
+            .args(["--format", "json"]),
+    )
+}
+
+/// A prompt and its response, as Claude Code records them.
+fn turn(session: &str, msg: &str, parent: Option<&str>, at: &str, input: u64) -> String {
+    let parent = parent.map_or("null".to_string(), |p| format!("\"a-{p}\""));
+    let env = format!(
+        r#""isSidechain":false,"userType":"external","cwd":"/home/dev/res","sessionId":"{session}","version":"2.1.50","timestamp":"{at}""#
+    );
+    format!(
+        r#"{{"type":"user","parentUuid":{parent},"uuid":"u-{msg}",{env},"message":{{"role":"user","content":"q{msg}"}}}}
+{{"type":"assistant","parentUuid":"u-{msg}","uuid":"a-{msg}",{env},"requestId":"req_{msg}","message":{{"id":"msg_{msg}","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{{"type":"text","text":"a"}}],"stop_reason":"end_turn","usage":{{"input_tokens":{input},"output_tokens":0,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}}}}}
+"#
+    )
+}
+
+/// `claude --resume` of a January session in June: the new file repeats the old one's
+/// responses (same ids, same timestamps) and goes on. The old file, last modified in January
+/// or copied since (a new mtime), holds the same data: under `--since` June its responses stay
+/// its own either way, and only the June response counts for June's session.
+#[test]
+fn a_resumed_session_counts_the_same_whatever_the_parents_mtime() {
+    const A: &str = "aaaaaaaa-0000-4000-8000-000000000001";
+    const B: &str = "bbbbbbbb-0000-4000-8000-000000000002";
+    let old = turn(A, "A1", None, "2026-01-10T10:00:00.000Z", 100)
+        + &turn(A, "A2", Some("A1"), "2026-01-10T10:05:00.000Z", 200);
+    let resumed = turn(B, "A1", None, "2026-01-10T10:00:00.000Z", 100)
+        + &turn(B, "A2", Some("A1"), "2026-01-10T10:05:00.000Z", 200)
+        + &turn(B, "B1", Some("A2"), "2026-06-10T10:00:00.000Z", 5);
+    let mut seen = Vec::new();
+    for parent_mtime in ["2026-01-10T10:06:00Z", "2026-06-10T10:02:00Z"] {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join(".claude/projects/-home-dev-res");
+        write(&dir.join(format!("{A}.jsonl")), &old);
+        write(&dir.join(format!("{B}.jsonl")), &resumed);
+        set_mtime(&dir.join(format!("{A}.jsonl")), parent_mtime);
+        set_mtime(&dir.join(format!("{B}.jsonl")), "2026-06-10T10:01:00Z");
+        let projects = json(home.path(), &["projects", "--since", "2026-06-01"]);
+        assert_eq!(projects.len(), 1, "{projects:?}");
+        let listed = json(home.path(), &["list", "--since", "2026-06-01"]);
+        let ids: Vec<&str> = listed.iter().map(|s| s["id"].as_str().unwrap()).collect();
+        assert_eq!(ids, [B], "parent's mtime {parent_mtime}");
+        seen.push((
+            parent_mtime,
+            projects[0]["tokens"]["total"].clone(),
+            footer(home.path(), &["list", "--since", "2026-06-01"]),
+        ));
+    }
+    for (parent_mtime, project_total, footer) in &seen {
+        assert_eq!(project_total, 5, "parent's mtime {parent_mtime}: {seen:?}");
+        assert!(
+            footer.starts_with("1 session, 5 tokens"),
+            "parent's mtime {parent_mtime}: {seen:?}"
+        );
+    }
+}
+
+/// The last line `list` writes on stderr: its footer.
+fn footer(home: &Path, args: &[&str]) -> String {
+    let out = common::sessions()
+        .env("TZ", "UTC")
+        .arg("--home")
+        .arg(home)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    stderr.lines().last().unwrap_or_default().to_string()
+}
+
+/// Legacy Gemini CLI wrote the rest of a compressed conversation into a new file with the
+/// same `sessionId`: the later file starts with a compression only the earlier one shows
+/// (its context had grown large enough). The earlier file, skipped by its mtime, still says so.
+#[test]
+fn a_gemini_continuation_is_one_whatever_the_earlier_parts_mtime() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/gemini-legacy");
+    let first = "session-2025-12-03T08-00-c2c2c2c2.json";
+    let second = "session-2025-12-03T09-01-c2c2c2c2.json";
+    for first_mtime in ["2025-12-03T09:00:30Z", "2025-12-03T09:02:30Z"] {
+        let home = tempfile::tempdir().unwrap();
+        let chats = home.path().join(".gemini/tmp/c2/chats");
+        fs::create_dir_all(&chats).unwrap();
+        for name in [first, second] {
+            fs::copy(fixtures.join(name), chats.join(name)).unwrap();
+        }
+        set_mtime(&chats.join(first), first_mtime);
+        set_mtime(&chats.join(second), "2025-12-03T09:02:30Z");
+        let listed = json(home.path(), &["list", "--since", "2025-12-03T09:01:00Z"]);
+        let later: Vec<&Value> = listed
+            .iter()
+            .filter(|s| s["path"].as_str().unwrap().ends_with(second))
+            .collect();
+        assert_eq!(later.len(), 1, "{listed:?}");
+        assert_eq!(
+            later[0]["compactions"], 1,
+            "earlier part's mtime {first_mtime}"
+        );
+    }
+}
+
+/// The files read for the cross-file rules are read, not skipped: the footer's count of files
+/// left unread says so, and a file the window did not need is still left unread.
+#[test]
+fn the_footer_counts_the_files_left_unread() {
+    const A: &str = "aaaaaaaa-0000-4000-8000-000000000001";
+    const B: &str = "bbbbbbbb-0000-4000-8000-000000000002";
+    const C: &str = "cccccccc-0000-4000-8000-000000000003";
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".claude/projects/-home-dev-res");
+    write(
+        &dir.join(format!("{A}.jsonl")),
+        &turn(A, "A1", None, "2026-01-10T10:00:00.000Z", 100),
+    );
+    write(
+        &dir.join(format!("{B}.jsonl")),
+        &(turn(B, "A1", None, "2026-01-10T10:00:00.000Z", 100)
+            + &turn(B, "B1", Some("A1"), "2026-06-10T10:00:00.000Z", 5)),
+    );
+    // Older than the oldest response the window's files hold: it cannot hold a copy of one.
+    write(
+        &dir.join(format!("{C}.jsonl")),
+        &turn(C, "C1", None, "2025-12-01T10:00:00.000Z", 7),
+    );
+    set_mtime(&dir.join(format!("{A}.jsonl")), "2026-01-10T10:01:00Z");
+    set_mtime(&dir.join(format!("{B}.jsonl")), "2026-06-10T10:01:00Z");
+    set_mtime(&dir.join(format!("{C}.jsonl")), "2025-12-01T10:01:00Z");
+    let footer = footer(home.path(), &["list", "--since", "2026-06-01"]);
+    assert_eq!(
+        footer,
+        "1 session, 5 tokens, $0.0000; 1 file outside the time window not read"
+    );
+}
