@@ -9,11 +9,12 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDateTime, Utc};
-use walkdir::WalkDir;
 
 use crate::diag::{Warning, WarningKind};
 use crate::model::Agent;
 use crate::parse::{FileRole, SourceFile, sniff_agent};
+
+mod walk;
 
 /// Where to look, as the user configured it.
 #[derive(Debug, Clone, Default)]
@@ -229,6 +230,8 @@ pub struct Discovery {
     /// Gemini data dirs named as paths (a `.gemini` folder, a backup of one): read like a
     /// store, and their `projects.json` resolves projects as the store's does.
     pub gemini_dirs: Vec<PathBuf>,
+    /// Folders read, each once however many paths lead to it: what the walk cost.
+    pub dirs_read: usize,
 }
 
 impl Discovery {
@@ -473,11 +476,14 @@ impl Discovery {
     }
 
     /// Every file below `root`, recursively. Symlinks are followed (stores are often
-    /// symlinked); a loop or an unreadable entry becomes a warning instead of hanging or
-    /// stopping the walk (walkdir detects cycles and yields an error for them).
+    /// symlinked), each folder and file once however many paths lead to it, and never into a
+    /// kernel pseudo file system ([`walk`]); a loop or an unreadable entry becomes a warning
+    /// instead of hanging or stopping the walk (walkdir detects cycles and yields an error for
+    /// them).
     fn files_under(&mut self, root: &Path) -> Vec<walkdir::DirEntry> {
         let mut files = Vec::new();
-        for entry in WalkDir::new(root).follow_links(true) {
+        let mut walk = walk::Walk::new(root);
+        for entry in walk.by_ref() {
             match entry {
                 Ok(e) if e.file_type().is_file() => files.push(e),
                 // A folder named like a session is walked like any other, but the session its
@@ -502,6 +508,8 @@ impl Discovery {
                 Err(err) => self.warnings.push(walk_warning(root, err)),
             }
         }
+        self.dirs_read += walk.dirs_read;
+        self.warnings.append(&mut walk.warnings);
         files
     }
 
@@ -804,6 +812,36 @@ mod tests {
         let t = start_from_name(Path::new("session-2026-04-23T10-05-abcd1234.jsonl")).unwrap();
         assert_eq!(t.to_rfc3339(), "2026-04-23T10:05:00+00:00");
         assert!(start_from_name(Path::new("abc.jsonl")).is_none());
+    }
+
+    /// The audit's store: 21 folders in one project, each with two links to the next (2^20
+    /// paths to the one session at the end, no loop). Each folder is read once.
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_dag_in_a_store_is_walked_once_per_folder() {
+        let home = tempfile::tempdir().unwrap();
+        let project = home.path().join(".claude/projects/-p");
+        let n = 20;
+        for i in 0..=n {
+            std::fs::create_dir_all(project.join(format!("d{i}"))).unwrap();
+        }
+        for i in 0..n {
+            for link in ["x", "y"] {
+                let to = format!("../d{}", i + 1);
+                std::os::unix::fs::symlink(to, project.join(format!("d{i}/{link}"))).unwrap();
+            }
+        }
+        std::fs::write(project.join(format!("d{n}/s.jsonl")), "").unwrap();
+        let opts = StoreOptions {
+            home: Some(home.path().into()),
+            ..Default::default()
+        };
+        let stores = Stores::resolve(&opts, &|_| None);
+        let d = Discovery::walk(&stores, &[Agent::Claude]);
+        assert_eq!(d.files.len(), 1, "{:?}", d.files);
+        // projects/, -p/ and d0 … d20.
+        assert_eq!(d.dirs_read, 2 + n + 1);
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
     }
 
     #[test]
