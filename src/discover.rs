@@ -356,6 +356,14 @@ impl Discovery {
                     None,
                     format!("cannot read: {e}"),
                 )),
+                // In a named folder, JSON lines no agent's rule claims may still be a session
+                // the rules miss: a warning, which `--strict` sees, rather than a note.
+                Ok(()) if !named && starts_with_object(path) => self.warnings.push(Warning::new(
+                    WarningKind::UnexpectedRecord,
+                    path,
+                    None,
+                    "JSON of no supported agent's format: not read".to_string(),
+                )),
                 Ok(()) => self.unrecognised.push(path.to_path_buf()),
             }
             return;
@@ -602,6 +610,20 @@ fn walk_warning(root: &Path, err: walkdir::Error) -> Warning {
 fn is_gemini_data_dir(p: &Path) -> bool {
     p.join("tmp").is_dir()
         && (p.file_name() == Some(OsStr::new(".gemini")) || p.join("projects.json").is_file())
+}
+
+/// Whether a file's first non-blank byte opens a JSON object (read through the same door as
+/// every session file: regular files only, `.zst` decompressed).
+fn starts_with_object(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(reader) = crate::parse::read::open(path) else {
+        return false;
+    };
+    let mut head = Vec::new();
+    if reader.take(4096).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    head.trim_ascii_start().first() == Some(&b'{')
 }
 
 /// A name that a session file of some agent could have (what discovery sniffs).

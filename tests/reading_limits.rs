@@ -271,3 +271,60 @@ fn a_gemini_line_over_the_cap_is_skipped_by_the_replay_too() {
     let want = format!("{}:3: line longer than 256 MiB, skipped", path.display());
     assert!(err.contains(&want), "{err}");
 }
+
+/// `sessions ARGS` with no store: its exit status, stdout and stderr.
+fn status(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("sessions")
+        .unwrap()
+        .env("HOME", "/nonexistent-home")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A first prompt with a pasted screenshot: its line is longer than the head read to detect
+/// the file's agent, and the agent's key (`type`) comes after the image.
+#[test]
+fn a_first_record_longer_than_the_sniffed_head_is_read_from_a_named_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(format!("{SID}.jsonl"));
+    let big = claude_user("u1", None, &format!("see {}", "A".repeat(400_000)));
+    let text = format!("{big}\n{}\n", claude_assistant("a1", "u1", "msg_1", 7));
+    fs::write(&path, text).unwrap();
+
+    let (rows, err) = list(dir.path());
+    assert_eq!(rows.len(), 1, "{err}");
+    assert_eq!(rows[0]["tokens"]["output"], 7);
+    assert_eq!(messages(&path).len(), 2);
+}
+
+/// In a named folder, JSON lines of no supported agent are a warning (`--strict` fails), not
+/// a file dropped in silence.
+#[test]
+fn json_lines_no_agent_claims_in_a_named_folder_are_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kimi.jsonl");
+    fs::write(&path, FOREIGN[1].1).unwrap();
+    fs::write(dir.path().join("notes.json"), "not json at all").unwrap();
+    let (code, out, err) = status(&[
+        "--strict",
+        "list",
+        "--format",
+        "json",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(out.trim(), "[]");
+    assert_eq!(code, 3, "{err}");
+    let want = format!(
+        "{}: JSON of no supported agent's format: not read",
+        path.display()
+    );
+    assert!(err.contains(&want), "{err}");
+    // Not JSON: a note, as before.
+    assert!(!err.contains("notes.json: JSON of"), "{err}");
+}

@@ -15,7 +15,7 @@ pub mod json;
 pub mod read;
 pub mod subagents;
 
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, TimeZone, Utc};
@@ -173,6 +173,9 @@ fn harness_continuations(s: &mut Session) {
 /// How many leading object lines [`sniff_agent`] looks at for evidence.
 const SNIFF_LINES: usize = 16;
 
+/// How much of a file [`sniff_agent`] reads for those lines (and for a whole document's keys).
+const SNIFF_BYTES: usize = 256 * 1024;
+
 /// The agent that wrote a file named on the command line, from positive evidence in its first
 /// records; `None` for anything else, including the JSONL of other agents (Kimi, Copilot,
 /// iFlow, Qwen, Droid, Pi, OpenClaw, …), which shares some field names with these three, and
@@ -191,10 +194,13 @@ pub fn holds_session(path: &Path) -> Option<Agent> {
 
 fn sniff(path: &Path, by_name: bool) -> Option<Agent> {
     let name = path.file_name()?.to_string_lossy().to_string();
-    let reader = read::open(path).ok()?;
+    let mut reader = io::BufReader::new(read::open(path).ok()?);
     let mut head = Vec::new();
     // A pretty-printed legacy document starts with `{` alone on its line: read enough of it.
-    reader.take(256 * 1024).read_to_end(&mut head).ok()?;
+    (&mut reader)
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .ok()?;
     if is_export(&head) {
         return None;
     }
@@ -246,6 +252,15 @@ fn sniff(path: &Path, by_name: bool) -> Option<Agent> {
     if codex_ts {
         return Some(Agent::Codex);
     }
+    // The head ends inside a record longer than it (a first prompt with a pasted screenshot).
+    let cut_at = head.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let cut = &head[cut_at..];
+    if head.len() == SNIFF_BYTES
+        && objects <= SNIFF_LINES
+        && cut.trim_ascii_start().first() == Some(&b'{')
+    {
+        return evidence_past_head(reader, cut.to_vec(), objects);
+    }
     // No record at all (an empty file, as Claude Code leaves behind): nothing contradicts what
     // the name says, and the user named the file.
     if by_name && objects == 0 && doc.is_none() && head.trim_ascii().first() != Some(&b'{') {
@@ -270,6 +285,38 @@ fn is_export(head: &[u8]) -> bool {
         && rest[1..]
             .trim_ascii_start()
             .starts_with(b"\"schema_version\"")
+}
+
+/// [`sniff_agent`]'s look past its head: the record cut at its end (`line`, the part read)
+/// read to its end, then the lines after it until [`SNIFF_LINES`] object lines are seen in all
+/// (`objects` so far, the cut one among them); one line cap of reading at most.
+fn evidence_past_head(
+    mut reader: impl BufRead,
+    mut line: Vec<u8>,
+    mut objects: usize,
+) -> Option<Agent> {
+    let mut budget = MAX_LINE_BYTES as u64;
+    let mut first = true;
+    loop {
+        let read = (&mut reader)
+            .take(budget)
+            .read_until(b'\n', &mut line)
+            .ok()?;
+        budget -= read as u64;
+        read::repair_lone_surrogates(&mut line);
+        let text = line.trim_ascii();
+        if text.first() == Some(&b'{') {
+            objects += usize::from(!first);
+            if let Some(agent) = evidence(text) {
+                return Some(agent);
+            }
+        }
+        if read == 0 || budget == 0 || objects >= SNIFF_LINES {
+            return None;
+        }
+        line.clear();
+        first = false;
+    }
 }
 
 /// The agent one JSONL line positively belongs to, if any: each parser's own rule.
@@ -573,6 +620,30 @@ mod tests {
             long.contains(r#"holds "\u{1b}[31mxxxx"#) && long.contains("x\"…,"),
             "{long}"
         );
+    }
+
+    /// A first prompt with a pasted screenshot: one line longer than the head read for lines.
+    #[test]
+    fn a_first_record_longer_than_the_head_is_sniffed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp
+            .path()
+            .join("bbbbbbbb-0000-4000-8000-000000000001.jsonl");
+        let image = "A".repeat(400_000);
+        let line = format!(
+            "{{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\
+             \"sessionId\":\"bbbbbbbb-0000-4000-8000-000000000001\",\
+             \"timestamp\":\"2026-01-01T00:00:01Z\",\"cwd\":\"/p\",\
+             \"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"image\",\
+             \"source\":{{\"type\":\"base64\",\"media_type\":\"image/png\",\
+             \"data\":\"{image}\"}}}}]}}}}\n"
+        );
+        assert!(claude::owns(line.trim_ascii_end().as_bytes()));
+        std::fs::write(&path, &line).unwrap();
+        assert_eq!(sniff_agent(&path), Some(Agent::Claude));
+        // Cut short (a session being written): no record is complete, none is evidence.
+        std::fs::write(&path, &line[..300_000]).unwrap();
+        assert_eq!(sniff_agent(&path), None);
     }
 
     #[test]
