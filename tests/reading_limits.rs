@@ -328,3 +328,38 @@ fn json_lines_no_agent_claims_in_a_named_folder_are_a_warning() {
     // Not JSON: a note, as before.
     assert!(!err.contains("notes.json: JSON of"), "{err}");
 }
+
+/// A line nested 200,000 deep (in a part `list` skips and `show` keeps) in a store is malformed
+/// for both, with its number, and fails `--strict` in both.
+#[test]
+fn a_line_nested_too_deep_is_malformed_for_list_and_show_alike() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-home-dev-limits");
+    fs::create_dir_all(&project).unwrap();
+    let path = project.join(format!("{SID}.jsonl"));
+    let deep = format!("{}\"x\"{}", "[".repeat(200_000), "]".repeat(200_000));
+    let first = claude_user("u1", None, "DEEP").replace("\"DEEP\"", &deep);
+    let text = format!(
+        "{first}\n{}\n{}\n",
+        claude_user("u2", None, "two"),
+        claude_assistant("a1", "u2", "msg_1", 3)
+    );
+    fs::write(&path, text).unwrap();
+    let h = home.path().to_str().unwrap();
+    let want = format!("{}:1: ", path.display());
+
+    let (code, out, err) = status(&["--home", h, "--strict", "list", "--format", "json"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains(&want), "{err}");
+    let rows: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows[0]["counts"]["user_turns"], 1, "{out}");
+
+    let (code, out, err) = status(&["--home", h, "--strict", "show", "--format", "json", SID]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains(&want), "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["counts"]["user_turns"], 1, "{out}");
+    let (code, _, err) = status(&["--home", h, "--strict", "show", SID]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains(&want), "{err}");
+}

@@ -35,6 +35,13 @@ pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
         ShowFormat::Text => load_with(&summary, timeline_detail(args))?,
     };
     drop(summary);
+    // What the full parse found counts too: the report must not say less than the document.
+    let mut report = report;
+    for w in &session.warnings {
+        if !report.warnings.contains(w) {
+            report.warnings.push(w.clone());
+        }
+    }
     let cost = session_cost(&session);
     let mut out = stdout();
     match args.format {

@@ -383,7 +383,16 @@ pub fn for_each_record_pre<T: Records>(
                     continue;
                 }
                 if let Some(rec) = pre(line) {
-                    f(no, rec, line);
+                    if too_deep(line) {
+                        warnings.push(Warning::new(
+                            WarningKind::MalformedLine,
+                            path,
+                            Some(no),
+                            format!("skipped malformed line: {}", nested_too_deep()),
+                        ));
+                    } else {
+                        f(no, rec, line);
+                    }
                     continue;
                 }
                 let mut outcome = decode::<T>(
@@ -455,6 +464,10 @@ fn decode<'b, T: Records>(
         Err(_) => serde_json::from_slice::<Obj<T::Rec<'b>>>(line),
     };
     let err = match parsed {
+        // Each view skips different parts of a record, and a value skipped is not held to
+        // serde_json's nesting limit where a value kept is: the limit is the line's, so that
+        // every view reads the same lines.
+        Ok(_) if too_deep(line) => return Outcome::Bad(nested_too_deep()),
         Ok(Obj::Is(rec)) => {
             f(rec, line);
             return Outcome::Done;
@@ -463,6 +476,9 @@ fn decode<'b, T: Records>(
         Err(e) => e,
     };
     let msg = err.to_string();
+    if msg.starts_with("recursion limit exceeded") {
+        return Outcome::Bad(nested_too_deep());
+    }
     if msg.contains("surrogate") || msg.contains("hex escape") {
         return Outcome::Surrogate;
     }
@@ -525,6 +541,67 @@ fn decode<'b, T: Records>(
         }
     }
     Outcome::Bad(err.to_string())
+}
+
+/// The deepest nesting serde_json reads into a `Value` (its recursion limit is 128 levels
+/// counting the one that fails).
+const MAX_DEPTH: usize = 127;
+
+fn nested_too_deep() -> String {
+    format!("nested deeper than {MAX_DEPTH} levels")
+}
+
+/// Whether a line that parsed nests arrays and objects deeper than [`MAX_DEPTH`].
+fn too_deep(line: &[u8]) -> bool {
+    // A line with few brackets (nearly all of them) cannot nest deeply: a count in blocks of
+    // 255 bytes, each summed in a `u8` (what the compiler vectorises; `[` is `{` without bit
+    // 0x20), stopped once it is past the limit.
+    let mut openers = 0;
+    for block in line.chunks(255) {
+        let n = block
+            .iter()
+            .fold(0u8, |n, &b| n.wrapping_add(u8::from((b | 0x20) == b'{')));
+        openers += usize::from(n);
+        if openers > MAX_DEPTH {
+            break;
+        }
+    }
+    if openers <= MAX_DEPTH {
+        return false;
+    }
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&b) = line.get(i) {
+        match b {
+            b'"' => {
+                // To the closing quote: the next one not preceded by an odd run of backslashes.
+                let mut j = i + 1;
+                loop {
+                    let Some(q) = memchr::memchr(b'"', &line[j..]) else {
+                        return false;
+                    };
+                    let at = j + q;
+                    let escapes = line[..at].iter().rev().take_while(|&&c| c == b'\\').count();
+                    j = at + 1;
+                    if escapes % 2 == 0 {
+                        break;
+                    }
+                }
+                i = j;
+                continue;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// Byte ranges of the JSON values on a line that holds more than one, if every byte belongs to
@@ -791,5 +868,27 @@ mod tests {
         let mut buf = [0u8; 8];
         assert_eq!(c.read(&mut buf).unwrap(), 8);
         assert!(c.read(&mut buf).is_err());
+    }
+
+    /// The nesting rule is serde_json's own, and holds in a view that skips the deep value.
+    #[test]
+    fn lines_nested_too_deep_are_malformed_whatever_the_view_keeps() {
+        for depth in [MAX_DEPTH - 1, MAX_DEPTH] {
+            let deep = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            let line = format!("{{\"a\":\"x\",\"b\":{deep},\"c\":\"[{{\\\"\"}}");
+            let parses = serde_json::from_str::<Value>(&line).is_ok();
+            assert_eq!(parses, depth < MAX_DEPTH, "{depth} arrays in an object");
+            assert_eq!(too_deep(line.as_bytes()), !parses, "{depth}");
+            // `Probe` skips `b`; the line is still malformed for it.
+            let (seen, w) = run(format!("{line}\n").as_bytes());
+            if parses {
+                assert_eq!((seen.len(), w), (1, vec![]));
+            } else {
+                assert_eq!((seen.len(), w), (0, vec![(WarningKind::MalformedLine, 1)]));
+            }
+        }
+        // Brackets inside strings do not nest.
+        let s = format!("{{\"a\":\"{}\\\\\",\"b\":1}}", "[".repeat(300));
+        assert!(!too_deep(s.as_bytes()));
     }
 }
