@@ -428,7 +428,7 @@ pub fn for_each_record_pre<T: Records>(
                         format!("skipped a JSON {kind} that is not an object"),
                     )),
                     Outcome::Bad(e) => {
-                        let (kind, msg) = if complete {
+                        let (kind, msg) = if complete || !could_be_mid_write(line) {
                             (
                                 WarningKind::MalformedLine,
                                 format!("skipped malformed line: {e}"),
@@ -446,6 +446,16 @@ pub fn for_each_record_pre<T: Records>(
             }
         }
     }
+}
+
+/// Whether an unparsable last line without a newline can be a record its writer has not
+/// finished: it starts as JSON does and holds no NUL. A run of NULs (what a crash leaves where
+/// the file system had allocated blocks) or text no JSON starts with is damage, not progress.
+fn could_be_mid_write(line: &[u8]) -> bool {
+    matches!(
+        line.first(),
+        Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n')
+    ) && memchr::memchr(0, line).is_none()
 }
 
 /// Decode one non-blank line into records.
@@ -753,6 +763,23 @@ mod tests {
                 (WarningKind::UnexpectedRecord, 4),
                 (WarningKind::TruncatedLastLine, 6),
             ]
+        );
+    }
+
+    #[test]
+    fn a_last_line_no_record_can_start_is_malformed_not_mid_write() {
+        let mut nuls = b"{\"a\":\"1\"}\n".to_vec();
+        nuls.extend([0u8; 4096]);
+        assert_eq!(run(&nuls).1, vec![(WarningKind::MalformedLine, 2)]);
+        // A record cut short and padded with NULs by a crash: damage, not a write in progress.
+        assert_eq!(
+            run(b"{\"a\":\"x\0\0\0").1,
+            vec![(WarningKind::MalformedLine, 1)]
+        );
+        assert_eq!(run(b"garbage").1, vec![(WarningKind::MalformedLine, 1)]);
+        assert_eq!(
+            run(b"{\"a\":\"1\"}\n{\"a\":\"mid").1,
+            vec![(WarningKind::TruncatedLastLine, 2)]
         );
     }
 
