@@ -445,10 +445,23 @@ impl Discovery {
 
     fn walk_gemini(&mut self, data_dir: &Path) {
         let tmp = data_dir.join("tmp");
-        let root = if tmp.is_dir() {
-            tmp
-        } else {
-            data_dir.to_path_buf()
+        let root = match std::fs::metadata(&tmp) {
+            Ok(m) if m.is_dir() => tmp,
+            // Where the sessions would be is taken: said as for the other agents' stores.
+            Ok(m) => {
+                self.warnings.push(Warning::new(
+                    WarningKind::Unreadable,
+                    &tmp,
+                    None,
+                    format!(
+                        "{} store is {}, not a folder",
+                        Agent::Gemini,
+                        crate::output::kind_of(&m.file_type())
+                    ),
+                ));
+                return;
+            }
+            Err(_) => data_dir.to_path_buf(),
         };
         for e in self.files_under(&root) {
             let path = e.path();
@@ -871,5 +884,32 @@ mod tests {
         assert!(is_temp_artifact("session-x.jsonl.tmp-123"));
         assert!(is_temp_artifact("session-x.json.unreadable-456"));
         assert!(!is_temp_artifact("session-x.jsonl"));
+    }
+
+    /// A `tmp` that is a file is a store that cannot be read, as a Codex `sessions` file is.
+    #[test]
+    fn a_gemini_tmp_that_is_a_file_is_reported() {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join(".gemini")).unwrap();
+        std::fs::write(home.path().join(".gemini/tmp"), "").unwrap();
+        std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+        std::fs::write(home.path().join(".codex/sessions"), "").unwrap();
+        let opts = StoreOptions {
+            home: Some(home.path().into()),
+            ..Default::default()
+        };
+        let stores = Stores::resolve(&opts, &|_| None);
+        let d = Discovery::walk(&stores, &[Agent::Codex, Agent::Gemini]);
+        let said: Vec<String> = d.warnings.iter().map(|w| w.to_string()).collect();
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert!(
+            said[0].contains("codex store is a regular file"),
+            "{said:?}"
+        );
+        assert!(
+            said[1].contains("gemini store is a regular file"),
+            "{said:?}"
+        );
+        assert!(d.warnings.iter().all(|w| w.kind == WarningKind::Unreadable));
     }
 }
