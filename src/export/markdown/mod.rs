@@ -22,6 +22,7 @@
 
 pub mod cmark;
 pub mod compaction;
+mod index;
 pub mod prose;
 pub mod tools;
 
@@ -30,6 +31,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use crate::model::{Message, Part, Role, Session, SessionKind, SubagentLink};
 use crate::render::text::safe_preview;
@@ -41,6 +43,7 @@ pub use crate::render::human_bytes;
 pub use cmark::{blockquote, details, details_into, fence, html_escape, inline, text_block};
 pub use compaction::compaction_line;
 use compaction::trigger_str;
+use index::{CallIndex, Pending};
 use tools::pretty;
 pub use tools::{cut_lines, edit_diff, shell_command};
 
@@ -241,17 +244,14 @@ pub struct Document<'s, 'e> {
     env: &'e Env<'e>,
     depth: usize,
     items: Vec<Item>,
-    /// call id → (message, part) of each result.
-    results: HashMap<&'s str, Vec<(usize, usize)>>,
-    calls: HashSet<&'s str>,
-    /// call id → messages holding a call with that id (several for checkpoint copies).
-    call_sites: HashMap<&'s str, Vec<usize>>,
+    /// Where each call's results and sub-agents are. Shared with the documents of the inline
+    /// sidechain runs: a copy for each run costs the size of the session, per run.
+    index: Rc<CallIndex<'s>>,
     /// call id → inline sidechain runs it spawned.
     runs: HashMap<&'s str, Vec<Range<usize>>>,
-    /// call id → sub-agent links it spawned.
-    links: HashMap<&'s str, Vec<&'s SubagentLink>>,
-    /// Compactions whose summary message duplicates the divider's text.
-    duplicate_summaries: HashSet<usize>,
+    /// The trimmed texts of the compaction summaries a `compact_summary` message repeats:
+    /// such a message is shown once, in the divider.
+    duplicate_summaries: HashSet<&'s str>,
     /// Sub-agent sessions of this session not attached to a rendered call.
     loose_children: Vec<(String, Option<&'s SubagentLink>)>,
 }
@@ -267,11 +267,8 @@ impl<'s, 'e> Document<'s, 'e> {
             env,
             depth,
             items: Vec::new(),
-            results: HashMap::new(),
-            calls: HashSet::new(),
-            call_sites: HashMap::new(),
+            index: Rc::new(CallIndex::new(s)),
             runs: HashMap::new(),
-            links: HashMap::new(),
             duplicate_summaries: HashSet::new(),
             loose_children: Vec::new(),
         };
@@ -281,42 +278,25 @@ impl<'s, 'e> Document<'s, 'e> {
 
     fn plan(&mut self) {
         let s = self.s;
-        for (mi, m) in s.messages.iter().enumerate() {
-            for (pi, p) in m.parts.iter().enumerate() {
-                match p {
-                    Part::ToolCall { id, .. } => {
-                        self.calls.insert(id.as_str());
-                        let sites = self.call_sites.entry(id.as_str()).or_default();
-                        if sites.last() != Some(&mi) {
-                            sites.push(mi);
-                        }
-                    }
-                    Part::ToolResult { call_id, .. } => {
-                        self.results
-                            .entry(call_id.as_str())
-                            .or_default()
-                            .push((mi, pi));
-                    }
-                    _ => {}
-                }
-            }
-        }
-        for l in &s.subagents {
-            if let Some(c) = l.tool_call_id.as_deref().filter(|c| self.calls.contains(c)) {
-                self.links.entry(c).or_default().push(l);
-            }
-        }
         // Compaction summaries that the next message repeats verbatim are shown once, in
         // the divider.
-        for (ci, c) in s.compactions.iter().enumerate() {
+        // A message's text is joined once, however many compactions look at it.
+        let mut texts: HashMap<usize, String> = HashMap::new();
+        for c in &s.compactions {
             let Some(summary) = c.summary.as_deref().map(str::trim) else {
                 continue;
             };
-            let dup = s.messages.iter().skip(c.message_index).take(3).any(|m| {
-                m.subtype.as_deref() == Some("compact_summary") && m.text().trim() == summary
+            if self.duplicate_summaries.contains(summary) {
+                continue;
+            }
+            let end = c.message_index.saturating_add(3).min(s.messages.len());
+            let dup = (c.message_index..end).any(|mi| {
+                let m = &s.messages[mi];
+                m.subtype.as_deref() == Some("compact_summary")
+                    && texts.entry(mi).or_insert_with(|| m.text()).trim() == summary
             });
             if dup {
-                self.duplicate_summaries.insert(ci);
+                self.duplicate_summaries.insert(summary);
             }
         }
 
@@ -336,8 +316,7 @@ impl<'s, 'e> Document<'s, 'e> {
         let mut unmarked = unmarked.into_iter().peekable();
 
         let main = s.kind == SessionKind::Main;
-        // Calls of the main thread still waiting for their result, in call order.
-        let mut pending: Vec<(&str, &str)> = Vec::new();
+        let mut pending = Pending::default();
         let mut turn = 0;
         let mut run = 0;
         let mut i = 0;
@@ -355,13 +334,7 @@ impl<'s, 'e> Document<'s, 'e> {
                 while j < s.messages.len() && s.messages[j].sidechain {
                     j += 1;
                 }
-                let spawn = pending
-                    .iter()
-                    .rev()
-                    .find(|(_, name)| spawns_agents(name))
-                    .or(pending.last())
-                    .map(|(id, _)| *id);
-                match spawn {
+                match pending.spawner() {
                     Some(call) => self.runs.entry(call).or_default().push(i..j),
                     None => {
                         run += 1;
@@ -381,8 +354,8 @@ impl<'s, 'e> Document<'s, 'e> {
                         compaction = true;
                         self.items.push(Item::Compaction { index: *index });
                     }
-                    Part::ToolCall { id, name, .. } => pending.push((id, name)),
-                    Part::ToolResult { call_id, .. } => pending.retain(|(id, _)| id != call_id),
+                    Part::ToolCall { id, name, .. } => pending.push(id, name),
+                    Part::ToolResult { call_id, .. } => pending.answer(call_id),
                     _ => {}
                 }
             }
@@ -401,23 +374,21 @@ impl<'s, 'e> Document<'s, 'e> {
 
         // Sub-agents in their own files that no rendered call adopts.
         if self.depth < MAX_DEPTH {
-            let adopted: HashSet<&str> = self
+            // Ids adopted by a call or already listed: each sub-agent appears once.
+            let mut seen: HashSet<String> = self
+                .index
                 .links
                 .values()
                 .flatten()
-                .map(|l| l.id.as_str())
+                .map(|l| l.id.clone())
                 .collect();
             for l in &s.subagents {
-                if !adopted.contains(l.id.as_str())
-                    && !self.loose_children.iter().any(|(c, _)| *c == l.id)
-                {
+                if seen.insert(l.id.clone()) {
                     self.loose_children.push((l.id.clone(), Some(l)));
                 }
             }
             for id in self.env.children.of(&s.id) {
-                if !adopted.contains(id.as_str())
-                    && !self.loose_children.iter().any(|(c, _)| *c == id)
-                {
+                if seen.insert(id.clone()) {
                     self.loose_children.push((id, None));
                 }
             }
@@ -429,9 +400,8 @@ impl<'s, 'e> Document<'s, 'e> {
 
     fn is_duplicate_summary(&self, m: &Message) -> bool {
         m.subtype.as_deref() == Some("compact_summary")
-            && self.duplicate_summaries.iter().any(|&ci| {
-                self.s.compactions[ci].summary.as_deref().map(str::trim) == Some(m.text().trim())
-            })
+            && !self.duplicate_summaries.is_empty()
+            && self.duplicate_summaries.contains(m.text().trim())
     }
 
     /// Whether a message renders anything of its own (results go under their calls).
@@ -439,7 +409,7 @@ impl<'s, 'e> Document<'s, 'e> {
         m.parts.iter().any(|p| match p {
             Part::Text { text } | Part::Thinking { text } => !text.trim().is_empty(),
             Part::ToolCall { .. } | Part::Image { .. } | Part::Unknown { .. } => true,
-            Part::ToolResult { call_id, .. } => !self.calls.contains(call_id.as_str()),
+            Part::ToolResult { call_id, .. } => !self.index.calls.contains(call_id.as_str()),
             Part::Compaction { .. } => false,
         })
     }
@@ -748,7 +718,7 @@ impl<'s, 'e> Document<'s, 'e> {
                 attachments,
                 ..
             } => {
-                if !self.calls.contains(call_id.as_str()) {
+                if !self.index.calls.contains(call_id.as_str()) {
                     let _ = write!(
                         out,
                         "**Tool result** for call {} (the call itself was not recorded)\n\n",
@@ -781,11 +751,8 @@ impl<'s, 'e> Document<'s, 'e> {
             env: self.env,
             depth: self.depth + 1,
             items: Vec::new(),
-            results: self.results.clone(),
-            calls: self.calls.clone(),
-            call_sites: self.call_sites.clone(),
+            index: Rc::clone(&self.index),
             runs: HashMap::new(),
-            links: self.links.clone(),
             duplicate_summaries: HashSet::new(),
             loose_children: Vec::new(),
         };
@@ -861,10 +828,4 @@ fn role_label(m: &Message, subagent: bool) -> (&'static str, &'static str) {
         (Role::System, _) => ("System", "system"),
         (Role::Tool, _) => ("Tool results", "tool"),
     }
-}
-
-/// Tools that start sub-agents: inline sidechain runs are nested under these first.
-fn spawns_agents(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    n == "task" || n == "agent" || n.contains("spawn") || n.contains("subagent")
 }

@@ -14,20 +14,6 @@ use crate::model::Part;
 use crate::render::{human_bytes, plural, thousands};
 
 impl Document<'_, '_> {
-    /// The results that belong to the call in message `mi`: a call id can repeat (checkpoint
-    /// copies), and each copy gets the results up to the next copy.
-    pub(super) fn results_of(&self, id: &str, mi: usize) -> Vec<(usize, usize)> {
-        let all = self.results.get(id).map(Vec::as_slice).unwrap_or(&[]);
-        let occ = self.call_sites.get(id).map(Vec::as_slice).unwrap_or(&[]);
-        let k = occ.iter().position(|&m| m == mi).unwrap_or(0);
-        let lo = if k == 0 { 0 } else { mi };
-        let hi = occ.get(k + 1).copied().unwrap_or(usize::MAX);
-        all.iter()
-            .copied()
-            .filter(|&(m, _)| m >= lo && m < hi)
-            .collect()
-    }
-
     pub(super) fn tool_call(
         &self,
         out: &mut String,
@@ -36,8 +22,7 @@ impl Document<'_, '_> {
         name: &str,
         input: &Value,
     ) {
-        let results = self.results_of(id, mi);
-        let results = results.as_slice();
+        let results = self.index.results_of(id, mi);
         let failed = results.iter().any(|&(mi, pi)| {
             matches!(
                 self.s.messages[mi].parts.get(pi),
@@ -67,7 +52,7 @@ impl Document<'_, '_> {
             );
             out.push_str(&blockquote(&self.run(range.clone())));
         }
-        for l in self.links.get(id).map(Vec::as_slice).unwrap_or(&[]) {
+        for l in self.index.links.get(id).map(Vec::as_slice).unwrap_or(&[]) {
             out.push_str(&self.child(&l.id, Some(l)));
         }
         for &(mi, pi) in results {
