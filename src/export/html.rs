@@ -161,60 +161,59 @@ fn diff_html(code: &str) -> String {
 /// from anywhere but next to the page becomes its text.
 pub fn markdown_to_html(md: &str) -> String {
     let mut s = String::with_capacity(md.len() + md.len() / 4);
-    let mut events: Vec<Event> = Vec::new();
     let mut dropped: Vec<bool> = Vec::new();
     let mut diff: Option<String> = None;
-    for e in Parser::new_ext(md, options()) {
-        if let Some(body) = diff.as_mut() {
+    // Each event is converted as it is parsed, never collected: a long table is millions of
+    // events, several times the size of its text.
+    let events = Parser::new_ext(md, options()).flat_map(|e| {
+        let out: [Option<Event>; 2] = if let Some(body) = diff.as_mut() {
             match e {
-                Event::Text(t) => body.push_str(&t),
+                Event::Text(t) => {
+                    body.push_str(&t);
+                    [None, None]
+                }
                 Event::End(TagEnd::CodeBlock) => {
                     let html = diff_html(&diff.take().unwrap_or_default());
-                    events.push(Event::Html(CowStr::from(html)));
+                    [Some(Event::Html(CowStr::from(html))), None]
                 }
-                _ => {}
+                _ => [None, None],
             }
-            continue;
-        }
-        match e {
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(ref info)))
-                if info.as_ref() == "diff" =>
-            {
-                diff = Some(String::new());
-            }
-            Event::Html(h) | Event::InlineHtml(h) if !own_html(&h) => events.push(Event::Text(h)),
-            Event::Start(Tag::Link { ref dest_url, .. }) => {
-                let keep = safe_url(dest_url);
-                dropped.push(!keep);
-                if keep {
-                    events.push(e);
+        } else {
+            match e {
+                Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(ref info)))
+                    if info.as_ref() == "diff" =>
+                {
+                    diff = Some(String::new());
+                    [None, None]
                 }
-            }
-            Event::Start(Tag::Image { ref dest_url, .. }) => {
-                let keep = own_image(dest_url);
-                dropped.push(!keep);
-                if keep {
-                    events.push(e);
+                Event::Html(h) | Event::InlineHtml(h) if !own_html(&h) => {
+                    [Some(Event::Text(h)), None]
                 }
-            }
-            // A wide table scrolls in its own box, not the whole page.
-            Event::Start(Tag::Table(_)) => {
-                events.push(Event::Html(CowStr::from("<div class=\"table\">\n")));
-                events.push(e);
-            }
-            Event::End(TagEnd::Table) => {
-                events.push(e);
-                events.push(Event::Html(CowStr::from("</div>\n")));
-            }
-            Event::End(TagEnd::Link) | Event::End(TagEnd::Image) => {
-                if !dropped.pop().unwrap_or(false) {
-                    events.push(e);
+                Event::Start(Tag::Link { ref dest_url, .. }) => {
+                    let keep = safe_url(dest_url);
+                    dropped.push(!keep);
+                    [keep.then_some(e), None]
                 }
+                Event::Start(Tag::Image { ref dest_url, .. }) => {
+                    let keep = own_image(dest_url);
+                    dropped.push(!keep);
+                    [keep.then_some(e), None]
+                }
+                // A wide table scrolls in its own box, not the whole page.
+                Event::Start(Tag::Table(_)) => [
+                    Some(Event::Html(CowStr::from("<div class=\"table\">\n"))),
+                    Some(e),
+                ],
+                Event::End(TagEnd::Table) => [Some(e), Some(Event::Html(CowStr::from("</div>\n")))],
+                Event::End(TagEnd::Link) | Event::End(TagEnd::Image) => {
+                    [(!dropped.pop().unwrap_or(false)).then_some(e), None]
+                }
+                e => [Some(e), None],
             }
-            e => events.push(e),
-        }
-    }
-    html::push_html(&mut s, events.into_iter());
+        };
+        out.into_iter().flatten()
+    });
+    html::push_html(&mut s, events);
     s
 }
 
