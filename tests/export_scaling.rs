@@ -2,8 +2,9 @@
 //! the session's shape. Timing is not a test on a shared machine; the number of allocations is
 //! deterministic, and each quadratic path this guards against allocated on every step of its
 //! inner loop (a summary text joined per comparison, the call index copied per sidechain run, a
-//! tool name lower-cased per waiting call). Each shape is also rendered small and compared with
-//! a snapshot, so the indexes change nothing in the output.
+//! tool name lower-cased per waiting call, a run rendered under every copy of a call id). Each
+//! shape is also rendered small and compared with a snapshot: all but the last were recorded
+//! from the code before the indexes, which change nothing in their output.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -207,17 +208,37 @@ fn shape(name: &str, n: usize) -> Vec<Value> {
                 p = Some(sa);
             }
         }
+        // n copies of one Task call id (a resumed session repeats its calls), each spawning
+        // an inline sidechain run: each run goes under the copy that spawned it, once.
+        "runs-under-repeated-call-id" => {
+            for i in 0..n {
+                let (u, a, s, sa, r) = (
+                    format!("u{i}"),
+                    format!("a{i}"),
+                    format!("s{i}"),
+                    format!("sa{i}"),
+                    format!("r{i}"),
+                );
+                v.push(user(&u, p.as_deref(), i, false, json!(format!("go {i}"))));
+                v.push(assistant(&a, &u, i, false, tool_use("toolu_same", "Task")));
+                v.push(user(&s, Some(&a), i, true, json!(format!("sub task {i}"))));
+                v.push(assistant(&sa, &s, i, true, json!("sub done")));
+                v.push(user(&r, Some(&a), i, false, tool_result("toolu_same")));
+                p = Some(r);
+            }
+        }
         _ => unreachable!("{name}"),
     }
     v
 }
 
-const SHAPES: [&str; 5] = [
+const SHAPES: [&str; 6] = [
     "compactions",
     "many-outstanding-calls",
     "same-call-id",
     "sidechain-runs",
     "runs-among-waiting-calls",
+    "runs-under-repeated-call-id",
 ];
 
 fn write_shape(dir: &Path, name: &str, n: usize) -> SourceFile {

@@ -76,8 +76,9 @@ impl<'s> CallIndex<'s> {
 /// Calls that never get a result pile up over a long session, so an answer must not scan them.
 #[derive(Default)]
 pub(super) struct Pending<'s> {
-    /// Every call met, in order; `None` once answered. Positions are never reused.
-    calls: Vec<Option<&'s str>>,
+    /// Every call met (its id and message), in order; `None` once answered. Positions are
+    /// never reused.
+    calls: Vec<Option<(&'s str, usize)>>,
     /// call id → positions still waiting (an id can be called twice before its result).
     by_id: HashMap<&'s str, Vec<usize>>,
     /// Positions of the calls, and of the spawning calls, in order; answered ones are dropped
@@ -87,9 +88,10 @@ pub(super) struct Pending<'s> {
 }
 
 impl<'s> Pending<'s> {
-    pub(super) fn push(&mut self, id: &'s str, name: &str) {
+    /// A call in message `mi`.
+    pub(super) fn push(&mut self, id: &'s str, name: &str, mi: usize) {
         let k = self.calls.len();
-        self.calls.push(Some(id));
+        self.calls.push(Some((id, mi)));
         self.by_id.entry(id).or_default().push(k);
         self.all.push(k);
         if spawns_agents(name) {
@@ -104,13 +106,13 @@ impl<'s> Pending<'s> {
         }
     }
 
-    /// The call an inline sidechain run starting now belongs to.
-    pub(super) fn spawner(&mut self) -> Option<&'s str> {
+    /// The call (id and message) an inline sidechain run starting now belongs to.
+    pub(super) fn spawner(&mut self) -> Option<(&'s str, usize)> {
         let calls = &self.calls;
         let top = |stack: &mut Vec<usize>| {
             while let Some(&k) = stack.last() {
-                if let Some(id) = calls[k] {
-                    return Some(id);
+                if let Some(call) = calls[k] {
+                    return Some(call);
                 }
                 stack.pop();
             }
@@ -139,16 +141,16 @@ mod tests {
     /// The list the planner kept before: a call pushed in order, every copy of an id removed
     /// by its result, the run given to the latest spawning call or else the latest call.
     #[derive(Default)]
-    struct Naive<'s>(Vec<(&'s str, &'s str)>);
+    struct Naive<'s>(Vec<(&'s str, &'s str, usize)>);
 
     impl<'s> Naive<'s> {
-        fn spawner(&self) -> Option<&'s str> {
+        fn spawner(&self) -> Option<(&'s str, usize)> {
             self.0
                 .iter()
                 .rev()
-                .find(|(_, name)| spawns_agents(name))
+                .find(|(_, name, _)| spawns_agents(name))
                 .or(self.0.last())
-                .map(|(id, _)| *id)
+                .map(|(id, _, mi)| (*id, *mi))
         }
     }
 
@@ -165,16 +167,16 @@ mod tests {
             x as usize
         };
         let (mut fast, mut slow) = (Pending::default(), Naive::default());
-        for _ in 0..5000 {
+        for mi in 0..5000 {
             let (id, name) = (ids[next() % 5], names[next() % 5]);
             match next() % 3 {
                 0 => {
-                    fast.push(id, name);
-                    slow.0.push((id, name));
+                    fast.push(id, name, mi);
+                    slow.0.push((id, name, mi));
                 }
                 1 => {
                     fast.answer(id);
-                    slow.0.retain(|(i, _)| *i != id);
+                    slow.0.retain(|(i, _, _)| *i != id);
                 }
                 _ => assert_eq!(fast.spawner(), slow.spawner()),
             }
@@ -187,11 +189,11 @@ mod tests {
         // state stays proportional to the calls, and every lookup stops at the top.
         let ids: Vec<String> = (0..20_000).map(|i| format!("t{i}")).collect();
         let mut p = Pending::default();
-        for pair in ids.chunks(2) {
-            p.push(&pair[0], "Bash");
-            p.push(&pair[1], "Task");
+        for (mi, pair) in ids.chunks(2).enumerate() {
+            p.push(&pair[0], "Bash", mi);
+            p.push(&pair[1], "Task", mi);
             p.answer(&pair[1]);
-            assert_eq!(p.spawner(), Some(pair[0].as_str()));
+            assert_eq!(p.spawner(), Some((pair[0].as_str(), mi)));
         }
         assert!(p.held() <= 2 * 10_000, "{}", p.held());
         assert!(p.by_id.values().all(|k| k.len() == 1));

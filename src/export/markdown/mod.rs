@@ -247,8 +247,10 @@ pub struct Document<'s, 'e> {
     /// Where each call's results and sub-agents are. Shared with the documents of the inline
     /// sidechain runs: a copy for each run costs the size of the session, per run.
     index: Rc<CallIndex<'s>>,
-    /// call id → inline sidechain runs it spawned.
-    runs: HashMap<&'s str, Vec<Range<usize>>>,
+    /// (call id, message of the call) → inline sidechain runs it spawned. By message too: a
+    /// call id can repeat (checkpoint copies), and each run belongs to the copy that was
+    /// waiting when it started, not to every copy.
+    runs: HashMap<(&'s str, usize), Vec<Range<usize>>>,
     /// The trimmed texts of the compaction summaries a `compact_summary` message repeats:
     /// such a message is shown once, in the divider.
     duplicate_summaries: HashSet<&'s str>,
@@ -354,7 +356,7 @@ impl<'s, 'e> Document<'s, 'e> {
                         compaction = true;
                         self.items.push(Item::Compaction { index: *index });
                     }
-                    Part::ToolCall { id, name, .. } => pending.push(id, name),
+                    Part::ToolCall { id, name, .. } => pending.push(id, name, i),
                     Part::ToolResult { call_id, .. } => pending.answer(call_id),
                     _ => {}
                 }

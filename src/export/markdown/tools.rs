@@ -44,7 +44,7 @@ impl Document<'_, '_> {
             inline(id)
         );
         self.arguments(out, name, input);
-        for range in self.runs.get(id).map(Vec::as_slice).unwrap_or(&[]) {
+        for range in self.runs.get(&(id, mi)).map(Vec::as_slice).unwrap_or(&[]) {
             let _ = write!(
                 out,
                 "**Sub-agent conversation** ({}, recorded inline)\n\n",
