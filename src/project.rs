@@ -34,7 +34,7 @@ pub fn gemini_project_hash(path: &str) -> String {
 /// path that is not an ASCII letter or digit becomes `-` (JavaScript's `replace` over code
 /// units, so a character outside the BMP becomes two). Names past 200 characters are cut to 200
 /// and given a hash suffix that differs between Claude Code's runtimes; the match keys on
-/// [`folder_key`] for that reason.
+/// their first 200 characters for that reason.
 pub fn claude_folder_name(path: &str) -> String {
     path.chars()
         .flat_map(|c| {

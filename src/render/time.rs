@@ -110,7 +110,7 @@ pub fn column(label: &str, times: &[Option<DateTime<Utc>>]) -> (String, Vec<Stri
     (header, cells)
 }
 
-/// Clock times under day headings (`show`'s timeline), by the rule of [`column`]: a day whose
+/// Clock times under day headings (`show`'s timeline), by the rule of [`column()`]: a day whose
 /// times share one offset names it in its heading (`2026-03-14 (+01:00)`, then `09:00:05`); on
 /// a day with a daylight-saving change the heading is the date alone and each time carries its
 /// offset (`02:30:00 +02:00`, `02:30:00 +01:00`), so no two instants print alike.
