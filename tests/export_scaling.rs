@@ -94,6 +94,36 @@ fn tool_result(id: &str) -> Value {
     json!([{"type": "tool_result", "tool_use_id": id, "content": "ok"}])
 }
 
+/// Unit `i` of the sidechain shapes: a prompt, a call (`call`, `tool`), an inline sidechain
+/// run under it whose prompt is `sub`, then the call's result when `answered`. Returns the
+/// record the next unit hangs from.
+fn run_unit(
+    v: &mut Vec<Value>,
+    parent: Option<&str>,
+    i: usize,
+    call: &str,
+    tool: &str,
+    sub: &str,
+    answered: bool,
+) -> String {
+    let (u, a, s, sa, r) = (
+        format!("u{i}"),
+        format!("a{i}"),
+        format!("s{i}"),
+        format!("sa{i}"),
+        format!("r{i}"),
+    );
+    v.push(user(&u, parent, i, false, json!(format!("go {i}"))));
+    v.push(assistant(&a, &u, i, false, tool_use(call, tool)));
+    v.push(user(&s, Some(&a), i, true, json!(sub)));
+    v.push(assistant(&sa, &s, i, true, json!("sub done")));
+    if !answered {
+        return sa;
+    }
+    v.push(user(&r, Some(&a), i, false, tool_result(call)));
+    r
+}
+
 /// The hostile shapes, n units each.
 fn shape(name: &str, n: usize) -> Vec<Value> {
     let mut v = Vec::new();
@@ -164,67 +194,48 @@ fn shape(name: &str, n: usize) -> Vec<Value> {
         // n × (prompt → Task call → inline sidechain run → result).
         "sidechain-runs" => {
             for i in 0..n {
-                let (u, a, s, sa, r) = (
-                    format!("u{i}"),
-                    format!("a{i}"),
-                    format!("s{i}"),
-                    format!("sa{i}"),
-                    format!("r{i}"),
-                );
-                v.push(user(&u, p.as_deref(), i, false, json!(format!("go {i}"))));
-                v.push(assistant(
-                    &a,
-                    &u,
+                let call = format!("t{i}");
+                p = Some(run_unit(
+                    &mut v,
+                    p.as_deref(),
                     i,
-                    false,
-                    tool_use(&format!("t{i}"), "Task"),
+                    &call,
+                    "Task",
+                    "sub task",
+                    true,
                 ));
-                v.push(user(&s, Some(&a), i, true, json!("sub task")));
-                v.push(assistant(&sa, &s, i, true, json!("sub done")));
-                v.push(user(&r, Some(&a), i, false, tool_result(&format!("t{i}"))));
-                p = Some(r);
             }
         }
         // n × (prompt → a call never answered → inline sidechain run): every run looks for
         // its spawning call among all the calls still waiting.
         "runs-among-waiting-calls" => {
             for i in 0..n {
-                let (u, a, s, sa) = (
-                    format!("u{i}"),
-                    format!("a{i}"),
-                    format!("s{i}"),
-                    format!("sa{i}"),
-                );
-                v.push(user(&u, p.as_deref(), i, false, json!(format!("go {i}"))));
-                v.push(assistant(
-                    &a,
-                    &u,
+                let call = format!("t{i}");
+                p = Some(run_unit(
+                    &mut v,
+                    p.as_deref(),
                     i,
+                    &call,
+                    "Bash",
+                    "sub task",
                     false,
-                    tool_use(&format!("t{i}"), "Bash"),
                 ));
-                v.push(user(&s, Some(&a), i, true, json!("sub task")));
-                v.push(assistant(&sa, &s, i, true, json!("sub done")));
-                p = Some(sa);
             }
         }
         // n copies of one Task call id (a resumed session repeats its calls), each spawning
         // an inline sidechain run: each run goes under the copy that spawned it, once.
         "runs-under-repeated-call-id" => {
             for i in 0..n {
-                let (u, a, s, sa, r) = (
-                    format!("u{i}"),
-                    format!("a{i}"),
-                    format!("s{i}"),
-                    format!("sa{i}"),
-                    format!("r{i}"),
-                );
-                v.push(user(&u, p.as_deref(), i, false, json!(format!("go {i}"))));
-                v.push(assistant(&a, &u, i, false, tool_use("toolu_same", "Task")));
-                v.push(user(&s, Some(&a), i, true, json!(format!("sub task {i}"))));
-                v.push(assistant(&sa, &s, i, true, json!("sub done")));
-                v.push(user(&r, Some(&a), i, false, tool_result("toolu_same")));
-                p = Some(r);
+                let sub = format!("sub task {i}");
+                p = Some(run_unit(
+                    &mut v,
+                    p.as_deref(),
+                    i,
+                    "toolu_same",
+                    "Task",
+                    &sub,
+                    true,
+                ));
             }
         }
         _ => unreachable!("{name}"),
