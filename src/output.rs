@@ -406,7 +406,7 @@ impl Guard {
             let _ = fs::remove_file(&tmp);
             e
         };
-        match fs::symlink_metadata(r) {
+        let kept = match fs::symlink_metadata(r) {
             Ok(m) if !m.file_type().is_file() => {
                 return Err(remove(OutputError::new(
                     target,
@@ -417,10 +417,21 @@ impl Guard {
             // Keep the permissions of a file being replaced.
             Ok(m) => {
                 let _ = fs::set_permissions(&tmp, m.permissions());
+                Some(m.permissions())
             }
-            Err(_) => {}
+            Err(_) => None,
+        };
+        match fs::rename(&tmp, r) {
+            // Staged in an output folder, bound for a file another file system holds (a link
+            // there, replaced with --force): copied beside it first, so that the file is still
+            // replaced by one rename.
+            Err(e) if e.kind() == io::ErrorKind::CrossesDevices => {
+                let moved = move_beside(&tmp, r, kept);
+                let _ = fs::remove_file(&tmp);
+                moved.map_err(|e| OutputError::new(target, Refusal::Io(e)))
+            }
+            done => done.map_err(|e| remove(OutputError::new(target, Refusal::Io(e)))),
         }
-        fs::rename(&tmp, r).map_err(|e| remove(OutputError::new(target, Refusal::Io(e))))
     }
 
     /// Write bytes to `target` (see [`Guard::write`]).
@@ -502,6 +513,24 @@ impl Drop for Staged {
 }
 
 /// A unique temporary file next to `target`, created exclusively (never through a link).
+/// Copy the staged file `tmp` into a temporary file beside `r` (with `permissions`, those of
+/// the file it replaces), then rename that onto `r`; the copy goes again if a step fails.
+fn move_beside(tmp: &Path, r: &Path, permissions: Option<fs::Permissions>) -> io::Result<()> {
+    let (near, mut file) = temp_file(r)?;
+    let done = (|| {
+        io::copy(&mut fs::File::open(tmp)?, &mut file)?;
+        file.sync_data()?;
+        if let Some(p) = permissions {
+            fs::set_permissions(&near, p)?;
+        }
+        fs::rename(&near, r)
+    })();
+    if done.is_err() {
+        let _ = fs::remove_file(&near);
+    }
+    done
+}
+
 fn temp_file(target: &Path) -> io::Result<(PathBuf, fs::File)> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let name = target

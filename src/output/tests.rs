@@ -308,3 +308,34 @@ fn a_session_is_what_the_parsers_recognise() {
         assert_eq!(fs::read_to_string(&p).unwrap(), "new");
     }
 }
+
+/// What a staged file bound for another file system goes through (`rename` fails there with
+/// `EXDEV`): copied beside its target, then renamed onto it, with the permissions of the file
+/// it replaces, and no temporary file left.
+#[test]
+fn a_staged_file_moves_beside_its_target_then_onto_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    let (staging, other) = (d.path().join("staging"), d.path().join("other"));
+    fs::create_dir_all(&staging).unwrap();
+    fs::create_dir_all(&other).unwrap();
+    let tmp = staging.join(".x.md.tmp");
+    fs::write(&tmp, "rendered").unwrap();
+    let target = other.join("x.md");
+    fs::write(&target, "old").unwrap();
+    fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
+    let keep = fs::metadata(&target).unwrap().permissions();
+    move_beside(&tmp, &target, Some(keep)).unwrap();
+    assert_eq!(fs::read_to_string(&target).unwrap(), "rendered");
+    let mode = fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+    let names: Vec<String> = fs::read_dir(&other)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["x.md"]);
+    // A staged file that cannot be read: the target is left as it was, and nothing beside it.
+    assert!(move_beside(&staging.join("gone"), &target, None).is_err());
+    assert_eq!(fs::read_to_string(&target).unwrap(), "rendered");
+    assert_eq!(fs::read_dir(&other).unwrap().count(), 1);
+}
