@@ -392,6 +392,10 @@ fn named_after(f: &SourceFile, filter: &Filter) -> bool {
 ///   like a session read are read. A fork or a sub-agent rollout has an id of its own and tells
 ///   the parent lines it replays from its own inside the file: it needs no other file.
 ///
+/// - a Claude file that recorded no working directory takes its project from another file of
+///   its project folder ([`crate::project::claude_folder_name`]): that folder's skipped files
+///   are read for their paths.
+///
 /// A file skipped by its name (started after `until`) is never needed: every rule above looks
 /// back in time.
 fn needed_by_cross_file_rules<T>(
@@ -423,12 +427,24 @@ fn needed_by_cross_file_rules<T>(
         .filter(|s| s.agent == Agent::Codex)
         .map(|s| s.id.to_ascii_lowercase())
         .collect();
+    // The project folders of Claude files read that recorded no working directory: their
+    // project is the path another file of the folder recorded (the folder rule), so the
+    // folder's skipped files are read for their paths.
+    let claude_folders_without_cwd: HashSet<&Path> = read()
+        .filter(|s| s.agent == Agent::Claude && s.project.is_none() && s.cwd.is_none())
+        .filter_map(|s| s.source.project_dir.as_deref())
+        .collect();
     skipped.into_iter().partition(|f| {
         if named_after(f, filter) {
             return false;
         }
         match f.agent {
-            Agent::Claude => claude_bound.is_some_and(|bound| f.mtime.is_none_or(|m| m >= bound)),
+            Agent::Claude => {
+                claude_bound.is_some_and(|bound| f.mtime.is_none_or(|m| m >= bound))
+                    || f.project_dir
+                        .as_deref()
+                        .is_some_and(|d| claude_folders_without_cwd.contains(d))
+            }
             Agent::Gemini => gemini_name_id(&f.path).is_some_and(|id| gemini_ids.contains(&id)),
             Agent::Codex => codex_name_id(&f.path).is_some_and(|id| codex_ids.contains(&id)),
         }

@@ -166,3 +166,30 @@ fn the_footer_counts_the_files_left_unread() {
         "1 session, 5 tokens, $0.0000; 1 file outside the time window not read"
     );
 }
+
+/// A Claude file with no working directory in any record (a file of summaries and snapshots)
+/// takes its project from another file of its folder: under `--since`, that file is read for
+/// its path even when its mtime is before the window, so the project does not depend on it.
+#[test]
+fn a_session_without_cwd_finds_its_folders_project_whatever_the_mtimes() {
+    const A: &str = "aaaaaaaa-0000-4000-8000-000000000001";
+    const C: &str = "cccccccc-0000-4000-8000-000000000003";
+    let old = turn(A, "A1", None, "2026-01-10T10:00:00.000Z", 100);
+    let no_cwd = format!(
+        r#"{{"type":"user","parentUuid":null,"uuid":"u-C1","sessionId":"{C}","timestamp":"2026-06-10T10:00:00.000Z","message":{{"role":"user","content":"hello"}}}}
+"#
+    );
+    for old_mtime in ["2026-01-10T10:06:00Z", "2026-06-10T10:02:00Z"] {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join(".claude/projects/-home-dev-res");
+        write(&dir.join(format!("{A}.jsonl")), &old);
+        write(&dir.join(format!("{C}.jsonl")), &no_cwd);
+        set_mtime(&dir.join(format!("{A}.jsonl")), old_mtime);
+        set_mtime(&dir.join(format!("{C}.jsonl")), "2026-06-10T10:01:00Z");
+        let listed = json(home.path(), &["list", "--since", "2026-06-01"]);
+        let ids: Vec<&str> = listed.iter().map(|s| s["id"].as_str().unwrap()).collect();
+        assert_eq!(ids, [C], "{old_mtime}");
+        assert_eq!(listed[0]["project"], "/home/dev/res", "{old_mtime}");
+        assert_eq!(listed[0]["project_source"], "folder_match", "{old_mtime}");
+    }
+}
