@@ -451,13 +451,10 @@ fn needed_by_cross_file_rules<T>(
     })
 }
 
-/// The session id a Codex rollout's name ends with (`rollout-<time>-<uuid>.jsonl`), lower-cased.
+/// The session id a Codex rollout's name ends with (`rollout-<time>-<uuid>.jsonl`),
+/// lower-cased, by the Codex parser's own rule.
 fn codex_name_id(path: &Path) -> Option<String> {
-    let name = path.file_name()?.to_str()?;
-    let stem = name.trim_end_matches(".zst").trim_end_matches(".jsonl");
-    let (_, rest) = stem.split_once("rollout-")?;
-    // The time part (`2025-09-08T10-20-30-`) is 20 characters.
-    Some(rest.get(20..)?.to_ascii_lowercase())
+    crate::parse::codex::rollout_uuid(path).map(|id| id.to_ascii_lowercase())
 }
 
 /// The id part of a Gemini session file's name (`session-<time>-<first 8 of sessionId>.json`,

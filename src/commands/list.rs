@@ -37,7 +37,7 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
         if !g.quiet {
             eprintln!(
                 "note: your stores hold no session; listing {} instead\n{}",
-                safe_line(&dir.display().to_string()),
+                crate::output::safe_path(dir),
                 looked_in_line(&looked)
             );
         }

@@ -22,7 +22,6 @@ use crate::diag::Report;
 use crate::discover::{StoreOptions, Stores};
 use crate::filter::{Filter, ProjectMatcher, parse_since, parse_until};
 use crate::output::{Guard, OutputError, safe_path};
-use crate::render::text::safe_line;
 use crate::scan::{ScanOptions, ScanResult};
 use crate::usage::Zone;
 
@@ -236,7 +235,7 @@ pub fn note_unrecognised(result: &crate::scan::ScanResult, quiet: bool) {
     for p in &result.unrecognised {
         eprintln!(
             "note: {}: not a session file of any supported agent",
-            crate::render::text::safe_line(&p.display().to_string())
+            crate::output::safe_path(p)
         );
     }
 }
@@ -298,7 +297,7 @@ fn no_stores_message(stores: &Stores) -> String {
             .map(|(_, _, source)| format!(" ({source}: no such folder)"))
             .filter(|_| !p.exists())
             .unwrap_or_default();
-        looked.push(format!("  {}{named}", safe_line(&p.display().to_string())));
+        looked.push(format!("  {}{named}", safe_path(p)));
     }
     format!(
         "no Claude Code, Codex CLI or Gemini CLI session store found; looked in:\n{}\n\

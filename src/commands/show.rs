@@ -200,7 +200,7 @@ pub fn resolve(sessions: &[SessionSummary], target: &str) -> Result<usize, Failu
                     s.agent,
                     safe_line(&s.id),
                     s.started_at.map(local_time).unwrap_or_default(),
-                    safe_line(&s.path().display().to_string())
+                    crate::output::safe_path(s.path())
                 ));
             }
             Err(Failure::failed(msg))

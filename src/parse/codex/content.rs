@@ -797,20 +797,33 @@ pub(super) fn collect_text(v: &Value, out: &mut String) {
 
 /// The uuid at the end of `rollout-<stamp>-<uuid>.jsonl[.zst]`, else the file stem.
 pub(super) fn id_from_path(path: &Path) -> String {
+    let stem = stem(path);
+    match uuid_tail(&stem) {
+        Some(tail) => tail.to_string(),
+        None => stem,
+    }
+}
+
+/// The uuid a rollout's file name ends with, if it ends with one.
+pub fn rollout_uuid(path: &Path) -> Option<String> {
+    uuid_tail(&stem(path)).map(str::to_string)
+}
+
+fn stem(path: &Path) -> String {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    let stem = name
-        .trim_end_matches(".zst")
+    name.trim_end_matches(".zst")
         .trim_end_matches(".jsonl")
         .trim_end_matches(".json")
-        .to_string();
+        .to_string()
+}
+
+fn uuid_tail(stem: &str) -> Option<&str> {
     // `get` rather than indexing: a non-ASCII name must not split a character.
-    match stem.get(stem.len().saturating_sub(36)..) {
-        Some(tail) if is_uuid(tail) => tail.to_string(),
-        _ => stem,
-    }
+    stem.get(stem.len().saturating_sub(36)..)
+        .filter(|tail| is_uuid(tail))
 }
 
 fn is_uuid(s: &str) -> bool {

@@ -135,6 +135,7 @@ impl Records for Lines {
 }
 
 use content::id_from_path;
+pub use content::rollout_uuid;
 
 pub(super) type Obj = Map<String, Value>;
 
