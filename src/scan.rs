@@ -290,6 +290,7 @@ fn run<T: Send>(
     let dropped = crate::gemini_groups::group(&mut sessions);
     result.report.extend(dropped);
     result.report.extend(drop_codex_copies(&mut sessions));
+    result.report.extend(drop_claude_copies(&mut sessions));
 
     for s in &mut sessions {
         result.report.extend(s.warnings.iter().cloned());
@@ -503,9 +504,10 @@ fn drop_codex_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
 /// the most responses (then the most messages, then the latest update, then the first path) is
 /// kept. Files whose responses diverge (each holds some the other lacks: branches taken from
 /// one point, or consecutive pieces of one session) are distinct histories and are all kept;
-/// so is a file with a response that names no message id, which cannot be compared. Used where
-/// a whole file's history is measured (the replays); the per-request aggregates already count
-/// each response once ([`count_once`]).
+/// so is a file with a response that names no message id, which cannot be compared. Run by the
+/// scan before [`count_once`], as the Codex and Gemini copy rules are, so that every command
+/// sees one session where the agent wrote one (a row of `list`, a replay, an export), not a
+/// row per file.
 pub fn drop_claude_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
     use rustc_hash::FxHashSet;
     // None: a response without an id, so the file cannot be compared.
@@ -521,6 +523,7 @@ pub fn drop_claude_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
     }
     let mut drop = vec![false; sessions.len()];
     let mut warnings = Vec::new();
+    let mut held_by = Vec::new();
     for members in same_session_files(sessions, Agent::Claude) {
         let keys: Vec<_> = members.iter().map(|&i| keys_of(&sessions[i])).collect();
         for (a, &i) in members.iter().enumerate() {
@@ -534,6 +537,7 @@ pub fn drop_claude_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
             });
             if let Some(b) = holder {
                 drop[i] = true;
+                held_by.push((i, members[b]));
                 warnings.push(Warning::new(
                     WarningKind::Duplicate,
                     &sessions[i].source.path,
@@ -549,7 +553,44 @@ pub fn drop_claude_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
             }
         }
     }
+    // A response counts at the per-field maximum of its copies ([`count_once`]): a copy taken
+    // while the response streamed holds a smaller snapshot, and may be the one kept.
+    for (copy, holder) in held_by {
+        let copied: Vec<(DedupKey, Usage)> = sessions[copy]
+            .requests
+            .iter()
+            .filter_map(|r| Some((r.dedup_key.clone()?, r.usage)))
+            .collect();
+        let holder = &mut sessions[holder];
+        if merge_usage(&mut holder.requests, &copied) {
+            holder.usage = Usage::default();
+            for r in &holder.requests {
+                holder.usage.add(&r.usage);
+            }
+        }
+    }
     remove_marked(sessions, &drop, warnings)
+}
+
+/// Raise each request of `requests` to the per-field maximum of the copies of it in `copied`
+/// (matched by message and request id); whether any was raised.
+fn merge_usage(requests: &mut [RequestUsage], copied: &[(DedupKey, Usage)]) -> bool {
+    use rustc_hash::FxHashMap;
+    let of: FxHashMap<(&str, Option<&str>), &Usage> = copied
+        .iter()
+        .map(|(k, u)| ((k.message_id.as_str(), k.request_id.as_deref()), u))
+        .collect();
+    let mut raised = false;
+    for r in requests {
+        if let Some(k) = &r.dedup_key {
+            if let Some(u) = of.get(&(k.message_id.as_str(), k.request_id.as_deref())) {
+                let before = r.usage;
+                r.usage.max_with(u);
+                raised |= r.usage != before;
+            }
+        }
+    }
+    raised
 }
 
 /// The files of `agent` that share a session id (and kind) with another, group by group, each

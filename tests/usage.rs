@@ -618,6 +618,58 @@ fn a_response_in_several_files_counts_once_at_its_largest_for_its_session() {
     assert_eq!(by_id[a], 510, "A1 counts at its largest: {by_id:?}");
 }
 
+/// A Claude session written into several files (a backup, a resume's copy) is one session in
+/// every report: one `list` row and one project member, the copies reported with `-v`, and its
+/// responses counted at the largest snapshot any copy holds, whichever file is kept.
+#[test]
+fn copies_of_a_claude_session_are_one_session_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join(".claude/projects/-home-dev-copies");
+    std::fs::create_dir_all(&store).unwrap();
+    let sid = "cccccccc-0000-4000-8000-000000000003";
+    let write = |name: &str, lines: &[String]| {
+        std::fs::write(store.join(name), lines.join("\n") + "\n").unwrap();
+    };
+    // A copy taken while the response streamed (5 output tokens), kept since it sorts first,
+    // and the file the response finished in (500).
+    write(
+        &format!("0-early-{sid}.jsonl"),
+        &[response(sid, "2026-03-10T10:00:05Z", "C1", 5)],
+    );
+    write(
+        &format!("{sid}.jsonl"),
+        &[response(sid, "2026-03-10T10:00:05Z", "C1", 500)],
+    );
+    let home = dir.path().to_str().unwrap();
+    let out = common::sessions()
+        .args(["-v", "--home", home, "list", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["id"], sid);
+    assert_eq!(rows[0]["tokens"]["output"], 500, "{rows:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.lines()
+            .any(|l| l.contains(&format!("{sid}.jsonl: copy of Claude session {sid}"))),
+        "{err}"
+    );
+    let projects = json_of(
+        common::sessions(),
+        &["--home", home, "projects", "--format", "json"],
+    );
+    assert_eq!(projects[0]["sessions"], 1, "{projects:#}");
+    assert_eq!(projects[0]["tokens"]["output"], 500, "{projects:#}");
+    let doc = json_of(
+        common::sessions(),
+        &["--home", home, "usage", "session", "--format", "json"],
+    );
+    assert_eq!(doc["totals"]["tokens"]["output"], 500, "{doc:#}");
+}
+
 /// The de-duplicated total of a selection, as `projects` reports it.
 fn projects_total(args: &[&str]) -> u64 {
     let mut all = vec!["projects", "--format", "json"];

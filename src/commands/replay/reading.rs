@@ -99,8 +99,7 @@ pub(super) fn replay_all(
     );
     crate::commands::require_stores(&result, &opts.stores)?;
     let mut sessions = result.sessions;
-    let mut report = result.report;
-    report.extend(crate::scan::drop_claude_copies(&mut sessions));
+    let report = result.report;
     if sessions.is_empty() {
         return Err(Failure::failed("no session selected"));
     }
@@ -212,9 +211,11 @@ pub(super) fn replay_named(
     args: &ReplayArgs,
     options_for: &dyn Fn(SummarySize) -> Vec<ReplayOptions>,
 ) -> Result<Replayed, Failure> {
-    let (mut sessions, all, mut report) = select(g, args)?;
-    // A history measured twice would count twice in the totals.
-    report.extend(crate::scan::drop_claude_copies(&mut sessions));
+    let (mut sessions, all, report) = select(g, args)?;
+    // The scans left one file of each history (copies are dropped there); a file named twice
+    // (by its id and by its path) would still count twice in the totals.
+    let mut seen = HashSet::new();
+    sessions.retain(|s| seen.insert(s.path().to_path_buf()));
     if sessions.is_empty() {
         return Err(Failure::failed("no session selected"));
     }
