@@ -8,10 +8,11 @@
 //!
 //! Prints `files lines bytes` on stdout. Built with `cargo build --release --features bench-tools`.
 
-use std::io::Read;
+use std::io::{Read, Write as _};
 use std::path::PathBuf;
 
 use rayon::prelude::*;
+
 use serde::de::IgnoredAny;
 
 use sessions::discover::{Discovery, StoreOptions, Stores};
@@ -19,7 +20,8 @@ use sessions::model::Agent;
 
 fn main() {
     let Some(home) = std::env::args_os().nth(1).map(PathBuf::from) else {
-        eprintln!("usage: parse_floor HOME");
+        // Not `eprintln!` (clippy.toml): it panics when stderr is closed.
+        let _ = writeln!(std::io::stderr(), "usage: parse_floor HOME");
         std::process::exit(2);
     };
     let opts = StoreOptions {

@@ -137,7 +137,7 @@ impl Report {
         for w in &self.warnings {
             if verbose || (!w.kind.is_benign() && shown < MAX_DETAILED) {
                 // File names are session data too: no raw control characters on the terminal.
-                eprintln!(
+                to_stderr!(
                     "warning: {}",
                     crate::render::text::safe_line(&w.to_string())
                 );
@@ -158,7 +158,7 @@ impl Report {
             .collect();
         let hidden = self.warnings.len().saturating_sub(shown);
         if hidden > 0 || shown > 0 {
-            eprintln!(
+            to_stderr!(
                 "warning: {} in total ({}){}",
                 plural(self.warnings.len(), "warning"),
                 parts.join(", "),

@@ -9,6 +9,16 @@
 //! - [`commands`]: one module per subcommand; [`render`]: tables, JSON, text;
 //! - [`output`]: the one door out, through which every file the tool writes goes.
 
+/// `to_stderr!` that cannot panic: a diagnostic that cannot be written (stderr closed, or a
+/// pipe whose reader is gone) is dropped, so that the exit code stays the documented one.
+/// `clippy.toml` disallows `to_stderr!` itself.
+macro_rules! to_stderr {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 pub mod cli;
 pub mod commands;
 pub mod diag;

@@ -447,3 +447,31 @@ fn a_file_reached_several_ways_is_listed_once() {
         "{listed:?}"
     );
 }
+
+/// A diagnostic that cannot be written (stderr a pipe whose reader is gone, as in
+/// `sessions list 2>&1 | head -1`) is dropped: the exit code stays the documented one, never
+/// a panic's 101.
+#[test]
+fn a_closed_stderr_keeps_the_documented_exit_codes() {
+    let home = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/home");
+    let damaged = common::damaged("");
+    let cases: [(&[&str], i32); 5] = [
+        (&["--home", home, "list"], 0),
+        (&["--home", home, "usage"], 0),
+        (&["--home", home, "show", "ffffffff"], 1),
+        (&["--home", home, "list", "--since", "-7d"], 2),
+        (&["list", "--strict", damaged.to_str().unwrap()], 3),
+    ];
+    for (args, code) in cases {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_sessions"))
+            .args(args)
+            .env("TZ", "UTC")
+            .stdout(std::process::Stdio::null())
+            .stderr(writer)
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(code), "{args:?}");
+    }
+}

@@ -95,7 +95,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
                 guard.write(path, |w| export_one(&sel.chosen[0], &pool, Some(path), w))
             })?;
             if !g.quiet {
-                eprintln!("exported 1 session to {}", safe_path(path));
+                to_stderr!("exported 1 session to {}", safe_path(path));
             }
             Ok(())
         }
@@ -107,11 +107,11 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
 
     if !g.quiet {
         for n in pool.notes.lock().map(|n| n.clone()).unwrap_or_default() {
-            eprintln!("warning: {n}");
+            to_stderr!("warning: {n}");
         }
         if opts.redact {
             let r = redactions.lock().map(|r| r.clone()).unwrap_or_default();
-            eprintln!("{}", r.describe());
+            to_stderr!("{}", r.describe());
         }
     }
     outcome.map(|_| sel.report)
@@ -599,7 +599,7 @@ fn export_dir(
         .then(|| guard.write(&index, |w| write_index(w, opts.format, &entries)))
         .and_then(Result::err);
     if !g.quiet {
-        eprintln!(
+        to_stderr!(
             "exported {} session{} to {}{}",
             entries.len(),
             if entries.len() == 1 { "" } else { "s" },

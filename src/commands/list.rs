@@ -35,7 +35,7 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
             &|k| std::env::var(k).ok(),
         );
         if !g.quiet {
-            eprintln!(
+            to_stderr!(
                 "note: your stores hold no session; listing {} instead\n{}",
                 crate::output::safe_path(dir),
                 looked_in_line(&looked)
@@ -80,7 +80,7 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
             out.flush()?;
             if !g.quiet {
                 if sessions.is_empty() && args.select.paths.is_empty() {
-                    eprintln!("{}", looked_in_line(&opts.stores));
+                    to_stderr!("{}", looked_in_line(&opts.stores));
                 }
                 let usage = aggregate_usage(sessions.iter());
                 let shown = if total_found > sessions.len() {
@@ -92,7 +92,7 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
                 } else {
                     plural(total_found, "session")
                 };
-                eprintln!(
+                to_stderr!(
                     "{shown}, {} tokens, {}{}",
                     human_count(usage.total()),
                     crate::commands::usage::cost_label(&cost),

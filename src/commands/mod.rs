@@ -77,13 +77,13 @@ pub fn run(cli: Cli) -> ExitCode {
             Ok(p) => {
                 if !g.quiet {
                     for w in p.warnings() {
-                        eprintln!("warning: {w}");
+                        to_stderr!("warning: {w}");
                     }
                 }
                 crate::pricing::install(p)
             }
             Err(e) => {
-                eprintln!("error: {e}");
+                to_stderr!("error: {e}");
                 return ExitCode::from(exit::USAGE);
             }
         }
@@ -109,7 +109,7 @@ pub fn run(cli: Cli) -> ExitCode {
             report.print(g.verbose, g.quiet);
             if g.strict && report.serious() > 0 {
                 if !g.quiet {
-                    eprintln!(
+                    to_stderr!(
                         "error: --strict: {} problem(s) reading the stores",
                         report.serious()
                     );
@@ -122,7 +122,7 @@ pub fn run(cli: Cli) -> ExitCode {
         // A closed pipe (`sessions list | head`) is not an error.
         Err(f) if f.message.contains("Broken pipe") => ExitCode::from(exit::OK),
         Err(f) => {
-            eprintln!("error: {}", f.message);
+            to_stderr!("error: {}", f.message);
             ExitCode::from(f.status)
         }
     }
@@ -135,7 +135,7 @@ pub fn warn_bad_tz(g: &GlobalArgs, what: &str) {
         return;
     }
     if let Some(bad) = crate::usage::zone::bad_tz() {
-        eprintln!(
+        to_stderr!(
             "warning: TZ={} names no time zone: {what}",
             crate::render::text::safe_line(&bad)
         );
@@ -233,7 +233,7 @@ pub fn note_unrecognised(result: &crate::scan::ScanResult, quiet: bool) {
         return;
     }
     for p in &result.unrecognised {
-        eprintln!(
+        to_stderr!(
             "note: {}: not a session file of any supported agent",
             crate::output::safe_path(p)
         );

@@ -93,7 +93,7 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
         let written = plot_all(&first, path, guard)?;
         if !g.quiet {
             for p in &written {
-                eprintln!("wrote {}", safe_path(p));
+                to_stderr!("wrote {}", safe_path(p));
             }
         }
     }
@@ -173,11 +173,11 @@ fn print_notes(replays: &[&SessionReplay]) {
             0 => format!("{id}: "),
             n => format!("{id} and {}: ", crate::render::plural(n, "other session")),
         };
-        eprintln!("note: {who}{}", crate::render::text::safe_line(text));
+        to_stderr!("note: {who}{}", crate::render::text::safe_line(text));
     }
     if uniq.len() > SHOWN {
         let more = uniq.len() - SHOWN;
-        eprintln!(
+        to_stderr!(
             "note: {more} more {} (--format json has every session's notes)",
             if more == 1 { "note" } else { "notes" }
         );

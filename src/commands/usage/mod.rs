@@ -72,7 +72,7 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
                 } else {
                     ("are", "they are")
                 };
-                eprintln!(
+                to_stderr!(
                     "note: {} without any time {is} in no block ({they} in `usage daily`'s \
                      undated row)",
                     crate::render::plural(undated, "request"),
@@ -121,7 +121,7 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
             }
             out.flush()?;
             if !g.quiet && !rows.is_empty() {
-                eprintln!(
+                to_stderr!(
                     "{} in {}; times in {}; prices: {}",
                     crate::render::plural(total.tally.requests as usize, "request"),
                     crate::render::plural(rows.len(), "row"),
@@ -159,7 +159,7 @@ pub fn warn_unpriced(cost: &Cost, quiet: bool) {
     } else {
         ("models", "their")
     };
-    eprintln!(
+    to_stderr!(
         "warning: no price for {what} {}: {its} tokens are counted, {its} cost is unknown \
          (null); --prices FILE can add prices",
         names.join(", ")

@@ -69,7 +69,7 @@ pub fn corpus_or_skip(what: &str) -> Option<PathBuf> {
         "{what}: {} is missing and CI=true",
         dir.display()
     );
-    eprintln!(
+    to_stderr!(
         "note: {what}: {} is absent; corpus sessions skipped",
         dir.display()
     );
@@ -393,7 +393,7 @@ fn every_request_matches_the_package() {
             }
         }
     }
-    eprintln!(
+    to_stderr!(
         "{sessions} sessions, {requests} requests compared; {} runs stop where the previous \
          prompt passed the window in truncation-only mode:\n  {}",
         approximated.len(),
@@ -699,7 +699,7 @@ fn corpus_real_sessions_compress_where_gemini_does() {
             "{name}: {sessions} real sessions, {compressing} first change a compression, at the same request in {same}"
         ));
     }
-    eprintln!("{}", lines.join("\n"));
+    to_stderr!("{}", lines.join("\n"));
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     assert!(!lines.is_empty());
 }

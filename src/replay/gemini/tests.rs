@@ -561,7 +561,7 @@ fn bench_100k_messages() {
         let out = replay(&input, &opts);
         let el = t.elapsed();
         let count = |k: EventKind| out.events.iter().filter(|e| e.kind == k).count();
-        eprintln!(
+        to_stderr!(
             "{shape:12} {} messages, {} requests: {:?}; compress {}, failed {}, truncate {}, mask {}; peak what-if {} / full {}",
             input.items.len(),
             out.requests,

@@ -570,7 +570,7 @@ fn incremental_replay_equals_the_full_pass_at_every_request() {
             assert_eq!(fast.full_tokens(), full.div_ceil(4));
         }
     }
-    eprintln!("{requests_checked} requests, {prunes} prunes, {sticky_prunes} sticky");
+    to_stderr!("{requests_checked} requests, {prunes} prunes, {sticky_prunes} sticky");
     assert!(
         requests_checked > 5_000 && prunes > 500 && sticky_prunes > 200,
         "{requests_checked} {prunes} {sticky_prunes}"

@@ -427,7 +427,7 @@ fn corpus(rel: &str) -> Option<PathBuf> {
     if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
         panic!("{} is required in CI", dir.display());
     }
-    eprintln!(
+    to_stderr!(
         "note: {} is missing; the corpus check is skipped locally",
         dir.display()
     );
