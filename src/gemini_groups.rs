@@ -133,22 +133,16 @@ fn link_and_mark(sessions: &mut [SessionSummary]) {
                 std::cmp::Reverse(sessions[i].updated_at),
             )
         });
-        // Sub-agent recordings: inside an earlier part's time span.
+        let spans: Vec<(Time, Time)> = idxs.iter().map(|&i| span(&sessions[i])).collect();
+        let inside = recordings(&spans);
         let mut parts: Vec<usize> = Vec::new();
-        for &i in &idxs {
-            let (start, end) = span(&sessions[i]);
-            let host = parts.iter().copied().find(|&p| {
-                let (ps, pe) = span(&sessions[p]);
-                ps <= start && end <= pe && (ps, pe) != (start, end)
-            });
-            match host {
-                Some(p) => {
-                    let parent = sessions[p].id.clone();
-                    let s = &mut sessions[i];
-                    s.kind = SessionKind::Subagent;
-                    s.parent_id = Some(parent);
-                }
-                None => parts.push(i),
+        for (&i, inside) in idxs.iter().zip(inside) {
+            if inside {
+                let s = &mut sessions[i];
+                s.kind = SessionKind::Subagent;
+                s.parent_id = Some(s.id.clone());
+            } else {
+                parts.push(i);
             }
         }
         // Continuations: compressed only from a context that could have been.
@@ -164,13 +158,35 @@ fn link_and_mark(sessions: &mut [SessionSummary]) {
     }
 }
 
-fn span(
-    s: &SessionSummary,
-) -> (
-    Option<chrono::DateTime<chrono::Utc>>,
-    Option<chrono::DateTime<chrono::Utc>>,
-) {
+type Time = Option<chrono::DateTime<chrono::Utc>>;
+
+fn span(s: &SessionSummary) -> (Time, Time) {
     (s.started_at, s.updated_at.or(s.started_at))
+}
+
+/// Which of the files of one session, as `(start, end)` spans in order of start, are sub-agent
+/// recordings: inside the span of an earlier file that is not one (a part), and not that span
+/// itself. Every earlier part started no later, so a file is inside one exactly when some part
+/// ends after it, or ends with it having started before it: the latest end among the parts
+/// and the earliest start among those ending then decide it, in constant time per file (a
+/// search of the parts made a session `/clear`ed thousands of times quadratic).
+fn recordings<T: Ord + Copy>(spans: &[(T, T)]) -> Vec<bool> {
+    // (latest end, earliest start of the parts ending then)
+    let mut last: Option<(T, T)> = None;
+    spans
+        .iter()
+        .map(|&(start, end)| {
+            let inside = last.is_some_and(|(pe, ps)| pe > end || (pe == end && ps < start));
+            if !inside {
+                last = match last {
+                    Some((pe, ps)) if pe > end => Some((pe, ps)),
+                    Some((pe, ps)) if pe == end => Some((pe, ps.min(start))),
+                    _ => Some((end, start)),
+                };
+            }
+            inside
+        })
+        .collect()
 }
 
 fn file_stem(p: &Path) -> String {
@@ -182,4 +198,55 @@ fn file_stem(p: &Path) -> String {
         .trim_end_matches(".jsonl")
         .trim_end_matches(".json")
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::recordings;
+
+    /// The rule as first written: a search of the parts so far.
+    fn searched(spans: &[(u8, u8)]) -> Vec<bool> {
+        let mut parts: Vec<(u8, u8)> = Vec::new();
+        spans
+            .iter()
+            .map(|&(start, end)| {
+                let inside = parts
+                    .iter()
+                    .any(|&(ps, pe)| ps <= start && end <= pe && (ps, pe) != (start, end));
+                if !inside {
+                    parts.push((start, end));
+                }
+                inside
+            })
+            .collect()
+    }
+
+    #[test]
+    fn recordings_are_the_files_inside_an_earlier_part() {
+        // A small generator (no crate for it): spans over few values, so that equal starts,
+        // equal ends and equal spans are frequent.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n) as u8
+        };
+        for _ in 0..5_000 {
+            let len = 1 + next(12) as usize;
+            let mut spans: Vec<(u8, u8)> = (0..len)
+                .map(|_| {
+                    let a = next(6);
+                    (a, a + next(4))
+                })
+                .collect();
+            // In order of start, the longer span first, as the caller sorts them.
+            spans.sort_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
+            assert_eq!(recordings(&spans), searched(&spans), "{spans:?}");
+        }
+        assert_eq!(
+            recordings(&[(0, 9), (1, 3), (2, 9), (2, 9), (9, 12)]),
+            [false, true, true, true, false]
+        );
+    }
 }
