@@ -143,7 +143,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand --gemini-dir 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]'
             cand --project-root 'A folder whose path (and subfolders'' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable'
             cand --prices 'Model prices in LiteLLM''s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.'
-            cand --stats 'Print the observed sizes per agent (counts, medians, every summary size) instead of the events: what `replay-compress --summary-tokens auto` calibrates from'
+            cand --stats 'Print the observed sizes per agent (counts and medians; with --format json|ndjson also every summary''s size) instead of the events: what `replay-compress --summary-tokens auto` calibrates from'
             cand --strict 'Exit with status 3 if any file or line could not be read'
             cand -v 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
             cand --verbose 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'

@@ -144,7 +144,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l codex-
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
-complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l stats -d 'Print the observed sizes per agent (counts, medians, every summary size) instead of the events: what `replay-compress --summary-tokens auto` calibrates from'
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l stats -d 'Print the observed sizes per agent (counts and medians; with --format json|ndjson also every summary\'s size) instead of the events: what `replay-compress --summary-tokens auto` calibrates from'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l strict -d 'Exit with status 3 if any file or line could not be read'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'

@@ -309,7 +309,8 @@ pub enum ShowFormat {
 #[command(after_long_help = "\
 Examples:
   sessions show 6f0d3c52                  any unique prefix of an id that `list` shows
-  sessions show ~/.codex/sessions/2026/03/14/rollout-2026-03-14T09-15-02-019ceba0.jsonl
+  sessions show ~/.codex/sessions/2026/03/14/rollout-2026-03-14T09-15-02-<uuid>.jsonl
+                                          a session file, by its path
   sessions show 6f0d3c52 --utc            times in UTC
   sessions show 6f0d3c52 --format json | jq '.messages | length'
 
@@ -372,8 +373,9 @@ marks an estimate, and a percentage is what Gemini's notice said.")]
 pub struct CompactionsArgs {
     #[command(flatten)]
     pub select: SelectArgs,
-    /// Print the observed sizes per agent (counts, medians, every summary size) instead of the
-    /// events: what `replay-compress --summary-tokens auto` calibrates from.
+    /// Print the observed sizes per agent (counts and medians; with --format json|ndjson also
+    /// every summary's size) instead of the events: what `replay-compress --summary-tokens
+    /// auto` calibrates from.
     #[arg(long)]
     pub stats: bool,
     /// Output format (json/ndjson: the documented contract, docs/json.md).
@@ -395,7 +397,8 @@ Examples:
   sessions replay-compress 6f0d3c52 -A claude --timeline --plot replay.svg
   sessions replay-compress --all -A gemini --sweep threshold=0.2,0.3,0.5,0.7
   sessions replay-compress --all --agent claude --since 30d -A openclaw-prune
-  sessions replay-compress --all -A codex --validate        against Codex's real compactions
+  sessions replay-compress --all --agent codex -A codex --validate
+                                                            against Codex's real compactions
   sessions replay-compress -A pi --list-settings            every key, default and range")]
 pub struct ReplayArgs {
     /// Sessions to replay: ids, unique id prefixes, session files or folders. With --all: files
