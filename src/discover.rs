@@ -244,15 +244,15 @@ impl Discovery {
             if !agents.contains(agent) {
                 continue;
             }
-            if let Err(e) = std::fs::metadata(path) {
-                if e.kind() == std::io::ErrorKind::NotFound {
-                    d.warnings.push(Warning::new(
-                        WarningKind::Unreadable,
-                        path,
-                        None,
-                        format!("{source}: no such folder; no {agent} sessions read from it"),
-                    ));
-                }
+            if let Err(e) = std::fs::metadata(path)
+                && e.kind() == std::io::ErrorKind::NotFound
+            {
+                d.warnings.push(Warning::new(
+                    WarningKind::Unreadable,
+                    path,
+                    None,
+                    format!("{source}: no such folder; no {agent} sessions read from it"),
+                ));
             }
         }
         for &agent in agents {

@@ -157,18 +157,17 @@ impl Filter {
         }
         // A session with no time at all is in no window, as `usage` leaves undated requests
         // out of one.
-        if let Some(since) = self.since {
-            if s.updated_at.or(s.started_at).is_none_or(|t| t < since) {
-                return false;
-            }
+        if let Some(since) = self.since
+            && s.updated_at.or(s.started_at).is_none_or(|t| t < since)
+        {
+            return false;
         }
-        if let Some(until) = self.until {
-            if s.started_at
+        if let Some(until) = self.until
+            && s.started_at
                 .or(s.updated_at)
                 .is_none_or(|t| !until.admits(t))
-            {
-                return false;
-            }
+        {
+            return false;
         }
         true
     }

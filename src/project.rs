@@ -146,10 +146,10 @@ impl ProjectIndex {
                 }
             });
         for e in walk.flatten() {
-            if e.file_type().is_dir() {
-                if let Some(s) = e.path().to_str() {
-                    self.add_candidate(s);
-                }
+            if e.file_type().is_dir()
+                && let Some(s) = e.path().to_str()
+            {
+                self.add_candidate(s);
             }
         }
     }
@@ -174,16 +174,16 @@ impl ProjectIndex {
             if let Some(root) = root {
                 return (Some(root), ProjectSource::ProjectRoot);
             }
-            if let Some(slug) = dir.file_name().map(|n| n.to_string_lossy()) {
-                if let Some(path) = self.registry.get(slug.as_ref()) {
-                    return (Some(path.clone()), ProjectSource::ProjectsJson);
-                }
+            if let Some(slug) = dir.file_name().map(|n| n.to_string_lossy())
+                && let Some(path) = self.registry.get(slug.as_ref())
+            {
+                return (Some(path.clone()), ProjectSource::ProjectsJson);
             }
         }
-        if let Some(hash) = project_hash {
-            if let Some(path) = self.by_hash.get(&hash.to_ascii_lowercase()) {
-                return (Some(path.clone()), ProjectSource::HashMatch);
-            }
+        if let Some(hash) = project_hash
+            && let Some(path) = self.by_hash.get(&hash.to_ascii_lowercase())
+        {
+            return (Some(path.clone()), ProjectSource::HashMatch);
         }
         (None, ProjectSource::Unresolved)
     }

@@ -696,16 +696,16 @@ impl LocalProjects {
 fn resolve_projects(sessions: &mut [SessionSummary], gemini_dirs: &[PathBuf], roots: &[PathBuf]) {
     let mut index = ProjectIndex::new(gemini_dirs);
     for s in sessions.iter_mut() {
-        if s.project.is_none() {
-            if let Some((p, source)) = own_project(s) {
-                s.project = Some(p);
-                s.project_source = source;
-            }
+        if s.project.is_none()
+            && let Some((p, source)) = own_project(s)
+        {
+            s.project = Some(p);
+            s.project_source = source;
         }
-        if s.agent != Agent::Gemini {
-            if let Some(p) = &s.project {
-                index.add_candidate(p);
-            }
+        if s.agent != Agent::Gemini
+            && let Some(p) = &s.project
+        {
+            index.add_candidate(p);
         }
     }
     for r in roots {

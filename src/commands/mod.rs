@@ -373,14 +373,14 @@ pub fn filter(sel: &SelectArgs, zone: &Zone) -> Result<Filter, Failure> {
         .map(|s| parse_until(s, zone, now))
         .transpose()
         .map_err(Failure::usage)?;
-    if let (Some(s), Some(u)) = (since, until) {
-        if !u.admits(s) {
-            return Err(Failure::usage(format!(
-                "--since {} is after --until {}: no time is in that window",
-                f.since.as_deref().unwrap_or_default(),
-                f.until.as_deref().unwrap_or_default()
-            )));
-        }
+    if let (Some(s), Some(u)) = (since, until)
+        && !u.admits(s)
+    {
+        return Err(Failure::usage(format!(
+            "--since {} is after --until {}: no time is in that window",
+            f.since.as_deref().unwrap_or_default(),
+            f.until.as_deref().unwrap_or_default()
+        )));
     }
     Ok(Filter {
         agents: f.agent.clone(),

@@ -455,39 +455,39 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
         };
         if m.subtype.as_deref() == Some("compaction") {
             for p in &m.parts {
-                if let Part::Compaction { index } = p {
-                    if let Some(c) = s.compactions.get(*index) {
-                        let tokens = match (c.tokens_before, c.tokens_after) {
-                            (Some(b), Some(a)) => {
-                                format!(", {} → {} tokens", human_count(b), human_count(a))
-                            }
-                            (Some(b), None) => format!(", {} tokens before", human_count(b)),
-                            _ => String::new(),
-                        };
-                        let trigger = serde_json::to_value(c.trigger)
-                            .ok()
-                            .and_then(|v| v.as_str().map(String::from))
-                            .unwrap_or_default();
-                        let (what, saved) = match c.kind {
-                            CompactionKind::ClaudeMicrocompact => (
-                                "microcompaction",
-                                c.extra
-                                    .get("tokensSaved")
-                                    .and_then(Value::as_u64)
-                                    .map(|n| format!(", {} saved", human_count(n)))
-                                    .unwrap_or_default(),
-                            ),
-                            _ => ("compaction", String::new()),
-                        };
-                        let what = format!("{what} ({trigger}{tokens}{saved})");
-                        let banner = format!("{time}  ════ {what} ════");
-                        // Narrow: the rules go, then the words wrap under the text column.
-                        if width.is_none_or(|w| text_width(&banner) <= w) {
-                            writeln!(out, "{banner}")?;
-                        } else {
-                            let line = format!("{time}  {what}");
-                            writeln!(out, "{}", hang(&line, width.unwrap_or(usize::MAX)))?;
+                if let Part::Compaction { index } = p
+                    && let Some(c) = s.compactions.get(*index)
+                {
+                    let tokens = match (c.tokens_before, c.tokens_after) {
+                        (Some(b), Some(a)) => {
+                            format!(", {} → {} tokens", human_count(b), human_count(a))
                         }
+                        (Some(b), None) => format!(", {} tokens before", human_count(b)),
+                        _ => String::new(),
+                    };
+                    let trigger = serde_json::to_value(c.trigger)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default();
+                    let (what, saved) = match c.kind {
+                        CompactionKind::ClaudeMicrocompact => (
+                            "microcompaction",
+                            c.extra
+                                .get("tokensSaved")
+                                .and_then(Value::as_u64)
+                                .map(|n| format!(", {} saved", human_count(n)))
+                                .unwrap_or_default(),
+                        ),
+                        _ => ("compaction", String::new()),
+                    };
+                    let what = format!("{what} ({trigger}{tokens}{saved})");
+                    let banner = format!("{time}  ════ {what} ════");
+                    // Narrow: the rules go, then the words wrap under the text column.
+                    if width.is_none_or(|w| text_width(&banner) <= w) {
+                        writeln!(out, "{banner}")?;
+                    } else {
+                        let line = format!("{time}  {what}");
+                        writeln!(out, "{}", hang(&line, width.unwrap_or(usize::MAX)))?;
                     }
                 }
             }

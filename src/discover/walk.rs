@@ -88,16 +88,16 @@ impl Walk {
         }
         if let Key::Id(dev, _) = key {
             let parent = e.depth().checked_sub(1).and_then(|d| self.devices.get(d));
-            if parent != Some(&dev) {
-                if let Some(fs) = self.pseudo_fs(dev) {
-                    self.warnings.push(Warning::new(
-                        WarningKind::Unreadable,
-                        e.path(),
-                        None,
-                        format!("on a {fs} file system (kernel state, not files): not walked"),
-                    ));
-                    return false;
-                }
+            if parent != Some(&dev)
+                && let Some(fs) = self.pseudo_fs(dev)
+            {
+                self.warnings.push(Warning::new(
+                    WarningKind::Unreadable,
+                    e.path(),
+                    None,
+                    format!("on a {fs} file system (kernel state, not files): not walked"),
+                ));
+                return false;
             }
             self.devices.truncate(e.depth());
             self.devices.push(dev);

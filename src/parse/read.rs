@@ -525,9 +525,10 @@ fn decode<'b, T: Records>(
     }
     // A record cut short (a crash mid-write) with the next record appended on the same line:
     // keep what follows the cut.
-    if err.is_syntax() || err.is_eof() {
-        if let Some(at) = recoverable_tail(line) {
-            warnings.push(Warning::new(
+    if (err.is_syntax() || err.is_eof())
+        && let Some(at) = recoverable_tail(line)
+    {
+        warnings.push(Warning::new(
                 WarningKind::MalformedLine,
                 path,
                 Some(no),
@@ -535,8 +536,7 @@ fn decode<'b, T: Records>(
                     "skipped an incomplete record ({at} bytes) cut short by the next one on the same line"
                 ),
             ));
-            return decode::<T>(&line[at..], normal, f, warnings, path, no);
-        }
+        return decode::<T>(&line[at..], normal, f, warnings, path, no);
     }
     if err.to_string().contains("invalid unicode") || std::str::from_utf8(line).is_err() {
         // Bytes that are not UTF-8: decode them as U+FFFD rather than losing the record.

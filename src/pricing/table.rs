@@ -110,12 +110,11 @@ fn provider_rank(provider: Option<&str>, key: &str) -> Option<u8> {
 
 /// Field name → (base field, tier threshold in tokens).
 fn split_tier(field: &str) -> (&str, Option<u64>) {
-    if let Some(head) = field.strip_suffix("k_tokens") {
-        if let Some(i) = head.rfind("_above_") {
-            if let Ok(k) = head[i + "_above_".len()..].parse::<u64>() {
-                return (&head[..i], Some(k * 1000));
-            }
-        }
+    if let Some(head) = field.strip_suffix("k_tokens")
+        && let Some(i) = head.rfind("_above_")
+        && let Ok(k) = head[i + "_above_".len()..].parse::<u64>()
+    {
+        return (&head[..i], Some(k * 1000));
     }
     (field, None)
 }

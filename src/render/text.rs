@@ -347,10 +347,11 @@ pub fn cut_start(s: &str, max: usize) -> String {
         start = end;
     }
     let mut tail = &s[start..];
-    if let Some(slash) = tail.find(['/', '\\']) {
-        if slash > 0 && slash + 1 < tail.len() {
-            tail = &tail[slash..];
-        }
+    if let Some(slash) = tail.find(['/', '\\'])
+        && slash > 0
+        && slash + 1 < tail.len()
+    {
+        tail = &tail[slash..];
     }
     format!("…{tail}")
 }

@@ -600,10 +600,10 @@ impl SessionReplay {
             self.path.display()
         );
         self.summary_tokens = crate::tokens::cap(to.summary_tokens);
-        if let (Some(old), Some(new)) = (summary_note(from), summary_note(to)) {
-            if let Some(n) = self.notes.iter_mut().find(|n| **n == old) {
-                *n = new;
-            }
+        if let (Some(old), Some(new)) = (summary_note(from), summary_note(to))
+            && let Some(n) = self.notes.iter_mut().find(|n| **n == old)
+        {
+            *n = new;
         }
         self
     }

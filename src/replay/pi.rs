@@ -293,14 +293,13 @@ impl Strategy for Pi {
     fn push(&mut self, item: &HistoryItem) {
         if item.is_human {
             // The previous run ended: `_checkCompaction` on its last assistant message.
-            if let Some(total) = self.last_total.take() {
-                if should_compact(total, self.window, self.reserve, self.enabled)
-                    && !self.index.is_empty()
-                {
-                    let mut e = self.compact();
-                    e.measure = Some(total);
-                    self.pending.push(e);
-                }
+            if let Some(total) = self.last_total.take()
+                && should_compact(total, self.window, self.reserve, self.enabled)
+                && !self.index.is_empty()
+            {
+                let mut e = self.compact();
+                e.measure = Some(total);
+                self.pending.push(e);
             }
         }
         for m in from_item(item) {

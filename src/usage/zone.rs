@@ -49,12 +49,10 @@ impl Zone {
             && name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "/_+-".contains(c));
-        if looks_like_name {
-            if let Some(bytes) = read_zone_file(name) {
-                return tz::TimeZone::from_tz_data(&bytes)
-                    .map(|tz| Zone::Named(name.to_string(), tz))
-                    .map_err(|e| err(&e.to_string()));
-            }
+        if looks_like_name && let Some(bytes) = read_zone_file(name) {
+            return tz::TimeZone::from_tz_data(&bytes)
+                .map(|tz| Zone::Named(name.to_string(), tz))
+                .map_err(|e| err(&e.to_string()));
         }
         // A POSIX TZ rule, parsed without touching the file system.
         tz::TimeZoneSettings::new(&[], |_| Err("no file access".into()))

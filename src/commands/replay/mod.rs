@@ -25,12 +25,12 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
     if args.list_settings {
         return list_settings::run(args);
     }
-    if let Some(w) = args.context_window {
-        if !(1..=MAX_TOKENS).contains(&w) {
-            return Err(Failure::usage(format!(
-                "--context-window {w}: expected a window of 1 to {MAX_TOKENS} tokens"
-            )));
-        }
+    if let Some(w) = args.context_window
+        && !(1..=MAX_TOKENS).contains(&w)
+    {
+        return Err(Failure::usage(format!(
+            "--context-window {w}: expected a window of 1 to {MAX_TOKENS} tokens"
+        )));
     }
     let grid = grid(alg, &args.set, &args.sweep).map_err(Failure::usage)?;
     let want_timeline = args.timeline || args.plot.is_some();

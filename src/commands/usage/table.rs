@@ -155,10 +155,10 @@ pub(super) fn table(
             gap_before: Some(gap),
             ..
         } = &r.key
+            && one_agent
+            && *gap >= blocks::BLOCK
         {
-            if one_agent && *gap >= blocks::BLOCK {
-                lines.push(Line::Gap(*gap));
-            }
+            lines.push(Line::Gap(*gap));
         }
         lines.push(Line::Row(r));
         if breakdown {

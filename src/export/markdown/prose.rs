@@ -340,10 +340,10 @@ impl Writer {
     fn start(&mut self, tag: Tag) {
         match tag {
             Tag::Paragraph => {
-                if matches!(self.frames.last(), Some(Frame::Item { .. })) {
-                    if let Some(list) = self.lists.last_mut() {
-                        list.loose = true;
-                    }
+                if matches!(self.frames.last(), Some(Frame::Item { .. }))
+                    && let Some(list) = self.lists.last_mut()
+                {
+                    list.loose = true;
                 }
                 self.block()
             }
@@ -533,13 +533,13 @@ impl Writer {
             }
             TagEnd::TableHead | TagEnd::TableRow => {}
             TagEnd::TableCell => {
-                if let Some(t) = self.table.as_mut() {
-                    if let Some((saved, fresh)) = t.saved.take() {
-                        let cell = std::mem::replace(&mut self.out, saved);
-                        self.fresh_line = fresh;
-                        if let Some(row) = t.rows.last_mut() {
-                            row.push(cell.trim().to_string());
-                        }
+                if let Some(t) = self.table.as_mut()
+                    && let Some((saved, fresh)) = t.saved.take()
+                {
+                    let cell = std::mem::replace(&mut self.out, saved);
+                    self.fresh_line = fresh;
+                    if let Some(row) = t.rows.last_mut() {
+                        row.push(cell.trim().to_string());
                     }
                 }
             }

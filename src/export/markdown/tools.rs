@@ -187,14 +187,14 @@ impl Document<'_, '_> {
                 .map(human_bytes)
                 .unwrap_or_else(|| "size unknown".into())
         );
-        if self.env.opts.images == ImageMode::Extract {
-            if let (Some(data), Some(assets)) = (data, self.env.assets.borrow_mut().as_mut()) {
-                match assets.write(media_type, data) {
-                    Ok(rel) => {
-                        return format!("![{}](<{}>)\n\n", inline(&format!("image: {desc}")), rel);
-                    }
-                    Err(e) => self.env.notes.borrow_mut().push(e),
+        if self.env.opts.images == ImageMode::Extract
+            && let (Some(data), Some(assets)) = (data, self.env.assets.borrow_mut().as_mut())
+        {
+            match assets.write(media_type, data) {
+                Ok(rel) => {
+                    return format!("![{}](<{}>)\n\n", inline(&format!("image: {desc}")), rel);
                 }
+                Err(e) => self.env.notes.borrow_mut().push(e),
             }
         }
         format!("{}\n\n", inline(&format!("[image: {desc}]")))

@@ -569,24 +569,24 @@ impl<'a> Parser<'a> {
         }
 
         let key = msg_id.map(|id| (id.to_string(), req_id.map(String::from)));
-        if let (false, Some(key)) = (synthetic, &key) {
-            if let Some(idx) = self.responses.get(key).map(|r| r.message) {
-                // Another streamed piece of a response already seen: same message.
-                let start = self.s.messages[idx].parts.len();
-                let parts = self.content_parts(content, &key.0, start, rec);
-                let msg = &mut self.s.messages[idx];
-                msg.parts.extend(parts);
-                if msg.model.is_none() {
-                    msg.model = model.map(String::from);
-                }
-                if msg.timestamp.is_none() {
-                    msg.timestamp = timestamp;
-                }
-                if let Some(u) = usage {
-                    self.add_usage(key, u, timestamp, model);
-                }
-                return Slot::Node(Some(idx));
+        if let (false, Some(key)) = (synthetic, &key)
+            && let Some(idx) = self.responses.get(key).map(|r| r.message)
+        {
+            // Another streamed piece of a response already seen: same message.
+            let start = self.s.messages[idx].parts.len();
+            let parts = self.content_parts(content, &key.0, start, rec);
+            let msg = &mut self.s.messages[idx];
+            msg.parts.extend(parts);
+            if msg.model.is_none() {
+                msg.model = model.map(String::from);
             }
+            if msg.timestamp.is_none() {
+                msg.timestamp = timestamp;
+            }
+            if let Some(u) = usage {
+                self.add_usage(key, u, timestamp, model);
+            }
+            return Slot::Node(Some(idx));
         }
 
         let mut msg = Message::new(Role::Assistant);

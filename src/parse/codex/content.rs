@@ -224,10 +224,10 @@ pub(super) fn flatten_output(v: &Value) -> (String, bool, Vec<Part>) {
     match v {
         Value::String(s) => {
             let trimmed = s.trim_start();
-            if trimmed.starts_with('{') {
-                if let Some(flat) = shell_result(s) {
-                    return flat;
-                }
+            if trimmed.starts_with('{')
+                && let Some(flat) = shell_result(s)
+            {
+                return flat;
             }
             if trimmed.starts_with('{') || trimmed.starts_with('[') {
                 match serde_json::from_str::<Value>(s) {

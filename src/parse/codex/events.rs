@@ -166,10 +166,10 @@ impl Builder {
             self.other("rate_limits");
             return;
         };
-        if let Some(w) = info.model_context_window.0.filter(|w| *w > 0) {
-            if !replayed {
-                self.s.context_window = Some(w);
-            }
+        if let Some(w) = info.model_context_window.0.filter(|w| *w > 0)
+            && !replayed
+        {
+            self.s.context_window = Some(w);
         }
         let total = info.total_token_usage.get().map(Raw::of);
         let last = info.last_token_usage.get().map(Raw::of);

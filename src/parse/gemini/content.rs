@@ -495,10 +495,10 @@ pub(super) fn masked_keys(rec: &Rec) -> Vec<String> {
         }
     };
     let mut lists: Vec<&Value> = Vec::new();
-    if rec.str("type") == Some("user") {
-        if let Some(c) = rec.get("content") {
-            lists.push(c);
-        }
+    if rec.str("type") == Some("user")
+        && let Some(c) = rec.get("content")
+    {
+        lists.push(c);
     }
     if let Some(Value::Array(calls)) = rec.get("toolCalls") {
         lists.extend(calls.iter().filter_map(|c| c.get("result")));

@@ -436,12 +436,12 @@ impl Log {
             c.percent_before = Some(b);
             c.percent_after = Some(a);
         }
-        if let Some((b, a)) = trace.tokens {
-            if b.is_some() || a.is_some() {
-                c.tokens_before = b;
-                c.tokens_after = a;
-                c.tokens_provenance = Provenance::Recorded;
-            }
+        if let Some((b, a)) = trace.tokens
+            && (b.is_some() || a.is_some())
+        {
+            c.tokens_before = b;
+            c.tokens_after = a;
+            c.tokens_provenance = Provenance::Recorded;
         }
         if let Value::Object(extra) = &mut c.extra {
             extra.insert("info".into(), Value::String(text.to_string()));
@@ -767,20 +767,20 @@ impl Log {
                     let mut m = base_message(e);
                     m.parts = built.parts;
                     let index = s.messages.len();
-                    if m.role == Role::Assistant {
-                        if let Some(t) = &e.tokens {
-                            let (usage, prompt) = usage_of(t);
-                            if !usage.is_zero() {
-                                m.usage = Some(usage);
-                                s.requests.push(Request {
-                                    timestamp: e.timestamp,
-                                    model: m.model.clone(),
-                                    usage,
-                                    prompt_tokens: Some(prompt),
-                                    message_index: Some(index),
-                                    dedup_key: None,
-                                });
-                            }
+                    if m.role == Role::Assistant
+                        && let Some(t) = &e.tokens
+                    {
+                        let (usage, prompt) = usage_of(t);
+                        if !usage.is_zero() {
+                            m.usage = Some(usage);
+                            s.requests.push(Request {
+                                timestamp: e.timestamp,
+                                model: m.model.clone(),
+                                usage,
+                                prompt_tokens: Some(prompt),
+                                message_index: Some(index),
+                                dedup_key: None,
+                            });
                         }
                     }
                     let superseded = m.superseded;

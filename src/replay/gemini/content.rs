@@ -89,10 +89,9 @@ pub fn sign_first_call(parts: &mut [Arc<J>]) {
     if let Some(call) = parts
         .iter_mut()
         .find(|p| p.get("functionCall").is_some_and(J::truthy))
+        && !call.get("thoughtSignature").is_some_and(J::truthy)
     {
-        if !call.get("thoughtSignature").is_some_and(J::truthy) {
-            Arc::make_mut(call).set("thoughtSignature", J::str(SYNTHETIC_THOUGHT_SIGNATURE));
-        }
+        Arc::make_mut(call).set("thoughtSignature", J::str(SYNTHETIC_THOUGHT_SIGNATURE));
     }
 }
 

@@ -185,15 +185,13 @@ struct Naive {
 
 impl Naive {
     fn append(&mut self, role: GRole, parts: Vec<J>) {
-        if self.p.coalesce {
-            if let Some(last) = self.h.last_mut() {
-                if s(last, "role") == role.as_str() {
-                    if let Some(J::Arr(ps)) = last.get_mut("parts") {
-                        ps.extend(parts);
-                        return;
-                    }
-                }
-            }
+        if self.p.coalesce
+            && let Some(last) = self.h.last_mut()
+            && s(last, "role") == role.as_str()
+            && let Some(J::Arr(ps)) = last.get_mut("parts")
+        {
+            ps.extend(parts);
+            return;
         }
         self.h.push(content(role.as_str(), parts));
     }
@@ -377,7 +375,11 @@ fn differential(
 
 fn scenario(seed: u64) -> (Vec<HistoryItem>, Params) {
     let items = random_session(seed, 12 + (seed as usize % 5) * 3);
-    let coalesce = if seed % 4 == 0 { "false" } else { "true" };
+    let coalesce = if seed.is_multiple_of(4) {
+        "false"
+    } else {
+        "true"
+    };
     let settings: &[(&str, &str)] = &[
         ("masking_protection_threshold", "6000"),
         ("masking_min_prunable", "2500"),
@@ -387,7 +389,7 @@ fn scenario(seed: u64) -> (Vec<HistoryItem>, Params) {
     ];
     // Small windows so the 50% trigger is crossed several times; a summary that fits, and
     // (every third seed) one that inflates.
-    let summary = if seed % 3 == 0 { 200_000 } else { 300 };
+    let summary = if seed.is_multiple_of(3) { 200_000 } else { 300 };
     (
         items,
         params(40_000 + 5_000 * (seed % 4), summary, settings),

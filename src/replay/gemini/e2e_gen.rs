@@ -119,9 +119,9 @@ fn num(x: i64) -> J {
 }
 
 pub fn size_class(seed: u32) -> u32 {
-    if seed % 10 == 0 {
+    if seed.is_multiple_of(10) {
         2
-    } else if seed % 3 == 0 {
+    } else if seed.is_multiple_of(3) {
         1
     } else {
         0

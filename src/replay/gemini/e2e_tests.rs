@@ -228,10 +228,10 @@ fn replay(input: &ReplayInput, setting: &J, hash: &[bool]) -> Vec<(Row, bool)> {
             g.push(&input.items[pushed]);
             pushed += 1;
         }
-        if overhead.is_none() {
-            if let Some(rec) = r.recorded_prompt {
-                overhead = Some(rec.saturating_sub(g.full_tokens()));
-            }
+        if overhead.is_none()
+            && let Some(rec) = r.recorded_prompt
+        {
+            overhead = Some(rec.saturating_sub(g.full_tokens()));
         }
         let info = RequestInfo {
             timestamp: r.timestamp,

@@ -192,10 +192,10 @@ fn a_records_tree_leaves_out_only_the_calls_renderings() {
         "not a call"],
         "thoughts":[{"subject":"s","description":"d"}],"id":"m2"}"#;
     let mut want = whole(line);
-    if let Some(J::Arr(calls)) = want.get_mut("toolCalls") {
-        if let J::Obj(call) = &mut calls[0] {
-            call.retain(|(k, _)| !UI_ONLY.contains(&k.as_str()));
-        }
+    if let Some(J::Arr(calls)) = want.get_mut("toolCalls")
+        && let J::Obj(call) = &mut calls[0]
+    {
+        call.retain(|(k, _)| !UI_ONLY.contains(&k.as_str()));
     }
     assert_eq!(record_line(line).unwrap(), want);
     let call = &record_line(line).unwrap().get("toolCalls").unwrap().clone();

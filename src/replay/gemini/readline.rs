@@ -283,7 +283,7 @@ mod tests {
             for _ in 0..n {
                 // Mostly harmless atoms, so that many strings pass.
                 let pick = next() as usize;
-                let atom = if pick % 3 == 0 {
+                let atom = if pick.is_multiple_of(3) {
                     atoms[pick / 3 % atoms.len()]
                 } else {
                     atoms[[0, 1, 2, 5, 6, 7, 8][pick / 3 % 7]]

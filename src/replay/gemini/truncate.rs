@@ -196,10 +196,10 @@ pub fn format_truncated_tool_output(content: &JsStr, output_file: &str, max_char
     let header = header_line(head, tail, output_file);
     if head >= 0 && tail >= 1 {
         // The usual case, kept structured: `header + s[0:head] + marker + s[len−tail:]`.
-        if let JsStr::Trunc(t) = content {
-            if t.same_cut(&header, head as usize, tail as usize) {
-                return JsStr::Trunc(Arc::new(t.again()));
-            }
+        if let JsStr::Trunc(t) = content
+            && t.same_cut(&header, head as usize, tail as usize)
+        {
+            return JsStr::Trunc(Arc::new(t.again()));
         }
         return JsStr::Trunc(Arc::new(Truncated::first(
             content,

@@ -419,10 +419,10 @@ pub fn file_ops<'m>(m: &'m AgentMessage<'_>) -> Vec<(FileOp, &'m str)> {
                 "edit" => FileOp::Edit,
                 _ => continue,
             };
-            if let Some(Value::String(p)) = arguments.get("path") {
-                if !p.is_empty() {
-                    out.push((op, p.as_str()));
-                }
+            if let Some(Value::String(p)) = arguments.get("path")
+                && !p.is_empty()
+            {
+                out.push((op, p.as_str()));
             }
         }
     }
