@@ -511,7 +511,7 @@ fn a_failed_index_is_reported_with_the_sessions_that_failed() {
         &argv(&["export", "--all", "-o", &target]),
         1,
         &[
-            "1 session(s) could not be exported",
+            "1 session could not be exported",
             &format!("{ID}: "),
             "index.md",
         ],

@@ -708,8 +708,8 @@ fn stream(
 /// why.
 fn not_exported(failed: Vec<String>) -> Failure {
     Failure::failed(format!(
-        "{} session(s) could not be exported:\n  {}",
-        failed.len(),
+        "{} could not be exported:\n  {}",
+        crate::render::plural(failed.len(), "session"),
         failed.join("\n  ")
     ))
 }
@@ -856,7 +856,7 @@ mod tests {
         assert_eq!(text, format!("{}{}", alone[0], alone[2]));
         let message = r.unwrap_err().message;
         assert!(
-            message.starts_with("1 session(s) could not be exported:")
+            message.starts_with("1 session could not be exported:")
                 && message.contains(&chosen[1].id),
             "{message}"
         );
@@ -960,5 +960,16 @@ mod tests {
         ] {
             assert!(!Assets::is_own_name(name), "{name}");
         }
+    }
+
+    #[test]
+    fn the_count_of_failed_sessions_agrees_in_number() {
+        let one = not_exported(vec!["a: gone".into()]).message;
+        assert!(one.starts_with("1 session could not be exported:"), "{one}");
+        let two = not_exported(vec!["a: gone".into(), "b: gone".into()]).message;
+        assert!(
+            two.starts_with("2 sessions could not be exported:"),
+            "{two}"
+        );
     }
 }
