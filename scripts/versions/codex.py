@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Codex CLI's auto-compact limit, release by release, read from the openai/codex git history.
 
-Codex is open source. Given a git directory holding the `rust-vX.Y.Z` release tags (the
-`fetch` tool brings a snapshot; openai/codex itself is too large for it, a fork that carries the
-tags works, e.g. weiyangzen/codex up to 0.115 and jiangshengdev/codex for 0.122–0.125), this
+Codex is open source. Given a git directory holding the `rust-vX.Y.Z` release tags (a clone of
+https://github.com/openai/codex, or of a fork that carries the tags, e.g. weiyangzen/codex up to
+0.115 and jiangshengdev/codex for 0.122–0.125), this
 script reads, for each stable release tag, the files that decide the auto-compact limit and
 prints short findings:
 
@@ -18,7 +18,7 @@ prints short findings:
 Nothing is copied into the repository; the script reads `git show TAG:path` and prints numbers.
 
 Usage:
-    scripts/versions/codex.py /work/.mirror/weiyangzen+codex/repo [--tags 0.40.0 0.41.0] [--show]
+    scripts/versions/codex.py codex.git [--tags 0.40.0 0.41.0] [--show]
     scripts/versions/codex.py REPO --json codex.json
 """
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Gemini CLI's compression constants, release by release, read from google-gemini/gemini-cli tags.
 
-Given a git directory of google-gemini/gemini-cli (the `fetch` tool brings one), this script
+Given a git clone of https://github.com/google-gemini/gemini-cli, this script
 reads each stable `vX.Y.Z` tag and prints short findings: the tag's commit date, the default
 compression threshold (core constant and CLI settings default), the model token limits, the
 non-ASCII weight of the token estimate, whether tool-output masking exists and is on by
@@ -11,7 +11,7 @@ by lines or characters), and whether a verification probe follows the summary. N
 is copied; the script prints numbers.
 
 Usage:
-    scripts/versions/gemini.py /work/.mirror/google-gemini+gemini-cli/repo [--tags v0.17.0 …]
+    scripts/versions/gemini.py gemini-cli.git [--tags v0.17.0 …]
     scripts/versions/gemini.py REPO --json gemini.json
 """
 
