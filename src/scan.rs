@@ -582,12 +582,12 @@ fn merge_usage(requests: &mut [RequestUsage], copied: &[(DedupKey, Usage)]) -> b
         .collect();
     let mut raised = false;
     for r in requests {
-        if let Some(k) = &r.dedup_key {
-            if let Some(u) = of.get(&(k.message_id.as_str(), k.request_id.as_deref())) {
-                let before = r.usage;
-                r.usage.max_with(u);
-                raised |= r.usage != before;
-            }
+        if let Some(k) = &r.dedup_key
+            && let Some(u) = of.get(&(k.message_id.as_str(), k.request_id.as_deref()))
+        {
+            let before = r.usage;
+            r.usage.max_with(u);
+            raised |= r.usage != before;
         }
     }
     raised

@@ -203,7 +203,10 @@ fn malformed_lines_are_reported_with_line_numbers_and_strict_fails() {
         .args(["--strict", "list"])
         .assert()
         .code(3)
-        .stderr(predicate::str::contains(expected));
+        .stderr(predicate::str::contains(expected))
+        .stderr(predicate::str::contains(
+            "error: --strict: 1 problem reading the stores",
+        ));
 }
 
 #[test]

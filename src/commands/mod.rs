@@ -110,8 +110,8 @@ pub fn run(cli: Cli) -> ExitCode {
             if g.strict && report.serious() > 0 {
                 if !g.quiet {
                     to_stderr!(
-                        "error: --strict: {} problem(s) reading the stores",
-                        report.serious()
+                        "error: --strict: {} reading the stores",
+                        crate::render::plural(report.serious(), "problem")
                     );
                 }
                 ExitCode::from(exit::STRICT)
