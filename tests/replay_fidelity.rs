@@ -202,3 +202,35 @@ fn replaying_claudes_own_compaction_costs_what_claude_paid() {
         assert!(f(&c["recorded_summariser"]["usd"]) > 0.5, "{c}");
     }
 }
+
+/// A version number chooses the constants of the agent that recorded it, and only that
+/// agent's: another agent's session is replayed at the algorithm's newest constants (a Codex
+/// 0.98.0 session is not Claude Code 0.98.0, whose oldest row reserves no output), and the
+/// formula of a version that caps no output reservation names no cap.
+#[test]
+fn another_agents_version_does_not_choose_the_constants() {
+    let home = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/home");
+    for (alg, own, newest) in [
+        ("claude", "claude", "Claude Code (newest): "),
+        ("codex", "codex", "Codex (newest): "),
+    ] {
+        let rows = common::json_array(common::sessions().args([
+            "--home",
+            home,
+            "replay-compress",
+            "--all",
+            "-A",
+            alg,
+            "--format",
+            "json",
+        ]));
+        assert!(rows.iter().any(|r| r["agent"] != own), "{alg}");
+        for r in &rows {
+            let c = r["constants"].as_str().unwrap();
+            assert!(!c.contains(&u64::MAX.to_string()), "{}: {c}", r["id"]);
+            if r["agent"] != own {
+                assert!(c.starts_with(newest), "{alg} over {}: {c}", r["id"]);
+            }
+        }
+    }
+}

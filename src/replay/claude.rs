@@ -90,14 +90,20 @@ pub fn describe(ctx: &StrategyContext) -> String {
         Some(v) => format!("{v} (unparsable: newest)"),
         None => "(newest)".to_string(),
     };
+    // The versions that cap no output reservation reserve it whole.
+    let reserved = if c.cap == u64::MAX {
+        c.max_output.to_string()
+    } else {
+        format!("min({}, {})", c.max_output, c.cap)
+    };
     match c.table.ratio_percent {
         Some(p) => format!(
-            "Claude Code {version}: {p}% of ({} − min({}, {})) = {}",
-            c.window, c.max_output, c.cap, c.threshold
+            "Claude Code {version}: {p}% of ({} − {reserved}) = {}",
+            c.window, c.threshold
         ),
         None => format!(
-            "Claude Code {version}: {} − min({}, {}) − {} = {}",
-            c.window, c.max_output, c.cap, c.buffer, c.threshold
+            "Claude Code {version}: {} − {reserved} − {} = {}",
+            c.window, c.buffer, c.threshold
         ),
     }
 }

@@ -264,14 +264,17 @@ fn replay_calibrated(
         .context_window;
     }
     let (settings, era_note) = resolve_settings(input, opts, model.as_deref());
+    let native = alg.native_agent() == Some(input.agent);
     let ctx = StrategyContext {
         settings,
         limits,
         summary_tokens: crate::tokens::cap(opts.summary_tokens),
-        agent_version: input.agent_version.clone(),
+        // The version decides the constants of the agent that recorded it: another agent's
+        // version number (Codex 0.98.0 read as Claude Code 0.98.0) would pick one of the
+        // algorithm's oldest rows. Another agent's session is replayed at the newest.
+        agent_version: native.then(|| input.agent_version.clone()).flatten(),
         model,
     };
-    let native = alg.native_agent() == Some(input.agent);
     let follow = native && opts.follow_recording;
     let mut notes: Vec<String> = era_note.into_iter().collect();
     if limits.source == window::WindowSource::Default {
