@@ -461,7 +461,19 @@ impl Discovery {
                 ));
                 return;
             }
-            Err(_) => data_dir.to_path_buf(),
+            // No `tmp`: the folder named is itself where the projects are.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => data_dir.to_path_buf(),
+            // There but not reachable (a data dir that can be listed but not entered): walking
+            // the data dir instead would only say the same of each of its folders.
+            Err(e) => {
+                self.warnings.push(Warning::new(
+                    WarningKind::Unreadable,
+                    &tmp,
+                    None,
+                    format!("cannot read: {e}"),
+                ));
+                return;
+            }
         };
         for e in self.files_under(&root) {
             let path = e.path();

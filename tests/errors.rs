@@ -88,7 +88,14 @@ impl Fixture {
 impl Drop for Fixture {
     fn drop(&mut self) {
         // So the temporary folder can be removed by a non-root test run.
-        for p in ["home000/.claude", "locked-home", "locked.jsonl"] {
+        for p in [
+            "home000/.claude",
+            "locked-home",
+            "locked.jsonl",
+            "home644/.claude/projects",
+            "home644/.codex/sessions/2026/05",
+            "home644/.gemini",
+        ] {
             let _ = fs::set_permissions(self.root.join(p), fs::Permissions::from_mode(0o755));
         }
     }
@@ -245,6 +252,53 @@ fn unreadable_store_roots_are_reported_and_fail_strict() {
         1,
         &["no session matches", "could not be read", &msg],
     );
+}
+
+/// A store folder that can be listed but not entered (mode 644: read without search) names
+/// its sub-folders, but none of them can be reached: each is reported, not silently absent.
+#[test]
+fn folders_under_a_folder_that_cannot_be_entered_are_reported() {
+    let f = Fixture::new();
+    let session = claude_session();
+    write(
+        &f.root.join(format!(
+            "home644/.claude/projects/-home-dev-webapp/{ID}.jsonl"
+        )),
+        &session,
+    );
+    write(
+        &f.root.join(
+            "home644/.codex/sessions/2026/05/14/rollout-2026-05-14T10-00-00-019ceba0-adf0-7a31-8c42-5d1e2f3a4bee.jsonl",
+        ),
+        "{}\n",
+    );
+    write(
+        &f.root
+            .join("home644/.gemini/tmp/p/chats/session-2026-05-14T10-00-x.json"),
+        "{}",
+    );
+    for dir in [
+        "home644/.claude/projects",
+        "home644/.codex/sessions/2026/05",
+        "home644/.gemini",
+    ] {
+        chmod(&f.root.join(dir), 0o644);
+    }
+    let claude = format!(
+        "{}: cannot read: Permission denied",
+        f.p("home644/.claude/projects/-home-dev-webapp")
+    );
+    let codex = format!(
+        "{}: cannot read: Permission denied",
+        f.p("home644/.codex/sessions/2026/05/14")
+    );
+    let gemini = format!(
+        "{}: cannot read: Permission denied",
+        f.p("home644/.gemini/tmp")
+    );
+    let all = [claude.as_str(), codex.as_str(), gemini.as_str()];
+    expect(&f, "home644", &argv(&["list"]), 0, &all);
+    expect(&f, "home644", &argv(&["--strict", "list"]), 3, &all);
 }
 
 #[test]

@@ -43,7 +43,8 @@ pub struct Walk {
     above: HashSet<Key>,
     /// Folders read, each once: what the walk cost.
     pub dirs_read: usize,
-    /// Folders not read because of where they are (a pseudo file system).
+    /// Folders not read because of where they are (a pseudo file system, a link back above
+    /// the root) or because they cannot be reached (a parent that cannot be entered).
     pub warnings: Vec<Warning>,
 }
 
@@ -60,7 +61,12 @@ impl Walk {
             devices: Vec::new(),
             pseudo: HashMap::new(),
             above: std::fs::canonicalize(root)
-                .map(|r| r.ancestors().skip(1).filter_map(|a| key(a, None)).collect())
+                .map(|r| {
+                    r.ancestors()
+                        .skip(1)
+                        .filter_map(|a| Some(key(a, &std::fs::metadata(a).ok()?)))
+                        .collect()
+                })
                 .unwrap_or_default(),
             dirs_read: 0,
             warnings: Vec::new(),
@@ -70,10 +76,27 @@ impl Walk {
     /// Whether a folder entry is read: the first time its identity is seen, and only off a
     /// pseudo file system.
     fn admit_dir(&mut self, e: &DirEntry) -> bool {
-        let Some(key) = key(e.path(), e.metadata().ok()) else {
-            // Gone since it was listed: nothing to read.
-            return false;
+        let meta = match e.metadata() {
+            Ok(meta) => meta,
+            Err(err) => {
+                // Gone since it was listed: nothing to read. Anything else hides what is under
+                // the folder (a parent that can be listed but not entered, mode 644, lists its
+                // sub-folders but fails every `stat` of them), so it is said.
+                let gone = err
+                    .io_error()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound);
+                if !gone {
+                    let msg = match err.io_error() {
+                        Some(io) => format!("cannot read: {io}"),
+                        None => format!("cannot read: {err}"),
+                    };
+                    self.warnings
+                        .push(Warning::new(WarningKind::Unreadable, e.path(), None, msg));
+                }
+                return false;
+            }
         };
+        let key = key(e.path(), &meta);
         if self.above.contains(&key) {
             self.warnings.push(Warning::new(
                 WarningKind::SymlinkLoop,
@@ -160,16 +183,12 @@ impl Iterator for Walk {
     }
 }
 
-/// How a folder is known, from its metadata when the walk has it.
-fn key(path: &Path, meta: Option<std::fs::Metadata>) -> Option<Key> {
-    let meta = match meta {
-        Some(m) => m,
-        None => std::fs::metadata(path).ok()?,
-    };
-    Some(match identity(&meta) {
+/// How a folder is known, from its metadata.
+fn key(path: &Path, meta: &std::fs::Metadata) -> Key {
+    match identity(meta) {
         Some((dev, ino)) => Key::Id(dev, ino),
         None => Key::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.into())),
-    })
+    }
 }
 
 /// File systems that show kernel state as files: never a place for sessions.
