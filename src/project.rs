@@ -9,7 +9,7 @@
 //! file of summaries or snapshots only) takes the path whose encoding is its project folder's
 //! name, when exactly one path we know of encodes so.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -17,6 +17,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use walkdir::WalkDir;
 
+use crate::diag::{Warning, WarningKind};
 use crate::model::ProjectSource;
 
 /// sha256 hex of a path string, exactly as Gemini computes `projectHash` (no normalisation).
@@ -69,32 +70,82 @@ pub struct ProjectIndex {
     roots: HashMap<PathBuf, Option<String>>,
     /// Claude folder key → the candidate paths that encode to it.
     by_folder: HashMap<String, Vec<String>>,
+    /// Registries and markers that are there but could not be read, each once: the projects
+    /// they would have resolved are `unresolved`, which alone would not say why.
+    warnings: Vec<Warning>,
 }
 
 /// How deep `--project-root` folders are searched for candidate project paths.
 const CANDIDATE_DEPTH: usize = 3;
 
 impl ProjectIndex {
-    /// Load the Gemini registries of the given `.gemini` dirs.
+    /// Load the Gemini registries of the given `.gemini` dirs. One that is not there is
+    /// normal (Gemini CLI writes it only from v0.29); one that cannot be read or parsed is a
+    /// warning ([`ProjectIndex::take_warnings`]).
     pub fn new(gemini_dirs: &[PathBuf]) -> Self {
         let mut idx = ProjectIndex::default();
+        // A store can also be named as a path: its registry is read (and reported) once.
+        let mut seen = HashSet::new();
         for dir in gemini_dirs {
-            let Ok(text) = fs::read_to_string(dir.join("projects.json")) else {
+            if !seen.insert(fs::canonicalize(dir).unwrap_or_else(|_| dir.clone())) {
+                continue;
+            }
+            let file = dir.join("projects.json");
+            let bytes = match read_optional(&file) {
+                Ok(Some(bytes)) => bytes,
+                Ok(None) => continue,
+                Err(w) => {
+                    idx.warnings.push(w);
+                    continue;
+                }
+            };
+            let v = match serde_json::from_slice::<Value>(&bytes) {
+                Ok(v) => v,
+                Err(e) => {
+                    idx.warnings.push(Warning::new(
+                        WarningKind::MalformedDocument,
+                        &file,
+                        None,
+                        format!("not valid JSON ({e}): no project path read from it"),
+                    ));
+                    continue;
+                }
+            };
+            let Some(map) = v.get("projects").and_then(Value::as_object) else {
+                idx.warnings.push(Warning::new(
+                    WarningKind::UnexpectedRecord,
+                    &file,
+                    None,
+                    "no `projects` object: no project path read from it",
+                ));
                 continue;
             };
-            let Ok(v) = serde_json::from_str::<Value>(&text) else {
-                continue;
-            };
-            if let Some(map) = v.get("projects").and_then(Value::as_object) {
-                for (path, slug) in map {
-                    if let Some(slug) = slug.as_str() {
+            let mut unread = 0usize;
+            for (path, slug) in map {
+                match slug.as_str() {
+                    Some(slug) => {
                         idx.registry.insert(slug.to_string(), path.clone());
                         idx.add_candidate(path);
                     }
+                    None => unread += 1,
                 }
+            }
+            if unread > 0 {
+                idx.warnings.push(Warning::new(
+                    WarningKind::UnexpectedRecord,
+                    &file,
+                    None,
+                    format!("{unread} project(s) whose slug is not a string: not read"),
+                ));
             }
         }
         idx
+    }
+
+    /// What could not be read of the registries and the `.project_root` markers so far, each
+    /// file once per index.
+    pub fn take_warnings(&mut self) -> Vec<Warning> {
+        std::mem::take(&mut self.warnings)
     }
 
     pub fn add_candidate(&mut self, path: &str) {
@@ -161,15 +212,11 @@ impl ProjectIndex {
         project_hash: Option<&str>,
     ) -> (Option<String>, ProjectSource) {
         if let Some(dir) = project_dir {
+            let warnings = &mut self.warnings;
             let root = self
                 .roots
                 .entry(dir.to_path_buf())
-                .or_insert_with(|| {
-                    fs::read_to_string(dir.join(".project_root"))
-                        .ok()
-                        .map(|s| s.trim().to_string())
-                        .filter(|s| !s.is_empty())
-                })
+                .or_insert_with(|| read_marker(dir, warnings))
                 .clone();
             if let Some(root) = root {
                 return (Some(root), ProjectSource::ProjectRoot);
@@ -186,6 +233,33 @@ impl ProjectIndex {
             return (Some(path.clone()), ProjectSource::HashMatch);
         }
         (None, ProjectSource::Unresolved)
+    }
+}
+
+/// A file that may be absent: `None` when it is not there, a warning when it is there but
+/// cannot be read (read like a session file: a FIFO or a device is never opened).
+fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, Warning> {
+    match fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        _ => crate::parse::read::read_all(path).map(Some),
+    }
+}
+
+/// The project path a Gemini project temp dir's `.project_root` marker holds, if any.
+fn read_marker(dir: &Path, warnings: &mut Vec<Warning>) -> Option<String> {
+    let file = dir.join(".project_root");
+    let bytes = read_optional(&file).map_err(|w| warnings.push(w)).ok()??;
+    match String::from_utf8(bytes) {
+        Ok(s) => Some(s.trim().to_string()).filter(|s| !s.is_empty()),
+        Err(_) => {
+            warnings.push(Warning::new(
+                WarningKind::MalformedDocument,
+                &file,
+                None,
+                "not UTF-8 text: no project path read from it",
+            ));
+            None
+        }
     }
 }
 
@@ -244,6 +318,102 @@ mod tests {
             idx.resolve_gemini(Some(&hash_dir), Some(&h)),
             (Some("/home/dev/webapp".into()), ProjectSource::HashMatch)
         );
+        // A folder without a marker (the hash layout) is normal: nothing to say.
+        assert_eq!(idx.take_warnings(), []);
+    }
+
+    /// What is there but cannot be read is said, each file once however often it is asked
+    /// for; what is not there is normal (an old Gemini CLI, a hash-named folder).
+    #[test]
+    fn registries_and_markers_that_cannot_be_read_are_said_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let gem = dir.path().join(".gemini");
+        let (ml, api, bad) = (gem.join("tmp/ml"), gem.join("tmp/api"), gem.join("tmp/bad"));
+        for d in [&ml, &api, &bad] {
+            fs::create_dir_all(d).unwrap();
+        }
+        // Cut short as a crash or a copy mid-write leaves it.
+        fs::write(
+            gem.join("projects.json"),
+            r#"{"projects": {"/home/dev/ml": "ml"#,
+        )
+        .unwrap();
+        fs::create_dir(api.join(".project_root")).unwrap();
+        fs::write(bad.join(".project_root"), b"/home/\xff\n").unwrap();
+        // The same store twice (a store also named as a path): its registry is read once.
+        let mut idx = ProjectIndex::new(&[gem.clone(), gem.clone()]);
+        for d in [&ml, &api, &bad, &api] {
+            assert_eq!(
+                idx.resolve_gemini(Some(d), None),
+                (None, ProjectSource::Unresolved)
+            );
+        }
+        let said: Vec<_> = idx
+            .take_warnings()
+            .into_iter()
+            .map(|w| (w.kind, w.path))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (WarningKind::MalformedDocument, gem.join("projects.json")),
+                (WarningKind::Unreadable, api.join(".project_root")),
+                (WarningKind::MalformedDocument, bad.join(".project_root")),
+            ]
+        );
+        let mut idx = ProjectIndex::new(&[dir.path().join("no-gemini")]);
+        idx.resolve_gemini(Some(&ml), None);
+        assert_eq!(idx.take_warnings(), []);
+    }
+
+    #[test]
+    fn a_registry_of_another_shape_is_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let gem = dir.path().join(".gemini");
+        fs::create_dir_all(gem.join("tmp/a")).unwrap();
+        fs::write(gem.join("projects.json"), r#"{"projects": ["/a"]}"#).unwrap();
+        let warnings = ProjectIndex::new(std::slice::from_ref(&gem)).take_warnings();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(warnings[0].kind, WarningKind::UnexpectedRecord);
+        // The entries that can be read are, and the others are counted.
+        fs::write(
+            gem.join("projects.json"),
+            r#"{"projects": {"/a": "a", "/b": 2, "/c": null}}"#,
+        )
+        .unwrap();
+        let mut idx = ProjectIndex::new(std::slice::from_ref(&gem));
+        assert_eq!(
+            idx.resolve_gemini(Some(&gem.join("tmp/a")), None),
+            (Some("/a".into()), ProjectSource::ProjectsJson)
+        );
+        let said: Vec<String> = idx.take_warnings().into_iter().map(|w| w.message).collect();
+        assert_eq!(said, ["2 project(s) whose slug is not a string: not read"]);
+    }
+
+    /// A FIFO in place of the registry or a marker is never opened: opening one blocks until
+    /// something writes to it.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_registry_or_marker_is_not_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let gem = dir.path().join(".gemini");
+        let project = gem.join("tmp/p");
+        fs::create_dir_all(&project).unwrap();
+        for fifo in [gem.join("projects.json"), project.join(".project_root")] {
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            assert!(made.unwrap().success());
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut idx = ProjectIndex::new(std::slice::from_ref(&gem));
+            idx.resolve_gemini(Some(&project), None);
+            let _ = tx.send(idx.take_warnings());
+        });
+        let warnings = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("a FIFO was opened");
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings.iter().all(|w| w.kind == WarningKind::Unreadable));
     }
 
     #[test]

@@ -286,7 +286,8 @@ fn run<T: Send>(
     sessions.sort_by(|a, b| a.source.path.cmp(&b.source.path));
 
     apply_leaf_titles(&mut sessions);
-    resolve_projects(&mut sessions, &gemini_dirs, &opts.project_roots);
+    let unresolvable = resolve_projects(&mut sessions, &gemini_dirs, &opts.project_roots);
+    result.report.extend(unresolvable);
     let dropped = crate::gemini_groups::group(&mut sessions);
     result.report.extend(dropped);
     result.report.extend(drop_codex_copies(&mut sessions));
@@ -674,6 +675,8 @@ fn own_project(s: &SessionSummary) -> Option<(String, ProjectSource)> {
 pub struct LocalProjects(std::sync::Mutex<ProjectIndex>);
 
 impl LocalProjects {
+    /// What this index cannot read is not reported: the scan's own index reads the same
+    /// registries and markers (and more) and reports them, once.
     pub fn new(stores: &Stores) -> Self {
         LocalProjects(std::sync::Mutex::new(ProjectIndex::new(&stores.gemini)))
     }
@@ -693,7 +696,12 @@ impl LocalProjects {
     }
 }
 
-fn resolve_projects(sessions: &mut [SessionSummary], gemini_dirs: &[PathBuf], roots: &[PathBuf]) {
+/// Settle every session's project; what could not be read on the way is returned.
+fn resolve_projects(
+    sessions: &mut [SessionSummary],
+    gemini_dirs: &[PathBuf],
+    roots: &[PathBuf],
+) -> Vec<Warning> {
     let mut index = ProjectIndex::new(gemini_dirs);
     for s in sessions.iter_mut() {
         if s.project.is_none()
@@ -737,6 +745,7 @@ fn resolve_projects(sessions: &mut [SessionSummary], gemini_dirs: &[PathBuf], ro
         (s.project, s.project_source) =
             index.resolve_claude_folder(s.source.project_dir.as_deref());
     }
+    index.take_warnings()
 }
 
 /// The requests of `sessions` that aggregates count, by the cross-file rules

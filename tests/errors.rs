@@ -95,6 +95,9 @@ impl Drop for Fixture {
             "home644/.claude/projects",
             "home644/.codex/sessions/2026/05",
             "home644/.gemini",
+            "gemhome/.gemini/projects.json",
+            "gemhome/.gemini/tmp/api-server/.project_root",
+            "out",
         ] {
             let _ = fs::set_permissions(self.root.join(p), fs::Permissions::from_mode(0o755));
         }
@@ -299,6 +302,82 @@ fn folders_under_a_folder_that_cannot_be_entered_are_reported() {
     let all = [claude.as_str(), codex.as_str(), gemini.as_str()];
     expect(&f, "home644", &argv(&["list"]), 0, &all);
     expect(&f, "home644", &argv(&["--strict", "list"]), 3, &all);
+}
+
+/// Gemini's project registry and a project's `.project_root` marker that are there but cannot
+/// be read: the projects they name become `unresolved`, and the files are said (once, though
+/// `export --all -o DIR` consults them twice), so `--strict` fails.
+#[test]
+fn unreadable_gemini_project_files_are_reported() {
+    let f = Fixture::new();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/home/.gemini");
+    let gem = f.root.join("gemhome/.gemini");
+    for rel in [
+        "projects.json",
+        "tmp/ml-notebooks/chats/session-2026-07-22T14-00-f6a7b8c9.jsonl",
+        "tmp/api-server/chats/session-2026-06-10T08-30-e5f6a7b8.jsonl",
+        "tmp/api-server/.project_root",
+    ] {
+        fs::create_dir_all(gem.join(rel).parent().unwrap()).unwrap();
+        fs::copy(sample.join(rel), gem.join(rel)).unwrap();
+    }
+    let registry = f.p("gemhome/.gemini/projects.json");
+    let marker = f.p("gemhome/.gemini/tmp/api-server/.project_root");
+    let list = argv(&["list", "--format", "json"]);
+    let projects = |args: &[String]| -> Vec<String> {
+        let out = sessions_unprivileged()
+            .env("HOME", f.p("gemhome"))
+            .args(args)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut p: Vec<String> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["project_source"].as_str().unwrap().to_string())
+            .collect();
+        p.sort();
+        p
+    };
+    assert_eq!(projects(&list), ["project_root", "projects_json"]);
+    chmod(Path::new(&registry), 0o000);
+    chmod(Path::new(&marker), 0o000);
+    assert_eq!(projects(&list), ["unresolved", "unresolved"]);
+    let said = [
+        format!("{registry}: cannot read: permission denied"),
+        format!("{marker}: cannot read: permission denied"),
+    ];
+    let said: Vec<&str> = said.iter().map(String::as_str).collect();
+    expect(&f, "gemhome", &argv(&["list"]), 0, &said);
+    expect(&f, "gemhome", &argv(&["--strict", "projects"]), 3, &said);
+    // A registry cut short: read by root too, and malformed rather than unreadable.
+    chmod(Path::new(&registry), 0o644);
+    fs::write(
+        &registry,
+        r#"{"projects": {"/home/dev/ml-notebooks": "ml-not"#,
+    )
+    .unwrap();
+    expect(
+        &f,
+        "gemhome",
+        &argv(&["--strict", "list"]),
+        3,
+        &[&format!("{registry}: not valid JSON")],
+    );
+    // `export --all -o DIR` settles projects while the scan reads (an index of its own) and
+    // again in the scan: the file is said once.
+    fs::create_dir(f.root.join("out")).unwrap();
+    chmod(&f.root.join("out"), 0o777);
+    let out = sessions_unprivileged()
+        .env("HOME", f.p("gemhome"))
+        .args(["export", "--all", "-o", &f.p("out/all")])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stderr.matches("projects.json").count(), 1, "{stderr}");
+    assert_eq!(stderr.matches(".project_root").count(), 1, "{stderr}");
 }
 
 #[test]
