@@ -135,7 +135,10 @@ impl ProjectIndex {
                     WarningKind::UnexpectedRecord,
                     &file,
                     None,
-                    format!("{unread} project(s) whose slug is not a string: not read"),
+                    format!(
+                        "{} whose slug is not a string: not read",
+                        crate::render::plural(unread, "project")
+                    ),
                 ));
             }
         }
@@ -387,7 +390,7 @@ mod tests {
             (Some("/a".into()), ProjectSource::ProjectsJson)
         );
         let said: Vec<String> = idx.take_warnings().into_iter().map(|w| w.message).collect();
-        assert_eq!(said, ["2 project(s) whose slug is not a string: not read"]);
+        assert_eq!(said, ["2 projects whose slug is not a string: not read"]);
     }
 
     /// A FIFO in place of the registry or a marker is never opened: opening one blocks until
