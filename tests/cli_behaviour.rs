@@ -97,6 +97,38 @@ fn every_store_reading_command_fails_when_no_store_exists() {
     }
 }
 
+/// `--project-root` is checked like `--home`: one that is not a folder would resolve nothing,
+/// in silence.
+#[test]
+fn a_project_root_that_is_no_folder_is_a_usage_error() {
+    let home = tempfile::tempdir().unwrap();
+    claude_home(home.path());
+    let file = home.path().join("a-file");
+    fs::write(&file, "x").unwrap();
+    for bad in [Path::new("/nonexistent-project-root"), file.as_path()] {
+        for cmd in ["list", "projects", "usage"] {
+            sessions()
+                .arg("--home")
+                .arg(home.path())
+                .arg("--project-root")
+                .arg(bad)
+                .arg(cmd)
+                .assert()
+                .code(2)
+                .stdout("")
+                .stderr(predicate::str::contains("--project-root"));
+        }
+    }
+    sessions()
+        .arg("--home")
+        .arg(home.path())
+        .arg("--project-root")
+        .arg(home.path())
+        .arg("list")
+        .assert()
+        .success();
+}
+
 /// `list --fallback-home` is checked like `--home`, before any scan: a missing folder is a usage
 /// error whether or not the stores hold sessions.
 #[test]

@@ -243,14 +243,19 @@ pub fn note_unrecognised(result: &crate::scan::ScanResult, quiet: bool) {
 /// `--home` must be a folder that can be read: otherwise every store in it would silently be
 /// "not found".
 fn check_home(g: &GlobalArgs) -> Result<(), Failure> {
-    match &g.home {
-        Some(h) => check_home_folder("--home", h),
-        None => Ok(()),
+    if let Some(h) = &g.home {
+        check_home_folder("--home", h)?;
     }
+    // A project root that is not there would resolve nothing, in silence.
+    for r in &g.project_root {
+        check_home_folder("--project-root", r)?;
+    }
+    Ok(())
 }
 
-/// A folder read as a home (`--home`, `list --fallback-home`) must be a folder that can be
-/// read: a usage error (exit 2) otherwise, whether or not the run would have read it.
+/// A folder read as a home (`--home`, `list --fallback-home`) or searched for project paths
+/// (`--project-root`) must be a folder that can be read: a usage error (exit 2) otherwise,
+/// whether or not the run would have read it.
 pub fn check_home_folder(flag: &str, h: &Path) -> Result<(), Failure> {
     let shown = safe_path(h);
     match fs::metadata(h) {
