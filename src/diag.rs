@@ -27,6 +27,9 @@ pub enum WarningKind {
     Inconsistent,
     /// Two files hold the same session; one was dropped in favour of the other.
     Duplicate,
+    /// The file ended before the size it had when it was opened: it was truncated or rewritten
+    /// in place while it was read, and its figures are from neither version.
+    ShrankWhileRead,
 }
 
 impl WarningKind {
@@ -48,6 +51,7 @@ impl WarningKind {
             WarningKind::SymlinkLoop => "symlink_loop",
             WarningKind::Inconsistent => "inconsistent",
             WarningKind::Duplicate => "duplicate",
+            WarningKind::ShrankWhileRead => "shrank_while_read",
         }
     }
 }

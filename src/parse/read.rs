@@ -69,10 +69,17 @@ pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
         return Err(not_regular(kind));
     }
     let file = File::open(path)?;
-    if let Some(kind) = non_regular_kind(&file.metadata()?) {
+    let meta = file.metadata()?;
+    if let Some(kind) = non_regular_kind(&meta) {
         return Err(not_regular(kind));
     }
+    let file = Whole {
+        inner: file,
+        size: meta.len(),
+        read: 0,
+    };
     if path.extension().is_some_and(|e| e == "zst") {
+        // The compressed bytes are the ones compared with the file's size.
         let dec = zstd::stream::read::Decoder::new(file)?;
         Ok(Box::new(Capped {
             inner: dec,
@@ -80,6 +87,60 @@ pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
         }))
     } else {
         Ok(Box::new(file))
+    }
+}
+
+/// A file that ended before the size it had when it was opened: it shrank while it was read
+/// (truncated, or rewritten in place), so what was read is neither the old file nor the new one.
+#[derive(Debug)]
+pub struct Shrank {
+    pub size: u64,
+    pub read: u64,
+}
+
+impl std::fmt::Display for Shrank {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the file shrank while it was read (truncated or rewritten in place): it ended after \
+             {} of the {} bytes it held when opened, so what was read of it is from neither \
+             version; read it again",
+            self.read, self.size
+        )
+    }
+}
+
+impl std::error::Error for Shrank {}
+
+/// The [`Shrank`] an error carries, if that is what it is.
+pub fn shrank(e: &io::Error) -> Option<&Shrank> {
+    e.get_ref().and_then(|e| e.downcast_ref::<Shrank>())
+}
+
+/// A file that fails at its end when it ended before the size it had when opened. A file
+/// growing while read (a live session appending) is normal and passes; only shrinking is
+/// caught. The size is the open handle's (one fstat per file), and the end is where every
+/// reader stops anyway: nothing is added per line.
+struct Whole<R> {
+    inner: R,
+    size: u64,
+    read: u64,
+}
+
+impl<R: Read> Read for Whole<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && !buf.is_empty() && self.read < self.size {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                Shrank {
+                    size: self.size,
+                    read: self.read,
+                },
+            ));
+        }
+        self.read += n as u64;
+        Ok(n)
     }
 }
 
@@ -105,7 +166,10 @@ impl<R: Read> Read for Capped<R> {
 
 /// Read a whole file (decompressing `.zst`), at most [`MAX_LINE_BYTES`].
 pub fn read_all(path: &Path) -> Result<Vec<u8>, Warning> {
-    let reader = open(path).map_err(|e| unreadable(path, &e))?;
+    read_all_from(path, open(path).map_err(|e| unreadable(path, &e))?)
+}
+
+fn read_all_from(path: &Path, reader: impl Read) -> Result<Vec<u8>, Warning> {
     let mut buf = Vec::new();
     let n = reader
         .take(MAX_LINE_BYTES as u64 + 1)
@@ -126,6 +190,9 @@ pub fn read_all(path: &Path) -> Result<Vec<u8>, Warning> {
 }
 
 pub fn unreadable(path: &Path, e: &io::Error) -> Warning {
+    if let Some(shrank) = shrank(e) {
+        return Warning::new(WarningKind::ShrankWhileRead, path, None, shrank.to_string());
+    }
     let msg = match e.kind() {
         io::ErrorKind::InvalidInput => e.to_string(),
         io::ErrorKind::PermissionDenied => "cannot read: permission denied".to_string(),
@@ -365,12 +432,16 @@ pub fn for_each_record_pre<T: Records>(
                 format!("line longer than {} MiB, skipped", MAX_LINE_BYTES >> 20),
             )),
             Line::Error { no, error } => {
-                warnings.push(Warning::new(
-                    WarningKind::Unreadable,
-                    path,
-                    Some(no),
-                    format!("read error, rest of file skipped: {error}"),
-                ));
+                // A shrink leaves a last line cut where the file now ends: not a write in
+                // progress, and what came before is no version of the file either.
+                let (kind, msg) = match shrank(&error) {
+                    Some(s) => (WarningKind::ShrankWhileRead, s.to_string()),
+                    None => (
+                        WarningKind::Unreadable,
+                        format!("read error, rest of file skipped: {error}"),
+                    ),
+                };
+                warnings.push(Warning::new(kind, path, Some(no), msg));
                 break;
             }
             Line::Text {
@@ -872,6 +943,137 @@ mod tests {
                 ("ef".into(), false)
             ]
         );
+    }
+
+    /// A session file of `n` JSONL records that do not compress to nothing, and the byte
+    /// offset where each line ends.
+    fn jsonl_file(dir: &Path, name: &str, n: usize) -> (std::path::PathBuf, Vec<usize>) {
+        let (mut text, mut ends, mut x) = (String::new(), Vec::new(), 0x9e37_79b9_u64);
+        for _ in 0..n {
+            let mut noise = String::new();
+            for _ in 0..8 {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                noise.push_str(&format!("{:016x}", x));
+            }
+            text.push_str(&format!("{{\"a\":\"{noise}\"}}\n"));
+            ends.push(text.len());
+        }
+        let path = dir.join(name);
+        if name.ends_with(".zst") {
+            fs::write(&path, zstd::encode_all(text.as_bytes(), 1).unwrap()).unwrap();
+        } else {
+            fs::write(&path, text).unwrap();
+        }
+        (path, ends)
+    }
+
+    /// A reader that, after handing out its first bytes, does `then` to the file it reads: a
+    /// writer that truncates or appends to the file while it is read, at a point fixed in the
+    /// test rather than left to timing.
+    struct ThenChange<R> {
+        inner: R,
+        then: Option<Box<dyn FnOnce()>>,
+    }
+
+    impl<R: Read> Read for ThenChange<R> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            // A small first read, whatever buffer the reader brings.
+            let len = if self.then.is_some() { 4096 } else { buf.len() };
+            let len = len.min(buf.len());
+            let n = self.inner.read(&mut buf[..len])?;
+            if let Some(then) = self.then.take() {
+                then();
+            }
+            Ok(n)
+        }
+    }
+
+    fn cut(path: &Path, to: u64) -> Box<dyn FnOnce()> {
+        let path = path.to_path_buf();
+        Box::new(move || {
+            fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_len(to)
+                .unwrap()
+        })
+    }
+
+    fn read_changing(path: &Path, then: Box<dyn FnOnce()>) -> (usize, Vec<Warning>) {
+        let reader = ThenChange {
+            inner: open(path).unwrap(),
+            then: Some(then),
+        };
+        let (mut seen, mut w) = (0, Vec::new());
+        for_each_record::<Probe>(path, reader, &mut w, |_, _, _| seen += 1);
+        (seen, w)
+    }
+
+    #[test]
+    fn a_file_cut_while_read_is_a_serious_warning_wherever_the_cut_lands() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, ends) = jsonl_file(dir.path(), "s.jsonl", 10_000);
+        // On a line boundary (nothing looked wrong before) and inside a line (a partial last
+        // line, which alone is benign), past what the first read took.
+        for to in [ends[6_000], ends[6_000] + 40] {
+            let (seen, w) = read_changing(&path, cut(&path, to as u64));
+            assert_eq!(seen, 6_001, "cut at {to}");
+            assert_eq!(w.len(), 1, "{w:?}");
+            assert_eq!(w[0].kind, WarningKind::ShrankWhileRead, "{w:?}");
+            assert!(!w[0].kind.is_benign());
+            assert_eq!(w[0].path, path);
+            assert!(
+                w[0].message
+                    .contains(&format!("after {to} of the {} bytes", ends[9_999]))
+            );
+            jsonl_file(dir.path(), "s.jsonl", 10_000);
+        }
+    }
+
+    #[test]
+    fn a_file_growing_while_read_is_normal() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, _) = jsonl_file(dir.path(), "s.jsonl", 10_000);
+        let p = path.clone();
+        let append = Box::new(move || {
+            use std::io::Write;
+            let mut f = fs::OpenOptions::new().append(true).open(&p).unwrap();
+            f.write_all(b"{\"a\":\"appended\"}\n{\"a\":\"mid-wri")
+                .unwrap();
+        });
+        let (seen, w) = read_changing(&path, append);
+        assert_eq!(seen, 10_001);
+        let kinds: Vec<_> = w.iter().map(|w| w.kind).collect();
+        assert_eq!(kinds, [WarningKind::TruncatedLastLine]);
+    }
+
+    #[test]
+    fn a_compressed_file_cut_while_read_is_caught_on_its_compressed_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, _) = jsonl_file(dir.path(), "rollout.jsonl.zst", 10_000);
+        let size = fs::metadata(&path).unwrap().len();
+        assert!(
+            size > 2 * CHUNK as u64,
+            "{size}: the decoder's first read must not take it all"
+        );
+        let (seen, w) = read_changing(&path, cut(&path, size / 2));
+        assert!(seen < 10_000, "{seen}");
+        let kinds: Vec<_> = w.iter().map(|w| w.kind).collect();
+        assert_eq!(kinds, [WarningKind::ShrankWhileRead], "{w:?}");
+    }
+
+    #[test]
+    fn a_document_cut_while_read_is_a_serious_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, ends) = jsonl_file(dir.path(), "doc.json", 10_000);
+        let reader = ThenChange {
+            inner: open(&path).unwrap(),
+            then: Some(cut(&path, ends[6_000] as u64)),
+        };
+        let w = read_all_from(&path, reader).unwrap_err();
+        assert_eq!(w.kind, WarningKind::ShrankWhileRead, "{w:?}");
+        assert_eq!(w.path, path);
     }
 
     #[test]
