@@ -30,6 +30,9 @@ pub enum WarningKind {
     /// The file ended before the size it had when it was opened: it was truncated or rewritten
     /// in place while it was read, and its figures are from neither version.
     ShrankWhileRead,
+    /// A whole-document file still cut short (empty, or ending inside its JSON) when read again,
+    /// and written moments ago: a writer rewriting it. Normal, like a partial last line.
+    TruncatedDocument,
 }
 
 impl WarningKind {
@@ -37,7 +40,9 @@ impl WarningKind {
     pub fn is_benign(self) -> bool {
         matches!(
             self,
-            WarningKind::TruncatedLastLine | WarningKind::Duplicate
+            WarningKind::TruncatedLastLine
+                | WarningKind::TruncatedDocument
+                | WarningKind::Duplicate
         )
     }
 
@@ -52,6 +57,7 @@ impl WarningKind {
             WarningKind::Inconsistent => "inconsistent",
             WarningKind::Duplicate => "duplicate",
             WarningKind::ShrankWhileRead => "shrank_while_read",
+            WarningKind::TruncatedDocument => "truncated_document",
         }
     }
 }

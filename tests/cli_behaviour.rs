@@ -510,3 +510,48 @@ fn a_closed_stderr_keeps_the_documented_exit_codes() {
         assert_eq!(status.code(), Some(code), "{args:?}");
     }
 }
+
+/// Legacy Gemini CLI rewrites a session's whole document on every update: one read mid-rewrite
+/// finds it empty or ending inside its JSON. Still so when read again, it is a write in progress
+/// (benign, listed with `-v`) when the file was just written, and damage once it is older.
+#[test]
+fn a_legacy_gemini_document_cut_short_is_mid_rewrite_only_when_just_written() {
+    let home = tempfile::tempdir().unwrap();
+    let path = home
+        .path()
+        .join(".gemini/tmp/live/chats/session-2026-11-27T10-00-gggg0001.json");
+    for cut in [
+        "",
+        "{\n  \"sessionId\": \"gggg0001-0000-4000-8000-000000000001\",\n  \"messages\": [\n    {\"type\": \"us",
+    ] {
+        write(&path, cut);
+        sessions()
+            .arg("--home")
+            .arg(home.path())
+            .args(["--strict", "list"])
+            .assert()
+            .success()
+            .stderr(predicate::str::contains("warning").not());
+        sessions()
+            .arg("--home")
+            .arg(home.path())
+            .args(["-v", "--strict", "list"])
+            .assert()
+            .success()
+            .stderr(predicate::str::contains("1 truncated_document"));
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+        sessions()
+            .arg("--home")
+            .arg(home.path())
+            .args(["--strict", "list"])
+            .assert()
+            .code(3)
+            .stderr(predicate::str::contains("1 malformed_document"));
+    }
+}

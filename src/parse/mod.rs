@@ -338,17 +338,107 @@ pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
     read::open(path)
 }
 
-/// Read a whole file (decompressing `.zst`) as one JSON document.
+/// Read a whole file (decompressing `.zst`) as one JSON document, once: for a file that may
+/// not be a document at all (JSONL under a `.json` name, tried as a document last).
+pub fn read_document_once(path: &Path) -> Result<Value, Warning> {
+    read::read_all(path).and_then(|b| document_of(path, b).map_err(|(w, _)| w))
+}
+
+/// How recently a document found cut short must have been written to be taken for one its
+/// writer is rewriting ([`WarningKind::TruncatedDocument`], benign) rather than for damage. A
+/// rewrite takes milliseconds and every write moves the mtime; a couple of minutes leaves room
+/// for a slow disk or a loaded machine and still reports a document a crash left cut short
+/// soon after the crash.
+pub const REWRITE_WINDOW: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The waits before each new read of a document found cut short (a writer mid-rewrite is done
+/// within milliseconds). Paid only on that failure path.
+const REREAD_AFTER: [std::time::Duration; 2] = [
+    std::time::Duration::from_millis(25),
+    std::time::Duration::from_millis(75),
+];
+
+/// Read a whole file (decompressing `.zst`) as one JSON document its writer rewrites whole on
+/// every update (legacy Gemini sessions, saved chats, Codex TS-era rollouts). A document caught
+/// mid-rewrite is empty, ends inside its JSON, or shrinks while read: it is read again (twice
+/// at most, after a short wait). One still cut short is [`WarningKind::TruncatedDocument`]
+/// when it was written within [`REWRITE_WINDOW`] (the document form of a live session's
+/// partial last line), else malformed as any document that does not parse.
 pub fn read_document(path: &Path) -> Result<Value, Warning> {
-    let mut buf = read::read_all(path)?;
+    reread_document(
+        path,
+        || read::read_all(path),
+        std::thread::sleep,
+        || {
+            let mtime = std::fs::metadata(path).ok()?.modified().ok()?;
+            Some(age_of(mtime, std::time::SystemTime::now()))
+        },
+    )
+}
+
+/// How long ago `mtime` was, either way: a file stamped a little in the future (another
+/// machine's clock) is as recent as one stamped a little in the past.
+fn age_of(mtime: std::time::SystemTime, now: std::time::SystemTime) -> std::time::Duration {
+    now.duration_since(mtime).unwrap_or_else(|e| e.duration())
+}
+
+/// [`read_document`] with its reads, waits and the file's age given, so that a document
+/// rewritten between two reads can be played in a test.
+fn reread_document(
+    path: &Path,
+    mut read: impl FnMut() -> Result<Vec<u8>, Warning>,
+    mut wait: impl FnMut(std::time::Duration),
+    age: impl FnOnce() -> Option<std::time::Duration>,
+) -> Result<Value, Warning> {
+    let mut waits = REREAD_AFTER.iter();
+    loop {
+        let (warning, cut) = match read().map(|b| document_of(path, b)) {
+            Ok(Ok(doc)) => return Ok(doc),
+            Ok(Err(failed)) => failed,
+            Err(w) => {
+                let shrank = w.kind == WarningKind::ShrankWhileRead;
+                (w, shrank)
+            }
+        };
+        if !cut {
+            return Err(warning);
+        }
+        match waits.next() {
+            Some(&d) => wait(d),
+            None if warning.kind != WarningKind::MalformedDocument => return Err(warning),
+            None => {
+                let recent = age().is_some_and(|a| a <= REWRITE_WINDOW);
+                if !recent {
+                    return Err(warning);
+                }
+                return Err(Warning::new(
+                    WarningKind::TruncatedDocument,
+                    path,
+                    warning.line,
+                    format!(
+                        "document cut short (empty, or ends inside its JSON) on {} reads, written \
+                         less than {} s ago: being rewritten? not read",
+                        REREAD_AFTER.len() + 1,
+                        REWRITE_WINDOW.as_secs()
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// One read's bytes as a document: the warning when they are not one, and whether they are
+/// cut short (empty or ending inside the JSON: what a writer mid-rewrite leaves).
+fn document_of(path: &Path, mut buf: Vec<u8>) -> Result<Value, (Warning, bool)> {
     read::repair_lone_surrogates(&mut buf);
     serde_json::from_slice(&buf).map_err(|e| {
-        Warning::new(
+        let w = Warning::new(
             WarningKind::MalformedDocument,
             path,
             Some(e.line() as u64),
             format!("not a valid JSON document: {e}"),
-        )
+        );
+        (w, e.is_eof())
     })
 }
 
@@ -546,6 +636,88 @@ pub fn preview(text: &str, max: usize) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::time::Duration;
+
+    const FULL: &[u8] = b"{\"sessionId\": \"g\", \"messages\": [{\"type\": \"user\"}]}";
+
+    /// Plays the reads of a document that a writer rewrites: each read returns the next of
+    /// `reads` (the last one again when they run out); the waits between them are recorded,
+    /// not slept.
+    fn reread(reads: &[&[u8]], age: Option<Duration>) -> (Result<Value, Warning>, Vec<Duration>) {
+        let mut next = reads.iter();
+        let mut last: &[u8] = b"";
+        let mut waits = Vec::new();
+        let got = reread_document(
+            Path::new("session-x.json"),
+            || {
+                last = next.next().copied().unwrap_or(last);
+                Ok(last.to_vec())
+            },
+            |d| waits.push(d),
+            || age,
+        );
+        (got, waits)
+    }
+
+    #[test]
+    fn a_document_caught_mid_rewrite_is_read_again() {
+        for cut in [&b""[..], b"  \n", &FULL[..20]] {
+            let (got, waits) = reread(&[cut, FULL], None);
+            assert_eq!(got.unwrap()["sessionId"], "g", "{cut:?}");
+            assert_eq!(waits.len(), 1);
+            let (got, waits) = reread(&[cut, cut, FULL], None);
+            assert!(got.is_ok(), "{cut:?}");
+            assert_eq!(waits.len(), 2);
+        }
+        // Damage that is not a cut at the end is not read again.
+        let (got, waits) = reread(&[b"{\"sessionId\": }", FULL], Some(Duration::ZERO));
+        assert_eq!(got.unwrap_err().kind, WarningKind::MalformedDocument);
+        assert!(waits.is_empty());
+    }
+
+    #[test]
+    fn a_document_still_cut_short_is_benign_only_when_just_written() {
+        for cut in [&b""[..], &FULL[..20]] {
+            let recent = reread(&[cut], Some(Duration::from_secs(5))).0.unwrap_err();
+            assert_eq!(recent.kind, WarningKind::TruncatedDocument, "{cut:?}");
+            assert!(recent.kind.is_benign());
+            assert_eq!(recent.path, Path::new("session-x.json"));
+            let edge = reread(&[cut], Some(REWRITE_WINDOW)).0.unwrap_err();
+            assert_eq!(edge.kind, WarningKind::TruncatedDocument);
+            for age in [Some(REWRITE_WINDOW + Duration::from_secs(1)), None] {
+                let old = reread(&[cut], age).0.unwrap_err();
+                assert_eq!(old.kind, WarningKind::MalformedDocument, "{cut:?} {age:?}");
+            }
+        }
+        let now = std::time::SystemTime::now();
+        let ahead = now + Duration::from_secs(3);
+        assert_eq!(age_of(ahead, now), Duration::from_secs(3));
+        assert_eq!(
+            age_of(now - Duration::from_secs(3), now),
+            Duration::from_secs(3)
+        );
+    }
+
+    #[test]
+    fn a_document_that_shrinks_on_every_read_stays_serious() {
+        let mut reads = 0;
+        let got = reread_document(
+            Path::new("d.json"),
+            || {
+                reads += 1;
+                Err(Warning::new(
+                    WarningKind::ShrankWhileRead,
+                    Path::new("d.json"),
+                    None,
+                    "shrank",
+                ))
+            },
+            |_| {},
+            || Some(Duration::ZERO),
+        );
+        assert_eq!(got.unwrap_err().kind, WarningKind::ShrankWhileRead);
+        assert_eq!(reads, REREAD_AFTER.len() + 1);
+    }
 
     #[test]
     fn times_parse_in_every_shape() {

@@ -189,7 +189,7 @@ fn parse_view(file: &SourceFile) -> Result<View, Warning> {
         return Ok(log.finish_view());
     }
     // No sessionId + projectHash: Gemini falls back to reading a legacy document.
-    if let Ok(doc) = parse::read_document(path) {
+    if let Ok(doc) = parse::read_document_once(path) {
         let is_record = match &doc {
             Value::Object(o) => {
                 o.get("messages").is_some_and(Value::is_array)

@@ -312,7 +312,7 @@ fn jsonl_without_metadata_falls_back_to_the_document_reader() {
 
 #[test]
 fn a_json_document_that_is_not_json_is_an_error() {
-    let t = write("chats/session-bad.json", "{\n  \"sessionId\": \"x\",\n");
+    let t = write("chats/session-bad.json", "{\n  \"sessionId\": \"x\",\n]\n");
     let e = parse(&SourceFile::new(
         Agent::Gemini,
         t.path.clone(),
@@ -320,6 +320,15 @@ fn a_json_document_that_is_not_json_is_an_error() {
     ))
     .unwrap_err();
     assert_eq!(e.kind, WarningKind::MalformedDocument);
+    // Cut short at its end and just written: a rewrite in progress, not read either.
+    let t = write("chats/session-cut.json", "{\n  \"sessionId\": \"x\",\n");
+    let e = parse(&SourceFile::new(
+        Agent::Gemini,
+        t.path.clone(),
+        FileRole::GeminiSession,
+    ))
+    .unwrap_err();
+    assert_eq!(e.kind, WarningKind::TruncatedDocument);
     let missing = SourceFile::new(
         Agent::Gemini,
         PathBuf::from("/nonexistent/session-q.jsonl"),
