@@ -555,3 +555,65 @@ fn a_legacy_gemini_document_cut_short_is_mid_rewrite_only_when_just_written() {
             .stderr(predicate::str::contains("1 malformed_document"));
     }
 }
+
+/// `show <id>` that finds no session names what kept a file named like the id from being
+/// read, whatever the warning's kind and whether or not `-v` lists it, and not other files'.
+#[test]
+fn show_of_an_id_names_the_warnings_of_files_named_like_it() {
+    let home = tempfile::tempdir().unwrap();
+    let chats = home.path().join(".gemini/tmp/live/chats");
+    let cut = chats.join("session-2026-11-27T10-00-gggg0001.json");
+    write(
+        &cut,
+        "{\n  \"sessionId\": \"gggg0001-0000-4000-8000-000000000001\",\n  \"messages\": [\n    {\"type\": \"us",
+    );
+    write(&chats.join("session-2026-11-27T11-00-hhhh0001.json"), "{]");
+    let show = |id: &str, kind: &str| {
+        for command in [
+            &["show"][..],
+            &["export"],
+            &["replay-compress", "--algorithm", "gemini"],
+        ] {
+            looked_up(home.path(), command, id, kind);
+        }
+    };
+    // Just written: a rewrite in progress, a warning `-v` alone lists.
+    show("gggg0001", "truncated_document");
+    // The full id, of which Gemini's file name holds the first 8 characters.
+    show("gggg0001-0000-4000-8000-000000000001", "truncated_document");
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    fs::File::options()
+        .write(true)
+        .open(&cut)
+        .unwrap()
+        .set_modified(hour_ago)
+        .unwrap();
+    show("gggg0001", "malformed_document");
+}
+
+fn looked_up(home: &Path, command: &[&str], id: &str, kind: &str) {
+    let out = sessions()
+        .arg("--home")
+        .arg(home)
+        .arg("--strict")
+        .args(command)
+        .arg(id)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{command:?}: {err}");
+    assert!(
+        err.contains(&format!("no session matches {id:?}")),
+        "{command:?}: {err}"
+    );
+    assert!(
+        err.contains("1 warning about files named like it"),
+        "{command:?}: {err}"
+    );
+    assert!(
+        err.contains("session-2026-11-27T10-00-gggg0001.json"),
+        "{command:?}: {err}"
+    );
+    assert!(err.contains(&format!("({kind})")), "{command:?}: {err}");
+    assert!(!err.contains("hhhh0001"), "{command:?}: {err}");
+}

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::cli::{GlobalArgs, SelectArgs, ShowArgs, ShowFormat};
 use crate::commands::{CmdResult, Failure, Target, scan_options, stdout};
-use crate::diag::{Report, WarningKind};
+use crate::diag::{Report, Warning, WarningKind};
 use crate::model::{CompactionKind, Part, Role, Session};
 use crate::output::safe_path;
 use crate::parse::{self, Detail};
@@ -144,32 +144,60 @@ pub fn find_one(
             Ok((first, sessions, report))
         }
         Target::Id(id) => {
-            let i = resolve(&sessions, &id).map_err(|mut f| {
-                // A store that could not be read may be where the session is.
-                let unread: Vec<String> = result
-                    .report
-                    .warnings
-                    .iter()
-                    .filter(|w| {
-                        w.line.is_none()
-                            && matches!(w.kind, WarningKind::Unreadable | WarningKind::SymlinkLoop)
-                    })
-                    .map(|w| w.to_string())
-                    .collect();
-                if !unread.is_empty() {
-                    f.message.push_str(&format!(
-                        "; {} could not be read:\n  {}",
-                        plural(unread.len(), "path"),
-                        unread.join("\n  ")
-                    ));
-                }
-                f
-            })?;
+            let i = resolve(&sessions, &id)
+                .map_err(|f| explain_no_match(f, &id, &result.report.warnings))?;
             let s = sessions[i].clone();
             let report = own_report(&s);
             Ok((s, sessions, report))
         }
     }
+}
+
+/// Most warnings about files named like the id that a failed lookup lists.
+const MAX_NAMED: usize = 10;
+
+/// Say why no session matched `id`: a store that could not be read may be where the session
+/// is, and a file whose name holds the id text is most likely the session itself, whatever
+/// kept it from being read (a document cut short mid-rewrite, a malformed one, …).
+pub(crate) fn explain_no_match(mut f: Failure, id: &str, warnings: &[Warning]) -> Failure {
+    // Gemini names its files after the id's first 8 characters only.
+    let short = id.get(..8).filter(|s| s.len() < id.len());
+    let named_like = |w: &Warning| {
+        let Some(name) = w.path.file_name().map(|n| n.to_string_lossy()) else {
+            return false;
+        };
+        (!id.is_empty() && name.contains(id)) || short.is_some_and(|s| name.contains(s))
+    };
+    let unread_store = |w: &Warning| {
+        w.line.is_none() && matches!(w.kind, WarningKind::Unreadable | WarningKind::SymlinkLoop)
+    };
+    let (named, unread): (Vec<&Warning>, Vec<&Warning>) = warnings
+        .iter()
+        .filter(|w| named_like(w) || unread_store(w))
+        .partition(|w| named_like(w));
+    // File names and messages are session data: no raw control characters on the terminal.
+    let show = |w: &&Warning| format!("{} ({})", safe_line(&w.to_string()), w.kind.as_str());
+    if !named.is_empty() {
+        let mut lines: Vec<String> = named.iter().take(MAX_NAMED).map(show).collect();
+        if named.len() > MAX_NAMED {
+            lines.push(format!("… and {} more", named.len() - MAX_NAMED));
+        }
+        f.message.push_str(&format!(
+            "; {} about files named like it:\n  {}",
+            plural(named.len(), "warning"),
+            lines.join("\n  ")
+        ));
+    }
+    if !unread.is_empty() {
+        let lines: Vec<String> = unread.iter().map(|w| safe_line(&w.to_string())).collect();
+        f.message.push_str(&format!(
+            "{} {} could not be read:\n  {}",
+            if named.is_empty() { ";" } else { "\n" },
+            plural(unread.len(), "path"),
+            lines.join("\n  ")
+        ));
+    }
+    f
 }
 
 /// Find the one session whose id is `target`, or starts with it. Ambiguity is an error that

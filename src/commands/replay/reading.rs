@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::cli::{GlobalArgs, ReplayArgs, SelectArgs};
-use crate::commands::show::resolve;
+use crate::commands::show::{explain_no_match, resolve};
 use crate::commands::{Failure, Target, scan_options, target};
 use crate::diag::{Report, WarningKind};
 use crate::output::safe_path;
@@ -363,7 +363,8 @@ fn select(
         let result = scan(&opts);
         crate::commands::require_stores(&result, &opts.stores)?;
         for t in &ids {
-            let i = resolve(&result.sessions, t)?;
+            let i = resolve(&result.sessions, t)
+                .map_err(|f| explain_no_match(f, t, &result.report.warnings))?;
             report.extend(result.sessions[i].warnings.iter().cloned());
             selected.push(result.sessions[i].clone());
         }
