@@ -231,8 +231,13 @@ pub struct RequestUsage {
     pub model: Option<Arc<str>>,
     /// As this file recorded it; once the scan's cross-file rules have run
     /// ([`crate::scan::count_once`]), the per-field maximum over every copy of the response
-    /// for the copy that counts (a copy can be written mid-stream).
+    /// for the copy that counts (a copy can be written mid-stream): what aggregates add.
     pub usage: Usage,
+    /// What this file recorded, when the cross-file rules raised `usage` above it: a session's
+    /// own figures (a `list` row, as `show` gives them) come from its file alone
+    /// ([`RequestUsage::own_usage`]).
+    #[serde(skip)]
+    pub own: Option<Box<Usage>>,
     pub dedup_key: Option<DedupKey>,
     /// Whether aggregates count this request: `false` for a copy of a response that another
     /// file's copy stands for ([`crate::scan::count_once`]).
@@ -260,9 +265,30 @@ impl RequestUsage {
             timestamp: r.timestamp,
             model,
             usage: r.usage,
+            own: None,
             dedup_key: r.dedup_key.clone(),
             counted: true,
         }
+    }
+
+    /// The usage this file recorded for the request, whatever the cross-file rules counted.
+    pub fn own_usage(&self) -> &Usage {
+        self.own.as_deref().unwrap_or(&self.usage)
+    }
+
+    /// Raise the usage aggregates count to the per-field maximum with `other` (another copy
+    /// of the response), keeping what this file recorded. Whether anything was raised.
+    pub fn raise_to(&mut self, other: &Usage) -> bool {
+        let mut raised = self.usage;
+        raised.max_with(other);
+        if raised == self.usage {
+            return false;
+        }
+        if self.own.is_none() {
+            self.own = Some(Box::new(self.usage));
+        }
+        self.usage = raised;
+        true
     }
 }
 

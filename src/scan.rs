@@ -499,42 +499,36 @@ fn drop_codex_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
 }
 
 /// Claude Code writes one session id into several files when a session is resumed, backed up
-/// or checkpointed: each such file holds the session's history up to some point. A file whose
-/// responses (`message.id` + `requestId`) are all held by another file of the same session id
-/// is a copy of that history: it is dropped and reported as a duplicate, and the file holding
-/// the most responses (then the most messages, then the latest update, then the first path) is
-/// kept. Files whose responses diverge (each holds some the other lacks: branches taken from
-/// one point, or consecutive pieces of one session) are distinct histories and are all kept;
-/// so is a file with a response that names no message id, which cannot be compared. Run by the
-/// scan before [`count_once`], as the Codex and Gemini copy rules are, so that every command
-/// sees one session where the agent wrote one (a row of `list`, a replay, an export), not a
-/// row per file.
+/// or checkpointed: each such file holds the session's history up to some point. A file with
+/// responses, all of which (`message.id` + `requestId`; a copy whose `requestId` a proxy
+/// dropped is the response its message id names, as [`count_once`] reads it) another file of
+/// the same session id holds, is a copy of that history: it is dropped and reported as a
+/// duplicate, and the file holding the most responses (then the most messages, the most
+/// tokens, the latest update, the first path) is kept. Files whose responses diverge (each
+/// holds some the other lacks: branches taken from one point, or consecutive pieces of one
+/// session) are distinct histories and are all kept; so is a file with no response (it holds
+/// nothing the other is known to hold: prompts the agent never answered) and a file with a
+/// response that names no message id, which cannot be compared. Run by the scan before
+/// [`count_once`], as the Codex and Gemini copy rules are, so that every command sees one
+/// session where the agent wrote one (a row of `list`, a replay, an export), not a row per
+/// file. The kept file's requests count at the largest snapshot of their copies; its own
+/// figures stay its file's ([`RequestUsage::own_usage`]).
 pub fn drop_claude_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
-    use rustc_hash::FxHashSet;
-    // None: a response without an id, so the file cannot be compared.
-    fn keys_of(s: &SessionSummary) -> Option<FxHashSet<(&str, Option<&str>)>> {
-        s.requests
-            .iter()
-            .map(|r| {
-                r.dedup_key
-                    .as_ref()
-                    .map(|k| (k.message_id.as_str(), k.request_id.as_deref()))
-            })
-            .collect()
-    }
     let mut drop = vec![false; sessions.len()];
     let mut warnings = Vec::new();
     let mut held_by = Vec::new();
     for members in same_session_files(sessions, Agent::Claude) {
-        let keys: Vec<_> = members.iter().map(|&i| keys_of(&sessions[i])).collect();
+        let keys: Vec<_> = members
+            .iter()
+            .map(|&i| Responses::of(&sessions[i]))
+            .collect();
         for (a, &i) in members.iter().enumerate() {
-            let Some(mine) = &keys[a] else { continue };
+            let Some(mine) = keys[a].as_ref().filter(|k| !k.keys.is_empty()) else {
+                continue;
+            };
             // A copy is dropped in favour of the best-ranked member (an earlier one) that holds it.
             let holder = (0..a).find(|&b| {
-                !drop[members[b]]
-                    && keys[b]
-                        .as_ref()
-                        .is_some_and(|theirs| mine.is_subset(theirs))
+                !drop[members[b]] && keys[b].as_ref().is_some_and(|theirs| theirs.hold(mine))
             });
             if let Some(b) = holder {
                 drop[i] = true;
@@ -544,10 +538,15 @@ pub fn drop_claude_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
                     &sessions[i].source.path,
                     None,
                     format!(
-                        "copy of Claude session {}: its {} responses are among the {} of {}, which is kept",
+                        "copy of Claude session {}: its {} among the {} of {}, which is kept",
                         sessions[i].id,
-                        mine.len(),
-                        keys[b].as_ref().map_or(0, |k| k.len()),
+                        match mine.keys.len() {
+                            1 => "1 response is".to_string(),
+                            n => format!("{} responses are", crate::render::thousands(n as u64)),
+                        },
+                        crate::render::thousands(
+                            keys[b].as_ref().map_or(0, |k| k.keys.len()) as u64
+                        ),
                         sessions[members[b]].source.path.display()
                     ),
                 ));
@@ -560,43 +559,82 @@ pub fn drop_claude_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
         let copied: Vec<(DedupKey, Usage)> = sessions[copy]
             .requests
             .iter()
-            .filter_map(|r| Some((r.dedup_key.clone()?, r.usage)))
+            .filter_map(|r| Some((r.dedup_key.clone()?, *r.own_usage())))
             .collect();
-        let holder = &mut sessions[holder];
-        if merge_usage(&mut holder.requests, &copied) {
-            holder.usage = Usage::default();
-            for r in &holder.requests {
-                holder.usage.add(&r.usage);
-            }
-        }
+        raise_to_copies(&mut sessions[holder].requests, &copied);
     }
     remove_marked(sessions, &drop, warnings)
 }
 
-/// Raise each request of `requests` to the per-field maximum of the copies of it in `copied`
-/// (matched by message and request id); whether any was raised.
-fn merge_usage(requests: &mut [RequestUsage], copied: &[(DedupKey, Usage)]) -> bool {
+/// The responses of a Claude file, as the copy rule compares them: `None` when one names no
+/// message id (the file cannot be compared).
+struct Responses<'a> {
+    keys: rustc_hash::FxHashSet<(&'a str, Option<&'a str>)>,
+    /// The message ids of the responses, and of those recorded without a `requestId`.
+    ids: rustc_hash::FxHashSet<&'a str>,
+    bare: rustc_hash::FxHashSet<&'a str>,
+}
+
+impl<'a> Responses<'a> {
+    fn of(s: &'a SessionSummary) -> Option<Self> {
+        let mut r = Responses {
+            keys: Default::default(),
+            ids: Default::default(),
+            bare: Default::default(),
+        };
+        for k in &s.requests {
+            let k = k.dedup_key.as_ref()?;
+            let (mid, rid) = (k.message_id.as_str(), k.request_id.as_deref());
+            r.keys.insert((mid, rid));
+            r.ids.insert(mid);
+            if rid.is_none() {
+                r.bare.insert(mid);
+            }
+        }
+        Some(r)
+    }
+
+    /// Whether every response of `other` is one of these: the same message and request ids,
+    /// or the same message id where either copy lost its `requestId`.
+    fn hold(&self, other: &Responses) -> bool {
+        other.keys.iter().all(|&(mid, rid)| match rid {
+            Some(_) => self.keys.contains(&(mid, rid)) || self.bare.contains(mid),
+            None => self.ids.contains(mid),
+        })
+    }
+}
+
+/// Raise each request of `requests` to the per-field maximum of its copies in `copied` (the
+/// same message and request ids, or the same message id where a copy has no `requestId`).
+fn raise_to_copies(requests: &mut [RequestUsage], copied: &[(DedupKey, Usage)]) {
     use rustc_hash::FxHashMap;
-    let of: FxHashMap<(&str, Option<&str>), &Usage> = copied
-        .iter()
-        .map(|(k, u)| ((k.message_id.as_str(), k.request_id.as_deref()), u))
-        .collect();
-    let mut raised = false;
-    for r in requests {
-        if let Some(k) = &r.dedup_key
-            && let Some(u) = of.get(&(k.message_id.as_str(), k.request_id.as_deref()))
-        {
-            let before = r.usage;
-            r.usage.max_with(u);
-            raised |= r.usage != before;
+    let mut of: FxHashMap<(&str, Option<&str>), Usage> = FxHashMap::default();
+    for (k, u) in copied {
+        for key in [
+            (k.message_id.as_str(), k.request_id.as_deref()),
+            (k.message_id.as_str(), None),
+        ] {
+            of.entry(key).and_modify(|x| x.max_with(u)).or_insert(*u);
         }
     }
-    raised
+    for r in requests {
+        let Some(k) = &r.dedup_key else { continue };
+        let mid = k.message_id.as_str();
+        // By its own ids, else (a copy without a `requestId` on either side) by message id.
+        let u = of
+            .get(&(mid, k.request_id.as_deref()))
+            .or_else(|| of.get(&(mid, None)))
+            .copied();
+        if let Some(u) = u {
+            r.raise_to(&u);
+        }
+    }
 }
 
 /// The files of `agent` that share a session id (and kind) with another, group by group, each
-/// group best first: the most requests, then the most messages, then the latest update, then
-/// the first path. The copy rules keep the first.
+/// group best first: the most requests, then the most messages, then the most tokens (of two
+/// copies of one history, the one whose last response streamed further), then the latest
+/// update, then the first path. The copy rules keep the first.
 fn same_session_files(sessions: &[SessionSummary], agent: Agent) -> Vec<Vec<usize>> {
     let mut groups: HashMap<(&str, SessionKind), Vec<usize>> = HashMap::new();
     for (i, s) in sessions.iter().enumerate() {
@@ -611,7 +649,12 @@ fn same_session_files(sessions: &[SessionSummary], agent: Agent) -> Vec<Vec<usiz
             v.sort_by_key(|&i| {
                 let s = &sessions[i];
                 std::cmp::Reverse((
-                    (s.requests.len(), s.message_count, s.updated_at),
+                    (
+                        s.requests.len(),
+                        s.message_count,
+                        s.usage.total(),
+                        s.updated_at,
+                    ),
                     std::cmp::Reverse(i),
                 ))
             });
@@ -886,7 +929,7 @@ pub fn count_once(sessions: &mut [SessionSummary]) {
         (merged, dropped)
     };
     for (si, ri, u) in merged {
-        sessions[si].requests[ri].usage = u;
+        sessions[si].requests[ri].raise_to(&u);
     }
     for (si, ri) in dropped {
         sessions[si].requests[ri].counted = false;

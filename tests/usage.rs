@@ -619,8 +619,9 @@ fn a_response_in_several_files_counts_once_at_its_largest_for_its_session() {
 }
 
 /// A Claude session written into several files (a backup, a resume's copy) is one session in
-/// every report: one `list` row and one project member, the copies reported with `-v`, and its
-/// responses counted at the largest snapshot any copy holds, whichever file is kept.
+/// every report: one `list` row and one project member, the copies reported with `-v`. Its
+/// responses count at the largest snapshot any copy holds, whichever file is kept, while its
+/// row gives its own file's figures, as `show` does.
 #[test]
 fn copies_of_a_claude_session_are_one_session_everywhere() {
     let dir = tempfile::tempdir().unwrap();
@@ -630,14 +631,17 @@ fn copies_of_a_claude_session_are_one_session_everywhere() {
     let write = |name: &str, lines: &[String]| {
         std::fs::write(store.join(name), lines.join("\n") + "\n").unwrap();
     };
-    // A copy taken while the response streamed (5 output tokens), kept since it sorts first,
-    // and the file the response finished in (500).
-    write(
-        &format!("0-early-{sid}.jsonl"),
-        &[response(sid, "2026-03-10T10:00:05Z", "C1", 5)],
-    );
+    // The file kept holds more (C2), but took C1 while it streamed (5 output tokens); a
+    // checkpoint holds C1 finished (500).
     write(
         &format!("{sid}.jsonl"),
+        &[
+            response(sid, "2026-03-10T10:00:05Z", "C1", 5),
+            response(sid, "2026-03-10T10:01:05Z", "C2", 7),
+        ],
+    );
+    write(
+        &format!("checkpoint-{sid}.jsonl"),
         &[response(sid, "2026-03-10T10:00:05Z", "C1", 500)],
     );
     let home = dir.path().to_str().unwrap();
@@ -649,12 +653,24 @@ fn copies_of_a_claude_session_are_one_session_everywhere() {
     let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 1, "{rows:?}");
-    assert_eq!(rows[0]["id"], sid);
-    assert_eq!(rows[0]["tokens"]["output"], 500, "{rows:?}");
+    assert!(
+        rows[0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("/{sid}.jsonl"))
+    );
+    let shown = json_of(
+        common::sessions(),
+        &["--home", home, "show", sid, "--format", "json"],
+    );
+    assert_eq!(rows[0]["tokens"]["output"], 12, "{rows:?}");
+    assert_eq!(rows[0]["tokens"], shown["tokens"]);
+    assert_eq!(rows[0]["cost_usd"], shown["cost_usd"]);
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.lines()
-            .any(|l| l.contains(&format!("{sid}.jsonl: copy of Claude session {sid}"))),
+        err.lines().any(|l| l.contains(&format!(
+            "checkpoint-{sid}.jsonl: copy of Claude session {sid}: its 1 response is among the 2"
+        ))),
         "{err}"
     );
     let projects = json_of(
@@ -662,12 +678,73 @@ fn copies_of_a_claude_session_are_one_session_everywhere() {
         &["--home", home, "projects", "--format", "json"],
     );
     assert_eq!(projects[0]["sessions"], 1, "{projects:#}");
-    assert_eq!(projects[0]["tokens"]["output"], 500, "{projects:#}");
+    assert_eq!(projects[0]["tokens"]["output"], 507, "{projects:#}");
     let doc = json_of(
         common::sessions(),
         &["--home", home, "usage", "session", "--format", "json"],
     );
-    assert_eq!(doc["totals"]["tokens"]["output"], 500, "{doc:#}");
+    assert_eq!(doc["totals"]["tokens"]["output"], 507, "{doc:#}");
+}
+
+/// What the copy rule does not take for a copy: a file with no response of its own (prompts
+/// the agent never answered, a reply that was a synthetic error) holds nothing another file is
+/// known to hold; a file whose responses a proxy stripped of their `requestId` is a copy.
+#[test]
+fn the_copy_rule_needs_responses_and_reads_them_without_request_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = dir.path().join(".claude/projects");
+    let sid = "dddddddd-0000-4000-8000-000000000004";
+    let write = |folder: &str, name: &str, lines: &[String]| {
+        let d = projects.join(folder);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join(name), lines.join("\n") + "\n").unwrap();
+    };
+    let original = [
+        response(sid, "2026-03-10T10:00:05Z", "D1", 5),
+        response(sid, "2026-03-10T10:01:05Z", "D2", 7),
+    ];
+    write("-home-dev-copies", &format!("{sid}.jsonl"), &original);
+    let bare: Vec<String> = original
+        .iter()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            v.as_object_mut().unwrap().remove("requestId");
+            v.to_string()
+        })
+        .collect();
+    write("-home-dev-copies", &format!("proxy-{sid}.jsonl"), &bare);
+    let prompt = json!({"type": "user", "sessionId": sid, "uuid": "p-1", "parentUuid": null,
+        "timestamp": "2026-03-11T09:00:00Z", "cwd": "/home/dev/other",
+        "message": {"role": "user", "content": "carry on elsewhere"}})
+    .to_string();
+    write("-home-dev-other", &format!("{sid}.jsonl"), &[prompt]);
+    let rows = json_of(
+        common::sessions(),
+        &[
+            "--home",
+            dir.path().to_str().unwrap(),
+            "list",
+            "--format",
+            "json",
+        ],
+    );
+    let paths: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths.len(), 2, "{paths:?}");
+    assert!(
+        paths
+            .iter()
+            .any(|p| p.ends_with(&format!("-home-dev-copies/{sid}.jsonl")))
+    );
+    assert!(
+        paths
+            .iter()
+            .any(|p| p.ends_with(&format!("-home-dev-other/{sid}.jsonl")))
+    );
 }
 
 /// The de-duplicated total of a selection, as `projects` reports it.
@@ -1140,4 +1217,48 @@ fn an_absurd_price_is_refused_and_the_model_unpriced() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// A row's cost is its file's, as its tokens are: a resumed session's copy of its parent's
+/// last response, taken further than the parent's own file has it, raises what the totals
+/// count for the parent, not the parent's row.
+#[test]
+fn a_rows_cost_and_tokens_are_its_own_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join(".claude/projects/-home-dev-copies");
+    std::fs::create_dir_all(&store).unwrap();
+    let (parent, child) = (
+        "abababab-0000-4000-8000-000000000007",
+        "cdcdcdcd-0000-4000-8000-000000000008",
+    );
+    let write = |sid: &str, lines: &[String]| {
+        std::fs::write(store.join(format!("{sid}.jsonl")), lines.join("\n") + "\n").unwrap();
+    };
+    write(parent, &[response(parent, "2026-03-10T10:00:05Z", "P1", 4)]);
+    write(
+        child,
+        &[
+            response(parent, "2026-03-10T10:00:05Z", "P1", 40_000),
+            response(child, "2026-03-12T10:00:05Z", "R1", 7),
+        ],
+    );
+    let home = dir.path().to_str().unwrap();
+    let rows = json_of(
+        common::sessions(),
+        &["--home", home, "list", "--format", "json"],
+    );
+    for r in rows.as_array().unwrap() {
+        let id = r["id"].as_str().unwrap();
+        let shown = json_of(
+            common::sessions(),
+            &["--home", home, "show", id, "--format", "json"],
+        );
+        assert_eq!(r["tokens"], shown["tokens"], "{id}");
+        assert_eq!(r["cost_usd"], shown["cost_usd"], "{id}");
+    }
+    let doc = json_of(
+        common::sessions(),
+        &["--home", home, "usage", "session", "--format", "json"],
+    );
+    assert_eq!(totals_by(&doc, "session_id")[parent], 10 + 40_000);
 }

@@ -213,7 +213,9 @@ fn table(sessions: &[SessionSummary], ids: &ShortIds) -> String {
                 thousands(s.counts.tool_calls),
                 human_count(s.usage.total()),
                 crate::commands::usage::cost_label(&crate::pricing::cost_of(
-                    s.requests.iter().map(|r| (r.model.as_deref(), &r.usage)),
+                    s.requests
+                        .iter()
+                        .map(|r| (r.model.as_deref(), r.own_usage())),
                 )),
                 thousands(s.compactions as u64),
                 s.title.clone().unwrap_or_default(),

@@ -112,8 +112,11 @@ impl<'a> SessionRecord<'a> {
             git_branch: s.git_branch.as_deref(),
             counts: s.counts,
             tokens: s.usage.into(),
+            // The row's own figures, as its tokens are: what its file recorded.
             cost_usd: crate::pricing::cost_of(
-                s.requests.iter().map(|r| (r.model.as_deref(), &r.usage)),
+                s.requests
+                    .iter()
+                    .map(|r| (r.model.as_deref(), r.own_usage())),
             )
             .usd(),
             compactions: s.compactions,
