@@ -44,6 +44,20 @@ fn gemini_era(input: &ReplayInput) -> versions::GeminiEra {
     era
 }
 
+/// Gemini CLI's constants for a replay of `input`. Gemini files record no version: the era
+/// their format and date show decides every setting that changed between versions. Another
+/// agent's file says nothing of Gemini CLI (a Claude `.jsonl` is no Gemini log, a Codex legacy
+/// `.json` no Gemini document, and their dates no Gemini release): it is replayed at the newest
+/// constants, as a version number chooses only the recording agent's constants.
+fn gemini_constants(input: &ReplayInput, model: Option<&str>) -> versions::GeminiConstants {
+    let era = if input.agent == Agent::Gemini {
+        gemini_era(input)
+    } else {
+        versions::GeminiEra::default()
+    };
+    versions::gemini(era, model)
+}
+
 /// A recorded compaction the first request already followed: the log starts from its result.
 pub(super) fn starts_the_log(c: &crate::model::Compaction) -> bool {
     c.request_index == 0
@@ -229,10 +243,12 @@ fn resolve_settings(
     let mut settings = opts.settings.clone();
     let mut era_note = None;
     if opts.algorithm == Algorithm::Gemini {
-        // Gemini files record no version: the era their format and date show decides every
-        // setting that changed between versions, unless given.
-        let c = versions::gemini(gemini_era(input), model);
-        era_note = gemini_era_settings(&mut settings, &c);
+        let c = gemini_constants(input, model);
+        let note = gemini_era_settings(&mut settings, &c);
+        // Only a Gemini file's format and date say which version was assumed.
+        if input.agent == Agent::Gemini {
+            era_note = note;
+        }
     }
     (settings, era_note)
 }

@@ -950,3 +950,43 @@ fn an_inputs_held_bytes_count_its_text_and_values() {
     let grown = big.held_bytes() - base;
     assert!((150_000..151_000).contains(&grown), "{grown}");
 }
+
+/// Gemini's algorithm on another agent's session: its file's extension and start date say
+/// nothing of a Gemini CLI version, so every such session gets the newest constants, unnoted.
+#[test]
+fn gemini_constants_of_another_agents_session_are_the_newest() {
+    let day = |y, m, d| {
+        chrono::NaiveDate::from_ymd_opt(y, m, d)
+            .unwrap()
+            .and_hms_opt(12, 0, 0)
+            .unwrap()
+            .and_utc()
+    };
+    let o = opts(Algorithm::Gemini, 1_000, &[]);
+    for (agent, path, started) in [
+        (Agent::Claude, "c.jsonl", day(2025, 10, 15)),
+        (Agent::Claude, "c.jsonl", day(2026, 8, 20)),
+        (
+            Agent::Codex,
+            "rollout-2025-04-18-a3b4c5d6.json",
+            day(2025, 4, 18),
+        ),
+    ] {
+        let mut i = input(3, 400, |_, h| Some(h));
+        i.agent = agent;
+        i.path = path.into();
+        i.started_at = Some(started);
+        let r = replay(&i, &o);
+        let what = format!("{agent} {path} {started}");
+        assert!(
+            !r.notes.iter().any(|n| n.contains("Gemini CLI")),
+            "{what}: {:?}",
+            r.notes
+        );
+        // v0.53+ (the newest): threshold 0.5, weight 1.5, turns coalesced, masking on.
+        assert_eq!(r.settings.num("threshold"), 0.5, "{what}");
+        assert_eq!(r.settings.num("non_ascii_weight"), 1.5, "{what}");
+        assert!(r.settings.flag("coalesce_turns"), "{what}");
+        assert!(r.settings.flag("masking"), "{what}");
+    }
+}
