@@ -704,6 +704,26 @@ pub struct Session {
     /// Whether `title` came from an explicit title record (beats leaf titles and first prompts).
     #[serde(skip)]
     pub title_is_explicit: bool,
+    /// Gemini only: what the file's layout shows of the CLI version that wrote it (none for a
+    /// saved chat, which every version writes alike). Not serialised.
+    #[serde(skip)]
+    pub gemini_layout: Option<GeminiLayout>,
+}
+
+/// What a Gemini session file's layout shows of the CLI version that wrote it (`formats.md`
+/// §3.2): sessions record no version, and the replay assumes one from this and the start date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GeminiLayout {
+    /// Read as one JSON document (legacy, v0.4–v0.38), not as a JSONL log (v0.39+): what the
+    /// file holds, whatever its extension (a legacy session resumed from v0.39 on continues
+    /// in a migrated `.jsonl`).
+    pub document: bool,
+    /// A `$set.messages` checkpoint or a functionResponse `user` record: v0.44+.
+    pub checkpoints: bool,
+    /// A tool call recorded with its result. Before v0.44 a log records results only there; a
+    /// v0.44+ log adds a functionResponse `user` record, so a result without one bounds a log
+    /// to v0.39–v0.43.
+    pub tool_results: bool,
 }
 
 impl Session {
@@ -734,6 +754,7 @@ impl Session {
             record_uuids: HashSet::new(),
             leaf_titles: Vec::new(),
             title_is_explicit: false,
+            gemini_layout: None,
         }
     }
 

@@ -23,17 +23,27 @@ use super::{
     SessionReplay, StrategyContext, Totals, difference, pct, threshold, versions, window,
 };
 
-/// What a Gemini file shows of the CLI version that wrote it: its layout, its start date and
-/// the models it used.
+/// What a Gemini file shows of the CLI version that wrote it: its layout, its start date, the
+/// models it used and whether it holds the percent notice.
 fn gemini_era(input: &ReplayInput) -> versions::GeminiEra {
     use chrono::Datelike;
-    let legacy = input
-        .path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    // The extension only for a file whose layout the parser did not read (a saved chat): a
+    // legacy session resumed from v0.39 on continues as JSONL with its old start date.
+    let format = match &input.gemini_layout {
+        Some(layout) => Some(versions::GeminiFormat::of(layout)),
+        None => input
+            .path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+            .then_some(versions::GeminiFormat::LegacyJson),
+    };
     let mut era = versions::GeminiEra {
-        format: legacy.then_some(versions::GeminiFormat::LegacyJson),
+        format,
         started: input.started_at.map(|t| (t.year(), t.month(), t.day())),
+        saw_percent_compression_notice: input
+            .recorded_compactions
+            .iter()
+            .any(|c| c.percent_before.is_some()),
         ..Default::default()
     };
     for r in &input.requests {

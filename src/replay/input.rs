@@ -316,6 +316,7 @@ impl ReplayInput {
                 })
             })
             .collect();
+        let gemini_layout = s.gemini_layout;
         ReplayInput {
             recorded_window: s.context_window.map(crate::tokens::cap),
             agent_version: s.agent_version,
@@ -332,6 +333,7 @@ impl ReplayInput {
             post_compaction,
             gemini: None,
             gemini_sized: Default::default(),
+            gemini_layout,
         }
     }
 }

@@ -244,6 +244,8 @@ pub struct ReplayInput {
     /// For any other session, its items as the Gemini algorithm's replays receive them,
     /// converted and sized once for all of them (a cache; empty until the first).
     pub gemini_sized: gemini::SizedTurns,
+    /// A Gemini session's file layout, for the CLI version its replay assumes.
+    pub gemini_layout: Option<crate::model::GeminiLayout>,
 }
 
 /// The size of the context right after one of the agent's own compactions.

@@ -51,6 +51,7 @@ fn input(turns: usize, chars: usize, recorded: impl Fn(usize, u64) -> Option<u64
         recorded_compactions: Vec::new(),
         gemini: None,
         gemini_sized: Default::default(),
+        gemini_layout: None,
         post_compaction: Vec::new(),
         recorded_window: None,
         started_at: None,
@@ -988,5 +989,130 @@ fn gemini_constants_of_another_agents_session_are_the_newest() {
         assert_eq!(r.settings.num("non_ascii_weight"), 1.5, "{what}");
         assert!(r.settings.flag("coalesce_turns"), "{what}");
         assert!(r.settings.flag("masking"), "{what}");
+    }
+}
+
+/// The Gemini CLI version a Gemini file's replay assumes: from what the file is (a legacy
+/// document or a JSONL log, with or without v0.44's records) and whether it holds the v0.33+
+/// percent notice, not from its extension.
+#[test]
+fn gemini_era_follows_the_files_layout_and_notice() {
+    use serde_json::json;
+    const HASH: &str = "0b7dfb1274ee51b336813b17f2ddab1f56b6591f723e7314126bbd502c69e9c9";
+    // Messages without timestamps: the start date is the `startTime`.
+    let meta = |day: &str| {
+        json!({"sessionId": "s-1", "projectHash": HASH, "startTime": format!("{day}T10:00:00Z"),
+               "lastUpdated": format!("{day}T11:00:00Z"), "kind": "main"})
+    };
+    let user = |id: &str| json!({"id": id, "type": "user", "content": [{"text": "do it"}]});
+    let reply = |id: &str, calls: bool| {
+        let mut g = json!({"id": id, "type": "gemini",
+            "content": "done", "model": "gemini-2.5-pro",
+            "tokens": {"input": 1000, "output": 10, "cached": 0, "thoughts": 0, "tool": 0, "total": 1010}});
+        if calls {
+            g["toolCalls"] = json!([{"id": format!("c-{id}"), "name": "ls", "args": {},
+                "status": "success",     "result": [{"functionResponse": {"id": format!("c-{id}"), "name": "ls",
+                            "response": {"output": "a b"}}}]}]);
+        }
+        g
+    };
+    let fr_user = |id: &str, call: &str| {
+        json!({"id": id, "type": "user",
+               "content": [{"functionResponse": {"id": call, "name": "ls", "response": {"output": "a b"}}}]})
+    };
+    let notice = json!({"id": "i1", "type": "info",
+                        "content": "Context compressed from 62% to 18%."});
+    let log =
+        |lines: &[serde_json::Value]| lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let document = |day: &str, messages: &[serde_json::Value]| {
+        let mut d = meta(day);
+        d["messages"] = json!(messages);
+        serde_json::to_string_pretty(&d).unwrap()
+    };
+    let cases = [
+        // A legacy session resumed and migrated to JSONL keeps its old start date: v0.39+.
+        (
+            "session-2026-01-10T09-00-s1.jsonl",
+            log(&[meta("2026-01-10"), user("u1"), reply("g1", false)]),
+            "0.39.0",
+        ),
+        // Legacy, but the notice exists only from v0.33.
+        (
+            "session-2026-01-28T09-00-s1.json",
+            document(
+                "2026-01-28",
+                &[user("u1"), reply("g1", false), notice.clone()],
+            ),
+            "0.33.0",
+        ),
+        (
+            "session-2026-01-28T09-00-s1.json",
+            document("2026-01-28", &[user("u1"), reply("g1", false)]),
+            "0.26.0",
+        ),
+        // JSONL before the first JSONL release.
+        (
+            "session-2026-04-14T09-00-s1.jsonl",
+            log(&[meta("2026-04-14"), user("u1"), reply("g1", true)]),
+            "0.39.0",
+        ),
+        // A tool result recorded only in its call: before v0.44.
+        (
+            "session-2026-08-20T09-00-s1.jsonl",
+            log(&[meta("2026-08-20"), user("u1"), reply("g1", true)]),
+            "0.43.0",
+        ),
+        // A functionResponse `user` record: v0.44+.
+        (
+            "session-2026-05-01T09-00-s1.jsonl",
+            log(&[
+                meta("2026-05-01"),
+                user("u1"),
+                reply("g1", true),
+                fr_user("u2", "c-g1"),
+                reply("g2", false),
+            ]),
+            "0.44.0",
+        ),
+        // A `$set.messages` checkpoint: v0.44+.
+        (
+            "session-2026-05-01T09-00-s1.jsonl",
+            log(&[
+                meta("2026-05-01"),
+                user("u1"),
+                reply("g1", false),
+                json!({"$set": {"messages": [user("u1")]}}),
+                reply("g2", false),
+            ]),
+            "0.44.0",
+        ),
+        // JSONL under a `.json` name is a log, and one that shows neither marker is v0.39+.
+        (
+            "session-2026-05-01T09-00-s1.json",
+            log(&[meta("2026-05-01"), user("u1"), reply("g1", false)]),
+            "0.40.0",
+        ),
+    ];
+    let o = ReplayOptions {
+        context_window: None,
+        ..opts(Algorithm::Gemini, 1_000, &[])
+    };
+    for (name, body, version) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, &body).unwrap();
+        let src = crate::parse::SourceFile::new(
+            Agent::Gemini,
+            path,
+            crate::parse::FileRole::GeminiSession,
+        );
+        let input = ReplayInput::from_session(crate::parse::parse_file(&src).unwrap());
+        let r = replay(&input, &o);
+        let want = format!("Gemini CLI {version} assumed");
+        assert!(
+            r.notes.iter().any(|n| n.starts_with(&want)),
+            "{name} ({version}): {:?}",
+            r.notes
+        );
     }
 }

@@ -102,6 +102,8 @@ pub(super) struct Log {
     pub(super) skeletons: bool,
     /// A `$set.messages` checkpoint was read: its estimates need the bodies.
     checkpoints: bool,
+    /// The file was read as one legacy document, not as a log.
+    pub(super) document: bool,
 }
 
 impl Log {
@@ -127,6 +129,7 @@ impl Log {
             own: 0,
             skeletons: false,
             checkpoints: false,
+            document: false,
         }
     }
 
@@ -730,14 +733,23 @@ impl Log {
         }
 
         let mut status: HashMap<String, String> = HashMap::new();
+        let mut tool_results = false;
         for e in &self.entries {
             if let Some(Value::Array(calls)) = e.rec.get("toolCalls") {
                 for c in calls.iter().filter_map(Value::as_object) {
                     if let (Some(id), Some(st)) = (str_field(c, "id"), str_field(c, "status")) {
                         status.insert(id.to_string(), st.to_string());
                     }
+                    tool_results |= c.get("result").is_some_and(|r| !r.is_null());
                 }
             }
+        }
+        if !matches!(self.ident, Ident::SavedChat { .. }) {
+            s.gemini_layout = Some(crate::model::GeminiLayout {
+                document: self.document,
+                checkpoints: self.checkpoints || !self.fr_ids.is_empty(),
+                tool_results,
+            });
         }
         let mut ctx = Ctx {
             fr_ids: &self.fr_ids,

@@ -303,6 +303,7 @@ fn document(path: &Path, stem: &str, ident: Ident, doc: Value) -> Session {
         return saved_chat(path, stem, ident, doc);
     }
     let mut log = Log::new(path, stem, ident);
+    log.document = true;
     match doc {
         // A document is read whole: it is one value already, nothing to skip through.
         Value::Object(map) => {

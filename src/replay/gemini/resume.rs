@@ -749,6 +749,7 @@ pub fn input_from(s: &Session, mut resumed: Resumed, keep: Keep) -> ReplayInput 
             Arc::new(resumed)
         }),
         gemini_sized: Default::default(),
+        gemini_layout: s.gemini_layout,
     }
 }
 

@@ -518,6 +518,7 @@ pub(super) fn bench_session(shape: &str, messages: usize) -> crate::replay::Repl
         recorded_compactions: Vec::new(),
         gemini: None,
         gemini_sized: Default::default(),
+        gemini_layout: None,
         post_compaction: Vec::new(),
         recorded_window: None,
         started_at: None,

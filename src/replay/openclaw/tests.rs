@@ -648,6 +648,7 @@ fn engine_replay_reports_prune_events() {
         recorded_compactions: Vec::new(),
         gemini: None,
         gemini_sized: Default::default(),
+        gemini_layout: None,
         post_compaction: Vec::new(),
         recorded_window: None,
         started_at: None,

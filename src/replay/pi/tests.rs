@@ -567,6 +567,7 @@ fn session(items: Vec<HistoryItem>, requests_after: &[usize], output: u64) -> Re
         recorded_compactions: Vec::new(),
         gemini: None,
         gemini_sized: Default::default(),
+        gemini_layout: None,
         post_compaction: Vec::new(),
         recorded_window: None,
         started_at: None,

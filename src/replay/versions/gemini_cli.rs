@@ -38,6 +38,24 @@ pub enum GeminiFormat {
     Jsonl,
     /// JSONL with functionResponse `user` records and `$set.messages` checkpoints: v0.44+.
     JsonlCheckpoints,
+    /// JSONL with neither a tool result nor a checkpoint: v0.39+. A v0.44+ log of a session
+    /// that ran no tool and never compressed looks the same as a v0.39 one.
+    JsonlUnmarked,
+}
+
+impl GeminiFormat {
+    /// The format a file's layout shows.
+    pub fn of(layout: &crate::model::GeminiLayout) -> GeminiFormat {
+        if layout.document {
+            GeminiFormat::LegacyJson
+        } else if layout.checkpoints {
+            GeminiFormat::JsonlCheckpoints
+        } else if layout.tool_results {
+            GeminiFormat::Jsonl
+        } else {
+            GeminiFormat::JsonlUnmarked
+        }
+    }
 }
 
 /// Gemini CLI's compression constants for one era and model.
@@ -156,6 +174,7 @@ impl GeminiEra {
             Some(GeminiFormat::LegacyJson) => (Version::new(0, 4, 0), Version::new(0, 38, 2)),
             Some(GeminiFormat::Jsonl) => (Version::new(0, 39, 0), Version::new(0, 43, 0)),
             Some(GeminiFormat::JsonlCheckpoints) => (Version::new(0, 44, 0), GEMINI_NEWEST),
+            Some(GeminiFormat::JsonlUnmarked) => (Version::new(0, 39, 0), GEMINI_NEWEST),
             None => (Version::new(0, 0, 0), GEMINI_NEWEST),
         }
     }
