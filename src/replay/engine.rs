@@ -289,6 +289,14 @@ fn replay_calibrated(
         )
         .context_window;
     }
+    if alg == Algorithm::Gemini
+        && input.agent == Agent::Gemini
+        && limits.source != window::WindowSource::Override
+    {
+        // `tokenLimit(model)` changed between Gemini CLI versions (gemini-1.5-pro 2,097,152
+        // before v0.25, Gemma 4 256,000 from v0.41): the window is the assumed version's.
+        limits.context_window = gemini_constants(input, model.as_deref()).token_limit;
+    }
     let (settings, era_note) = resolve_settings(input, opts, model.as_deref());
     let native = alg.native_agent() == Some(input.agent);
     let ctx = StrategyContext {

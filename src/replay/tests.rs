@@ -1116,3 +1116,99 @@ fn gemini_era_follows_the_files_layout_and_notice() {
         );
     }
 }
+
+/// Gemini's algorithm on a Gemini session: the window is `tokenLimit(model)` of the version
+/// assumed, not of today's table; `--context-window` still overrides it.
+#[test]
+fn gemini_window_is_the_assumed_versions_token_limit() {
+    use serde_json::json;
+    const HASH: &str = "0b7dfb1274ee51b336813b17f2ddab1f56b6591f723e7314126bbd502c69e9c9";
+    let record = |day: &str, model: &str| {
+        let meta = json!({"sessionId": "s-1", "projectHash": HASH,
+            "startTime": format!("{day}T10:00:00Z"), "lastUpdated": format!("{day}T11:00:00Z"),
+            "kind": "main"});
+        let messages = [
+            json!({"id": "u1", "type": "user", "content": [{"text": "do it"}]}),
+            json!({"id": "g1", "type": "gemini", "content": "done", "model": model,
+                "tokens": {"input": 1000, "output": 10, "cached": 0, "thoughts": 0, "tool": 0,
+                           "total": 1010}}),
+        ];
+        (meta, messages)
+    };
+    let document = |day: &str, model: &str| {
+        let (mut d, messages) = record(day, model);
+        d["messages"] = json!(messages);
+        serde_json::to_string_pretty(&d).unwrap()
+    };
+    let log = |day: &str, model: &str| {
+        let (meta, messages) = record(day, model);
+        std::iter::once(meta)
+            .chain(messages)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    };
+    let cases = [
+        // v0.24.0: gemini-1.5-pro still 2,097,152.
+        (
+            "session-2026-01-14T10-00-s1.json",
+            document("2026-01-14", "gemini-1.5-pro"),
+            None,
+            2_097_152,
+            window::WindowSource::Model,
+        ),
+        // v0.32.0: every Gemini model 1,048,576.
+        (
+            "session-2026-03-03T10-00-s1.json",
+            document("2026-03-03", "gemini-1.5-pro"),
+            None,
+            1_048_576,
+            window::WindowSource::Model,
+        ),
+        // v0.40.0: Gemma 4 is not in the table yet.
+        (
+            "session-2026-04-30T10-00-s1.jsonl",
+            log("2026-04-30", "gemma-4-31b-it"),
+            None,
+            1_048_576,
+            window::WindowSource::Model,
+        ),
+        // v0.41.0: Gemma 4 256,000.
+        (
+            "session-2026-05-06T10-00-s1.jsonl",
+            log("2026-05-06", "gemma-4-31b-it"),
+            None,
+            256_000,
+            window::WindowSource::Model,
+        ),
+        (
+            "session-2026-01-14T10-00-s1.json",
+            document("2026-01-14", "gemini-1.5-pro"),
+            Some(500_000),
+            500_000,
+            window::WindowSource::Override,
+        ),
+    ];
+    for (name, body, given, window, source) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, &body).unwrap();
+        let src = crate::parse::SourceFile::new(
+            Agent::Gemini,
+            path,
+            crate::parse::FileRole::GeminiSession,
+        );
+        let input = ReplayInput::from_session(crate::parse::parse_file(&src).unwrap());
+        let o = ReplayOptions {
+            context_window: given,
+            ..opts(Algorithm::Gemini, 1_000, &[])
+        };
+        let r = replay(&input, &o);
+        assert_eq!(
+            (r.limits.context_window, r.limits.source),
+            (window, source),
+            "{name}: {:?}",
+            r.notes
+        );
+        assert_eq!(r.threshold, Some(window / 2), "{name}");
+    }
+}
