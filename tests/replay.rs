@@ -940,3 +940,26 @@ fn the_agents_own_compaction_calls_are_priced_apart() {
         "{verdict}"
     );
 }
+
+/// Pi with compaction turned off has no threshold to report or draw (as a Codex version that
+/// never compacts has none), and compacts nothing.
+#[test]
+fn pi_with_compaction_off_has_no_threshold() {
+    let rows = json_out(sessions().arg("--home").arg(home()).args([
+        "replay-compress",
+        "-A",
+        "pi",
+        "--all",
+        "--context-window",
+        "8000",
+        "--set",
+        "enabled=false",
+        "--format",
+        "json",
+    ]));
+    assert!(!rows.is_empty());
+    for r in &rows {
+        assert_eq!(r["threshold"], Value::Null, "{}", r["id"]);
+        assert_eq!(r["compressions"], 0, "{}", r["id"]);
+    }
+}

@@ -575,11 +575,12 @@ pub fn threshold(alg: Algorithm, ctx: &StrategyContext) -> Option<u64> {
         Algorithm::Claude => Some(claude::threshold(ctx)),
         // Codex before 0.35 never compacted on its own: no threshold to draw.
         Algorithm::Codex => Some(codex::limit(ctx)).filter(|&l| l != u64::MAX),
-        Algorithm::Pi => Some(
+        // Compaction turned off (`enabled=false`): no threshold to draw, as for Codex.
+        Algorithm::Pi => ctx.settings.flag("enabled").then(|| {
             ctx.limits
                 .context_window
-                .saturating_sub(ctx.settings.int("reserve_tokens")),
-        ),
+                .saturating_sub(ctx.settings.int("reserve_tokens"))
+        }),
         Algorithm::OpenclawPrune => {
             Some((ctx.settings.num("soft_trim_ratio") * ctx.limits.context_window as f64) as u64)
         }
