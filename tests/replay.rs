@@ -963,3 +963,41 @@ fn pi_with_compaction_off_has_no_threshold() {
         assert_eq!(r["compressions"], 0, "{}", r["id"]);
     }
 }
+
+/// The Claude constants say what the settings did: a formula whose result is the formula's,
+/// the `autocompact_pct` that lowered it after, and settings a ratio-era version ignores.
+#[test]
+fn claude_constants_say_what_the_settings_did() {
+    let rows = json_out(sessions().arg("--home").arg(home()).args([
+        "-q",
+        "replay-compress",
+        "-A",
+        "claude",
+        "--set",
+        "buffer_tokens=50000",
+        "--set",
+        "autocompact_pct=50",
+        "--format",
+        "json",
+        "6f0d3c52",
+        "f0e1d2c3",
+    ]));
+    let of = |id: &str| {
+        rows.iter()
+            .find(|r| r["id"].as_str().unwrap().starts_with(id))
+            .unwrap()
+    };
+    assert_eq!(of("6f0d3c52")["threshold"], 90_000);
+    assert_eq!(
+        of("6f0d3c52")["constants"],
+        "Claude Code 2.1.90: 200000 − min(32000, 20000) − 50000 = 130000, lowered by \
+         autocompact_pct to 50% of 180000 = 90000"
+    );
+    assert_eq!(of("f0e1d2c3")["threshold"], 154_560);
+    assert!(
+        of("f0e1d2c3")["constants"]
+            .as_str()
+            .unwrap()
+            .ends_with("= 154560 (buffer_tokens and autocompact_pct apply from 1.0.71)")
+    );
+}

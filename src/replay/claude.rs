@@ -50,6 +50,13 @@ pub struct Constants {
     pub max_output: u64,
     pub cap: u64,
     pub buffer: u64,
+    /// The version's formula with the settings that replace its terms (`max_output_cap`,
+    /// `buffer_tokens`): the threshold unless `autocompact_pct` lowers it.
+    pub formula: u64,
+    /// `autocompact_pct` when it lowered the threshold below the formula.
+    pub lowered_to_pct: Option<f64>,
+    /// The window less the output reservation, which `autocompact_pct` takes its share of.
+    pub effective_window: u64,
     pub threshold: u64,
 }
 
@@ -67,12 +74,16 @@ pub fn constants(ctx: &StrategyContext) -> Constants {
     }
     let pct = ctx.settings.num("autocompact_pct");
     let threshold = c.threshold_with((pct < 100.0).then_some(pct), None);
+    let formula = c.threshold();
     Constants {
         table,
         window: c.context_window,
         max_output: c.max_output,
         cap: c.max_output_cap,
         buffer: c.buffer,
+        formula,
+        lowered_to_pct: (threshold < formula).then_some(pct),
+        effective_window: c.effective_window(),
         threshold,
     }
 }
@@ -96,15 +107,29 @@ pub fn describe(ctx: &StrategyContext) -> String {
     } else {
         format!("min({}, {})", c.max_output, c.cap)
     };
-    match c.table.ratio_percent {
+    let formula = match c.table.ratio_percent {
         Some(p) => format!(
             "Claude Code {version}: {p}% of ({} − {reserved}) = {}",
-            c.window, c.threshold
+            c.window, c.formula
         ),
         None => format!(
             "Claude Code {version}: {} − {reserved} − {} = {}",
-            c.window, c.buffer, c.threshold
+            c.window, c.buffer, c.formula
         ),
+    };
+    match c.lowered_to_pct {
+        Some(pct) => format!(
+            "{formula}, lowered by autocompact_pct to {pct}% of {} = {}",
+            c.effective_window, c.threshold
+        ),
+        // Before 1.0.71 the threshold is a ratio of the window: no buffer, no override.
+        None if c.table.ratio_percent.is_some()
+            && (ctx.settings.int("buffer_tokens") > 0
+                || ctx.settings.num("autocompact_pct") < 100.0) =>
+        {
+            format!("{formula} (buffer_tokens and autocompact_pct apply from 1.0.71)")
+        }
+        None => formula,
     }
 }
 
