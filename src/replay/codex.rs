@@ -18,7 +18,6 @@ use std::collections::VecDeque;
 
 use crate::replay::settings::Spec;
 use crate::replay::versions::{self, CodexConstants, CodexMeasure};
-use crate::replay::window::WindowSource;
 use crate::replay::{
     Event, EventKind, HistoryItem, ReplayInput, RequestInfo, Role, Strategy, StrategyContext,
     bytes4_tokens,
@@ -51,15 +50,8 @@ pub fn constants(ctx: &StrategyContext) -> CodexConstants {
         0 => None,
         n => Some(n),
     };
-    if ctx.limits.source == WindowSource::Default {
-        return versions::codex(
-            ctx.agent_version.as_deref(),
-            ctx.model.as_deref(),
-            None,
-            configured,
-        );
-    }
-    // The engine has already turned a recorded (95%) window into the model's full window.
+    // The window `limits` reports: a recorded one the engine has turned back into the model's
+    // full window, else Codex's own table for a Codex session, else the generic table.
     versions::codex_for_window(
         ctx.agent_version.as_deref(),
         ctx.model.as_deref(),

@@ -93,6 +93,25 @@ fn agent_model(input: &ReplayInput) -> Option<String> {
     }
 }
 
+/// The window the recording agent's own table gives the session, where the generic table knows
+/// less: a Codex session that recorded none gets Codex's (codex-mini-latest 200k, gpt-3.5
+/// 16,385), and every algorithm measures the session against the window it really had.
+fn agents_own_window(input: &ReplayInput, model: Option<&str>, limits: &mut window::Limits) {
+    use window::WindowSource::{Default, Model};
+    let version = input.agent_version.as_deref();
+    if input.agent == Agent::Codex && matches!(limits.source, Model | Default) {
+        match versions::codex_window(version, model) {
+            (w, true) => {
+                limits.context_window = w;
+                limits.source = Model;
+            }
+            // An unknown slug: Codex's fallback, unless the generic table names the model.
+            (w, false) if limits.source == Default => limits.context_window = w,
+            _ => {}
+        }
+    }
+}
+
 /// Resolve the Gemini settings left at their defaults to the era's values; the note that says
 /// which version was assumed and what it set (none when every such setting was given).
 fn gemini_era_settings(
@@ -289,6 +308,7 @@ fn replay_calibrated(
         )
         .context_window;
     }
+    agents_own_window(input, model.as_deref(), &mut limits);
     if alg == Algorithm::Gemini
         && input.agent == Agent::Gemini
         && limits.source != window::WindowSource::Override

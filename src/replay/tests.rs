@@ -625,6 +625,46 @@ fn codex_limits_follow_the_recorded_version_and_full_window() {
 }
 
 #[test]
+fn a_codex_session_with_no_recorded_window_has_codexs_own_window() {
+    // Codex's own table, not the generic one: the limit, the window reported and the requests
+    // over it refer to one window, whichever algorithm replays the session.
+    let mut inp = input(2, 40_000, |_, h| Some(h));
+    inp.agent = Agent::Codex;
+    inp.agent_version = Some("0.100.0".into());
+    let mut o = opts(Algorithm::Codex, 3_000, &[]);
+    o.context_window = None;
+    for (model, window, limit) in [
+        ("codex-mini-latest", 200_000, 180_000),
+        ("gpt-3.5-turbo", 16_385, 14_746),
+        ("gpt-oss-120b", 128_000, 115_200),
+    ] {
+        inp.model = Some(model.into());
+        let r = replay(&inp, &o);
+        assert_eq!(r.limits.context_window, window, "{model}");
+        assert_eq!(r.limits.source, window::WindowSource::Model, "{model}");
+        assert_eq!(r.threshold, Some(limit), "{model}: {}", r.constants);
+        assert!(
+            !r.notes.iter().any(|n| n.contains("unknown")),
+            "{model}: {:?}",
+            r.notes
+        );
+        let mut pi = opts(Algorithm::Pi, 3_000, &[]);
+        pi.context_window = None;
+        assert_eq!(replay(&inp, &pi).limits.context_window, window, "{model}");
+    }
+    // 30,000 tokens of history by the last request: above gpt-3.5's window.
+    inp.model = Some("gpt-3.5-turbo".into());
+    assert_eq!(replay(&inp, &o).over_window.recorded, 1);
+    // An unknown slug: Codex's fallback, and the note says it was assumed.
+    inp.model = Some("mystery".into());
+    let mut claude = opts(Algorithm::Claude, 3_000, &[]);
+    claude.context_window = None;
+    let r = replay(&inp, &claude);
+    assert_eq!(r.limits.context_window, 272_000);
+    assert!(r.notes.iter().any(|n| n.contains("assumed a 272,000")));
+}
+
+#[test]
 fn a_sweep_equals_its_replays_one_by_one() {
     // The calibration is fitted once per sweep: no setting may change it.
     let inp = input(30, 40_000, |k, h| Some(4_000 + h + h / 7 + k as u64));

@@ -59,12 +59,17 @@ fn claude(model: &str) -> Option<(u64, u64)> {
 /// Codex / OpenAI models.
 fn openai(model: &str) -> Option<(u64, u64)> {
     let m = model.to_ascii_lowercase();
-    if m.starts_with("gpt-5") || m.contains("codex") {
+    // codex-mini-latest is an o4-mini: its rule must come before any `codex`.
+    if m.starts_with("o3")
+        || m.starts_with("o4")
+        || m.starts_with("o1")
+        || m.starts_with("codex-mini-latest")
+    {
+        Some((200_000, 100_000))
+    } else if m.starts_with("gpt-5") || m.contains("codex") {
         Some((272_000, 128_000))
     } else if m.starts_with("gpt-4.1") {
         Some((1_047_576, 32_768))
-    } else if m.starts_with("o3") || m.starts_with("o4") || m.starts_with("o1") {
-        Some((200_000, 100_000))
     } else if m.starts_with("gpt-4o") {
         Some((128_000, 16_384))
     } else {
@@ -154,6 +159,7 @@ mod tests {
             Some((200_000, 64_000))
         );
         assert_eq!(lookup(Some("gpt-5-codex")), Some((272_000, 128_000)));
+        assert_eq!(lookup(Some("codex-mini-latest")).unwrap().0, 200_000);
         assert_eq!(lookup(Some("gemini-2.5-pro")).unwrap().0, 1_048_576);
         assert_eq!(lookup(Some("gemma-4-31b-it")).unwrap().0, 256_000);
         assert_eq!(lookup(Some("mystery")), None);

@@ -148,24 +148,45 @@ pub(super) static CODEX: &[CodexRow] = &[
 /// codex-mini-latest, 1,047,576 for gpt-4.1, 128k for gpt-4o, 96k for gpt-oss (128k in the
 /// bundled models.json from 0.10x), 16,385 for gpt-3.5.
 fn codex_model_window(v: Option<Version>, model: &str) -> u64 {
+    codex_known_window(v, model).unwrap_or(272_000)
+}
+
+/// [`codex_model_window`] for a slug the table names; `None` for one Codex knows only through
+/// its fallback.
+fn codex_known_window(v: Option<Version>, model: &str) -> Option<u64> {
     let m = model.to_ascii_lowercase();
     let m = m.rsplit('/').next().unwrap_or(&m);
-    if m.starts_with("o3") || m.starts_with("o4-mini") || m.starts_with("codex-mini-latest") {
-        200_000
-    } else if m.starts_with("gpt-4.1") {
-        1_047_576
-    } else if m.starts_with("gpt-4o") {
-        128_000
-    } else if m.starts_with("gpt-oss") {
-        if v.is_some_and(|v| v >= Version::new(0, 100, 0)) {
+    Some(
+        if m.starts_with("o3") || m.starts_with("o4-mini") || m.starts_with("codex-mini-latest") {
+            200_000
+        } else if m.starts_with("gpt-4.1") {
+            1_047_576
+        } else if m.starts_with("gpt-4o") {
             128_000
+        } else if m.starts_with("gpt-oss") {
+            if v.is_some_and(|v| v >= Version::new(0, 100, 0)) {
+                128_000
+            } else {
+                96_000
+            }
+        } else if m.starts_with("gpt-3.5") {
+            16_385
+        } else if m.starts_with("gpt-5") || m.starts_with("codex-") {
+            272_000
         } else {
-            96_000
-        }
-    } else if m.starts_with("gpt-3.5") {
-        16_385
-    } else {
-        272_000
+            return None;
+        },
+    )
+}
+
+/// The window Codex `version` gave `model` when the rollout recorded none, and whether its
+/// table names the model (`false`: the fallback for an unknown slug).
+pub fn codex_window(version: Option<&str>, model: Option<&str>) -> (u64, bool) {
+    let v = version.and_then(Version::parse);
+    let model = model.unwrap_or("");
+    match codex_known_window(v, model) {
+        Some(w) => (w, true),
+        None => (codex_model_window(v, model), false),
     }
 }
 
