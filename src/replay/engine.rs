@@ -94,7 +94,8 @@ fn agent_model(input: &ReplayInput) -> Option<String> {
 }
 
 /// The window the recording agent's own table gives the session, where the generic table knows
-/// less: a Codex session that recorded none gets Codex's (codex-mini-latest 200k, gpt-3.5
+/// less: a Claude session's follows its version (claude-opus-4-7 has 1M by default from
+/// 2.1.117), a Codex session that recorded none gets Codex's (codex-mini-latest 200k, gpt-3.5
 /// 16,385), and every algorithm measures the session against the window it really had.
 fn agents_own_window(input: &ReplayInput, model: Option<&str>, limits: &mut window::Limits) {
     use window::WindowSource::{Default, Model};
@@ -109,6 +110,13 @@ fn agents_own_window(input: &ReplayInput, model: Option<&str>, limits: &mut wind
             (w, false) if limits.source == Default => limits.context_window = w,
             _ => {}
         }
+    }
+    // Another model behind Claude Code keeps its own window.
+    if input.agent == Agent::Claude
+        && limits.source == Model
+        && let Some(m) = model.filter(|m| m.to_ascii_lowercase().starts_with("claude"))
+    {
+        limits.context_window = versions::claude_window(version, m);
     }
 }
 

@@ -591,6 +591,38 @@ fn claude_prompts_above_200k_mean_a_1m_window() {
 }
 
 #[test]
+fn a_claude_sessions_window_follows_its_version() {
+    // claude-opus-4-7 has a 1M window by default from Claude Code 2.1.117: the threshold, the
+    // window reported and the requests over it refer to it, whichever algorithm replays it.
+    let mut o = opts(Algorithm::Claude, 3_000, &[]);
+    o.context_window = None;
+    let mut codex = opts(Algorithm::Codex, 3_000, &[]);
+    codex.context_window = None;
+    // Prompts below 200k: the 1M is the version's, not inferred from the usage.
+    let mut small = input(2, 40_000, |_, h| Some(h));
+    small.model = Some("claude-opus-4-7".into());
+    for (version, window) in [("2.1.120", 1_000_000), ("2.1.100", 200_000)] {
+        small.agent_version = Some(version.into());
+        let r = replay(&small, &o);
+        assert_eq!(r.limits.context_window, window, "{version}");
+        assert_eq!(
+            r.threshold,
+            Some(window - 33_000),
+            "{version}: {}",
+            r.constants
+        );
+        let r = replay(&small, &codex);
+        assert_eq!(r.limits.context_window, window, "{version}");
+        assert_eq!(
+            r.threshold,
+            Some(window * 9 / 10),
+            "{version}: {}",
+            r.constants
+        );
+    }
+}
+
+#[test]
 fn codex_limits_follow_the_recorded_version_and_full_window() {
     let mut inp = input(2, 4_000, |_, h| Some(h));
     inp.agent = Agent::Codex;

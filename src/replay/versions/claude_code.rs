@@ -395,6 +395,29 @@ fn claude_max_output(reserve: ClaudeReserve, v: Option<Version>, model: &str) ->
     }
 }
 
+/// The model's window as Claude Code `version` knew it: 1M for `[1m]` / `-1m` and for the
+/// models the version gives 1M by default (claude-opus-4-7 from 2.1.117), else 200k. Unlike
+/// [`claude`]'s window, not the flat 180,000 the first versions compacted in: that was their
+/// rule, not the model's window.
+pub fn claude_window(version: Option<&str>, model: &str) -> u64 {
+    let row = row_for(CLAUDE, |r| r.from, version.and_then(Version::parse));
+    model_window(row, model)
+}
+
+fn model_window(row: &ClaudeRow, model: &str) -> u64 {
+    let lower = model.to_ascii_lowercase();
+    if lower.contains("[1m]")
+        || lower.ends_with("-1m")
+        || row
+            .one_m_default
+            .contains(&claude_canonical(model).as_str())
+    {
+        1_000_000
+    } else {
+        200_000
+    }
+}
+
 /// The auto-compact constants Claude Code `version` applied to `model`. A missing or
 /// unparsable version gets the newest row (`version_known: false`); a missing model is taken
 /// as a 200k-window model with a 32k default output (the threshold every 4.x model shares).
@@ -405,17 +428,10 @@ pub fn claude(version: Option<&str>, model: Option<&str>) -> ClaudeConstants {
     let v = version.and_then(Version::parse);
     let row = row_for(CLAUDE, |r| r.from, v);
     let model = model.unwrap_or("");
-    let lower = model.to_ascii_lowercase();
-    let canonical = claude_canonical(model);
     let context_window = if row.reserve == ClaudeReserve::None180k {
         180_000
-    } else if lower.contains("[1m]")
-        || lower.ends_with("-1m")
-        || row.one_m_default.contains(&canonical.as_str())
-    {
-        1_000_000
     } else {
-        200_000
+        model_window(row, model)
     };
     ClaudeConstants {
         context_window,
