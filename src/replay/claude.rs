@@ -62,7 +62,9 @@ pub struct Constants {
 
 pub fn constants(ctx: &StrategyContext) -> Constants {
     let mut table = versions::claude(ctx.agent_version.as_deref(), ctx.model.as_deref());
-    if ctx.limits.source == WindowSource::Override {
+    // A Claude session's window is its version's rule (the flat 180,000 of 1.0.0–1.0.15
+    // included); another agent's session compacts within the window it had.
+    if ctx.limits.source == WindowSource::Override || !ctx.native {
         table.context_window = ctx.limits.context_window;
     }
     let mut c = table;

@@ -335,6 +335,7 @@ fn replay_calibrated(
         // version number (Codex 0.98.0 read as Claude Code 0.98.0) would pick one of the
         // algorithm's oldest rows. Another agent's session is replayed at the newest.
         agent_version: native.then(|| input.agent_version.clone()).flatten(),
+        native,
         model,
     };
     let follow = native && opts.follow_recording;

@@ -269,6 +269,9 @@ pub struct StrategyContext {
     pub summary_tokens: u64,
     /// The recording agent's version, for algorithms whose constants changed between versions.
     pub agent_version: Option<String>,
+    /// The session was recorded by the algorithm's own agent, whose version decides its rules;
+    /// another agent's session is replayed on the window `limits` reports.
+    pub native: bool,
     /// The session's main model as the agent knew it (`[1m]` appended when the recorded usage
     /// shows a 1M-window Claude model), for constants that depend on the model.
     pub model: Option<String>,

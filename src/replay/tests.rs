@@ -110,6 +110,7 @@ fn claude_compacts_at_window_minus_output_cap_minus_buffer() {
             limits: window::resolve(Some("claude-sonnet-4-5"), None, None, (0, 0)),
             summary_tokens: 0,
             agent_version: None,
+            native: true,
             model: None,
         },
     );
@@ -623,6 +624,42 @@ fn a_claude_sessions_window_follows_its_version() {
 }
 
 #[test]
+fn claude_compacts_another_agents_session_within_its_window() {
+    // Another agent's session at Claude Code's newest constants, on the window the session had:
+    // the threshold and limits.context_window are one window.
+    let mut inp = input(2, 40_000, |_, h| Some(h));
+    let mut o = opts(Algorithm::Claude, 3_000, &[]);
+    o.context_window = None;
+    let cases = [
+        (Agent::Codex, "gpt-4.1", None, 1_047_576),
+        (Agent::Codex, "gpt-5.5", Some(258_400), 272_000),
+        (Agent::Gemini, "gemini-2.5-pro", None, 1_048_576),
+    ];
+    for (agent, model, recorded, window) in cases {
+        inp.agent = agent;
+        inp.model = Some(model.into());
+        inp.recorded_window = recorded;
+        inp.agent_version = Some("0.98.0".into());
+        let r = replay(&inp, &o);
+        assert_eq!(r.limits.context_window, window, "{model}");
+        assert_eq!(
+            r.threshold,
+            Some(window - 20_000 - 13_000),
+            "{model}: {}",
+            r.constants
+        );
+    }
+    // A Claude session keeps its version's rule: 1.0.0–1.0.15 compacted at 92% of a flat 180k.
+    inp.agent = Agent::Claude;
+    inp.model = Some("claude-sonnet-4-5".into());
+    inp.recorded_window = None;
+    inp.agent_version = Some("1.0.10".into());
+    let r = replay(&inp, &o);
+    assert_eq!(r.limits.context_window, 200_000);
+    assert_eq!(r.threshold, Some(165_600), "{}", r.constants);
+}
+
+#[test]
 fn codex_limits_follow_the_recorded_version_and_full_window() {
     let mut inp = input(2, 4_000, |_, h| Some(h));
     inp.agent = Agent::Codex;
@@ -953,6 +990,7 @@ fn push_unmanaged_measures_the_full_history_as_push_does() {
                 limits: window::resolve(input.model.as_deref(), None, None, alg.default_limits()),
                 summary_tokens: 1_000,
                 agent_version: input.agent_version.clone(),
+                native: alg.native_agent() == Some(input.agent),
                 model: input.model.clone(),
             };
             let mut full = alg.build(&ctx, &input);

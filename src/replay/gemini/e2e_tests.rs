@@ -173,6 +173,7 @@ fn context(setting: &J) -> StrategyContext {
         },
         summary_tokens: num(setting.get("summary_tokens")).unwrap(),
         agent_version: None,
+        native: false,
         model: None,
     }
 }

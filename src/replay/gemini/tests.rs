@@ -80,6 +80,7 @@ pub(super) fn params(limit: u64, summary: u64, pairs: &[(&str, &str)]) -> Params
         },
         summary_tokens: summary,
         agent_version: None,
+        native: false,
         model: None,
     };
     Params::from_ctx(&ctx)

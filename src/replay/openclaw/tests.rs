@@ -156,6 +156,7 @@ fn ctx(st: Settings, window: u64) -> StrategyContext {
         },
         summary_tokens: 0,
         agent_version: None,
+        native: false,
         model: None,
     }
 }

@@ -761,6 +761,7 @@ fn summary_sizes_are_capped_by_the_budgets() {
         limits: crate::replay::window::resolve(None, None, Some(200_000), (200_000, 32_000)),
         summary_tokens: 50_000,
         agent_version: None,
+        native: false,
         model: None,
     };
     let p = Pi::new(&ctx);
