@@ -1208,15 +1208,7 @@ fn gemini_era_follows_the_files_layout_and_notice() {
         ..opts(Algorithm::Gemini, 1_000, &[])
     };
     for (name, body, version) in cases {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(name);
-        std::fs::write(&path, &body).unwrap();
-        let src = crate::parse::SourceFile::new(
-            Agent::Gemini,
-            path,
-            crate::parse::FileRole::GeminiSession,
-        );
-        let input = ReplayInput::from_session(crate::parse::parse_file(&src).unwrap());
+        let input = gemini_file_input(name, &body);
         let r = replay(&input, &o);
         let want = format!("Gemini CLI {version} assumed");
         assert!(
@@ -1299,15 +1291,7 @@ fn gemini_window_is_the_assumed_versions_token_limit() {
         ),
     ];
     for (name, body, given, window, source) in cases {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(name);
-        std::fs::write(&path, &body).unwrap();
-        let src = crate::parse::SourceFile::new(
-            Agent::Gemini,
-            path,
-            crate::parse::FileRole::GeminiSession,
-        );
-        let input = ReplayInput::from_session(crate::parse::parse_file(&src).unwrap());
+        let input = gemini_file_input(name, &body);
         let o = ReplayOptions {
             context_window: given,
             ..opts(Algorithm::Gemini, 1_000, &[])
@@ -1321,4 +1305,15 @@ fn gemini_window_is_the_assumed_versions_token_limit() {
         );
         assert_eq!(r.threshold, Some(window / 2), "{name}");
     }
+}
+
+/// The replay input of a Gemini session file `name` holding `body`, parsed from disk (its
+/// layout and name are what the era is read from).
+fn gemini_file_input(name: &str, body: &str) -> ReplayInput {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, body).unwrap();
+    let src =
+        crate::parse::SourceFile::new(Agent::Gemini, path, crate::parse::FileRole::GeminiSession);
+    ReplayInput::from_session(crate::parse::parse_file(&src).unwrap())
 }
