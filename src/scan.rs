@@ -526,9 +526,15 @@ pub fn drop_claude_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
             let Some(mine) = keys[a].as_ref().filter(|k| !k.keys.is_empty()) else {
                 continue;
             };
-            // A copy is dropped in favour of the best-ranked member (an earlier one) that holds it.
+            // A copy is dropped in favour of the best-ranked member (an earlier one) that holds
+            // it, but the file named after its session is never dropped for one that is not:
+            // a renamed file takes its id from its first records, which in a resumed session's
+            // file are its parent's, and holds all the parent's responses and more.
+            let named = |k: usize| named_after_its_session(&sessions[members[k]]);
             let holder = (0..a).find(|&b| {
-                !drop[members[b]] && keys[b].as_ref().is_some_and(|theirs| theirs.hold(mine))
+                !drop[members[b]]
+                    && (named(b) || !named(a))
+                    && keys[b].as_ref().is_some_and(|theirs| theirs.hold(mine))
             });
             if let Some(b) = holder {
                 drop[i] = true;
@@ -564,6 +570,17 @@ pub fn drop_claude_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
         raise_to_copies(&mut sessions[holder].requests, &copied);
     }
     remove_marked(sessions, &drop, warnings)
+}
+
+/// Whether a file's name (without its extensions) is the session id it holds: the name Claude
+/// Code gives the file it writes a session into.
+fn named_after_its_session(s: &SessionSummary) -> bool {
+    s.source
+        .path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.split('.').next())
+        .is_some_and(|stem| stem == s.id)
 }
 
 /// The responses of a Claude file, as the copy rule compares them: `None` when one names no

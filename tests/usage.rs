@@ -1262,3 +1262,47 @@ fn a_rows_cost_and_tokens_are_its_own_files() {
     );
     assert_eq!(totals_by(&doc, "session_id")[parent], 10 + 40_000);
 }
+
+/// A renamed copy of a resumed session takes its id from its first records, its parent's: it
+/// holds every response of the parent's own file and more, but the file named after the
+/// session is never dropped for a file that is not, so the parent's transcript stays listed.
+#[test]
+fn a_file_named_after_its_session_is_never_dropped_for_a_renamed_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join(".claude/projects/-home-dev-copies");
+    std::fs::create_dir_all(&store).unwrap();
+    let (parent, child) = (
+        "efefefef-0000-4000-8000-000000000009",
+        "fefefefe-0000-4000-8000-000000000010",
+    );
+    let own = [
+        response(parent, "2026-03-10T10:00:05Z", "P1", 5),
+        response(parent, "2026-03-10T10:01:05Z", "P2", 7),
+    ];
+    std::fs::write(store.join(format!("{parent}.jsonl")), own.join("\n") + "\n").unwrap();
+    let mut resumed = own.to_vec();
+    resumed.push(response(child, "2026-03-12T10:00:05Z", "R1", 11));
+    std::fs::write(
+        store.join(format!("{child}.backup.jsonl")),
+        resumed.join("\n") + "\n",
+    )
+    .unwrap();
+    let rows = json_of(
+        common::sessions(),
+        &[
+            "--home",
+            dir.path().to_str().unwrap(),
+            "list",
+            "--format",
+            "json",
+        ],
+    );
+    let own_row = rows.as_array().unwrap().iter().find(|r| {
+        r["path"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("/{parent}.jsonl"))
+    });
+    assert!(own_row.is_some(), "{rows:#}");
+    assert_eq!(own_row.unwrap()["tokens"]["output"], 12);
+}
