@@ -533,6 +533,14 @@ fn no_filter_makes_a_replayed_response_count_for_a_sub_agent() {
 }
 
 /// A Claude record of an assistant response, `output` tokens so far.
+/// `list --format json` over the home `home`.
+fn list_json(home: &Path) -> Value {
+    json_of(
+        common::sessions(),
+        &["--home", home.to_str().unwrap(), "list", "--format", "json"],
+    )
+}
+
 fn response(sid: &str, at: &str, id: &str, output: u64) -> String {
     json!({"type": "assistant", "sessionId": sid, "uuid": format!("{sid}-{id}-{output}"),
         "parentUuid": null, "timestamp": at, "cwd": "/home/dev/copies", "version": "2.1.90",
@@ -718,16 +726,7 @@ fn the_copy_rule_needs_responses_and_reads_them_without_request_ids() {
         "message": {"role": "user", "content": "carry on elsewhere"}})
     .to_string();
     write("-home-dev-other", &format!("{sid}.jsonl"), &[prompt]);
-    let rows = json_of(
-        common::sessions(),
-        &[
-            "--home",
-            dir.path().to_str().unwrap(),
-            "list",
-            "--format",
-            "json",
-        ],
-    );
+    let rows = list_json(dir.path());
     let paths: Vec<&str> = rows
         .as_array()
         .unwrap()
@@ -1287,16 +1286,7 @@ fn a_file_named_after_its_session_is_never_dropped_for_a_renamed_one() {
         resumed.join("\n") + "\n",
     )
     .unwrap();
-    let rows = json_of(
-        common::sessions(),
-        &[
-            "--home",
-            dir.path().to_str().unwrap(),
-            "list",
-            "--format",
-            "json",
-        ],
-    );
+    let rows = list_json(dir.path());
     let own_row = rows.as_array().unwrap().iter().find(|r| {
         r["path"]
             .as_str()
