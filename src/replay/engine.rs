@@ -93,15 +93,29 @@ fn agent_model(input: &ReplayInput) -> Option<String> {
     }
 }
 
-/// The window the recording agent's own table gives the session, where the generic table knows
-/// less: a Claude session's follows its version (claude-opus-4-7 has 1M by default from
-/// 2.1.117), a Codex session that recorded none gets Codex's (codex-mini-latest 200k, gpt-3.5
-/// 16,385), and every algorithm measures the session against the window it really had.
-fn agents_own_window(input: &ReplayInput, model: Option<&str>, limits: &mut window::Limits) {
-    use window::WindowSource::{Default, Model};
+/// The window the session really had, where the recording agent's own table knows more than
+/// the generic one, so that every algorithm measures the session against it: a Codex session
+/// that recorded its window recorded 95% of it (from 0.48), one that recorded none gets
+/// Codex's table (codex-mini-latest 200k, gpt-3.5 16,385); a Claude session's follows its
+/// version (claude-opus-4-7 has 1M by default from 2.1.117); a Gemini session replayed with
+/// Gemini's algorithm has its assumed CLI version's `tokenLimit` (gemini-1.5-pro 2,097,152
+/// before v0.25, Gemma 4 256,000 from v0.41), the other algorithms the model table's.
+/// `--context-window` is left as given.
+fn agents_own_window(
+    input: &ReplayInput,
+    alg: Algorithm,
+    model: Option<&str>,
+    limits: &mut window::Limits,
+) {
+    use window::WindowSource::{Default, Model, Override, Recorded};
     let version = input.agent_version.as_deref();
-    if input.agent == Agent::Codex && matches!(limits.source, Model | Default) {
-        match versions::codex_window(version, model) {
+    match (input.agent, limits.source) {
+        (_, Override) => {}
+        (Agent::Codex, Recorded) => {
+            limits.context_window =
+                versions::codex(version, model, Some(limits.context_window), None).context_window;
+        }
+        (Agent::Codex, Model | Default) => match versions::codex_window(version, model) {
             (w, true) => {
                 limits.context_window = w;
                 limits.source = Model;
@@ -109,14 +123,17 @@ fn agents_own_window(input: &ReplayInput, model: Option<&str>, limits: &mut wind
             // An unknown slug: Codex's fallback, unless the generic table names the model.
             (w, false) if limits.source == Default => limits.context_window = w,
             _ => {}
+        },
+        // Another model behind Claude Code keeps its own window.
+        (Agent::Claude, Model) => {
+            if let Some(m) = model.filter(|m| m.to_ascii_lowercase().starts_with("claude")) {
+                limits.context_window = versions::claude_window(version, m);
+            }
         }
-    }
-    // Another model behind Claude Code keeps its own window.
-    if input.agent == Agent::Claude
-        && limits.source == Model
-        && let Some(m) = model.filter(|m| m.to_ascii_lowercase().starts_with("claude"))
-    {
-        limits.context_window = versions::claude_window(version, m);
+        (Agent::Gemini, _) if alg == Algorithm::Gemini => {
+            limits.context_window = gemini_constants(input, model).token_limit;
+        }
+        _ => {}
     }
 }
 
@@ -306,25 +323,7 @@ fn replay_calibrated(
         opts.context_window.map(crate::tokens::cap),
         alg.default_limits(),
     );
-    if input.agent == Agent::Codex && limits.source == window::WindowSource::Recorded {
-        // From 0.48 Codex records the window × 95%: the model's window is what limits apply to.
-        limits.context_window = versions::codex(
-            input.agent_version.as_deref(),
-            model.as_deref(),
-            Some(limits.context_window),
-            None,
-        )
-        .context_window;
-    }
-    agents_own_window(input, model.as_deref(), &mut limits);
-    if alg == Algorithm::Gemini
-        && input.agent == Agent::Gemini
-        && limits.source != window::WindowSource::Override
-    {
-        // `tokenLimit(model)` changed between Gemini CLI versions (gemini-1.5-pro 2,097,152
-        // before v0.25, Gemma 4 256,000 from v0.41): the window is the assumed version's.
-        limits.context_window = gemini_constants(input, model.as_deref()).token_limit;
-    }
+    agents_own_window(input, alg, model.as_deref(), &mut limits);
     let (settings, era_note) = resolve_settings(input, opts, model.as_deref());
     let native = alg.native_agent() == Some(input.agent);
     let ctx = StrategyContext {
