@@ -156,6 +156,10 @@ pub struct ScanResult {
     pub unrecognised: Vec<PathBuf>,
     /// Whether any store (or named path) existed at all.
     pub stores_found: bool,
+    /// What project resolution could not read (a Gemini registry, a `.project_root` marker),
+    /// also in `report`: a command that reports one session's warnings only still owes these
+    /// to a session they left unresolved.
+    pub project_warnings: Vec<Warning>,
 }
 
 /// Run the whole pipeline.
@@ -287,7 +291,8 @@ fn run<T: Send>(
 
     apply_leaf_titles(&mut sessions);
     let unresolvable = resolve_projects(&mut sessions, &gemini_dirs, &opts.project_roots);
-    result.report.extend(unresolvable);
+    result.report.extend(unresolvable.iter().cloned());
+    result.project_warnings = unresolvable;
     let dropped = crate::gemini_groups::group(&mut sessions);
     result.report.extend(dropped);
     result.report.extend(drop_codex_copies(&mut sessions));

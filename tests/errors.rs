@@ -351,6 +351,36 @@ fn unreadable_gemini_project_files_are_reported() {
     let said: Vec<&str> = said.iter().map(String::as_str).collect();
     expect(&f, "gemhome", &argv(&["list"]), 0, &said);
     expect(&f, "gemhome", &argv(&["--strict", "projects"]), 3, &said);
+    // `show` and `export` of one session say what left its project unresolved: the registry,
+    // its own folder's marker, not another folder's.
+    let run = |args: &[&str]| {
+        let out = sessions_unprivileged()
+            .env("HOME", f.p("gemhome"))
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = run(&["--strict", "show", "f6a7b8c9"]);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(stderr.contains(said[0]), "{stderr}");
+    assert!(!stderr.contains(".project_root"), "{stderr}");
+    expect(
+        &f,
+        "gemhome",
+        &argv(&["--strict", "show", "e5f6a7b8"]),
+        3,
+        &said,
+    );
+    fs::create_dir(f.root.join("out")).unwrap();
+    chmod(&f.root.join("out"), 0o777);
+    let (code, stderr) = run(&["export", "f6a7b8c9", "e5f6a7b8", "-o", &f.p("out/two")]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stderr.matches("projects.json").count(), 1, "{stderr}");
+    assert_eq!(stderr.matches(".project_root").count(), 1, "{stderr}");
     // A registry cut short: read by root too, and malformed rather than unreadable.
     chmod(Path::new(&registry), 0o644);
     fs::write(
@@ -367,8 +397,6 @@ fn unreadable_gemini_project_files_are_reported() {
     );
     // `export --all -o DIR` settles projects while the scan reads (an index of its own) and
     // again in the scan: the file is said once.
-    fs::create_dir(f.root.join("out")).unwrap();
-    chmod(&f.root.join("out"), 0o777);
     let out = sessions_unprivileged()
         .env("HOME", f.p("gemhome"))
         .args(["export", "--all", "-o", &f.p("out/all")])

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::cli::{GlobalArgs, SelectArgs, ShowArgs, ShowFormat};
 use crate::commands::{CmdResult, Failure, Target, scan_options, stdout};
 use crate::diag::{Report, Warning, WarningKind};
-use crate::model::{CompactionKind, Part, Role, Session};
+use crate::model::{CompactionKind, Part, ProjectSource, Role, Session};
 use crate::output::safe_path;
 use crate::parse::{self, Detail};
 use crate::render::json::{SessionDocument, session_cost};
@@ -140,14 +140,14 @@ pub fn find_one(
                     .unwrap_or_else(|| "not a session file of any supported agent".into());
                 return Err(Failure::failed(format!("{}: {why}", safe_path(&path))));
             };
-            let report = own_report(&first);
+            let report = own_report(&first, &result.project_warnings);
             Ok((first, sessions, report))
         }
         Target::Id(id) => {
             let i = resolve(&sessions, &id)
                 .map_err(|f| explain_no_match(f, &id, &result.report.warnings))?;
             let s = sessions[i].clone();
-            let report = own_report(&s);
+            let report = own_report(&s, &result.project_warnings);
             Ok((s, sessions, report))
         }
     }
@@ -670,10 +670,24 @@ fn subagent_type(s: &SessionSummary) -> Option<String> {
 }
 
 /// `show` and `export` look a session up in a scan of every store, but only the chosen
-/// session's own warnings concern the user.
-fn own_report(s: &SessionSummary) -> Report {
+/// session's own warnings concern the user; of what project resolution could not read, those
+/// that may be why its project is unresolved (any registry, its own folder's marker; another
+/// folder's marker resolves other sessions only).
+fn own_report(s: &SessionSummary, project_warnings: &[Warning]) -> Report {
     let mut r = Report::default();
     r.extend(s.warnings.iter().cloned());
+    if s.project_source == ProjectSource::Unresolved {
+        let own_dir = s.source.project_dir.as_deref();
+        r.extend(
+            project_warnings
+                .iter()
+                .filter(|w| {
+                    w.path.file_name() != Some(OsStr::new(".project_root"))
+                        || w.path.parent() == own_dir
+                })
+                .cloned(),
+        );
+    }
     r
 }
 
