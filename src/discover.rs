@@ -612,7 +612,8 @@ fn unreachable_root(agent: Agent, root: &Path, e: &std::io::Error) -> Warning {
     }
 }
 
-fn walk_warning(root: &Path, err: walkdir::Error) -> Warning {
+/// What a walk could not read (a folder, a loop), said alike for stores and `--project-root`.
+pub(crate) fn walk_warning(root: &Path, err: walkdir::Error) -> Warning {
     let path = err.path().unwrap_or(root).to_path_buf();
     if err.loop_ancestor().is_some() {
         Warning::new(

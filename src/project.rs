@@ -187,7 +187,8 @@ impl ProjectIndex {
     }
 
     /// Add a `--project-root` folder and its subfolders (a few levels, skipping hidden and
-    /// build folders) as candidates.
+    /// build folders) as candidates. A folder that cannot be read is a warning, as in the walk
+    /// of a store: the projects below it would otherwise stay unresolved without a word.
     pub fn add_candidate_tree(&mut self, root: &Path) {
         let root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
         let walk = WalkDir::new(&root)
@@ -199,11 +200,22 @@ impl ProjectIndex {
                     !n.starts_with('.') && n != "node_modules" && n != "target"
                 }
             });
-        for e in walk.flatten() {
-            if e.file_type().is_dir()
-                && let Some(s) = e.path().to_str()
-            {
-                self.add_candidate(s);
+        for e in walk {
+            match e {
+                Ok(e) => {
+                    if e.file_type().is_dir()
+                        && let Some(s) = e.path().to_str()
+                    {
+                        self.add_candidate(s);
+                    }
+                }
+                Err(err) => {
+                    let w = crate::discover::walk_warning(&root, err);
+                    // A root named twice is walked twice, and said once.
+                    if !self.warnings.contains(&w) {
+                        self.warnings.push(w);
+                    }
+                }
             }
         }
     }

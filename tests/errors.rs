@@ -97,6 +97,8 @@ impl Drop for Fixture {
             "home644/.gemini",
             "gemhome/.gemini/projects.json",
             "gemhome/.gemini/tmp/api-server/.project_root",
+            "code/locked",
+            "code/half",
             "out",
         ] {
             let _ = fs::set_permissions(self.root.join(p), fs::Permissions::from_mode(0o755));
@@ -302,6 +304,76 @@ fn folders_under_a_folder_that_cannot_be_entered_are_reported() {
     let all = [claude.as_str(), codex.as_str(), gemini.as_str()];
     expect(&f, "home644", &argv(&["list"]), 0, &all);
     expect(&f, "home644", &argv(&["--strict", "list"]), 3, &all);
+}
+
+/// A `--project-root` folder is searched for project paths a few levels down: a folder in it
+/// that cannot be read or entered hides the paths below it, so it is said, as in a store, and
+/// fails `--strict`.
+#[test]
+fn project_root_folders_that_cannot_be_read_are_reported() {
+    let f = Fixture::new();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/home/.gemini");
+    // A session whose project only a hash match can find.
+    let rel = "tmp/7b8ebbc448bee587f47492d1cf9f2a1da01c5ea74956d0bc530aecd3e2abc03d/chats/session-2026-08-30T19-45-a7b8c9d0.jsonl";
+    let gem = f.root.join("codehome/.gemini");
+    fs::create_dir_all(gem.join(rel).parent().unwrap()).unwrap();
+    fs::copy(sample.join(rel), gem.join(rel)).unwrap();
+    fs::create_dir_all(f.root.join("code/open/app")).unwrap();
+    fs::create_dir_all(f.root.join("code/locked/app")).unwrap();
+    fs::create_dir_all(f.root.join("code/half/app/src")).unwrap();
+    chmod(&f.root.join("code/locked"), 0o000);
+    chmod(&f.root.join("code/half"), 0o644);
+    let said = [
+        format!("{}: cannot read: Permission denied", f.p("code/locked")),
+        format!("{}: cannot read: Permission denied", f.p("code/half/app")),
+    ];
+    let said: Vec<&str> = said.iter().map(String::as_str).collect();
+    let code = f.p("code");
+    expect(
+        &f,
+        "codehome",
+        &argv(&["--project-root", &code, "list"]),
+        0,
+        &said,
+    );
+    // Named twice, said once.
+    let twice = argv(&[
+        "--strict",
+        "--project-root",
+        &code,
+        "--project-root",
+        &code,
+        "list",
+    ]);
+    let out = sessions_unprivileged()
+        .env("HOME", f.p("codehome"))
+        .args(&twice)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert_eq!(stderr.matches(said[0]).count(), 1, "{stderr}");
+    // `show` of the session it leaves unresolved says it too.
+    expect(
+        &f,
+        "codehome",
+        &argv(&["--strict", "--project-root", &code, "show", "a7b8c9d0"]),
+        3,
+        &said,
+    );
+    // Hidden and build folders are not searched, so what they hold is not said.
+    chmod(&f.root.join("code/locked"), 0o755);
+    chmod(&f.root.join("code/half"), 0o755);
+    fs::create_dir_all(f.root.join("code/.cache/x")).unwrap();
+    chmod(&f.root.join("code/.cache"), 0o000);
+    expect(
+        &f,
+        "codehome",
+        &argv(&["--strict", "--project-root", &code, "list"]),
+        0,
+        &[],
+    );
+    chmod(&f.root.join("code/.cache"), 0o755);
 }
 
 /// Gemini's project registry and a project's `.project_root` marker that are there but cannot
