@@ -67,6 +67,10 @@ pub fn constants(ctx: &StrategyContext) -> Constants {
     if ctx.limits.source == WindowSource::Override || !ctx.native {
         table.context_window = ctx.limits.context_window;
     }
+    // Likewise its maximum output; a Claude session's limits hold its version's own figure.
+    if !ctx.native {
+        table.max_output = ctx.limits.max_output;
+    }
     let mut c = table;
     if let n @ 1.. = ctx.settings.int("max_output_cap") {
         c.max_output_cap = n;

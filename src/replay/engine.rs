@@ -135,6 +135,12 @@ fn agents_own_window(
         }
         _ => {}
     }
+    // Claude Code reserves what its version takes for the model's maximum output (the
+    // `modelMaxOutput` of the threshold, pruning-compaction.md §C.1), not what the API
+    // allows: the figure its constants use, whatever the window's source.
+    if input.agent == Agent::Claude {
+        limits.max_output = versions::claude(version, model).max_output;
+    }
 }
 
 /// Resolve the Gemini settings left at their defaults to the era's values; the note that says

@@ -660,6 +660,53 @@ fn claude_compacts_another_agents_session_within_its_window() {
 }
 
 #[test]
+fn limits_report_the_max_output_the_claude_constants_reserve() {
+    // `limits.max_output` and the constants' `min(max_output, cap)` are one figure: a Claude
+    // session's is its version's (1.0.16–2.0.23 reserved 8,192 for any `haiku`, 32,000 for
+    // the other models, whatever the API allows), whichever algorithm replays it; another
+    // agent's session is reserved its own model's.
+    let mut inp = input(2, 4_000, |_, h| Some(h));
+    let mut claude = opts(Algorithm::Claude, 3_000, &[]);
+    claude.context_window = None;
+    let mut codex = opts(Algorithm::Codex, 3_000, &[]);
+    codex.context_window = None;
+    let cases = [
+        (
+            Agent::Claude,
+            "claude-sonnet-4-5",
+            "1.0.50",
+            32_000,
+            154_560,
+        ),
+        (Agent::Claude, "claude-haiku-4-5", "2.0.20", 8_192, 178_808),
+        (
+            Agent::Claude,
+            "claude-sonnet-4-5",
+            "2.1.37",
+            64_000,
+            167_000,
+        ),
+        (Agent::Codex, "gpt-4o", "0.98.0", 16_384, 98_616),
+        (Agent::Codex, "gpt-5.5", "0.98.0", 128_000, 239_000),
+    ];
+    for (agent, model, version, max_output, threshold) in cases {
+        inp.agent = agent;
+        inp.model = Some(model.into());
+        inp.agent_version = Some(version.into());
+        let r = replay(&inp, &claude);
+        assert_eq!(r.limits.max_output, max_output, "{model} {version}");
+        assert!(
+            r.constants.contains(&format!("{max_output}")),
+            "{model} {version}: {}",
+            r.constants
+        );
+        assert_eq!(r.threshold, Some(threshold), "{model}: {}", r.constants);
+        let r = replay(&inp, &codex);
+        assert_eq!(r.limits.max_output, max_output, "{model} {version} (codex)");
+    }
+}
+
+#[test]
 fn codex_limits_follow_the_recorded_version_and_full_window() {
     let mut inp = input(2, 4_000, |_, h| Some(h));
     inp.agent = Agent::Codex;
