@@ -1064,6 +1064,9 @@ fn corpus_reports_add_up_to_the_list_totals() {
     assert!(want.total() > 1_000_000, "{}", want.total());
     let unique = unique_requests(sessions);
     let pricing = Pricing::embedded();
+    // `list`'s cost: the same requests, in the scan's order.
+    let list_cost =
+        sessions::pricing::cost_of(unique.iter().map(|(_, r)| (r.model.as_deref(), &r.usage)));
     for kind in [
         ReportKind::Daily,
         ReportKind::Weekly,
@@ -1089,6 +1092,7 @@ fn corpus_reports_add_up_to_the_list_totals() {
                 for (_, r, at) in &selected {
                     if at.is_none() {
                         t.usage.add(&r.usage);
+                        t.cost.add(&pricing, r.model.as_deref(), &r.usage);
                         t.requests += 1;
                         timeless += 1;
                     }
@@ -1101,6 +1105,10 @@ fn corpus_reports_add_up_to_the_list_totals() {
             };
             assert_eq!(got.usage, want, "{kind:?} in {zone}");
             assert_eq!(got.requests as usize, unique.len(), "{kind:?} in {zone}");
+            // To the last bit: summed in another order (by row, then rows), a float total
+            // would differ in its last digits, and a rounded one may then print another
+            // millionth.
+            assert_eq!(got.cost, list_cost, "{kind:?} in {zone}");
         }
     }
 }

@@ -181,8 +181,12 @@ pub fn cost_of<'a>(requests: impl IntoIterator<Item = (Option<&'a str>, &'a Usag
 /// A running cost over requests: the priced part and what could not be priced.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Cost {
-    /// USD over the priced requests.
-    pub usd: f64,
+    /// USD over the priced requests, in whole millionths of a millionth of a dollar: each
+    /// request's cost is rounded to this unit once and the sum is exact, so that a total is
+    /// the same whatever the order its requests are summed in (by session for `list`, by row
+    /// and then over the rows for `usage`, by project for `projects`); a float sum's last
+    /// digits follow the order, and the millionth a total prints may then differ.
+    picos: u128,
     pub priced_requests: u64,
     /// Requests with tokens whose model has no price.
     pub unpriced_requests: u64,
@@ -203,7 +207,7 @@ impl Cost {
     pub fn record(&mut self, cost: Option<f64>, model: &str, usage: &Usage) {
         match cost {
             Some(usd) => {
-                self.usd += usd;
+                self.picos = self.picos.saturating_add(to_picos(usd));
                 self.priced_requests += 1;
             }
             None if usage.total() > 0 => {
@@ -216,8 +220,17 @@ impl Cost {
         }
     }
 
+    /// A cost of `usd` over one priced request (a figure to print as a cost).
+    pub fn of_usd(usd: f64) -> Cost {
+        Cost {
+            picos: to_picos(usd),
+            priced_requests: 1,
+            ..Cost::default()
+        }
+    }
+
     pub fn merge(&mut self, other: &Cost) {
-        self.usd += other.usd;
+        self.picos = self.picos.saturating_add(other.picos);
         self.priced_requests += other.priced_requests;
         self.unpriced_requests += other.unpriced_requests;
         self.unpriced_models
@@ -231,12 +244,27 @@ impl Cost {
         if self.priced_requests == 0 && self.unpriced_requests > 0 {
             None
         } else {
-            Some(round_usd(self.usd))
+            // Rounded half up in whole numbers, then converted once.
+            let micros = self.picos.saturating_add(PICOS_PER_MICRO / 2) / PICOS_PER_MICRO;
+            Some(micros as f64 / 1e6)
         }
     }
 
     pub fn is_complete(&self) -> bool {
         self.unpriced_requests == 0
+    }
+}
+
+const PICOS_PER_MICRO: u128 = 1_000_000;
+
+/// A request's cost in picodollars: at most half a picodollar off, so a million requests move
+/// a total by half a millionth at most. A cost that is no finite positive number (rates are
+/// checked when the table is read, so none should be) counts 0; one too large saturates.
+fn to_picos(usd: f64) -> u128 {
+    if usd.is_finite() && usd > 0.0 {
+        (usd * 1e12).round() as u128
+    } else {
+        0
     }
 }
 
@@ -275,6 +303,29 @@ mod tests {
         ] {
             assert!(t.find(m).is_some(), "{m} has no price");
         }
+    }
+
+    #[test]
+    fn a_total_is_the_same_in_any_order() {
+        // (0.1 + 0.2) + 0.3 and 0.1 + (0.2 + 0.3) are two different floats.
+        let usage = u(1, 0, 0, 0);
+        let costs = [0.1, 0.2, 0.3, 1e-7, 123.456_789_012];
+        let summed = |order: &[usize]| {
+            let mut c = Cost::default();
+            for &k in order {
+                c.record(Some(costs[k]), "m", &usage);
+            }
+            c
+        };
+        let forward = summed(&[0, 1, 2, 3, 4]);
+        assert_eq!(forward, summed(&[4, 3, 2, 1, 0]));
+        let (mut left, right) = (summed(&[0, 1]), summed(&[2, 3, 4]));
+        left.merge(&right);
+        assert_eq!(left, forward);
+        let mut other = summed(&[4, 2]);
+        other.merge(&summed(&[3, 0, 1]));
+        assert_eq!(other, forward);
+        assert_eq!(forward.usd(), Some(124.056789));
     }
 
     #[test]

@@ -503,9 +503,5 @@ pub(super) fn write_active(
 }
 
 fn usd_plain(v: f64) -> String {
-    cost_label(&Cost {
-        usd: v,
-        priced_requests: 1,
-        ..Cost::default()
-    })
+    cost_label(&Cost::of_usd(v))
 }
