@@ -447,6 +447,17 @@ fn unreadable_gemini_project_files_are_reported() {
         3,
         &said,
     );
+    let (code, stderr) = run(&[
+        "--strict",
+        "replay-compress",
+        "-A",
+        "gemini",
+        "f6a7b8c9",
+        "e5f6a7b8",
+    ]);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert_eq!(stderr.matches("projects.json").count(), 1, "{stderr}");
+    assert_eq!(stderr.matches(".project_root").count(), 1, "{stderr}");
     fs::create_dir(f.root.join("out")).unwrap();
     chmod(&f.root.join("out"), 0o777);
     let (code, stderr) = run(&["export", "f6a7b8c9", "e5f6a7b8", "-o", &f.p("out/two")]);

@@ -669,11 +669,11 @@ fn subagent_type(s: &SessionSummary) -> Option<String> {
     v.get("agentType")?.as_str().map(String::from)
 }
 
-/// `show` and `export` look a session up in a scan of every store, but only the chosen
-/// session's own warnings concern the user; of what project resolution could not read, those
-/// that may be why its project is unresolved (any registry, its own folder's marker; another
-/// folder's marker resolves other sessions only).
-fn own_report(s: &SessionSummary, project_warnings: &[Warning]) -> Report {
+/// `show`, `export` and `replay-compress` look a session up in a scan of every store, but
+/// only the chosen session's own warnings concern the user; of what project resolution could
+/// not read, those that may be why its project is unresolved (any registry, its own folder's
+/// marker; another folder's marker resolves other sessions only).
+pub(crate) fn own_report(s: &SessionSummary, project_warnings: &[Warning]) -> Report {
     let mut r = Report::default();
     r.extend(s.warnings.iter().cloned());
     if s.project_source == ProjectSource::Unresolved {

@@ -365,7 +365,14 @@ fn select(
         for t in &ids {
             let i = resolve(&result.sessions, t)
                 .map_err(|f| explain_no_match(f, t, &result.report.warnings))?;
-            report.extend(result.sessions[i].warnings.iter().cloned());
+            let own =
+                crate::commands::show::own_report(&result.sessions[i], &result.project_warnings);
+            // Two sessions may owe the user the same registry's warning: once.
+            for w in own.warnings {
+                if !report.warnings.contains(&w) {
+                    report.warnings.push(w);
+                }
+            }
             selected.push(result.sessions[i].clone());
         }
         all.extend(result.sessions);
