@@ -475,13 +475,6 @@ fn replay_calibrated(
         let in_sync = tracker.in_sync();
 
         let (x_full, x_ctx) = (strategy.full_tokens(), strategy.context_tokens());
-        let what_if = match r.recorded_prompt.filter(|_| in_sync) {
-            Some(rec) => {
-                anchor.set(x_ctx, rec);
-                rec
-            }
-            None => anchor.tokens(x_ctx),
-        };
         let unmanaged = first_managed.is_none_or(|f| k < f);
         let full = match r.recorded_prompt.filter(|_| unmanaged) {
             Some(rec) => {
@@ -489,6 +482,21 @@ fn replay_calibrated(
                 rec
             }
             None => full_anchor.tokens(x_full),
+        };
+        let what_if = match r.recorded_prompt.filter(|_| in_sync) {
+            Some(rec) => {
+                anchor.set(x_ctx, rec);
+                rec
+            }
+            // The replay sends the whole history here (a pruning that is not sticky sends its
+            // pruned copy at one request only): the same history is the same size. Extrapolated
+            // from its own older anchor instead, it would drift from `full` by the fit's error
+            // between the two anchors, and could exceed it.
+            None if x_ctx == x_full => {
+                anchor.set(x_ctx, full);
+                full
+            }
+            None => anchor.tokens(x_ctx),
         };
         if in_sync {
             // A compaction that matched the agent's: what it left is what the agent had next.
@@ -553,6 +561,24 @@ fn replay_calibrated(
     totals.net_saved = totals
         .saved
         .saturating_sub(i64::try_from(totals.summariser_tokens).unwrap_or(i64::MAX));
+    // OpenClaw compares its own character estimate of the log: in real tokens its threshold
+    // sits where the replay's figures put that estimate, extrapolated from the last recorded
+    // size of the unmanaged history as `full` is. The fit's offset alone (`calibration.apply`)
+    // can sit far from the recorded sizes, and put it above the window on a session where the
+    // replay prunes below it.
+    let threshold = threshold(alg, &ctx).map(|t| match alg {
+        Algorithm::OpenclawPrune if calibration.is_calibrated() => full_anchor.tokens(t),
+        _ => t,
+    });
+    if alg == Algorithm::OpenclawPrune
+        && let Some(t) = threshold.filter(|&t| t > w)
+    {
+        notes.push(format!(
+            "the soft-trim threshold sits at {} tokens, above the {}-token window: OpenClaw's estimate (the messages' characters / 4, without system prompt or tools) reaches soft_trim_ratio of its window only past the real one on this session",
+            crate::render::thousands(t),
+            crate::render::thousands(w)
+        ));
+    }
     let compressions = events
         .iter()
         .filter(|e| e.kind != EventKind::Failed && !e.forced)
@@ -612,12 +638,7 @@ fn replay_calibrated(
         summary_tokens: crate::tokens::cap(opts.summary_tokens),
         agent_version: input.agent_version.clone(),
         constants,
-        // OpenClaw compares its own character estimate of the log: in real tokens its
-        // threshold sits where the calibration puts that estimate.
-        threshold: threshold(alg, &ctx).map(|t| match alg {
-            Algorithm::OpenclawPrune => calibration.apply(t),
-            _ => t,
-        }),
+        threshold,
         basis: if input.recorded_usage && !unanchored {
             "recorded"
         } else {

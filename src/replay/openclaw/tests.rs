@@ -698,3 +698,104 @@ fn engine_replay_reports_prune_events() {
     assert!(r.events.is_empty());
     assert_eq!(r.totals.saved, 0);
 }
+
+/// A prune that is not sticky changes the one request it is made at: the requests after it send
+/// the whole history again, and their what-if size is the unmanaged one, never above it. Here
+/// one request is let through by the TTL (the 20-minute pause before turn 5), and the recorded
+/// sizes drop by 3,000 tokens from it on (the fit cannot follow that), so a what-if figure
+/// extrapolated from the last request before the prune drifts from `full`.
+#[test]
+fn after_a_prune_that_is_not_sticky_what_if_is_full() {
+    let t0 = Utc.with_ymd_and_hms(2026, 5, 1, 10, 0, 0).unwrap();
+    let turn_at = |k: i64| t0 + Duration::minutes(k + if k >= 5 { 20 } else { 0 });
+    let mut items = Vec::new();
+    let mut requests = Vec::new();
+    // 15 turns: recorded sizes stay below 200k (above, they would say a 1M-window model).
+    for k in 0..15 {
+        let at = |s: i64| Some(turn_at(k) + Duration::seconds(s));
+        let text = |t: &str| vec![Part::Text { text: t.into() }];
+        items.push(item(Role::User, true, at(0), text("go"), vec![None]));
+        requests.push((items.len(), at(5)));
+        let call = vec![Part::ToolCall {
+            id: "c".into(),
+            name: "bash".into(),
+            input: json!({}),
+        }];
+        items.push(item(Role::Assistant, false, at(10), call, vec![None]));
+        let result = vec![Part::ToolResult {
+            call_id: "c".into(),
+            output: "o".repeat(40_000),
+            is_error: false,
+            attachments: vec![],
+            output_size: None,
+        }];
+        items.push(item(
+            Role::Tool,
+            false,
+            at(20),
+            result,
+            vec![Some("bash".into())],
+        ));
+        requests.push((items.len(), at(25)));
+        items.push(item(
+            Role::Assistant,
+            false,
+            at(30),
+            text("done"),
+            vec![None],
+        ));
+    }
+    // Chars at request 2k: 40,008k + 2; at 2k + 1: 40,008k + 40,004 (see above).
+    let estimate = |r: usize| {
+        let k = (r / 2) as u64;
+        (40_008 * k + if r.is_multiple_of(2) { 2 } else { 40_004 }).div_ceil(4)
+    };
+    let inp = crate::replay::ReplayInput {
+        agent: crate::model::Agent::Claude,
+        id: "oc".into(),
+        path: "oc.jsonl".into(),
+        project: None,
+        items,
+        requests: requests
+            .iter()
+            .enumerate()
+            .map(|(r, &(upto, timestamp))| crate::replay::RequestPoint {
+                upto,
+                recorded_prompt: Some(estimate(r) + if r <= 10 { 5_000 } else { 2_000 }),
+                output: 1,
+                timestamp,
+                model: None,
+                usage: None,
+            })
+            .collect(),
+        model: Some("claude-sonnet-4-5".into()),
+        recorded_usage: true,
+        recorded_compactions: Vec::new(),
+        gemini: None,
+        gemini_sized: Default::default(),
+        gemini_layout: None,
+        post_compaction: Vec::new(),
+        recorded_window: None,
+        started_at: None,
+        agent_version: None,
+    };
+    let opts = crate::replay::ReplayOptions {
+        algorithm: crate::replay::Algorithm::OpenclawPrune,
+        settings: Settings::resolve(SPECS, &[]).unwrap(),
+        context_window: None,
+        summary_tokens: 0,
+        summary_tokens_source: "test",
+        timeline: true,
+        validate: false,
+        follow_recording: false,
+    };
+    let r = crate::replay::replay(&inp, &opts);
+    let pruned: Vec<usize> = r.events.iter().map(|e| e.request).collect();
+    assert_eq!(pruned, [11], "{:?}", r.events);
+    let t = r.timeline.as_ref().unwrap();
+    assert!(t[11].what_if < t[11].full);
+    for p in t.iter().filter(|p| p.request != 11) {
+        assert_eq!(p.what_if, p.full, "request {}", p.request);
+    }
+    assert_eq!(r.totals.saved, (t[11].full - t[11].what_if) as i64);
+}
