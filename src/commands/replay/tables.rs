@@ -546,11 +546,17 @@ pub(super) fn timeline_table(r: &SessionReplay) -> String {
                 .filter(|e| e.request == p.request)
                 .map(|e| {
                     format!(
-                        "{} {}→{} ({} summarised, {} kept)",
+                        "{}{} {}→{} ({} summarised, {} kept)",
                         serde_json::to_value(e.kind)
                             .ok()
                             .and_then(|v| v.as_str().map(String::from))
                             .unwrap_or_default(),
+                        // JSON's `forced`: the agent compacted here, not the algorithm.
+                        if e.forced {
+                            " (followed the agent's)"
+                        } else {
+                            ""
+                        },
                         human_count(e.tokens_before),
                         human_count(e.tokens_after),
                         e.summarised,

@@ -1,0 +1,54 @@
+//! The human timeline of `replay-compress --timeline`: each event says what the replay did, and
+//! a compaction it only followed from the recording is told from one the algorithm decided
+//! (as JSON's `forced` tells them apart).
+
+mod common;
+
+use common::sessions;
+
+const HOME: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/home");
+
+fn timeline(extra: &[&str]) -> String {
+    let out = sessions()
+        .env("COLUMNS", "200")
+        .args(["--home", HOME, "--quiet", "replay-compress", "6f0d3c52"])
+        .args(["-A", "claude", "--timeline"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// 6f0d3c52 holds a manual `/compact` before request 5: replaying Claude's own algorithm
+/// follows it (the user's hand, not the algorithm's decision), at any window. At a window of
+/// 8,000 tokens the algorithm also compacts on its own before every earlier request, and those
+/// rows say plain `compress`.
+#[test]
+fn a_followed_compaction_is_labelled_as_followed() {
+    let row = |t: &str, k: usize| -> String {
+        let prefix = format!("{k} ");
+        t.lines()
+            .find(|l| l.trim_start().starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no row {k}:\n{t}"))
+            .to_string()
+    };
+    let t = timeline(&[]);
+    assert!(
+        row(&t, 5).contains("compress (followed the agent's) 11.2k→3.5k"),
+        "{t}"
+    );
+    let t = timeline(&["--context-window", "8000"]);
+    for k in 0..5 {
+        let r = row(&t, k);
+        assert!(r.contains("compress ") && !r.contains("followed"), "{t}");
+    }
+    assert!(
+        row(&t, 5).contains("compress (followed the agent's)"),
+        "{t}"
+    );
+}
