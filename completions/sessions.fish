@@ -169,7 +169,7 @@ codex\t'Codex CLI auto-compaction'"
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l set -d 'Override a setting of the algorithm: KEY=VALUE (repeatable). Unknown keys and values out of range are errors that list what is allowed' -r
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l sweep -d 'Replay a grid of settings: KEY=V1,V2,… (repeatable; every combination is one row)' -r
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l context-window -d 'Context window in tokens, instead of the one of the model recorded in the session' -r
-complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l summary-tokens -d 'Size of each summary in tokens, or `auto`: the median of the real summaries of the algorithm\'s agent found in the scanned data, else the algorithm\'s documented default' -r
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l summary-tokens -d 'Size of each summary in tokens, or `auto`: the median of the real summaries of the algorithm\'s agent (any agent\'s for pi and openclaw-prune) in the sessions replayed, else the algorithm\'s documented default' -r
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l plot -d 'Draw full / recorded / what-if context over requests into an SVG file (one file per session, suffixed with its id, when several are replayed). Not with --sweep' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -s f -l format -d 'Output format (json/ndjson: the documented contract, docs/json.md)' -r -f -a "table\t''
 json\t''

@@ -429,7 +429,8 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "N")]
     pub context_window: Option<u64>,
     /// Size of each summary in tokens, or `auto`: the median of the real summaries of the
-    /// algorithm's agent found in the scanned data, else the algorithm's documented default.
+    /// algorithm's agent (any agent's for pi and openclaw-prune) in the sessions replayed, else
+    /// the algorithm's documented default.
     #[arg(long, value_name = "N|auto", default_value = "auto")]
     pub summary_tokens: String,
     /// Include the per-request series (full, recorded, what-if). Not with --sweep: one

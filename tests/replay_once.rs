@@ -24,8 +24,8 @@ fn replay_all(home: &Path, alg: &str, extra: &[&str]) -> Vec<Value> {
 #[test]
 fn every_session_of_all_replays_as_it_does_alone() {
     for alg in ["claude", "codex", "gemini", "pi", "openclaw-prune"] {
-        // A fixed summary size: alone, a session's size would be the median over every
-        // session of the store, sub-agents included; with --all, over the selection.
+        // A fixed summary size: alone, a session's `auto` size is the median of its own
+        // summaries; with --all, of the selection's.
         let fixed = ["--summary-tokens", "2000"];
         let all = replay_all(Path::new(HOME), alg, &fixed);
         assert!(all.len() >= 20, "{alg}: {} sessions", all.len());
@@ -42,6 +42,36 @@ fn every_session_of_all_replays_as_it_does_alone() {
             assert_eq!(alone.len(), 1, "{alg} {path}");
             assert_eq!(alone[0], r, "{alg} {path}");
         }
+    }
+}
+
+/// `--summary-tokens auto` is the median of the real summaries in the sessions the run replays:
+/// a session named by its id (which scans the whole store) and by its file (which reads that
+/// file alone) is replayed at one size. 1b2c3d4e holds no summary (the default, 3,000, though
+/// the store's 6f0d3c52 holds one); 6f0d3c52 holds its own.
+#[test]
+fn a_session_by_id_and_by_path_is_replayed_at_one_summary_size() {
+    let projects = Path::new(HOME).join(".claude/projects/-home-dev-webapp");
+    for (id, own) in [
+        ("1b2c3d4e-0a9f-4e8d-8c7b-6a5f4e3d2c10", false),
+        ("6f0d3c52-8a1e-4b7f-9c2d-1e5a7b3c9d01", true),
+    ] {
+        let path = projects.join(format!("{id}.jsonl"));
+        let by = |target: &str| {
+            let r = json_array(
+                sessions()
+                    .args(["--home", HOME, "replay-compress", "-A", "claude"])
+                    .args(["--context-window", "8000", "--format", "json", target]),
+            );
+            assert_eq!(r.len(), 1, "{target}");
+            (
+                r[0]["summary_tokens"].as_u64().unwrap(),
+                r[0]["totals"].clone(),
+            )
+        };
+        let (by_id, by_path) = (by(id), by(path.to_str().unwrap()));
+        assert_eq!(by_id, by_path, "{id}");
+        assert_eq!(by_id.0 == 3_000, !own, "{id}: {}", by_id.0);
     }
 }
 

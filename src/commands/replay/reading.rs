@@ -219,7 +219,13 @@ pub(super) fn replay_named(
     if sessions.is_empty() {
         return Err(Failure::failed("no session selected"));
     }
-    let options = options_for(summary_size(args.algorithm, &args.summary_tokens, &all)?);
+    // The size comes from the sessions replayed, as with `--all`: a session named by its id
+    // (a scan of the whole store) and by its file (that file alone) is replayed alike.
+    let options = options_for(summary_size(
+        args.algorithm,
+        &args.summary_tokens,
+        &sessions,
+    )?);
     let reading = sessions
         .iter()
         .chain(&all)
@@ -406,7 +412,8 @@ fn fixed_summary_size(alg: Algorithm, arg: &str) -> Result<Option<SummarySize>, 
 /// Where an `auto` summary size comes from when the scanned sessions hold no real summary.
 const NO_REAL_SUMMARY: &str = "the algorithm's default: no real summaries found";
 
-/// `--summary-tokens N|auto`: with `auto`, the median of the real summaries in `scanned`.
+/// `--summary-tokens N|auto`: with `auto`, the median of the real summaries in `scanned` (the
+/// sessions replayed).
 fn summary_size<'a>(
     alg: Algorithm,
     arg: &str,
@@ -434,7 +441,7 @@ fn auto_summary_size<'a>(
     match crate::commands::compactions::median(sizes) {
         Some(median) => (
             median,
-            "median of the real summaries found in the scanned sessions",
+            "median of the real summaries in the replayed sessions",
         ),
         None => (alg.default_summary_tokens(), NO_REAL_SUMMARY),
     }
