@@ -700,6 +700,41 @@ fn usage_errors_say_what_to_write() {
         2,
         &["--summary-tokens 18446744073709551615: expected a whole number of tokens from 0 to"],
     );
+    // A summary larger than the agent's summary call can write: rejected like any setting out
+    // of its range, not replayed as a compaction that grows the context. At the bound, accepted.
+    for (alg, max) in [("claude", 32_000), ("codex", 128_000), ("gemini", 65_536)] {
+        let over = (max + 1).to_string();
+        let needle =
+            format!("--summary-tokens {over}: expected a whole number of tokens from 0 to {max}");
+        expect(
+            &f,
+            "home",
+            &argv(&[
+                "replay-compress",
+                "-A",
+                alg,
+                "s.jsonl",
+                "--summary-tokens",
+                &over,
+            ]),
+            2,
+            &[&needle],
+        );
+        expect(
+            &f,
+            "home",
+            &argv(&[
+                "replay-compress",
+                "-A",
+                alg,
+                "s.jsonl",
+                "--summary-tokens",
+                &max.to_string(),
+            ]),
+            0,
+            &[],
+        );
+    }
     // Several sessions to a file name: an error, and no folder named x.md.
     let mut a = argv(&["export", "s.jsonl", ID, "-o"]);
     a.push(f.p("x.md"));

@@ -166,12 +166,19 @@ fn token_counts_near_u64_max_never_panic() {
             &format!("{out}/{fmt}/"),
         ]));
     }
-    for alg in ["claude", "codex", "gemini", "pi", "openclaw-prune"] {
+    // Each algorithm at the largest summary it accepts.
+    for (alg, summary) in [
+        ("claude", "32000"),
+        ("codex", "128000"),
+        ("gemini", "65536"),
+        ("pi", "1000000000000"),
+        ("openclaw-prune", "1000000000000"),
+    ] {
         for extra in [
             &[][..],
             &["--context-window", "1000000000000"],
-            &["--summary-tokens", "1000000000000"],
-            &["--context-window", "1", "--summary-tokens", "1000000000000"],
+            &["--summary-tokens", summary],
+            &["--context-window", "1", "--summary-tokens", summary],
         ] {
             let mut a = v(&[
                 "replay-compress",

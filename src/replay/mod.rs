@@ -127,6 +127,24 @@ impl Algorithm {
         }
     }
 
+    /// The largest summary the algorithm's agent can write, for `--summary-tokens N`: its
+    /// summary is the answer of one model call, bounded by that call's output limit. A larger
+    /// size asks about a summary no agent writes, and one larger than what it replaced makes a
+    /// compaction grow the context. `None` where the algorithm bounds it itself (Pi caps it at
+    /// its summary budget) or writes none (OpenClaw).
+    pub fn max_summary_tokens(self) -> Option<u64> {
+        match self {
+            // COMPACT_MAX_OUTPUT_TOKENS: 32,000 before 2.1.21, then 20,000 (`versions`).
+            Algorithm::Claude => Some(32_000),
+            // The summarising call's model's max output: 128,000 for the GPT-5 and Codex models,
+            // the largest of any model Codex runs (`window`).
+            Algorithm::Codex => Some(128_000),
+            // The Gemini models' max output (`window`).
+            Algorithm::Gemini => Some(65_536),
+            Algorithm::OpenclawPrune | Algorithm::Pi => None,
+        }
+    }
+
     /// The agent whose own behaviour this algorithm reproduces (for `--validate` and for
     /// calibrating summary sizes from that agent's real summaries).
     pub fn native_agent(self) -> Option<Agent> {

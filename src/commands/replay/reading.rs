@@ -390,15 +390,22 @@ fn select(
 /// without looking at any session. `None` for `auto`.
 fn fixed_summary_size(alg: Algorithm, arg: &str) -> Result<Option<SummarySize>, Failure> {
     if arg != "auto" {
+        // Out of range is an error, as for every setting: a size the agent cannot write
+        // would be replayed as a compaction that grows the context.
+        let max = alg.max_summary_tokens().unwrap_or(MAX_TOKENS);
         let n: u64 = arg
             .trim()
             .parse()
             .ok()
-            .filter(|n| *n <= MAX_TOKENS)
+            .filter(|n| *n <= max)
             .ok_or_else(|| {
+                let why = match alg.max_summary_tokens() {
+                    Some(_) => format!(" (the output limit of {}'s summary call)", alg.as_str()),
+                    None => String::new(),
+                };
                 Failure::usage(format!(
                     "--summary-tokens {arg}: expected a whole number of tokens from 0 to \
-                     {MAX_TOKENS}, or `auto`"
+                     {max}{why}, or `auto`"
                 ))
             })?;
         return Ok(Some((n, "--summary-tokens")));
