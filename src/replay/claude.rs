@@ -161,12 +161,10 @@ pub fn estimate(item: &HistoryItem, m: &ClaudeMeasure) -> u64 {
             Part::Thinking { text } if all => estimate_str(text),
             Part::ToolCall { name, input, .. } if all => {
                 let json = match input {
-                    serde_json::Value::String(s) => s.clone(),
-                    v => v.to_string(),
+                    serde_json::Value::String(s) => crate::replay::js::utf16_len(s),
+                    v => crate::replay::compact_json_size(v, crate::replay::JsonUnits::Utf16),
                 };
-                round_quarter(
-                    crate::replay::js::utf16_len(name) + crate::replay::js::utf16_len(&json),
-                )
+                round_quarter(crate::replay::js::utf16_len(name) + json)
             }
             Part::ToolResult {
                 output,

@@ -73,6 +73,31 @@ pub fn text_stats(s: &str) -> StrStats {
     }
 }
 
+/// What escaping adds to `s` in a JSON string literal (quotes aside): one for `\"`, `\\`,
+/// `\b`, `\t`, `\n`, `\f`, `\r`, five for each other control character (`\u00XX`). The same
+/// in bytes and in UTF-16 units (escapes are ASCII); counted 64 bytes at a time as
+/// [`text_stats`] counts, with only the three counts this needs.
+pub fn json_escape_extra(s: &str) -> usize {
+    let mut chunks = s.as_bytes().chunks_exact(64);
+    let mut extra = 0;
+    for c in &mut chunks {
+        let (mut ctl, mut quote, mut short) = (0u8, 0u8, 0u8);
+        for &b in c {
+            ctl += u8::from(b < 0x20);
+            quote += u8::from((b == b'"') | (b == b'\\'));
+            short += u8::from((b == 0x08) | (b == 0x09) | (b == 0x0a) | (b == 0x0c) | (b == 0x0d));
+        }
+        extra += usize::from(quote) + usize::from(short) + 5 * usize::from(ctl - short);
+    }
+    extra
+        + chunks
+            .remainder()
+            .iter()
+            .filter(|&&b| b < 0x80)
+            .map(|&b| usize::from(ESCAPED_ASCII[usize::from(b)]) - 1)
+            .sum::<usize>()
+}
+
 /// [`text_stats`] one byte at a time.
 fn text_stats_bytes(bytes: &[u8]) -> StrStats {
     let (mut units, mut non_ascii, mut escaped, mut astral) = (0u64, 0u64, 0u64, 0u64);

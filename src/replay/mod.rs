@@ -618,23 +618,50 @@ pub const IMAGE_TOKENS: u64 = 1_600;
 /// `ceil(UTF-8 bytes / 4)` of everything model-visible in an item: text, thinking, tool call
 /// names and arguments, tool outputs; images at [`IMAGE_TOKENS`]. Codex's own estimator, and
 /// the neutral one for Claude Code, which publishes none.
-/// `v.to_string().len()`, counted as it is written rather than built: every replay sizes every
-/// tool call's arguments with it.
+/// `v.to_string().len()`: every replay sizes every tool call's arguments with it.
 fn compact_json_len(v: &serde_json::Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0 += b.len();
-            Ok(b.len())
+    compact_json_size(v, JsonUnits::Bytes)
+}
+
+/// What [`compact_json_size`] counts.
+#[derive(Clone, Copy)]
+pub(crate) enum JsonUnits {
+    /// UTF-8 bytes (`to_string().len()`).
+    Bytes,
+    /// UTF-16 code units (`to_string()`'s JavaScript `.length`).
+    Utf16,
+}
+
+/// The size of `v.to_string()` (serde_json's compact form: keys as the map holds them, numbers
+/// as serde_json prints them, strings escaped as `JSON.stringify` escapes them), counted from
+/// the value rather than printed: each string is measured in one vectorised pass
+/// ([`js::json_escape_extra`], [`js::text_stats`]) where printing walked it byte by byte into
+/// a writer.
+pub(crate) fn compact_json_size(v: &serde_json::Value, units: JsonUnits) -> usize {
+    use serde_json::Value;
+    let size = |x: &Value| compact_json_size(x, units);
+    let string = |s: &str| {
+        2 + match units {
+            // The literal's UTF-16 length, escapes included, in one pass.
+            JsonUnits::Utf16 => js::text_stats(s).escaped as usize,
+            JsonUnits::Bytes => s.len() + js::json_escape_extra(s),
         }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
+    };
+    match v {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        // ASCII either way; numbers in arguments are few.
+        Value::Number(n) => n.to_string().len(),
+        Value::String(s) => string(s),
+        Value::Array(a) => 2 + a.len().saturating_sub(1) + a.iter().map(size).sum::<usize>(),
+        Value::Object(o) => {
+            2 + o.len().saturating_sub(1)
+                + o.iter()
+                    .map(|(k, x)| string(k) + 1 + size(x))
+                    .sum::<usize>()
         }
     }
-    let mut n = Count(0);
-    // Cannot fail: the sink never does, and a `Value`'s map keys are strings.
-    let _ = serde_json::to_writer(&mut n, v);
-    n.0
 }
 
 pub fn bytes4_tokens(item: &HistoryItem) -> u64 {

@@ -1083,6 +1083,83 @@ fn tool_arguments_are_sized_as_their_compact_json() {
     }
 }
 
+/// The sizes counted from a value are the sizes of its printed compact JSON, in bytes and in
+/// UTF-16 units, over values built from every kind of character an escape or a width depends
+/// on, nested, and numbers serde_json prints its own way.
+#[test]
+fn compact_json_sizes_are_the_printed_sizes() {
+    use serde_json::{Value, json};
+    let pieces = [
+        "", "a", " ", "\"", "\\", "/", "\u{0}", "\u{7}", "\u{8}", "\t", "\n", "\u{b}", "\u{c}",
+        "\r", "\u{1f}", "\u{7f}", "é", "日本", "🙂", "\u{2028}", "\u{ffff}",
+    ];
+    let numbers = [
+        json!(0),
+        json!(-1),
+        json!(u64::MAX),
+        json!(i64::MIN),
+        json!(1.0),
+        json!(-2.5e-7),
+        json!(1e21),
+        json!(0.1),
+        json!(123456.789),
+    ];
+    // A small deterministic generator: strings of up to 200 pieces (past the 64-byte blocks
+    // the measure counts in), nested arrays and objects.
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    fn build(
+        depth: usize,
+        next: &mut impl FnMut(usize) -> usize,
+        pieces: &[&str],
+        numbers: &[Value],
+    ) -> Value {
+        let text = |next: &mut dyn FnMut(usize) -> usize| -> String {
+            let n = next(200);
+            (0..n).map(|_| pieces[next(pieces.len())]).collect()
+        };
+        match next(if depth == 0 { 4 } else { 6 }) {
+            0 => Value::String(text(next)),
+            1 => numbers[next(numbers.len())].clone(),
+            2 => [Value::Null, Value::Bool(true), Value::Bool(false)][next(3)].clone(),
+            3 => Value::String(pieces[next(pieces.len())].to_string()),
+            4 => Value::Array(
+                (0..next(4))
+                    .map(|_| build(depth - 1, next, pieces, numbers))
+                    .collect(),
+            ),
+            _ => Value::Object(
+                (0..next(4))
+                    .map(|_| (text(next), build(depth - 1, next, pieces, numbers)))
+                    .collect(),
+            ),
+        }
+    }
+    let mut escapes = 0;
+    for _ in 0..3000 {
+        let v = build(3, &mut next, &pieces, &numbers);
+        let printed = v.to_string();
+        escapes += usize::from(printed.contains("\\u00"));
+        assert_eq!(
+            compact_json_size(&v, JsonUnits::Bytes),
+            printed.len(),
+            "{printed}"
+        );
+        assert_eq!(
+            compact_json_size(&v, JsonUnits::Utf16),
+            js::utf16_len(&printed),
+            "{printed}"
+        );
+    }
+    // The values did hold the escapes whose sizes differ from their characters'.
+    assert!(escapes > 100, "{escapes}");
+}
+
 /// What an input holds grows with the text and values it owns, byte for byte at least.
 #[test]
 fn an_inputs_held_bytes_count_its_text_and_values() {
