@@ -109,23 +109,25 @@ impl<R: Read> Readline<R> {
         if std::mem::take(&mut self.cr) && bytes[0] != b'\n' {
             return self.settle(Verdict::Differs);
         }
-        for i in memchr::memchr_iter(b'\r', bytes) {
-            match bytes.get(i + 1) {
-                Some(b'\n') => {}
-                Some(_) => return self.settle(Verdict::Differs),
-                None => self.cr = true,
-            }
-        }
-        if memchr::memchr(0x0c, bytes).is_some() {
-            return self.settle(Verdict::Differs);
-        }
+        // One scan for the three bytes that matter: a line end, a carriage return (which must
+        // start a `\r\n`), a form feed (never allowed).
         let mut start = 0;
-        for end in memchr::memchr_iter(b'\n', bytes) {
-            if self.line + (end - start) >= self.max_line {
-                return self.settle(Verdict::Differs);
+        for i in memchr::memchr3_iter(b'\n', b'\r', 0x0c, bytes) {
+            match bytes[i] {
+                b'\n' => {
+                    if self.line + (i - start) >= self.max_line {
+                        return self.settle(Verdict::Differs);
+                    }
+                    self.line = 0;
+                    start = i + 1;
+                }
+                b'\r' => match bytes.get(i + 1) {
+                    Some(b'\n') => {}
+                    Some(_) => return self.settle(Verdict::Differs),
+                    None => self.cr = true,
+                },
+                _ => return self.settle(Verdict::Differs),
             }
-            self.line = 0;
-            start = end + 1;
         }
         self.line += bytes.len() - start;
         // Already too long, wherever it ends: stop before a reader buffers the rest of it.

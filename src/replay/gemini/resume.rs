@@ -276,10 +276,15 @@ pub fn convert_message(msg: &mut J, index: usize) -> Vec<Turn> {
                 }
             }
             if !responses.is_empty() {
-                let rid = {
-                    let mut u = js_string(Some(&id)).to_units();
-                    u.extend("_response".encode_utf16());
-                    J::Str(JsStr::from_units(u))
+                // `${id}_response`: in UTF-8 when the id is text (the usual case), in UTF-16
+                // units when it holds a lone surrogate.
+                let rid = match js_string(Some(&id)) {
+                    JsStr::Text(t) => J::str(t + "_response"),
+                    other => {
+                        let mut u = other.to_units();
+                        u.extend("_response".encode_utf16());
+                        J::Str(JsStr::from_units(u))
+                    }
                 };
                 out.push(turn(rid, GRole::User, responses));
             }
