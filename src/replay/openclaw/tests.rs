@@ -627,13 +627,9 @@ fn engine_replay_reports_prune_events() {
             vec![None],
         ));
     }
-    let inp = crate::replay::ReplayInput {
-        agent: crate::model::Agent::Claude,
-        id: "oc".into(),
-        path: "oc.jsonl".into(),
-        project: None,
+    let inp = session(
         items,
-        requests: requests
+        requests
             .iter()
             .map(|&upto| crate::replay::RequestPoint {
                 upto,
@@ -644,27 +640,9 @@ fn engine_replay_reports_prune_events() {
                 usage: None,
             })
             .collect(),
-        model: Some("claude-sonnet-4-5".into()),
-        recorded_usage: false,
-        recorded_compactions: Vec::new(),
-        gemini: None,
-        gemini_sized: Default::default(),
-        gemini_layout: None,
-        post_compaction: Vec::new(),
-        recorded_window: None,
-        started_at: None,
-        agent_version: None,
-    };
-    let opts = crate::replay::ReplayOptions {
-        algorithm: crate::replay::Algorithm::OpenclawPrune,
-        settings: Settings::resolve(SPECS, &[("ttl".into(), "0".into())]).unwrap(),
-        context_window: None,
-        summary_tokens: 0,
-        summary_tokens_source: "test",
-        timeline: true,
-        validate: false,
-        follow_recording: false,
-    };
+        false,
+    );
+    let opts = prune_opts(&[("ttl".into(), "0".into())]);
     let r = crate::replay::replay(&inp, &opts);
     assert!(
         r.events
@@ -750,13 +728,9 @@ fn after_a_prune_that_is_not_sticky_what_if_is_full() {
         let k = (r / 2) as u64;
         (40_008 * k + if r.is_multiple_of(2) { 2 } else { 40_004 }).div_ceil(4)
     };
-    let inp = crate::replay::ReplayInput {
-        agent: crate::model::Agent::Claude,
-        id: "oc".into(),
-        path: "oc.jsonl".into(),
-        project: None,
+    let inp = session(
         items,
-        requests: requests
+        requests
             .iter()
             .enumerate()
             .map(|(r, &(upto, timestamp))| crate::replay::RequestPoint {
@@ -768,27 +742,9 @@ fn after_a_prune_that_is_not_sticky_what_if_is_full() {
                 usage: None,
             })
             .collect(),
-        model: Some("claude-sonnet-4-5".into()),
-        recorded_usage: true,
-        recorded_compactions: Vec::new(),
-        gemini: None,
-        gemini_sized: Default::default(),
-        gemini_layout: None,
-        post_compaction: Vec::new(),
-        recorded_window: None,
-        started_at: None,
-        agent_version: None,
-    };
-    let opts = crate::replay::ReplayOptions {
-        algorithm: crate::replay::Algorithm::OpenclawPrune,
-        settings: Settings::resolve(SPECS, &[]).unwrap(),
-        context_window: None,
-        summary_tokens: 0,
-        summary_tokens_source: "test",
-        timeline: true,
-        validate: false,
-        follow_recording: false,
-    };
+        true,
+    );
+    let opts = prune_opts(&[]);
     let r = crate::replay::replay(&inp, &opts);
     let pruned: Vec<usize> = r.events.iter().map(|e| e.request).collect();
     assert_eq!(pruned, [11], "{:?}", r.events);
@@ -798,4 +754,44 @@ fn after_a_prune_that_is_not_sticky_what_if_is_full() {
         assert_eq!(p.what_if, p.full, "request {}", p.request);
     }
     assert_eq!(r.totals.saved, (t[11].full - t[11].what_if) as i64);
+}
+
+/// A Claude session of `items` and `requests` on claude-sonnet-4-5, for OpenClaw's replays.
+fn session(
+    items: Vec<crate::replay::HistoryItem>,
+    requests: Vec<crate::replay::RequestPoint>,
+    recorded_usage: bool,
+) -> crate::replay::ReplayInput {
+    crate::replay::ReplayInput {
+        agent: crate::model::Agent::Claude,
+        id: "oc".into(),
+        path: "oc.jsonl".into(),
+        project: None,
+        items,
+        requests,
+        model: Some("claude-sonnet-4-5".into()),
+        recorded_usage,
+        recorded_compactions: Vec::new(),
+        gemini: None,
+        gemini_sized: Default::default(),
+        gemini_layout: None,
+        post_compaction: Vec::new(),
+        recorded_window: None,
+        started_at: None,
+        agent_version: None,
+    }
+}
+
+/// OpenClaw's pruning with `settings`, on the model's window, with its timeline.
+fn prune_opts(settings: &[(String, String)]) -> crate::replay::ReplayOptions {
+    crate::replay::ReplayOptions {
+        algorithm: crate::replay::Algorithm::OpenclawPrune,
+        settings: Settings::resolve(SPECS, settings).unwrap(),
+        context_window: None,
+        summary_tokens: 0,
+        summary_tokens_source: "test",
+        timeline: true,
+        validate: false,
+        follow_recording: false,
+    }
 }
