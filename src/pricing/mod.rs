@@ -172,8 +172,21 @@ pub fn active() -> &'static Pricing {
 pub fn cost_of<'a>(requests: impl IntoIterator<Item = (Option<&'a str>, &'a Usage)>) -> Cost {
     let pricing = active();
     let mut c = Cost::default();
+    // A session's requests name one model after another, nearly always the same: its price is
+    // looked up (the name made canonical, then found) once per run of it.
+    let mut last: Option<(&str, Option<&ModelPrice>)> = None;
     for (model, usage) in requests {
-        c.add(pricing, model, usage);
+        let price = match (model, last) {
+            (Some(m), Some((seen, price))) if seen == m => price,
+            (Some(m), _) => {
+                let price = pricing.find(m);
+                last = Some((m, price));
+                price
+            }
+            (None, _) => None,
+        };
+        let cost = price.map(|p| request_cost(p, usage));
+        c.record(cost, model.unwrap_or(UNRECORDED_MODEL), usage);
     }
     c
 }
@@ -285,6 +298,36 @@ mod tests {
             cache_write,
             ..Usage::default()
         }
+    }
+
+    /// `cost_of` looks a model's price up once per run of its requests: the same cost as
+    /// pricing each request on its own, however the models alternate, repeat, go unrecorded or
+    /// have no price.
+    #[test]
+    fn a_cost_over_requests_is_the_sum_of_each_requests_cost() {
+        let models = [
+            Some("claude-sonnet-4-5"),
+            Some("claude-sonnet-4-5"),
+            None,
+            Some("gpt-5"),
+            Some("no-such-model"),
+            Some("no-such-model"),
+            Some("claude-sonnet-4-5"),
+            Some("gemini-2.5-pro"),
+            None,
+            Some("gpt-5"),
+        ];
+        let usages: Vec<Usage> = (0..models.len() as u64)
+            .map(|k| u(100 * k + 1, 7 * k, 3 * k, 11 * k + 1))
+            .collect();
+        let requests: Vec<(Option<&str>, &Usage)> = models.iter().copied().zip(&usages).collect();
+        let mut each = Cost::default();
+        for &(model, usage) in &requests {
+            each.add(active(), model, usage);
+        }
+        let all = cost_of(requests.iter().copied());
+        assert_eq!(all, each);
+        assert_eq!((all.priced_requests, all.unpriced_requests), (6, 4));
     }
 
     #[test]
