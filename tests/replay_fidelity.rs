@@ -176,6 +176,26 @@ fn the_cache_model_matches_the_cache_reads_claude_recorded() {
     );
 }
 
+/// A replay's recorded series is the session's requests as the agent recorded them: it costs,
+/// to the millionth, what `show` says the session cost (both sum the requests exactly; the
+/// replay summed floats, and four corpus sessions were a millionth apart).
+#[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
+fn the_recorded_series_costs_what_show_says_the_session_cost() {
+    let (sessions, _) = validate("claude", &real("claude_compaction"));
+    assert!(sessions.len() >= 20, "{}", sessions.len());
+    for s in &sessions {
+        let path = s["path"].as_str().unwrap();
+        let out = common::sessions()
+            .args(["show", path, "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{path}");
+        let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(s["cost"]["recorded"]["usd"], shown["cost_usd"], "{path}");
+    }
+}
+
 #[test]
 #[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
 fn replaying_claudes_own_compaction_costs_what_claude_paid() {

@@ -257,9 +257,9 @@ impl Cost {
         if self.priced_requests == 0 && self.unpriced_requests > 0 {
             None
         } else {
-            // Rounded half up in whole numbers, then converted once.
-            let micros = self.picos.saturating_add(PICOS_PER_MICRO / 2) / PICOS_PER_MICRO;
-            Some(micros as f64 / 1e6)
+            Some(usd_of_picos(
+                i128::try_from(self.picos).unwrap_or(i128::MAX),
+            ))
         }
     }
 
@@ -268,12 +268,27 @@ impl Cost {
     }
 }
 
-const PICOS_PER_MICRO: u128 = 1_000_000;
+const PICOS_PER_MICRO: i128 = 1_000_000;
+
+/// Picodollars as dollars to the millionth (what JSON prints): rounded half away from zero in
+/// whole numbers, then converted once. Every total and difference of costs is printed this
+/// way, so that one sum of requests prints one figure in every command.
+pub fn usd_of_picos(picos: i128) -> f64 {
+    let micros = (picos
+        .unsigned_abs()
+        .saturating_add(PICOS_PER_MICRO as u128 / 2)
+        / PICOS_PER_MICRO as u128) as f64;
+    if picos < 0 {
+        -micros / 1e6
+    } else {
+        micros / 1e6
+    }
+}
 
 /// A request's cost in picodollars: at most half a picodollar off, so a million requests move
 /// a total by half a millionth at most. A cost that is no finite positive number (rates are
 /// checked when the table is read, so none should be) counts 0; one too large saturates.
-fn to_picos(usd: f64) -> u128 {
+pub fn to_picos(usd: f64) -> u128 {
     if usd.is_finite() && usd > 0.0 {
         (usd * 1e12).round() as u128
     } else {

@@ -46,6 +46,10 @@ pub struct SeriesCost {
     pub output: u64,
     /// `null` when the model has no price.
     pub usd: Option<f64>,
+    /// The exact sum behind `usd`, in picodollars (as `list` and `usage` sum a session's
+    /// requests: the recorded series of a session prints the cost they print).
+    #[serde(skip)]
+    picos: u128,
 }
 
 /// The summariser calls of the compactions the agent ran itself, estimated.
@@ -122,9 +126,15 @@ fn add(total: &mut SeriesCost, u: &Usage, price: Option<&ModelPrice>) {
     total.cache_write = total.cache_write.saturating_add(u.cache_write);
     total.cache_read = total.cache_read.saturating_add(u.cache_read);
     total.output = total.output.saturating_add(u.output);
-    if let (Some(p), Some(usd)) = (price, total.usd.as_mut()) {
-        *usd += crate::pricing::request_cost(p, u);
+    if let (Some(p), Some(_)) = (price, total.usd) {
+        let picos = crate::pricing::to_picos(crate::pricing::request_cost(p, u));
+        total.picos = total.picos.saturating_add(picos);
     }
+}
+
+/// A series' exact cost in picodollars, `None` when its model has no price.
+fn picos(s: &SeriesCost) -> Option<i128> {
+    s.usd.map(|_| i128::try_from(s.picos).unwrap_or(i128::MAX))
 }
 
 fn rewrites_at(n: usize, at: impl Iterator<Item = usize>) -> Vec<bool> {
@@ -318,19 +328,24 @@ pub fn of(
         compactions: agent_calls.len() as u64,
         input: agent.input,
         output: agent.output,
-        usd: agent.usd.map(crate::pricing::round_usd),
+        usd: picos(&agent).map(crate::pricing::usd_of_picos),
     };
-    let minus = |a: Option<f64>, b: Option<f64>| Some(crate::pricing::round_usd(a? - b?));
-    let plus = |a: Option<f64>, b: Option<f64>| Some(a? + b?);
+    let minus = |a: Option<i128>, b: Option<i128>| {
+        Some(crate::pricing::usd_of_picos(a?.saturating_sub(b?)))
+    };
+    let plus = |a: Option<i128>, b: Option<i128>| Some(a?.saturating_add(b?));
     // With no recorded size the comparison covers no request: what would be left is one
     // summariser estimate against the other.
     let compared = timeline[..n].iter().any(|p| p.recorded.is_some());
     ReplayCost {
         model: input.model.clone(),
         cache_ttl_seconds: CACHE_TTL_SECONDS,
-        saved_usd: minus(full.usd, what_if.usd),
-        saved_vs_recorded_usd: minus(plus(recorded.usd, agent.usd), wi_on_recorded.usd)
-            .filter(|_| compared),
+        saved_usd: minus(picos(&full), picos(&what_if)),
+        saved_vs_recorded_usd: minus(
+            plus(picos(&recorded), picos(&agent)),
+            picos(&wi_on_recorded),
+        )
+        .filter(|_| compared),
         full: rounded(full),
         recorded: rounded(recorded),
         recorded_summariser,
@@ -341,7 +356,7 @@ pub fn of(
 }
 
 fn rounded(mut s: SeriesCost) -> SeriesCost {
-    s.usd = s.usd.map(crate::pricing::round_usd);
+    s.usd = picos(&s).map(crate::pricing::usd_of_picos);
     s
 }
 
