@@ -447,6 +447,20 @@ fn unreadable_gemini_project_files_are_reported() {
         3,
         &said,
     );
+    // A Codex session's project is its own recorded folder or nothing: no registry is why it
+    // has none, and none is named.
+    let codex = "rollout-2025-04-18-a3b4c5d6-e7f8-4a9b-8c0d-1e2f3a4b5c6d.json";
+    fs::create_dir_all(f.root.join("gemhome/.codex/sessions")).unwrap();
+    fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/home/.codex/sessions")
+            .join(codex),
+        f.root.join("gemhome/.codex/sessions").join(codex),
+    )
+    .unwrap();
+    let (code, stderr) = run(&["--strict", "show", "a3b4c5d6"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("projects.json"), "{stderr}");
     let (code, stderr) = run(&[
         "--strict",
         "replay-compress",

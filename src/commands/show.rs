@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::cli::{GlobalArgs, SelectArgs, ShowArgs, ShowFormat};
 use crate::commands::{CmdResult, Failure, Target, scan_options, stdout};
 use crate::diag::{Report, Warning, WarningKind};
-use crate::model::{CompactionKind, Part, ProjectSource, Role, Session};
+use crate::model::{Agent, CompactionKind, Part, ProjectSource, Role, Session};
 use crate::output::safe_path;
 use crate::parse::{self, Detail};
 use crate::render::json::{SessionDocument, session_cost};
@@ -672,11 +672,14 @@ fn subagent_type(s: &SessionSummary) -> Option<String> {
 /// `show`, `export` and `replay-compress` look a session up in a scan of every store, but
 /// only the chosen session's own warnings concern the user; of what project resolution could
 /// not read, those that may be why its project is unresolved (any registry, its own folder's
-/// marker; another folder's marker resolves other sessions only).
+/// marker; another folder's marker resolves other sessions only). Only a Gemini session, or a
+/// Claude session left to the folder rule, is resolved from those files: a Codex session's
+/// project is its own recorded `cwd` or nothing.
 pub(crate) fn own_report(s: &SessionSummary, project_warnings: &[Warning]) -> Report {
     let mut r = Report::default();
     r.extend(s.warnings.iter().cloned());
-    if s.project_source == ProjectSource::Unresolved {
+    let from_those_files = matches!(s.agent, Agent::Gemini | Agent::Claude);
+    if s.project_source == ProjectSource::Unresolved && from_those_files {
         let own_dir = s.source.project_dir.as_deref();
         r.extend(
             project_warnings
