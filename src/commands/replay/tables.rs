@@ -551,12 +551,10 @@ pub(super) fn timeline_table(r: &SessionReplay) -> String {
                             .ok()
                             .and_then(|v| v.as_str().map(String::from))
                             .unwrap_or_default(),
-                        // JSON's `forced`: the agent compacted here, not the algorithm.
-                        if e.forced {
-                            " (followed the agent's)"
-                        } else {
-                            ""
-                        },
+                        // JSON's `forced`: the agent compacted here, not the algorithm. One
+                        // character, explained under the table: the counts after it still fit
+                        // an 80-column terminal.
+                        if e.forced { FOLLOWED } else { "" },
                         human_count(e.tokens_before),
                         human_count(e.tokens_after),
                         e.summarised,
@@ -573,8 +571,9 @@ pub(super) fn timeline_table(r: &SessionReplay) -> String {
             ]
         })
         .collect();
+    let followed = r.events.iter().any(|e| e.forced);
     format!(
-        "{}\n{}",
+        "{}\n{}{}",
         wrap(
             &format!(
                 "timeline: {} {}",
@@ -584,9 +583,27 @@ pub(super) fn timeline_table(r: &SessionReplay) -> String {
             target_width(),
             2
         ),
-        render(&columns, rows, target_width())
+        render(&columns, rows, target_width()),
+        if followed {
+            format!(
+                "\n{}",
+                wrap(
+                    &format!(
+                        "{FOLLOWED} followed the agent's own compaction (a manual /compact, or \
+                         one the algorithm did not make): `forced` in JSON"
+                    ),
+                    target_width(),
+                    2
+                )
+            )
+        } else {
+            String::new()
+        }
     )
 }
+
+/// The mark of an event the replay followed from the recording.
+const FOLLOWED: &str = "*";
 
 /// One SVG per session (suffixed with its agent and id when there are several: as many
 /// characters of the id as tell it from the others', and a number for files of one session),
