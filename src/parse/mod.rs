@@ -394,8 +394,7 @@ fn reread_document(
     // Asked once, at the first cut: only a document written within the window can be one its
     // writer is rewriting, so an old one cut short is damage at once, with no wait (a store of
     // many damaged documents costs no sleep).
-    let mut age = Some(age);
-    let mut recent = None;
+    let recent = std::cell::LazyCell::new(|| age().is_some_and(|a| a <= REWRITE_WINDOW));
     loop {
         let (warning, cut) = match read().map(|b| document_of(path, b)) {
             Ok(Ok(doc)) => return Ok(doc),
@@ -408,12 +407,7 @@ fn reread_document(
         if !cut {
             return Err(warning);
         }
-        let recent = *recent.get_or_insert_with(|| {
-            age.take()
-                .and_then(|age| age())
-                .is_some_and(|a| a <= REWRITE_WINDOW)
-        });
-        if !recent {
+        if !*recent {
             return Err(warning);
         }
         match waits.next() {

@@ -23,7 +23,7 @@ pub mod name;
 mod snapshot;
 pub mod table;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -170,36 +170,62 @@ pub fn active() -> &'static Pricing {
 
 /// The cost of requests (`(model, usage)` pairs) at the process's prices ([`active`]).
 pub fn cost_of<'a>(requests: impl IntoIterator<Item = (Option<&'a str>, &'a Usage)>) -> Cost {
-    let pricing = active();
+    let mut prices = PriceCache::new(active());
     let mut c = Cost::default();
-    // A session's requests name one model after another, nearly always the same: its price is
-    // looked up (the name made canonical, then found) once per run of it.
-    let mut last: Option<(&str, Option<&ModelPrice>)> = None;
     for (model, usage) in requests {
-        let price = match (model, last) {
-            (Some(m), Some((seen, price))) if seen == m => price,
-            (Some(m), _) => {
-                let price = pricing.find(m);
-                last = Some((m, price));
-                price
-            }
-            (None, _) => None,
-        };
-        let cost = price.map(|p| request_cost(p, usage));
+        let cost = prices.cost(model, usage);
         c.record(cost, model.unwrap_or(UNRECORDED_MODEL), usage);
     }
     c
 }
 
+/// Per-model price look-ups, done once per distinct model name (a look-up makes the name
+/// canonical, then finds it): the requests of a report or a session name few models, and
+/// nearly always the one before.
+pub struct PriceCache<'p> {
+    pricing: &'p Pricing,
+    last: Option<(String, Option<&'p ModelPrice>)>,
+    found: HashMap<String, Option<&'p ModelPrice>>,
+}
+
+impl<'p> PriceCache<'p> {
+    pub fn new(pricing: &'p Pricing) -> Self {
+        PriceCache {
+            pricing,
+            last: None,
+            found: HashMap::new(),
+        }
+    }
+
+    /// The cost of one request; `None` when its model has no price.
+    pub fn cost(&mut self, model: Option<&str>, usage: &Usage) -> Option<f64> {
+        let model = model?;
+        let price = match &self.last {
+            Some((name, price)) if name == model => *price,
+            _ => {
+                let price = match self.found.get(model) {
+                    Some(p) => *p,
+                    None => {
+                        let p = self.pricing.find(model);
+                        self.found.insert(model.to_string(), p);
+                        p
+                    }
+                };
+                self.last = Some((model.to_string(), price));
+                price
+            }
+        };
+        price.map(|p| request_cost(p, usage))
+    }
+}
+
 /// A running cost over requests: the priced part and what could not be priced.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Cost {
-    /// USD over the priced requests, in whole millionths of a millionth of a dollar: each
-    /// request's cost is rounded to this unit once and the sum is exact, so that a total is
-    /// the same whatever the order its requests are summed in (by session for `list`, by row
-    /// and then over the rows for `usage`, by project for `projects`); a float sum's last
-    /// digits follow the order, and the millionth a total prints may then differ.
-    picos: u128,
+    /// USD over the priced requests, summed exactly: a total is the same whatever the order
+    /// its requests are summed in (by session for `list`, by row and then over the rows for
+    /// `usage`, by project for `projects`).
+    usd: Picos,
     pub priced_requests: u64,
     /// Requests with tokens whose model has no price.
     pub unpriced_requests: u64,
@@ -220,7 +246,7 @@ impl Cost {
     pub fn record(&mut self, cost: Option<f64>, model: &str, usage: &Usage) {
         match cost {
             Some(usd) => {
-                self.picos = self.picos.saturating_add(to_picos(usd));
+                self.usd.add(usd);
                 self.priced_requests += 1;
             }
             None if usage.total() > 0 => {
@@ -235,15 +261,17 @@ impl Cost {
 
     /// A cost of `usd` over one priced request (a figure to print as a cost).
     pub fn of_usd(usd: f64) -> Cost {
+        let mut total = Picos::default();
+        total.add(usd);
         Cost {
-            picos: to_picos(usd),
+            usd: total,
             priced_requests: 1,
             ..Cost::default()
         }
     }
 
     pub fn merge(&mut self, other: &Cost) {
-        self.picos = self.picos.saturating_add(other.picos);
+        self.usd.merge(other.usd);
         self.priced_requests += other.priced_requests;
         self.unpriced_requests += other.unpriced_requests;
         self.unpriced_models
@@ -257,9 +285,7 @@ impl Cost {
         if self.priced_requests == 0 && self.unpriced_requests > 0 {
             None
         } else {
-            Some(usd_of_picos(
-                i128::try_from(self.picos).unwrap_or(i128::MAX),
-            ))
+            Some(self.usd.usd())
         }
     }
 
@@ -268,31 +294,47 @@ impl Cost {
     }
 }
 
-const PICOS_PER_MICRO: i128 = 1_000_000;
+/// Dollars summed exactly, in picodollars: each amount is rounded to a picodollar once (half a
+/// picodollar off at most, so a million requests move a total by half a millionth at most) and
+/// the sum is an integer, so that it is the same in any order; it is printed to the millionth,
+/// rounded once ([`Picos::usd`]). A float sum's last digits follow the order in which it was
+/// summed, and the millionth a total prints may then differ between commands.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Picos(u128);
 
-/// Picodollars as dollars to the millionth (what JSON prints): rounded half away from zero in
-/// whole numbers, then converted once. Every total and difference of costs is printed this
-/// way, so that one sum of requests prints one figure in every command.
-pub fn usd_of_picos(picos: i128) -> f64 {
-    let micros = (picos
-        .unsigned_abs()
-        .saturating_add(PICOS_PER_MICRO as u128 / 2)
-        / PICOS_PER_MICRO as u128) as f64;
-    if picos < 0 {
-        -micros / 1e6
-    } else {
-        micros / 1e6
+impl Picos {
+    /// Add `usd`. An amount that is no finite positive number (rates are checked when the
+    /// table is read, so none should be) counts 0; a sum too large saturates.
+    pub fn add(&mut self, usd: f64) {
+        if usd.is_finite() && usd > 0.0 {
+            self.0 = self.0.saturating_add((usd * 1e12).round() as u128);
+        }
     }
-}
 
-/// A request's cost in picodollars: at most half a picodollar off, so a million requests move
-/// a total by half a millionth at most. A cost that is no finite positive number (rates are
-/// checked when the table is read, so none should be) counts 0; one too large saturates.
-pub fn to_picos(usd: f64) -> u128 {
-    if usd.is_finite() && usd > 0.0 {
-        (usd * 1e12).round() as u128
-    } else {
-        0
+    pub fn merge(&mut self, other: Picos) {
+        self.0 = self.0.saturating_add(other.0);
+    }
+
+    /// The sum in dollars to the millionth (what JSON prints).
+    pub fn usd(self) -> f64 {
+        Self::to_usd(i128::try_from(self.0).unwrap_or(i128::MAX))
+    }
+
+    /// `self − other` in dollars to the millionth: a difference of exact sums, rounded once.
+    pub fn usd_minus(self, other: Picos) -> f64 {
+        let signed = |p: Picos| i128::try_from(p.0).unwrap_or(i128::MAX);
+        Self::to_usd(signed(self).saturating_sub(signed(other)))
+    }
+
+    /// Rounded half away from zero in whole numbers, then converted once.
+    fn to_usd(picos: i128) -> f64 {
+        const PER_MICRO: u128 = 1_000_000;
+        let micros = (picos.unsigned_abs().saturating_add(PER_MICRO / 2) / PER_MICRO) as f64;
+        if picos < 0 {
+            -micros / 1e6
+        } else {
+            micros / 1e6
+        }
     }
 }
 

@@ -30,7 +30,7 @@
 use serde::Serialize;
 
 use crate::model::{Agent, Trigger, Usage};
-use crate::pricing::ModelPrice;
+use crate::pricing::{ModelPrice, Picos};
 
 use super::{Algorithm, Event, EventKind, Point, ReplayInput};
 
@@ -46,10 +46,10 @@ pub struct SeriesCost {
     pub output: u64,
     /// `null` when the model has no price.
     pub usd: Option<f64>,
-    /// The exact sum behind `usd`, in picodollars (as `list` and `usage` sum a session's
-    /// requests: the recorded series of a session prints the cost they print).
+    /// The exact sum behind `usd` (as `list` and `usage` sum a session's requests: the
+    /// recorded series of a session prints the cost they print).
     #[serde(skip)]
-    picos: u128,
+    exact: Picos,
 }
 
 /// The summariser calls of the compactions the agent ran itself, estimated.
@@ -127,14 +127,13 @@ fn add(total: &mut SeriesCost, u: &Usage, price: Option<&ModelPrice>) {
     total.cache_read = total.cache_read.saturating_add(u.cache_read);
     total.output = total.output.saturating_add(u.output);
     if let (Some(p), Some(_)) = (price, total.usd) {
-        let picos = crate::pricing::to_picos(crate::pricing::request_cost(p, u));
-        total.picos = total.picos.saturating_add(picos);
+        total.exact.add(crate::pricing::request_cost(p, u));
     }
 }
 
-/// A series' exact cost in picodollars, `None` when its model has no price.
-fn picos(s: &SeriesCost) -> Option<i128> {
-    s.usd.map(|_| i128::try_from(s.picos).unwrap_or(i128::MAX))
+/// A series' exact cost, `None` when its model has no price.
+fn exact(s: &SeriesCost) -> Option<Picos> {
+    s.usd.map(|_| s.exact)
 }
 
 fn rewrites_at(n: usize, at: impl Iterator<Item = usize>) -> Vec<bool> {
@@ -328,22 +327,24 @@ pub fn of(
         compactions: agent_calls.len() as u64,
         input: agent.input,
         output: agent.output,
-        usd: picos(&agent).map(crate::pricing::usd_of_picos),
+        usd: exact(&agent).map(Picos::usd),
     };
-    let minus = |a: Option<i128>, b: Option<i128>| {
-        Some(crate::pricing::usd_of_picos(a?.saturating_sub(b?)))
+    let minus = |a: Option<Picos>, b: Option<Picos>| Some(a?.usd_minus(b?));
+    let plus = |a: Option<Picos>, b: Option<Picos>| {
+        let mut sum = a?;
+        sum.merge(b?);
+        Some(sum)
     };
-    let plus = |a: Option<i128>, b: Option<i128>| Some(a?.saturating_add(b?));
     // With no recorded size the comparison covers no request: what would be left is one
     // summariser estimate against the other.
     let compared = timeline[..n].iter().any(|p| p.recorded.is_some());
     ReplayCost {
         model: input.model.clone(),
         cache_ttl_seconds: CACHE_TTL_SECONDS,
-        saved_usd: minus(picos(&full), picos(&what_if)),
+        saved_usd: minus(exact(&full), exact(&what_if)),
         saved_vs_recorded_usd: minus(
-            plus(picos(&recorded), picos(&agent)),
-            picos(&wi_on_recorded),
+            plus(exact(&recorded), exact(&agent)),
+            exact(&wi_on_recorded),
         )
         .filter(|_| compared),
         full: rounded(full),
@@ -356,7 +357,7 @@ pub fn of(
 }
 
 fn rounded(mut s: SeriesCost) -> SeriesCost {
-    s.usd = picos(&s).map(crate::pricing::usd_of_picos);
+    s.usd = exact(&s).map(Picos::usd);
     s
 }
 

@@ -12,8 +12,9 @@ use std::collections::{BTreeMap, HashSet};
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::{PriceCache, Priced, Tally};
+use super::{Priced, Tally};
 use crate::model::{Agent, RequestUsage};
+use crate::pricing::PriceCache;
 use crate::pricing::{Pricing, UNRECORDED_MODEL};
 use crate::scan::SessionSummary;
 

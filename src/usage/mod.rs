@@ -9,13 +9,13 @@
 pub mod blocks;
 pub mod zone;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use chrono::{DateTime, Datelike, Days, NaiveDate, Utc, Weekday};
 
 use crate::filter::Until;
 use crate::model::{Agent, RequestUsage, Usage};
-use crate::pricing::{Cost, ModelPrice, Pricing, UNRECORDED_MODEL, request_cost};
+use crate::pricing::{Cost, PriceCache, Pricing, UNRECORDED_MODEL};
 use crate::scan::SessionSummary;
 pub use zone::Zone;
 
@@ -112,34 +112,6 @@ struct Priced<'a> {
     model: &'a str,
     usage: Usage,
     cost: Option<f64>,
-}
-
-/// Per-model price look-ups, done once per distinct model name.
-pub struct PriceCache<'p> {
-    pricing: &'p Pricing,
-    found: HashMap<String, Option<&'p ModelPrice>>,
-}
-
-impl<'p> PriceCache<'p> {
-    pub fn new(pricing: &'p Pricing) -> Self {
-        PriceCache {
-            pricing,
-            found: HashMap::new(),
-        }
-    }
-
-    pub fn cost(&mut self, model: Option<&str>, usage: &Usage) -> Option<f64> {
-        let model = model?;
-        let price = match self.found.get(model) {
-            Some(p) => *p,
-            None => {
-                let p = self.pricing.find(model);
-                self.found.insert(model.to_string(), p);
-                p
-            }
-        };
-        price.map(|p| request_cost(p, usage))
-    }
 }
 
 /// A row of a report: what it groups, its total and its per-(agent, model) breakdown.
