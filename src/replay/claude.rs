@@ -162,7 +162,7 @@ pub fn estimate(item: &HistoryItem, m: &ClaudeMeasure) -> u64 {
             Part::ToolCall { name, input, .. } if all => {
                 let json = match input {
                     serde_json::Value::String(s) => crate::replay::js::utf16_len(s),
-                    v => crate::replay::compact_json_size(v, crate::replay::JsonUnits::Utf16),
+                    v => crate::replay::compact_json_size(v, crate::replay::js::JsonUnits::Utf16),
                 };
                 round_quarter(crate::replay::js::utf16_len(name) + json)
             }

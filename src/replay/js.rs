@@ -98,6 +98,49 @@ pub fn json_escape_extra(s: &str) -> usize {
             .sum::<usize>()
 }
 
+/// What [`json_text_size`] counts.
+#[derive(Clone, Copy)]
+pub enum JsonUnits {
+    /// UTF-8 bytes.
+    Bytes,
+    /// UTF-16 code units (JavaScript's `.length`).
+    Utf16,
+}
+
+/// The size of `v` written as compact JSON (no whitespace, keys in the map's order), strings
+/// escaped as `JSON.stringify` and serde_json both escape them, each number `number_len` long
+/// (the writers differ there: `1e21` and `1e+21`). Counted from the value rather than printed:
+/// each string is measured in one vectorised pass where printing walks it byte by byte.
+pub fn json_text_size(
+    v: &serde_json::Value,
+    units: JsonUnits,
+    number_len: &dyn Fn(&serde_json::Number) -> usize,
+) -> usize {
+    use serde_json::Value;
+    let size = |x: &Value| json_text_size(x, units, number_len);
+    let string = |s: &str| {
+        2 + match units {
+            // The literal's UTF-16 length, escapes included, in one pass.
+            JsonUnits::Utf16 => text_stats(s).escaped as usize,
+            JsonUnits::Bytes => s.len() + json_escape_extra(s),
+        }
+    };
+    match v {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => number_len(n),
+        Value::String(s) => string(s),
+        Value::Array(a) => 2 + a.len().saturating_sub(1) + a.iter().map(size).sum::<usize>(),
+        Value::Object(o) => {
+            2 + o.len().saturating_sub(1)
+                + o.iter()
+                    .map(|(k, x)| string(k) + 1 + size(x))
+                    .sum::<usize>()
+        }
+    }
+}
+
 /// [`text_stats`] one byte at a time.
 fn text_stats_bytes(bytes: &[u8]) -> StrStats {
     let (mut units, mut non_ascii, mut escaped, mut astral) = (0u64, 0u64, 0u64, 0u64);

@@ -134,8 +134,8 @@ impl Algorithm {
     /// its summary budget) or writes none (OpenClaw).
     pub fn max_summary_tokens(self) -> Option<u64> {
         match self {
-            // COMPACT_MAX_OUTPUT_TOKENS: 32,000 before 2.1.21, then 20,000 (`versions`).
-            Algorithm::Claude => Some(32_000),
+            // The largest of its versions' caps (32,000 before 2.1.21, then 20,000).
+            Algorithm::Claude => Some(versions::claude_max_summary_tokens()),
             // The summarising call's model's max output: 128,000 for the GPT-5 and Codex models,
             // the largest of any model Codex runs (`window`).
             Algorithm::Codex => Some(128_000),
@@ -620,48 +620,13 @@ pub const IMAGE_TOKENS: u64 = 1_600;
 /// the neutral one for Claude Code, which publishes none.
 /// `v.to_string().len()`: every replay sizes every tool call's arguments with it.
 fn compact_json_len(v: &serde_json::Value) -> usize {
-    compact_json_size(v, JsonUnits::Bytes)
-}
-
-/// What [`compact_json_size`] counts.
-#[derive(Clone, Copy)]
-pub(crate) enum JsonUnits {
-    /// UTF-8 bytes (`to_string().len()`).
-    Bytes,
-    /// UTF-16 code units (`to_string()`'s JavaScript `.length`).
-    Utf16,
+    compact_json_size(v, js::JsonUnits::Bytes)
 }
 
 /// The size of `v.to_string()` (serde_json's compact form: keys as the map holds them, numbers
-/// as serde_json prints them, strings escaped as `JSON.stringify` escapes them), counted from
-/// the value rather than printed: each string is measured in one vectorised pass
-/// ([`js::json_escape_extra`], [`js::text_stats`]) where printing walked it byte by byte into
-/// a writer.
-pub(crate) fn compact_json_size(v: &serde_json::Value, units: JsonUnits) -> usize {
-    use serde_json::Value;
-    let size = |x: &Value| compact_json_size(x, units);
-    let string = |s: &str| {
-        2 + match units {
-            // The literal's UTF-16 length, escapes included, in one pass.
-            JsonUnits::Utf16 => js::text_stats(s).escaped as usize,
-            JsonUnits::Bytes => s.len() + js::json_escape_extra(s),
-        }
-    };
-    match v {
-        Value::Null => 4,
-        Value::Bool(true) => 4,
-        Value::Bool(false) => 5,
-        // ASCII either way; numbers in arguments are few.
-        Value::Number(n) => n.to_string().len(),
-        Value::String(s) => string(s),
-        Value::Array(a) => 2 + a.len().saturating_sub(1) + a.iter().map(size).sum::<usize>(),
-        Value::Object(o) => {
-            2 + o.len().saturating_sub(1)
-                + o.iter()
-                    .map(|(k, x)| string(k) + 1 + size(x))
-                    .sum::<usize>()
-        }
-    }
+/// as serde_json prints them), counted from the value rather than printed.
+pub(crate) fn compact_json_size(v: &serde_json::Value, units: js::JsonUnits) -> usize {
+    js::json_text_size(v, units, &|n| n.to_string().len())
 }
 
 pub fn bytes4_tokens(item: &HistoryItem) -> u64 {

@@ -16,21 +16,9 @@ pub fn json_str_len(s: &str) -> usize {
 
 /// `JSON.stringify(value).length` in UTF-16 code units (no indentation).
 pub fn json_len(v: &Value) -> usize {
-    match v {
-        Value::Null => 4,
-        Value::Bool(true) => 4,
-        Value::Bool(false) => 5,
-        Value::Number(n) => js_number(n).len(),
-        Value::String(s) => json_str_len(s),
-        Value::Array(a) => 2 + a.iter().map(json_len).sum::<usize>() + a.len().saturating_sub(1),
-        Value::Object(o) => {
-            2 + o
-                .iter()
-                .map(|(k, v)| json_str_len(k) + 1 + json_len(v))
-                .sum::<usize>()
-                + o.len().saturating_sub(1)
-        }
-    }
+    crate::replay::js::json_text_size(v, crate::replay::js::JsonUnits::Utf16, &|n| {
+        js_number(n).len()
+    })
 }
 
 const MAX_SAFE: u64 = 1 << 53;

@@ -2,6 +2,7 @@
 //! input holds.
 
 use super::*;
+use crate::replay::js::JsonUnits;
 
 /// The calibration's `push_unmanaged` is a shortcut: after every item, each strategy's
 /// `full_tokens` must equal what a full `push` gives, on every session of the sample home and

@@ -418,6 +418,17 @@ fn model_window(row: &ClaudeRow, model: &str) -> u64 {
     }
 }
 
+/// The largest compaction summary any Claude Code version asks for: the most its reservation
+/// for the summarising call's output is capped at (32,000 before 2.1.21, 20,000 since).
+pub fn claude_max_summary_tokens() -> u64 {
+    CLAUDE
+        .iter()
+        .map(|r| r.cap)
+        .filter(|&c| c != u64::MAX)
+        .max()
+        .unwrap_or(u64::MAX)
+}
+
 /// The auto-compact constants Claude Code `version` applied to `model`. A missing or
 /// unparsable version gets the newest row (`version_known: false`); a missing model is taken
 /// as a 200k-window model with a 32k default output (the threshold every 4.x model shares).
