@@ -130,6 +130,16 @@ impl Report {
         self.warnings.extend(w);
     }
 
+    /// Add the warnings this report does not hold yet: what two looks at one store (two
+    /// sessions it left unresolved, a full parse after the scan's) both found is said once.
+    pub fn extend_once(&mut self, w: impl IntoIterator<Item = Warning>) {
+        for w in w {
+            if !self.warnings.contains(&w) {
+                self.warnings.push(w);
+            }
+        }
+    }
+
     /// Warnings that make `--strict` fail.
     pub fn serious(&self) -> usize {
         self.warnings.iter().filter(|w| !w.kind.is_benign()).count()

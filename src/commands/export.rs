@@ -174,11 +174,7 @@ fn select(g: &GlobalArgs, a: &ExportArgs, eopts: &ExportOptions) -> Result<Selec
             }
             let (s, siblings, r) = find_one(g, t)?;
             // Two sessions of one store may owe the user the same registry's warning: once.
-            for w in r.warnings {
-                if !report.warnings.contains(&w) {
-                    report.warnings.push(w);
-                }
-            }
+            report.extend_once(r.warnings);
             if path.is_file() {
                 pool.extend(siblings);
                 // A file inside a store: find its sub-agents with a scan of the stores.

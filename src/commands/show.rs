@@ -37,11 +37,7 @@ pub fn run(g: &GlobalArgs, args: &ShowArgs) -> CmdResult {
     drop(summary);
     // What the full parse found counts too: the report must not say less than the document.
     let mut report = report;
-    for w in &session.warnings {
-        if !report.warnings.contains(w) {
-            report.warnings.push(w.clone());
-        }
-    }
+    report.extend_once(session.warnings.iter().cloned());
     let cost = session_cost(&session);
     let mut out = stdout();
     match args.format {

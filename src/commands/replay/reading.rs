@@ -374,11 +374,7 @@ fn select(
             let own =
                 crate::commands::show::own_report(&result.sessions[i], &result.project_warnings);
             // Two sessions may owe the user the same registry's warning: once.
-            for w in own.warnings {
-                if !report.warnings.contains(&w) {
-                    report.warnings.push(w);
-                }
-            }
+            report.extend_once(own.warnings);
             selected.push(result.sessions[i].clone());
         }
         all.extend(result.sessions);
