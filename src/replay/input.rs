@@ -1,7 +1,7 @@
 //! Turning a parsed [`Session`] into what a replay consumes: the model-visible history and
 //! the requests made against it, with the agent's own compactions mapped onto those requests.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::diag::Warning;
 use crate::model::{Agent, Compaction, CompactionKind, Message, Part, Role, Session};
@@ -181,7 +181,7 @@ impl ReplayInput {
     /// The input from the session model: its model-visible messages and requests.
     fn from_model(s: Session) -> ReplayInput {
         // Tool names by call id, for results (allow/deny lists and Gemini functionResponse names).
-        let mut names: HashMap<String, String> = HashMap::new();
+        let mut names: HashMap<String, String> = HashMap::default();
         for m in &s.messages {
             for p in &m.parts {
                 if let Part::ToolCall { id, name, .. } = p {
@@ -270,7 +270,7 @@ impl ReplayInput {
                 }
             }
         }
-        let mut counts: HashMap<&str, usize> = HashMap::new();
+        let mut counts: HashMap<&str, usize> = HashMap::default();
         for r in &requests {
             if let Some(m) = r.model.as_deref() {
                 *counts.entry(m).or_default() += 1;

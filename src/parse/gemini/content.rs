@@ -1,6 +1,6 @@
 //! Gemini content (`PartListUnion`) → unified parts, plus the text helpers the log needs.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
@@ -347,7 +347,7 @@ pub(super) fn build_parts(e: &Entry, ctx: &mut Ctx) -> Built {
         msg_id: &e.id,
         synth: 0,
         known_calls,
-        emitted_calls: HashSet::new(),
+        emitted_calls: HashSet::default(),
     };
     let mut parts = Vec::new();
     let mut results = Vec::new();

@@ -1,7 +1,7 @@
 //! The JSONL event log engine: upserts, checkpoints, rewinds, compaction traces, and the
 //! final assembly of the session.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
@@ -113,7 +113,7 @@ impl Log {
             stem: stem.to_string(),
             ident,
             entries: Vec::new(),
-            by_id: HashMap::new(),
+            by_id: HashMap::default(),
             live: Vec::new(),
             slots: Vec::new(),
             session_id: None,
@@ -122,9 +122,9 @@ impl Log {
             events: Vec::new(),
             recent_snapshot: None,
             compress_pending: false,
-            masked: HashSet::new(),
-            summaries: HashSet::new(),
-            fr_ids: HashSet::new(),
+            masked: HashSet::default(),
+            summaries: HashSet::default(),
+            fr_ids: HashSet::default(),
             lines: 0,
             own: 0,
             skeletons: false,
@@ -502,7 +502,7 @@ impl Log {
         let marker_pos = self.slots.len();
 
         let mut new_live: Vec<usize> = Vec::new();
-        let mut keep: HashSet<usize> = HashSet::new();
+        let mut keep: HashSet<usize> = HashSet::default();
         for (k, item) in items.into_iter().enumerate() {
             let m = match item {
                 Ok(m) => m,
@@ -602,7 +602,7 @@ impl Log {
 
     /// Estimated tokens of some history entries, as they are now.
     fn estimate(&self, idxs: &[usize]) -> u64 {
-        let status = HashMap::new();
+        let status = HashMap::default();
         let mut ctx = Ctx {
             fr_ids: &self.fr_ids,
             status: &status,
@@ -732,7 +732,7 @@ impl Log {
             }
         }
 
-        let mut status: HashMap<String, String> = HashMap::new();
+        let mut status: HashMap<String, String> = HashMap::default();
         let mut tool_results = false;
         for e in &self.entries {
             if let Some(Value::Array(calls)) = e.rec.get("toolCalls") {

@@ -11,7 +11,7 @@
 //! checked as the bytes stream past (`readline::Readline`): only a file that fails the check, or that is
 //! one legacy document, is held whole in memory.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::io::{BufRead, Read};
 use std::path::Path;
 

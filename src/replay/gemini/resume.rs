@@ -13,7 +13,7 @@
 //! Gemini checks compression and masks before that content joins the history
 //! ([`Request::check_at`]).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -713,7 +713,7 @@ pub fn input_from(s: &Session, mut resumed: Resumed, keep: Keep) -> ReplayInput 
         })
         .collect();
     let recorded_usage = requests.iter().any(|r| r.recorded_prompt.is_some());
-    let mut counts: HashMap<&str, usize> = HashMap::new();
+    let mut counts: HashMap<&str, usize> = HashMap::default();
     for r in &requests {
         if let Some(model) = r.model.as_deref() {
             *counts.entry(model).or_default() += 1;
