@@ -693,10 +693,11 @@ pub struct Session {
     /// Kept so nothing is silently dropped.
     pub other_records: Vec<(String, u64)>,
     pub warnings: Vec<Warning>,
-    /// Claude only: record uuids in this file, hashed, for resolving `summary.leafUuid` titles
-    /// written into other files of the same project. Not serialised.
+    /// Claude only: record uuids in this file, hashed, in file order, for resolving
+    /// `summary.leafUuid` titles written into other files of the same project (the last record
+    /// with a title gives it). Not serialised.
     #[serde(skip)]
-    pub record_uuids: HashSet<u64>,
+    pub record_uuids: Vec<u64>,
     /// Claude only: `(leafUuid, title)` pairs from `summary` records in this file. They usually
     /// title a *different* session of the same project.
     #[serde(skip)]
@@ -751,7 +752,7 @@ impl Session {
             subagents: Vec::new(),
             other_records: Vec::new(),
             warnings: Vec::new(),
-            record_uuids: HashSet::new(),
+            record_uuids: Vec::new(),
             leaf_titles: Vec::new(),
             title_is_explicit: false,
             gemini_layout: None,

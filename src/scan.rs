@@ -73,7 +73,7 @@ pub struct SessionSummary {
     pub requests: Vec<RequestUsage>,
     /// Number of messages (all roles), to tell startup stubs from real sessions.
     pub message_count: usize,
-    record_uuids: HashSet<u64>,
+    record_uuids: Vec<u64>,
     leaf_titles: Vec<(String, String)>,
     title_is_explicit: bool,
 }
@@ -712,13 +712,13 @@ fn apply_leaf_titles(sessions: &mut [SessionSummary]) {
     }
     for s in sessions.iter_mut() {
         if !leaf.is_empty() && !s.title_is_explicit {
-            // Several summaries may point into one file; take the one whose leaf comes last in
-            // the writer's order, approximated by the longest-lived (any is a valid title).
-            if let Some(t) = s.record_uuids.iter().find_map(|u| leaf.get(u)) {
+            // Several summaries may point into one file: the one whose leaf the file wrote
+            // last titles it (it summarises the most), the same one on every run.
+            if let Some(t) = s.record_uuids.iter().rev().find_map(|u| leaf.get(u)) {
                 s.title = Some(preview(t, TITLE_MAX));
             }
         }
-        s.record_uuids = HashSet::new();
+        s.record_uuids = Vec::new();
         s.leaf_titles = Vec::new();
     }
 }

@@ -252,6 +252,54 @@ fn per_session_figures_match_the_hand_computed_tables() {
     );
 }
 
+/// Several `summary` records point into one file: the leaf the file wrote last gives its title,
+/// on every run (the leaves were looked up in a hash set's order).
+#[test]
+fn the_last_written_leaf_titles_a_file() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".claude/projects/-home-dev-leaves");
+    std::fs::create_dir_all(&dir).unwrap();
+    let record = |session: &str, n: usize, parent: Option<String>| {
+        serde_json::json!({
+            "type": "user", "sessionId": session, "uuid": format!("{session}-{n}"),
+            "parentUuid": parent, "cwd": "/home/dev/leaves",
+            "timestamp": format!("2026-05-05T08:{:02}:{:02}.000Z", n / 60, n % 60),
+            "message": {"role": "user", "content": format!("prompt {n}")}
+        })
+        .to_string()
+    };
+    let a = "aaaaaaaa-0000-4000-8000-000000000001";
+    let lines: Vec<String> = (0..200)
+        .map(|n| record(a, n, n.checked_sub(1).map(|p| format!("{a}-{p}"))))
+        .collect();
+    std::fs::write(dir.join(format!("{a}.jsonl")), lines.join("\n") + "\n").unwrap();
+    let b = "bbbbbbbb-0000-4000-8000-000000000002";
+    let mut lines: Vec<String> = (0..200)
+        .map(|n| {
+            serde_json::json!({"type": "summary", "summary": format!("leaf {n}"),
+                "leafUuid": format!("{a}-{n}")})
+            .to_string()
+        })
+        .collect();
+    lines.push(record(b, 0, None));
+    std::fs::write(dir.join(format!("{b}.jsonl")), lines.join("\n") + "\n").unwrap();
+    let out = Command::cargo_bin("sessions")
+        .unwrap()
+        .env("TZ", "UTC")
+        .args(["--home"])
+        .arg(home.path())
+        .args(["list", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = by_id(&serde_json::from_slice(&out.stdout).unwrap());
+    assert_eq!(rows[a]["title"], "leaf 199");
+}
+
 #[test]
 fn cross_file_rules() {
     let rows = by_id(&run_json(&["list", "--kind", "all", "--format", "json"]));

@@ -272,7 +272,7 @@ impl<'a> Parser<'a> {
         self.records += 1;
         let uuid = rec.uuid.get().map(hash64);
         if let Some(u) = uuid {
-            self.s.record_uuids.insert(u);
+            self.s.record_uuids.push(u);
         }
         let Some(kind) = rec.kind.get() else {
             self.warn(
