@@ -89,13 +89,59 @@ fn js_string(v: Option<&J>) -> JsStr {
     }
 }
 
+/// `String(v)` appended to `out` as lossy text (what `js_string(v).to_string_lossy()` gives),
+/// without a copy of a string that is already text.
+fn push_js_text(out: &mut String, v: Option<&J>) {
+    match v {
+        Some(J::Str(JsStr::Text(t))) => out.push_str(t),
+        _ => out.push_str(&js_string(v).to_string_lossy()),
+    }
+}
+
+/// Where [`part_to_string`] writes: every unit, or only as many as the ignore rule reads.
+#[derive(Default)]
+struct Units {
+    out: Vec<u16>,
+    /// Keep only the text's start: up to [`IGNORED_PREFIX`] units past the first that is not
+    /// whitespace.
+    start_only: bool,
+    /// Where the first unit that is not whitespace is (`start_only` alone tracks it).
+    first: Option<usize>,
+}
+
+impl Units {
+    fn extend(&mut self, units: impl Iterator<Item = u16>) {
+        if !self.start_only {
+            self.out.extend(units);
+            return;
+        }
+        for u in units {
+            if self.full() {
+                return;
+            }
+            if self.first.is_none() && !super::json::js_is_space(u) {
+                self.first = Some(self.out.len());
+            }
+            self.out.push(u);
+        }
+    }
+
+    fn full(&self) -> bool {
+        self.start_only
+            && self
+                .first
+                .is_some_and(|i| self.out.len() >= i + IGNORED_PREFIX)
+    }
+}
+
 /// `partToString(value, {verbose: true})` (`partListUnionToString`).
-fn part_to_string(v: Option<&J>, out: &mut Vec<u16>) {
-    let Some(v) = v.filter(|v| v.truthy()) else {
+fn part_to_string(v: Option<&J>, out: &mut Units) {
+    let Some(v) = v.filter(|v| v.truthy() && !out.full()) else {
         return;
     };
     match v {
-        J::Str(s) => out.extend(s.to_units()),
+        J::Str(JsStr::Text(t)) => out.extend(t.encode_utf16()),
+        J::Str(s) => out.extend(s.to_units().into_iter()),
         J::Arr(items) => {
             for x in items {
                 part_to_string(Some(x), out);
@@ -103,7 +149,7 @@ fn part_to_string(v: Option<&J>, out: &mut Vec<u16>) {
         }
         _ => {
             let has = |k: &str| v.get(k).is_some();
-            let label = |s: String, out: &mut Vec<u16>| out.extend(s.encode_utf16());
+            let label = |s: String, out: &mut Units| out.extend(s.encode_utf16());
             if has("videoMetadata") {
                 label("[Video Metadata]".into(), out);
             } else if has("thought") {
@@ -146,24 +192,48 @@ fn part_to_string(v: Option<&J>, out: &mut Vec<u16>) {
             } else {
                 match v.get("text") {
                     None | Some(J::Null) => {}
-                    Some(t) => out.extend(t.to_js_string().to_units()),
+                    Some(J::Str(JsStr::Text(t))) => out.extend(t.encode_utf16()),
+                    Some(t) => out.extend(t.to_js_string().to_units().into_iter()),
                 }
             }
         }
     }
 }
 
+/// The starts of a trimmed user text that `isIgnoredUserContent` ignores (besides an empty
+/// text). Each ends in a unit that is not whitespace: whether a text starts with one is told by
+/// the text's first [`IGNORED_PREFIX`] units past its leading whitespace.
+const IGNORED_STARTS: [&str; 4] = ["/", "?", "<session_context>", "<hook_context>"];
+
+/// The longest of [`IGNORED_STARTS`], in UTF-16 units (all are ASCII).
+const IGNORED_PREFIX: usize = {
+    let (mut i, mut max) = (0, 0);
+    while i < IGNORED_STARTS.len() {
+        if IGNORED_STARTS[i].len() > max {
+            max = IGNORED_STARTS[i].len();
+        }
+        i += 1;
+    }
+    max
+};
+
 /// `isIgnoredUserContent(trimmed)`: empty, slash commands, `?`, and harness context.
 pub fn is_ignored_user_content(trimmed: &[u16]) -> bool {
+    // The starts are ASCII: one unit a byte.
     let starts = |p: &str| {
-        let p: Vec<u16> = p.encode_utf16().collect();
-        trimmed.starts_with(&p)
+        trimmed.len() >= p.len() && p.bytes().zip(trimmed).all(|(b, &u)| u16::from(b) == u)
     };
-    trimmed.is_empty()
-        || starts("/")
-        || starts("?")
-        || starts("<session_context>")
-        || starts("<hook_context>")
+    trimmed.is_empty() || IGNORED_STARTS.iter().any(|p| starts(p))
+}
+
+/// `isIgnoredUserContent(partToString(content).trim())`, from the start of the text alone.
+fn ignored_user_content(content: Option<&J>) -> bool {
+    let mut units = Units {
+        start_only: true,
+        ..Units::default()
+    };
+    part_to_string(content, &mut units);
+    is_ignored_user_content(js_trim(&units.out))
 }
 
 /// `ensurePartArray(content)`.
@@ -212,9 +282,7 @@ pub fn convert_message(msg: &mut J, index: usize) -> Vec<Turn> {
     match typ.as_deref() {
         Some("info" | "error" | "warning") => Vec::new(),
         Some("user") => {
-            let mut s = Vec::new();
-            part_to_string(msg.get("content"), &mut s);
-            if is_ignored_user_content(js_trim(&s)) {
+            if ignored_user_content(msg.get("content")) {
                 return Vec::new();
             }
             vec![turn(id, GRole::User, part_array(msg.take("content")))]
@@ -235,9 +303,19 @@ pub fn convert_message(msg: &mut J, index: usize) -> Vec<Turn> {
                 if let Some(J::Arr(thoughts)) = msg.take("thoughts") {
                     for mut t in thoughts {
                         let text = if t.get("subject").is_some_and(J::truthy) {
-                            let s = js_string(t.get("subject")).to_string_lossy();
-                            let d = js_string(t.get("description")).to_string_lossy();
-                            Some(J::str(format!("**{s}** {d}")))
+                            // `**${subject}** ${description}`, each written once.
+                            let hint = |v: Option<&J>| match v {
+                                Some(J::Str(JsStr::Text(t))) => t.len(),
+                                _ => 16,
+                            };
+                            let mut s = String::with_capacity(
+                                hint(t.get("subject")) + hint(t.get("description")) + 5,
+                            );
+                            s.push_str("**");
+                            push_js_text(&mut s, t.get("subject"));
+                            s.push_str("** ");
+                            push_js_text(&mut s, t.get("description"));
+                            Some(J::str(s))
                         } else {
                             t.take("description")
                         };
@@ -461,9 +539,9 @@ fn response_output(msg: &J) -> u64 {
     let tokens = msg.get("tokens").filter(|t| matches!(t, J::Obj(_)));
     match (u64_field(tokens, "output"), u64_field(tokens, "thoughts")) {
         (None, None) => {
-            let mut s = Vec::new();
+            let mut s = Units::default();
             part_to_string(msg.get("content"), &mut s);
-            estimate_text(&String::from_utf16_lossy(&s))
+            estimate_text(&String::from_utf16_lossy(&s.out))
         }
         (o, t) => o.unwrap_or(0).saturating_add(t.unwrap_or(0)),
     }
@@ -792,4 +870,77 @@ fn compactions(s: &Session, resumed: &Resumed) -> Vec<crate::model::Compaction> 
             c
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ignore rule read from the start of a text decides as it does from the whole text:
+    /// leading JavaScript whitespace of every kind, starts split across parts, labels, lone
+    /// surrogates, texts shorter and longer than the longest start.
+    #[test]
+    fn the_ignore_rule_from_the_start_of_a_text_is_the_rule_from_all_of_it() {
+        let wide = |s: &str, lone: u16| {
+            let mut u: Vec<u16> = s.encode_utf16().collect();
+            u.insert(u.len() / 2, lone);
+            J::Str(JsStr::from_units(u))
+        };
+        let text = |s: &str| J::obj(vec![("text", J::str(s.to_string()))]);
+        let spaces = [
+            "",
+            " ",
+            "\n\t",
+            "\u{feff}\u{a0}\u{2028}\u{3000}",
+            &" ".repeat(40),
+        ];
+        let bodies = [
+            "",
+            "/",
+            "/compress now",
+            "?",
+            "<session_context>",
+            "<session_context",
+            "<session_context>\nlong context follows",
+            "<hook_context>x",
+            "<hook_context",
+            "hello <session_context>",
+            "a prompt that is far longer than the longest ignored start, by a wide margin",
+        ];
+        let mut cases = Vec::new();
+        for sp in spaces {
+            for b in bodies {
+                let whole = format!("{sp}{b}{sp}");
+                cases.push(J::str(whole.clone()));
+                cases.push(wide(&whole, 0xd800));
+                // The same text split over parts at every place.
+                let units: Vec<u16> = whole.encode_utf16().collect();
+                for at in 0..=units.len() {
+                    let (a, b) = units.split_at(at);
+                    cases.push(J::Arr(vec![
+                        J::Str(JsStr::from_units(a.to_vec())),
+                        text(&String::from_utf16_lossy(b)),
+                    ]));
+                }
+                cases.push(J::Arr(vec![
+                    J::obj(vec![("thought", J::str(b.to_string()))]),
+                    text(&whole),
+                ]));
+            }
+        }
+        let mut ignored = 0;
+        for c in &cases {
+            let mut all = Units::default();
+            part_to_string(Some(c), &mut all);
+            let expected = is_ignored_user_content(js_trim(&all.out));
+            assert_eq!(ignored_user_content(Some(c)), expected, "{c:?}");
+            ignored += usize::from(expected);
+        }
+        // Both answers occur.
+        assert!(
+            ignored > 0 && ignored < cases.len(),
+            "{ignored} of {}",
+            cases.len()
+        );
+    }
 }
