@@ -168,7 +168,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand --set 'Override a setting of the algorithm: KEY=VALUE (repeatable). Unknown keys and values out of range are errors that list what is allowed'
             cand --sweep 'Replay a grid of settings: KEY=V1,V2,… (repeatable; every combination is one row)'
             cand --context-window 'Context window in tokens, instead of the one of the model recorded in the session'
-            cand --summary-tokens 'Size of each summary in tokens, or `auto`: the median of the real summaries of the algorithm''s agent (any agent''s for pi and openclaw-prune) in the sessions replayed, else the algorithm''s documented default. N is at most what the agent''s summary call can write: claude 32000, codex 128000, gemini 65536'
+            cand --summary-tokens 'Size of each summary in tokens, or `auto`: the median of the real summaries of the algorithm''s agent (any agent''s for pi and openclaw-prune) in the sessions replayed, else the algorithm''s documented default. N is at most what the agent''s summary call can write: claude 32000, codex 128000, gemini 65536. An N above what the Claude Code versions that recorded the sessions could write (20000 from 2.1.21) is replayed as asked, with a note'
             cand --plot 'Draw full / recorded / what-if context over requests into an SVG file (one file per session, suffixed with its id, when several are replayed). Not with --sweep'
             cand -f 'Output format (json/ndjson: the documented contract, docs/json.md)'
             cand --format 'Output format (json/ndjson: the documented contract, docs/json.md)'

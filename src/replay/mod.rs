@@ -145,6 +145,17 @@ impl Algorithm {
         }
     }
 
+    /// The largest summary the agent that recorded a session could write, where the version
+    /// tables know it: Claude's algorithm over a Claude session of a known Claude Code version.
+    /// Another agent's session is replayed at the newest constants, and its version says
+    /// nothing of this algorithm's agent.
+    pub fn version_summary_cap(self, agent: Agent, version: Option<&str>) -> Option<u64> {
+        match self {
+            Algorithm::Claude if agent == Agent::Claude => versions::claude_summary_cap(version),
+            _ => None,
+        }
+    }
+
     /// The agent whose own behaviour this algorithm reproduces (for `--validate` and for
     /// calibrating summary sizes from that agent's real summaries).
     pub fn native_agent(self) -> Option<Agent> {

@@ -17,7 +17,7 @@ mod list_settings;
 mod reading;
 mod tables;
 
-use reading::{keep_budget, replay_all, replay_named};
+use reading::{keep_budget, over_version_caps, replay_all, replay_named};
 use tables::{plot_all, session_table, sweep_table, timeline_table, validation_table};
 
 pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
@@ -68,6 +68,17 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
             .chain(args.targets.iter().map(Path::new).filter(|p| p.exists()));
         guard(g, args.force, reading)
     });
+    // Of the run, not of one session: printed once, whatever the format.
+    let run_note = over_version_caps(
+        alg,
+        replayed.summary_size,
+        replayed
+            .results
+            .iter()
+            .zip(&replayed.sessions)
+            .filter(|(r, _)| r.is_ok())
+            .map(|(_, s)| s),
+    );
     let mut per_session: Vec<Vec<SessionReplay>> = Vec::new();
     let mut report = replayed.report;
     for (r, s) in replayed.results.into_iter().zip(&replayed.sessions) {
@@ -141,6 +152,9 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
                 print_notes(&flat);
             }
         }
+    }
+    if let Some(note) = run_note.filter(|_| !g.quiet) {
+        to_stderr!("note: {note}");
     }
     Ok(report)
 }
@@ -217,6 +231,8 @@ type SummarySize = (u64, &'static str);
 struct Replayed {
     sessions: Vec<SessionSummary>,
     results: Vec<Result<Vec<SessionReplay>, Failure>>,
+    /// The summary size every replay used.
+    summary_size: SummarySize,
     reading: Vec<PathBuf>,
     report: Report,
     /// Replays run again at the confirmed summary size: from a kept input, read again, and

@@ -175,6 +175,7 @@ pub(super) fn replay_all(
         .collect();
     Ok(Replayed {
         reading: sessions.iter().map(|s| s.path().to_path_buf()).collect(),
+        summary_size: confirmed,
         sessions,
         results,
         report,
@@ -221,11 +222,8 @@ pub(super) fn replay_named(
     }
     // The size comes from the sessions replayed, as with `--all`: a session named by its id
     // (a scan of the whole store) and by its file (that file alone) is replayed alike.
-    let options = options_for(summary_size(
-        args.algorithm,
-        &args.summary_tokens,
-        &sessions,
-    )?);
+    let size = summary_size(args.algorithm, &args.summary_tokens, &sessions)?;
+    let options = options_for(size);
     let reading = sessions
         .iter()
         .chain(&all)
@@ -243,6 +241,7 @@ pub(super) fn replay_named(
     Ok(Replayed {
         sessions,
         results,
+        summary_size: size,
         reading,
         report,
         again: (0, 0, 0),
@@ -404,13 +403,16 @@ fn fixed_summary_size(alg: Algorithm, arg: &str) -> Result<Option<SummarySize>, 
                      {max}{why}, or `auto`"
                 ))
             })?;
-        return Ok(Some((n, "--summary-tokens")));
+        return Ok(Some((n, ASKED)));
     }
     if alg.default_summary_tokens() == 0 {
         return Ok(Some((0, "the algorithm writes no summary")));
     }
     Ok(None)
 }
+
+/// Where a size given as `--summary-tokens N` comes from.
+const ASKED: &str = "--summary-tokens";
 
 /// Where an `auto` summary size comes from when the scanned sessions hold no real summary.
 const NO_REAL_SUMMARY: &str = "the algorithm's default: no real summaries found";
@@ -448,6 +450,44 @@ fn auto_summary_size<'a>(
         ),
         None => (alg.default_summary_tokens(), NO_REAL_SUMMARY),
     }
+}
+
+/// The note on a size asked with `--summary-tokens N` above what the agents' versions that
+/// recorded some of `replayed` could write (only where the version tables know it: Claude's
+/// algorithm on Claude sessions). The size is not lowered to it: a what-if may ask exactly
+/// that, and each session would otherwise be replayed at a size of its own.
+pub(super) fn over_version_caps<'a>(
+    alg: Algorithm,
+    (asked, source): SummarySize,
+    replayed: impl IntoIterator<Item = &'a SessionSummary>,
+) -> Option<String> {
+    if source != ASKED {
+        return None;
+    }
+    // How many sessions' versions cap the summary below the asked size, and the largest of
+    // those caps: what none of them could exceed.
+    let (mut sessions, mut largest, mut agent) = (0, 0, None);
+    for s in replayed {
+        if let Some(cap) = alg
+            .version_summary_cap(s.agent, s.agent_version.as_deref())
+            .filter(|&cap| cap < asked)
+        {
+            sessions += 1;
+            largest = largest.max(cap);
+            agent = Some(s.agent);
+        }
+    }
+    let agent = agent?;
+    let t = crate::render::thousands;
+    let they = if sessions == 1 { "it was" } else { "they were" };
+    Some(format!(
+        "--summary-tokens {} is above the largest summary the {agent} versions that recorded {} \
+         could write ({} tokens): {they} replayed at {} as asked",
+        t(asked),
+        crate::render::plural(sessions, "session"),
+        t(largest),
+        t(asked),
+    ))
 }
 
 #[cfg(test)]

@@ -429,6 +429,16 @@ pub fn claude_max_summary_tokens() -> u64 {
         .unwrap_or(u64::MAX)
 }
 
+/// The largest compaction summary Claude Code `version` asks for: the cap on its reservation
+/// for the summarising call's output (32,000 before 2.1.21, 20,000 since). `None` when the
+/// version is missing or unparsable (the replay takes the newest row for it, but what that
+/// session's agent could write is not known), and for the versions before 1.0.71, whose
+/// reservation had no cap.
+pub fn claude_summary_cap(version: Option<&str>) -> Option<u64> {
+    let v = Version::parse(version?)?;
+    Some(row_for(CLAUDE, |r| r.from, Some(v)).cap).filter(|&c| c != u64::MAX)
+}
+
 /// The auto-compact constants Claude Code `version` applied to `model`. A missing or
 /// unparsable version gets the newest row (`version_known: false`); a missing model is taken
 /// as a 200k-window model with a 32k default output (the threshold every 4.x model shares).

@@ -197,6 +197,22 @@ fn claude_overrides() {
 }
 
 #[test]
+fn claude_summary_cap_by_version() {
+    assert_eq!(claude_summary_cap(Some("2.1.20")), Some(32_000));
+    assert_eq!(claude_summary_cap(Some("2.1.21")), Some(20_000));
+    assert_eq!(claude_summary_cap(Some("2.1.120")), Some(20_000));
+    assert_eq!(claude_summary_cap(Some("1.0.71")), Some(32_000));
+    // Before 1.0.71 the reservation had no cap; an unknown version's agent is not known.
+    assert_eq!(claude_summary_cap(Some("1.0.70")), None);
+    assert_eq!(claude_summary_cap(None), None);
+    assert_eq!(claude_summary_cap(Some("next")), None);
+    assert_eq!(
+        claude_summary_cap(Some("2.0.0")),
+        Some(claude_max_summary_tokens())
+    );
+}
+
+#[test]
 fn claude_unknown_version_gets_newest() {
     let c = claude(None, Some(SONNET45));
     assert!(!c.version_known);
