@@ -1,9 +1,10 @@
 //! `replay-compress --summary-tokens` against what the agents can write: a size asked above
-//! what the recording Claude Code versions could write is replayed as asked, with one note.
+//! what the recording Claude Code versions could write is replayed as asked, with one note; an
+//! `auto` median above what the algorithm's agent can write is held to it, with a note.
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::sessions;
 use serde_json::Value;
@@ -103,4 +104,62 @@ fn a_session_named_alone_is_counted_alone() {
     ]
     .concat());
     assert!(notes_about_caps(&stderr).is_empty(), "{stderr}");
+}
+
+/// The sample home's Claude session that holds a compaction summary, in a folder of its own,
+/// its summary grown to `tokens` (as `auto` estimates them: UTF-8 bytes / 4).
+fn session_with_summary_of(dir: &Path, tokens: usize) -> PathBuf {
+    let name = "6f0d3c52-8a1e-4b7f-9c2d-1e5a7b3c9d01.jsonl";
+    let from = Path::new(HOME)
+        .join(".claude/projects/-home-dev-webapp")
+        .join(name);
+    let text = std::fs::read_to_string(from).unwrap();
+    let tail = "tests not written yet.";
+    assert_eq!(text.matches(tail).count(), 1);
+    let grown = text.replace(tail, &format!("{tail}{}", " word".repeat(tokens * 4 / 5)));
+    let to = dir.join(name);
+    std::fs::write(&to, grown).unwrap();
+    to
+}
+
+#[test]
+fn an_auto_median_above_the_algorithms_bound_is_held_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = session_with_summary_of(dir.path(), 50_000);
+    let held = "summary size 32,000 tokens (the median of the real summaries in the replayed \
+                sessions is above what the agent's summary call can write: held to that)";
+    let folder = dir.path().to_str().unwrap();
+    for target in [&["--all", folder][..], &[file.to_str().unwrap()], &[folder]] {
+        let (records, _) = run(&[
+            &["--home", HOME, "replay-compress", "-A", "claude"][..],
+            target,
+            &["--format", "json"],
+        ]
+        .concat());
+        assert_eq!(records.len(), 1, "{target:?}");
+        assert_eq!(records[0]["summary_tokens"], 32_000, "{target:?}");
+        let notes = records[0]["notes"].as_array().unwrap();
+        assert!(notes.iter().any(|n| n == held), "{target:?}: {notes:?}");
+    }
+    // On a terminal's stderr too.
+    let (_, stderr) = run(&["--home", HOME, "replay-compress", "-A", "claude", folder]);
+    assert!(
+        stderr.lines().any(|l| l == format!("note: {held}")),
+        "{stderr}"
+    );
+    // A median under the bound is the median.
+    let dir = tempfile::tempdir().unwrap();
+    let file = session_with_summary_of(dir.path(), 10_000);
+    let (records, _) = run(&[
+        "--home",
+        HOME,
+        "replay-compress",
+        "-A",
+        "claude",
+        file.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let size = records[0]["summary_tokens"].as_u64().unwrap();
+    assert!((10_000..11_000).contains(&size), "{size}");
 }

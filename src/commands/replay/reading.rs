@@ -417,6 +417,11 @@ const ASKED: &str = "--summary-tokens";
 /// Where an `auto` summary size comes from when the scanned sessions hold no real summary.
 const NO_REAL_SUMMARY: &str = "the algorithm's default: no real summaries found";
 
+/// Where an `auto` summary size comes from when the median of the real summaries is above what
+/// the algorithm's agent can write.
+const HELD: &str = "the median of the real summaries in the replayed sessions is above what the \
+                    agent's summary call can write: held to that";
+
 /// `--summary-tokens N|auto`: with `auto`, the median of the real summaries in `scanned` (the
 /// sessions replayed).
 fn summary_size<'a>(
@@ -430,7 +435,10 @@ fn summary_size<'a>(
     })
 }
 
-/// The median of the real summaries in `scanned`, else the algorithm's default.
+/// The median of the real summaries in `scanned`, else the algorithm's default. A median
+/// above what the algorithm's agent can write (`--summary-tokens N`'s bound) is held to it:
+/// summaries estimated from their text may come out larger than the agent's call could
+/// answer, and the replay would ask about a summary no agent writes.
 fn auto_summary_size<'a>(
     alg: Algorithm,
     scanned: impl IntoIterator<Item = &'a SessionSummary>,
@@ -443,7 +451,9 @@ fn auto_summary_size<'a>(
         .filter_map(|c| c.summary.as_deref().filter(|t| !t.trim().is_empty()))
         .map(estimate_text)
         .collect();
+    let max = alg.max_summary_tokens().unwrap_or(MAX_TOKENS);
     match crate::commands::compactions::median(sizes) {
+        Some(median) if median > max => (max, HELD),
         Some(median) => (
             median,
             "median of the real summaries in the replayed sessions",
