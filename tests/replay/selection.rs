@@ -1,0 +1,165 @@
+//! Which sessions are replayed: every session of the sample home by every algorithm, named
+//! folders with the filters, and one replay for two copies of a session.
+
+use super::*;
+
+#[test]
+fn sample_home_replays_every_session_and_says_what_is_estimated() {
+    let rows = json_out(sessions().arg("--home").arg(home()).args([
+        "replay-compress",
+        "--all",
+        "--kind",
+        "all",
+        "-A",
+        "codex",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(rows.len(), 26);
+    for r in &rows {
+        let t = &r["totals"];
+        for k in [
+            "full",
+            "recorded",
+            "what_if",
+            "saved",
+            "saved_pct",
+            "summariser_tokens",
+            "net_saved",
+        ] {
+            assert!(!t[k].is_null(), "totals.{k} in {r}");
+        }
+        assert!(r["compressions"].is_u64());
+        assert!(r["events"].is_array());
+        assert!(r.get("timeline").is_none(), "timeline only with --timeline");
+    }
+    // The bare-era Codex rollout has no usage: replayed on estimates, and it says so.
+    let bare = rows
+        .iter()
+        .find(|r| r["id"] == "5f0c2d1e-8b3a-4c6d-9e7f-1a2b3c4d5e6f")
+        .unwrap();
+    assert_eq!(bare["basis"], "estimated");
+    assert!(
+        bare["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("estimate"))
+    );
+    // Its model is unknown (no turn_context in that era): the default window, said so.
+    assert_eq!(bare["limits"]["source"], "default");
+    assert_eq!(bare["limits"]["context_window"], 272_000);
+    // Codex records its own window (`model_context_window`), which wins over the model table.
+    let rec = rows
+        .iter()
+        .find(|r| r["id"] == "019d4e99-de40-7b52-9d63-6e2f3a4b5c02")
+        .unwrap();
+    assert_eq!(rec["limits"]["source"], "recorded");
+    assert_eq!(rec["limits"]["context_window"], 272_000);
+    // Calibrated from the two real Codex summaries in the sample home.
+    assert_ne!(rows[0]["summary_tokens"], 1_500);
+}
+
+#[test]
+fn every_algorithm_replays_the_sample_home_consistently() {
+    for alg in ["gemini", "openclaw-prune", "pi", "claude", "codex"] {
+        let rows = json_out(sessions().arg("--home").arg(home()).args([
+            "replay-compress",
+            "--all",
+            "--kind",
+            "all",
+            "-A",
+            alg,
+            "--format",
+            "json",
+        ]));
+        assert_eq!(rows.len(), 26, "{alg}");
+        for r in &rows {
+            let t = &r["totals"];
+            let (full, what_if) = (t["full"].as_i64().unwrap(), t["what_if"].as_i64().unwrap());
+            assert_eq!(
+                t["saved"].as_i64().unwrap(),
+                full - what_if,
+                "{alg} {}",
+                r["id"]
+            );
+            assert_eq!(
+                t["net_saved"].as_i64().unwrap(),
+                t["saved"].as_i64().unwrap() - t["summariser_tokens"].as_i64().unwrap(),
+                "{alg} {}",
+                r["id"]
+            );
+            assert_eq!(r["algorithm"], alg);
+            // Nothing in the sample home comes near a real window: nothing to manage.
+            assert_eq!(r["compressions"], 0, "{alg} {}", r["id"]);
+        }
+    }
+}
+
+/// `--all` with files or folders reads them instead of the stores, filters included, as `list`
+/// and `export --all` do; without `--all` the filters cannot narrow named paths.
+#[test]
+fn all_reads_named_folders_with_the_filters() {
+    let codex = home().join(".codex");
+    let ids = |v: Vec<Value>| -> Vec<String> {
+        let mut ids: Vec<String> = v
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let window = ["--since", "2026-03-01", "--until", "2026-04-30"];
+    let listed = ids(json_out(
+        sessions()
+            .args(["list", "--format", "json"])
+            .args(window)
+            .arg(&codex),
+    ));
+    assert!(!listed.is_empty());
+    let replayed = ids(json_out(
+        sessions()
+            .args([
+                "replay-compress",
+                "--all",
+                "-A",
+                "codex",
+                "--format",
+                "json",
+            ])
+            .args(window)
+            .arg(&codex),
+    ));
+    assert_eq!(replayed, listed);
+    // The whole folder holds more.
+    let all = ids(json_out(
+        sessions().args(["list", "--format", "json"]).arg(&codex),
+    ));
+    assert!(all.len() > listed.len());
+    sessions()
+        .args(["replay-compress", "-A", "codex"])
+        .args(window)
+        .arg(&codex)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "with --all, named files and folders are read",
+        ));
+}
+
+#[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
+fn two_named_copies_of_a_session_replay_it_once() {
+    // The same Gemini session saved in two folders (the corpus keeps both copies).
+    let dir = Path::new(env!("SESSIONS_CORPUS_DIR")).join("real/gemini_legacy");
+    let a = dir.join("mgemini-Archives-session-2025-12-24T06-27-36e8d28f.json");
+    let b = dir.join("mgemini-chat_logs-session-2025-12-24T06-27-36e8d28f.json");
+    let records = json_out(
+        sessions()
+            .args(["replay-compress", "-A", "gemini", "--format", "json"])
+            .arg(&a)
+            .arg(&b),
+    );
+    assert_eq!(records.len(), 1, "{records:#?}");
+    assert!(records[0]["id"].as_str().unwrap().starts_with("36e8d28f"));
+}
