@@ -89,11 +89,12 @@ impl Default for ExportOptions {
 }
 
 /// Apply `--no-thinking` / `--no-tools` to a session: the parts go, the messages stay (empty),
-/// so every index into `messages` remains valid.
+/// so every index into `messages` remains valid, and the counts stay those of the session read.
 pub fn trim(s: &mut Session, opts: &ExportOptions) {
     if opts.thinking && opts.tools {
         return;
     }
+    s.counts_as_read = Some(s.counts());
     for m in &mut s.messages {
         m.parts.retain(|p| match p {
             Part::Thinking { .. } => opts.thinking,

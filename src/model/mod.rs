@@ -190,6 +190,11 @@ pub struct Session {
     /// saved chat, which every version writes alike). Not serialised.
     #[serde(skip)]
     pub gemini_layout: Option<GeminiLayout>,
+    /// The counts of the session as read, kept when an export drops parts (`--no-tools`,
+    /// `--no-thinking`): the counts describe the session, not what the export shows of it.
+    /// Not serialised.
+    #[serde(skip)]
+    pub counts_as_read: Option<Counts>,
 }
 
 /// What a Gemini session file's layout shows of the CLI version that wrote it (`formats.md`
@@ -237,6 +242,7 @@ impl Session {
             leaf_titles: Vec::new(),
             title_is_explicit: false,
             gemini_layout: None,
+            counts_as_read: None,
         }
     }
 
@@ -286,6 +292,9 @@ impl Session {
     }
 
     pub fn counts(&self) -> Counts {
+        if let Some(c) = self.counts_as_read {
+            return c;
+        }
         let mut calls: HashSet<&str> = HashSet::new();
         let mut errors: HashSet<&str> = HashSet::new();
         let mut counts = Counts::default();

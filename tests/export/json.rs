@@ -59,3 +59,61 @@ fn sessions_stream_to_stdout_in_order_each_as_exported_alone() {
         "the stream differs from the sessions exported one by one"
     );
 }
+
+/// `--no-tools` and `--no-thinking` drop parts from what is exported, not from the session:
+/// the counts (distinct tool call ids, failed calls) stay those of the session read, in the
+/// document and in every index.
+#[test]
+fn trimming_keeps_the_counts() {
+    let counts = |extra: &[&str]| -> Value {
+        let doc: Value = serde_json::from_str(
+            &ok(sample()
+                .args(["export", "-f", "json", "6f0d3c52"])
+                .args(extra))
+            .0,
+        )
+        .unwrap();
+        doc["counts"].clone()
+    };
+    let full = counts(&[]);
+    assert_eq!(full["tool_calls"], 4, "{full}");
+    assert_eq!(full["tool_errors"], 1, "{full}");
+    assert_eq!(counts(&["--no-tools"]), full);
+    assert_eq!(counts(&["--no-tools", "--no-thinking"]), full);
+
+    let index = |format: &str, extra: &[&str]| -> String {
+        let dir = tempfile::tempdir().unwrap();
+        ok(sample()
+            .args(["export", "--all", "--agent", "claude", "-f", format, "-o"])
+            .arg(dir.path())
+            .args(extra));
+        let name = match format {
+            "md" => "index.md",
+            "html" => "index.html",
+            _ => "index.json",
+        };
+        fs::read_to_string(dir.path().join(name)).unwrap()
+    };
+    let entries: Value = serde_json::from_str(&index("json", &[])).unwrap();
+    let trimmed: Value = serde_json::from_str(&index("json", &["--no-tools"])).unwrap();
+    let calls = |v: &Value| -> Vec<(String, Value)> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|e| (e["id"].to_string(), e["counts"].clone()))
+            .collect()
+    };
+    assert!(
+        calls(&entries)
+            .iter()
+            .any(|(_, c)| c["tool_calls"].as_u64() > Some(0))
+    );
+    assert_eq!(calls(&trimmed), calls(&entries));
+    for format in ["md", "html"] {
+        assert_eq!(
+            index(format, &["--no-tools"]),
+            index(format, &[]),
+            "{format}"
+        );
+    }
+}
