@@ -118,20 +118,47 @@ fn own_html(h: &str) -> bool {
 }
 
 /// An image the export itself wrote next to the page (`--images extract`):
-/// `<page stem>.files/image-NNN.ext`, and nothing that could resolve elsewhere: no scheme, no
-/// absolute path, no `..`, no backslash (a browser reads it as `/`), no percent-encoding (a
-/// browser decodes `%2e%2e` to `..`).
+/// `./<page stem>.files/image-NNN.ext`, the stem percent-encoded, and nothing that could
+/// resolve elsewhere: no scheme, no absolute path, no `..`, no backslash (a browser reads it as
+/// `/`), and no escape that decodes to a separator (a browser decodes `%2e%2e%2f` to `../`).
 fn own_image(url: &str) -> bool {
-    let mut parts = url.split('/');
+    let rel = url.strip_prefix("./").unwrap_or(url);
+    let mut parts = rel.split('/');
     let (Some(dir), Some(name), None) = (parts.next(), parts.next(), parts.next()) else {
         return false;
     };
+    let Some(dir) = percent_decoded(dir) else {
+        return false;
+    };
     dir.len() > ".files".len()
-        && dir.ends_with(".files")
+        && dir.ends_with(b".files")
+        && !dir
+            .iter()
+            .any(|&b| b == b'/' || b == b'\\' || b.is_ascii_control())
         && name.len() > "image-".len()
         && name.starts_with("image-")
-        && !url.contains([':', '\\', '%', '?', '#'])
+        && !name.contains('%')
+        && !url.contains([':', '\\', '?', '#'])
         && !url.chars().any(char::is_control)
+}
+
+/// The bytes a percent-encoded URL segment stands for; `None` for a `%` not followed by two
+/// hex digits.
+fn percent_decoded(segment: &str) -> Option<Vec<u8>> {
+    let b = segment.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    Some(out)
 }
 
 /// A diff block with one span per line, so additions and removals can be coloured.
@@ -331,6 +358,10 @@ mod tests {
     fn only_the_exports_own_images_are_shown() {
         assert!(own_image("session.files/image-001.png"));
         assert!(own_image("a b.files/image-012.jpg"));
+        // What `--images extract` writes for `-o "run2 14:00 #1 50%?.html"`.
+        assert!(own_image(
+            "./run2%2014%3A00%20%231%2050%25%3F.files/image-001.png"
+        ));
         for url in [
             "../../x.png",
             "../session.files/image-001.png",
@@ -345,6 +376,15 @@ mod tests {
             "session.files/x.png",
             "other/image-001.png",
             "session.files/%2e%2e/image-001.png",
+            "./..%2F..%2Fx.files/image-001.png",
+            "%2e%2e%2f%2e%2e%2fx.files/image-001.png",
+            "a%5Cb.files/image-001.png",
+            "a%0Ab.files/image-001.png",
+            "a%2.files/image-001.png",
+            "a%zz.files/image-001.png",
+            "./a.files/image-%2e%2e",
+            "././a.files/image-001.png",
+            "./.files/image-001.png",
             ".files/image-001.png",
             "",
         ] {

@@ -297,3 +297,83 @@ fn all_with_a_project_writes_the_same_files_as_without() {
         );
     }
 }
+
+/// The file a relative link made by `--images extract` names, next to the export.
+fn linked_file(export: &Path, url: &str) -> PathBuf {
+    let rel = url.strip_prefix("./").unwrap_or(url);
+    let mut bytes = Vec::new();
+    let raw = rel.as_bytes();
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] == b'%' {
+            let hex = std::str::from_utf8(&raw[i + 1..i + 3]).unwrap();
+            bytes.push(u8::from_str_radix(hex, 16).unwrap());
+            i += 3;
+        } else {
+            bytes.push(raw[i]);
+            i += 1;
+        }
+    }
+    export
+        .parent()
+        .unwrap()
+        .join(String::from_utf8(bytes).unwrap())
+}
+
+/// An export named with characters a URL reads otherwise (`:` a scheme, `#` a fragment, `?` a
+/// query, `%` an escape, `>` the end of a Markdown `<…>` destination) still links the images
+/// it extracts, in Markdown and in HTML.
+#[test]
+fn extracted_images_are_linked_whatever_the_export_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("img.jsonl");
+    write(
+        &file,
+        &(rec(
+            "user",
+            "u1",
+            "00:00",
+            serde_json::json!({"role": "user", "content": [
+                {"type": "text", "text": "see"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                    "data": super::redaction::PNG}}
+            ]}),
+        ) + "\n"),
+    );
+    let out = dir.path().join("out");
+    for name in ["run2 14:00 #1 50%?.md", "a>b (1).md", "plain.md"] {
+        for fmt in ["md", "html"] {
+            let target = out.join(fmt).join(name.replace(".md", &format!(".{fmt}")));
+            ok(sessions()
+                .env("HOME", dir.path())
+                .args(["export", "--images", "extract", "-f", fmt, "-o"])
+                .arg(&target)
+                .arg(&file));
+            let text = fs::read_to_string(&target).unwrap();
+            let urls: Vec<String> = if fmt == "md" {
+                Parser::new(&text)
+                    .filter_map(|e| match e {
+                        Event::Start(Tag::Image { dest_url, .. }) => Some(dest_url.to_string()),
+                        _ => None,
+                    })
+                    .collect()
+            } else {
+                text.match_indices("<img src=\"")
+                    .map(|(i, m)| {
+                        let rest = &text[i + m.len()..];
+                        rest[..rest.find('"').unwrap()].to_string()
+                    })
+                    .collect()
+            };
+            assert_eq!(urls.len(), 1, "{name} {fmt}: {text}");
+            assert!(urls[0].starts_with("./"), "{name} {fmt}: {}", urls[0]);
+            let img = linked_file(&target, &urls[0]);
+            assert_eq!(
+                fs::read(&img).map(|b| b.len()).ok(),
+                Some(70),
+                "{name} {fmt}: {} names no extracted image",
+                urls[0]
+            );
+        }
+    }
+}

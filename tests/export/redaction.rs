@@ -24,7 +24,7 @@ const KEY_BLOCK: &str =
     "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAzzzSECRETBODY\n-----END RSA PRIVATE KEY-----";
 const UUID: &str = "6f0d3c52-8a1e-4b7f-9c2d-1e5a7b3c9d01";
 const SHA: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
-const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+pub(crate) const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
 fn secret_session(dir: &Path) -> PathBuf {
     let prompt = format!(
