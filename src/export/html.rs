@@ -161,16 +161,84 @@ fn percent_decoded(segment: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// A diff block with one span per line, so additions and removals can be coloured.
+/// Where a diff line stands: between files (where `--- `/`+++ ` lines are file headers), or in
+/// a hunk, with the old and new lines it has left when its header counts them.
+#[derive(Clone, Copy)]
+enum DiffPlace {
+    Headers,
+    Counted(u64, u64),
+    /// A hunk header without counts (the exports' own `@@`, a Codex patch's): the hunk runs to
+    /// the next file header, a `--- `/`+++ ` pair naming files as the exports write them
+    /// (`a/p`, `b/p`, `/abs`, `/dev/null`) followed by a hunk, another file or the end.
+    Bare,
+}
+
+/// The old and new line counts of a `@@ -a,b +c,d @@` hunk header (a count left out is 1).
+fn hunk_counts(line: &str) -> Option<(u64, u64)> {
+    let mut words = line.strip_prefix("@@ ")?.split(' ');
+    let count = |w: Option<&str>, sign: char| -> Option<u64> {
+        let range = w?.strip_prefix(sign)?;
+        match range.split_once(',') {
+            Some((start, n)) => start.parse::<u64>().ok().and(n.parse().ok()),
+            None => range.parse::<u64>().ok().map(|_| 1),
+        }
+    };
+    Some((count(words.next(), '-')?, count(words.next(), '+')?))
+}
+
+/// A diff block with one span per line, so additions and removals can be coloured. Inside a
+/// hunk a line is what its first character says: a removed `-- x` reads `--- x` and is no
+/// file header.
 fn diff_html(code: &str) -> String {
     let mut out = String::from("<pre class=\"diff\"><code class=\"language-diff\">");
-    for line in code.lines() {
-        let class = match line.as_bytes().first() {
-            Some(b'+') if line.starts_with("+++ ") => "file",
-            Some(b'-') if line.starts_with("--- ") => "file",
-            Some(b'+') => "add",
-            Some(b'-') => "del",
-            Some(b'@') => "hunk",
+    let lines: Vec<&str> = code.lines().collect();
+    let mut place = DiffPlace::Headers;
+    for (i, line) in lines.iter().enumerate() {
+        if let DiffPlace::Bare = place {
+            let ends_pair =
+                |l: Option<&&str>| l.is_none_or(|l| l.starts_with("@@") || l.starts_with("--- "));
+            let names_file = |l: &str, side: &str, git: &str| {
+                l.strip_prefix(side)
+                    .is_some_and(|p| p.starts_with('/') || p.starts_with(git))
+            };
+            if names_file(line, "--- ", "a/")
+                && lines
+                    .get(i + 1)
+                    .is_some_and(|l| names_file(l, "+++ ", "b/"))
+                && ends_pair(lines.get(i + 2))
+            {
+                place = DiffPlace::Headers;
+            }
+        }
+        let first = line.as_bytes().first();
+        let class = match (place, first) {
+            (_, Some(b'@')) if line.starts_with("@@") => {
+                place = match hunk_counts(line) {
+                    Some((0, 0)) => DiffPlace::Headers,
+                    Some((old, new)) => DiffPlace::Counted(old, new),
+                    None => DiffPlace::Bare,
+                };
+                "hunk"
+            }
+            (DiffPlace::Headers, Some(b'+')) if line.starts_with("+++ ") => "file",
+            (DiffPlace::Headers, Some(b'-')) if line.starts_with("--- ") => "file",
+            (DiffPlace::Counted(old, new), _) => {
+                let (old, new, class) = match first {
+                    Some(b'+') => (old, new.saturating_sub(1), "add"),
+                    Some(b'-') => (old.saturating_sub(1), new, "del"),
+                    // `\ No newline at end of file` belongs to the line before it.
+                    Some(b'\\') => (old, new, "ctx"),
+                    _ => (old.saturating_sub(1), new.saturating_sub(1), "ctx"),
+                };
+                place = if old == 0 && new == 0 {
+                    DiffPlace::Headers
+                } else {
+                    DiffPlace::Counted(old, new)
+                };
+                class
+            }
+            (_, Some(b'+')) => "add",
+            (_, Some(b'-')) => "del",
             _ => "ctx",
         };
         out.push_str(&format!(
@@ -393,6 +461,43 @@ mod tests {
         let h = markdown_to_html("![a](<../../x.png>) ![b](<s.files/image-001.png>)");
         assert!(!h.contains("x.png\""), "{h}");
         assert!(h.contains("<img src=\"s.files/image-001.png\""), "{h}");
+    }
+
+    /// The class of each line of a diff block, in order.
+    fn diff_classes(code: &str) -> Vec<String> {
+        diff_html(code)
+            .split("<span class=\"")
+            .skip(1)
+            .map(|s| s[..s.find('"').unwrap()].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn only_the_headers_of_a_diff_are_file_lines() {
+        // The exports' own diff (hunks without counts): a removed `-- old comment` and an
+        // added `++ y` are changes, the headers of the next file (MultiEdit) are headers.
+        let own = "--- a/x.sql\n+++ b/x.sql\n@@\n--- old comment\n+++ y\n keep\n--- a/x.sql\n+++ b/x.sql\n@@\n-a\n+b\n";
+        assert_eq!(
+            diff_classes(own),
+            [
+                "file", "file", "hunk", "del", "add", "ctx", "file", "file", "hunk", "del", "add"
+            ]
+        );
+        // git's diff counts its hunks: what follows a hunk's last line is the next file.
+        let git = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n--- old\n+++ new\n same\n\\ No newline at end of file\ndiff --git a/y b/y\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n--- z\n+++ z\n";
+        assert_eq!(
+            diff_classes(git),
+            [
+                "ctx", "file", "file", "hunk", "del", "add", "ctx", "ctx", "ctx", "file", "file",
+                "hunk", "del", "add"
+            ]
+        );
+        // A Codex patch deleting one file and changing another.
+        let codex = "--- a/gone\n+++ /dev/null\n--- a/y\n+++ b/y\n@@ fn main\n--- x\n+++ y\n";
+        assert_eq!(
+            diff_classes(codex),
+            ["file", "file", "file", "file", "hunk", "del", "add"]
+        );
     }
 
     #[test]
