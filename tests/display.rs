@@ -730,3 +730,62 @@ fn every_human_output_fits_40_60_and_80_columns() {
         assert!(daily.contains("└ gemini-2"), "{w}: {daily}");
     }
 }
+
+/// `show` cuts paths from their start, as every table does: a long project and a file tool's
+/// path keep the folder and the file they name.
+#[test]
+fn show_cuts_paths_from_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = "/Users/someone/Documents/Projects/Clients/LongClientName/audioLayerController";
+    let file = format!("{cwd}/Sources/Audio/Mixing/AudioLayerControllerView.swift");
+    let rec = |kind: &str, uuid: &str, message: serde_json::Value| {
+        serde_json::json!({
+            "type": kind, "sessionId": "5e551011-0000-4000-8000-000000000001", "uuid": uuid,
+            "parentUuid": null, "isSidechain": false, "cwd": cwd, "version": "2.1.90",
+            "timestamp": "2026-05-01T10:00:00.000Z", "message": message,
+        })
+        .to_string()
+    };
+    let lines = [
+        rec(
+            "user",
+            "u1",
+            serde_json::json!({"role": "user", "content": "read it"}),
+        ),
+        rec(
+            "assistant",
+            "a1",
+            serde_json::json!({"id": "m1", "role": "assistant", "model": "claude-x", "content": [
+                {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": file}}
+            ]}),
+        ),
+    ];
+    let path = dir
+        .path()
+        .join("5e551011-0000-4000-8000-000000000001.jsonl");
+    fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let text = stdout(
+        common::sessions()
+            .env("HOME", dir.path())
+            .env("COLUMNS", "60")
+            .arg("show")
+            .arg(&path),
+    );
+    assert_fits("show", &text, 60);
+    let line = |start: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no {start} line in {text}"))
+            .to_string()
+    };
+    let project = line("project");
+    assert!(
+        project.contains("…/audioLayerController (from cwd)"),
+        "{project}"
+    );
+    let call = line("→");
+    assert!(
+        call.contains("…/") && call.ends_with("/AudioLayerControllerView.swift"),
+        "{call}"
+    );
+}

@@ -346,15 +346,25 @@ fn write_header(
     if let Some(t) = &s.title {
         field(out, "title", t)?;
     }
-    field(
-        out,
-        "project",
-        &project_detail(
-            s.project.as_deref(),
-            s.project_hash.as_deref(),
-            s.project_source.as_str(),
-        ),
-    )?;
+    match &s.project {
+        // A path loses its start, not the folder that names the project.
+        Some(p) => writeln!(
+            out,
+            "{}",
+            fit_line(
+                "project      ",
+                p,
+                &format!(" (from {})", s.project_source.as_str()),
+                width,
+                Cut::Start
+            )
+        )?,
+        None => field(
+            out,
+            "project",
+            &project_detail(None, s.project_hash.as_deref(), s.project_source.as_str()),
+        )?,
+    }
     writeln!(
         out,
         "{}",
@@ -571,7 +581,8 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
                         None => "…",
                     };
                     let prefix = format!("{indent}→ {mark} {}: ", safe_line(name));
-                    let line = fit_line(&prefix, &call_summary(input), "", width, Cut::End);
+                    let (summary, cut) = call_summary(input);
+                    let line = fit_line(&prefix, &summary, "", width, cut);
                     writeln!(out, "{line}")?;
                 }
                 Part::Image {
@@ -621,7 +632,7 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
 
 /// A one-line description of a tool call's arguments: the command for shells, the path for
 /// file tools, else compact JSON.
-fn call_summary(input: &Value) -> String {
+fn call_summary(input: &Value) -> (String, Cut) {
     if let Some(o) = input.as_object() {
         for key in [
             "command",
@@ -634,23 +645,27 @@ fn call_summary(input: &Value) -> String {
             "description",
             "prompt",
         ] {
+            // A path keeps its end: the file it names.
+            let cut = if key.ends_with("path") {
+                Cut::Start
+            } else {
+                Cut::End
+            };
             match o.get(key) {
-                Some(Value::String(s)) => return s.clone(),
+                Some(Value::String(s)) => return (s.clone(), cut),
                 Some(Value::Array(a)) => {
-                    return a
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .collect::<Vec<_>>()
-                        .join(" ");
+                    let words = a.iter().filter_map(Value::as_str).collect::<Vec<_>>();
+                    return (words.join(" "), cut);
                 }
                 _ => {}
             }
         }
     }
-    match input {
+    let text = match input {
         Value::String(s) => s.clone(),
         v => v.to_string(),
-    }
+    };
+    (text, Cut::End)
 }
 
 /// The agent type a sub-agent was spawned as: Claude's `.meta.json` sidecar `agentType`.
