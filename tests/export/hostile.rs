@@ -244,3 +244,51 @@ fn character_references_show_as_recorded() {
         "{html}"
     );
 }
+
+/// A lone CR ends a line in the rendering (CommonMark reads it so): the result's line count
+/// and `--max-output-lines` count it too, and one line cut is "1 more line".
+#[test]
+fn output_lines_are_counted_as_rendered() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = [
+        rec(
+            "assistant",
+            "a1",
+            "00:00",
+            serde_json::json!({"id": "msg_1", "role": "assistant", "model": "claude-x",
+                "content": [
+                    {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "progress"}},
+                    {"type": "mystery_block", "x": 1}
+                ],
+                "usage": {"input_tokens": 1, "output_tokens": 2}}),
+        ),
+        rec(
+            "user",
+            "u1",
+            "00:01",
+            serde_json::json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "10%\r20%\r30%\ndone\rok"}
+            ]}),
+        ),
+    ];
+    let file = dir.path().join(format!("{NASTY_ID}.jsonl"));
+    write(&file, &(lines.join("\n") + "\n"));
+    let export = |max: &str| {
+        ok(sessions()
+            .env("HOME", dir.path())
+            .args(["export", "--max-output-lines", max])
+            .arg(&file))
+        .0
+    };
+    let all = export("0");
+    assert!(all.contains("Result · 5 lines"), "{all}");
+    let cut = export("4");
+    assert!(
+        cut.contains("… 1 more line (2 B) cut by --max-output-lines 4"),
+        "{cut}"
+    );
+    assert!(!cut.contains("\rok") && !cut.contains("\nok"), "{cut}");
+    // The unrecognised block, pretty JSON of its 4 lines, loses its last.
+    let raw = export("3");
+    assert!(raw.contains("… 1 more line cut"), "{raw}");
+}

@@ -117,8 +117,9 @@ impl Document<'_, '_> {
                 out,
                 "*{}*\n\n",
                 inline(&format!(
-                    "… {} more lines ({}) cut by --max-output-lines {}",
+                    "… {} more {} ({}) cut by --max-output-lines {}",
                     thousands(lines as u64),
+                    lines_word(lines),
                     human_bytes(bytes as u64),
                     self.env.opts.max_output_lines
                 ))
@@ -130,7 +131,11 @@ impl Document<'_, '_> {
         let (kept, cut) = cut_lines(text, self.env.opts.max_output_lines);
         match cut {
             None => kept.to_string(),
-            Some((lines, _)) => format!("{kept}\n… {lines} more lines cut"),
+            Some((lines, _)) => format!(
+                "{kept}\n… {} more {} cut",
+                thousands(lines as u64),
+                lines_word(lines)
+            ),
         }
     }
 
@@ -148,7 +153,7 @@ impl Document<'_, '_> {
             let _ = write!(out, "*{}*\n\n", inline(&format!("{what}: no output")));
             return;
         }
-        let total = crate::render::text::line_count(output);
+        let total = line_count(output);
         let mut facts = vec![what.to_string()];
         if total > 0 {
             facts.push(plural(total, "line"));
@@ -319,22 +324,48 @@ pub(super) fn pretty<T: serde::Serialize + ?Sized>(v: &T) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
 
+fn lines_word(n: usize) -> &'static str {
+    if n == 1 { "line" } else { "lines" }
+}
+
+/// The line breaks of `text` as the export renders it ([`super::cmark::normalize`], as
+/// CommonMark reads it): `\n`, `\r\n` and a lone `\r` each end a line. Each as the range it
+/// takes.
+fn line_breaks(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let b = text.as_bytes();
+    // Tool outputs run to megabytes: a vectorised search.
+    memchr::memchr2_iter(b'\r', b'\n', b).filter_map(move |i| match b[i] {
+        b'\n' if i > 0 && b[i - 1] == b'\r' => None,
+        b'\r' if b.get(i + 1) == Some(&b'\n') => Some((i, i + 2)),
+        _ => Some((i, i + 1)),
+    })
+}
+
+/// The lines of `text` as the export shows them (see [`line_breaks`]).
+pub fn line_count(text: &str) -> usize {
+    let mut lines = 0;
+    let mut last = 0;
+    for (_, end) in line_breaks(text) {
+        lines += 1;
+        last = end;
+    }
+    lines + usize::from(last < text.len())
+}
+
 /// The first `max` lines of `text` (all of it when `max` is 0), and what was cut: lines and
-/// bytes.
+/// bytes. Lines as the export shows them (see [`line_breaks`]).
 pub fn cut_lines(text: &str, max: usize) -> (&str, Option<(usize, usize)>) {
     if max == 0 {
         return (text, None);
     }
-    // Tool outputs run to megabytes: find the max-th newline with a vectorised search.
-    let Some(end) = memchr::memchr_iter(b'\n', text.as_bytes()).nth(max - 1) else {
+    let Some((start, end)) = line_breaks(text).nth(max - 1) else {
         return (text, None);
     };
-    let rest = &text[end + 1..];
+    let rest = &text[end..];
     if rest.trim().is_empty() {
         return (text, None);
     }
-    let cut = crate::render::text::line_count(rest);
-    (&text[..end], Some((cut, rest.len())))
+    (&text[..start], Some((line_count(rest), rest.len())))
 }
 
 /// An edit tool call shown as a diff, and the arguments the diff does not show.
@@ -500,6 +531,16 @@ mod tests {
         assert_eq!(cut_lines(t, 5), (t, None));
         assert_eq!(cut_lines(t, 2), ("1\n2", Some((3, 6))));
         assert_eq!(cut_lines("a\nb", 1), ("a", Some((1, 1))));
+        // A lone CR ends a line in the rendering, so it does in the counts and the cut.
+        let cr = "1\r2\r\n3\r4\n5";
+        assert_eq!(line_count(cr), 5);
+        assert_eq!(line_count("a\r\n"), 1);
+        assert_eq!(line_count("a\r"), 1);
+        assert_eq!(line_count("\r\r"), 2);
+        assert_eq!(line_count(""), 0);
+        assert_eq!(cut_lines(cr, 2), ("1\r2", Some((3, 5))));
+        assert_eq!(cut_lines(cr, 4), ("1\r2\r\n3\r4", Some((1, 1))));
+        assert_eq!(cut_lines("a\r\n\r\n", 1), ("a\r\n\r\n", None));
     }
 
     #[test]
