@@ -1,4 +1,4 @@
-//! HTML in a real browser (headless Chromium).
+//! HTML in a real browser (headless Chromium), and the page's table of contents.
 
 use super::*;
 
@@ -289,4 +289,96 @@ fn long_unbroken_text_does_not_widen_the_page() {
         .arg(&out));
     let (scroll, client, _) = widths(&browser, &out.join("index.html"), 400);
     assert!(scroll <= client, "index: {scroll} > {client}");
+}
+
+/// The turns' times in the page's table of contents: a session that crosses midnight names
+/// the dates, one across a daylight-saving change the offsets, so that no two instants read
+/// alike and none reads as another; a session within one day and offset shows clock times
+/// (its header's time range names both).
+#[test]
+fn contents_times_name_the_date_and_offset_when_they_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = |name: &str, times: &[&str]| {
+        let lines: Vec<String> = times
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let (kind, message) = if i % 2 == 0 {
+                    (
+                        "user",
+                        serde_json::json!({"role": "user", "content": format!("prompt {i}")}),
+                    )
+                } else {
+                    (
+                        "assistant",
+                        serde_json::json!({"id": format!("m{i}"), "role": "assistant",
+                            "model": "claude-x", "content": [{"type": "text", "text": "ok"}]}),
+                    )
+                };
+                serde_json::json!({
+                    "type": kind, "sessionId": name, "uuid": format!("u{i}"),
+                    "parentUuid": if i == 0 { Value::Null } else { format!("u{}", i - 1).into() },
+                    "isSidechain": false, "cwd": "/x", "version": "2.1.90",
+                    "timestamp": t, "message": message,
+                })
+                .to_string()
+            })
+            .collect();
+        let path = dir.path().join(format!("{name}.jsonl"));
+        write(&path, &(lines.join("\n") + "\n"));
+        path
+    };
+    let toc = |file: &Path, tz: &str| -> Vec<String> {
+        let page = ok(sessions()
+            .env("HOME", dir.path())
+            .env("TZ", tz)
+            .args(["export", "-f", "html"])
+            .arg(file))
+        .0;
+        let nav = &page[page.find("<nav").unwrap()..page.find("</nav>").unwrap()];
+        nav.split("<li class=\"turn")
+            .skip(1)
+            .map(|li| {
+                let a = &li[li.find("\">").unwrap() + 2..];
+                let a = &a[a.find('>').unwrap() + 1..];
+                a[..a.find(" — ").unwrap_or(a.find('<').unwrap())].to_string()
+            })
+            .collect()
+    };
+    // Berlin, the night summer time starts: 02:00 is skipped.
+    let dst = session(
+        "5e551011-0000-4000-8000-00000000d571",
+        &[
+            "2026-03-29T00:30:00.000Z",
+            "2026-03-29T00:45:00.000Z",
+            "2026-03-29T01:15:00.000Z",
+        ],
+    );
+    assert_eq!(
+        toc(&dst, "CET-1CEST,M3.5.0,M10.5.0/3"),
+        [
+            "1 · User · 01:30:00 +01:00",
+            "2 · Assistant · 01:45:00 +01:00",
+            "3 · User · 03:15:00 +02:00"
+        ]
+    );
+    let midnight = session(
+        "5e551011-0000-4000-8000-0000000da7e5",
+        &["2026-03-14T23:50:00.000Z", "2026-03-15T00:10:00.000Z"],
+    );
+    assert_eq!(
+        toc(&midnight, "UTC0"),
+        [
+            "1 · User · 2026-03-14 23:50:00",
+            "2 · Assistant · 2026-03-15 00:10:00"
+        ]
+    );
+    let day = session(
+        "5e551011-0000-4000-8000-0000000000d1",
+        &["2026-03-14T09:00:00.000Z", "2026-03-14T09:05:00.000Z"],
+    );
+    assert_eq!(
+        toc(&day, "UTC0"),
+        ["1 · User · 09:00:00", "2 · Assistant · 09:05:00"]
+    );
 }

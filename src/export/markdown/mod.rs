@@ -26,7 +26,7 @@ mod index;
 pub mod prose;
 pub mod tools;
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -219,7 +219,7 @@ pub struct Entry {
     pub kind: SectionKind,
     /// `t-3`, `c-1`, `s-1`: the HTML anchor.
     pub anchor: String,
-    /// Plain text (not Markdown), e.g. `3 · Assistant · 09:00:05`.
+    /// Plain text (not Markdown), e.g. `3 · Assistant · 09:00:05` (see `TocTimes`).
     pub label: String,
     /// `user`, `assistant`, `system`, `context`, `tool`, `summary` for turns.
     pub role: &'static str,
@@ -272,6 +272,38 @@ pub struct Document<'s, 'e> {
     duplicate_summaries: HashSet<&'s str>,
     /// Sub-agent sessions of this session not attached to a rendered call.
     loose_children: Vec<(String, Option<&'s SubagentLink>)>,
+    /// How the table of contents shows the turns' times, settled on first use.
+    toc_times: OnceCell<TocTimes>,
+}
+
+/// A turn's time in the table of contents: its heading's timestamp without what every turn
+/// shares. The date when the turns span several days; the offset on a day whose turns do not
+/// share one (a daylight-saving change), by the rule of `show`'s timeline ([`time::Days`]). The
+/// header's time range names the date and offset they all share.
+struct TocTimes {
+    days: time::Days,
+    dated: bool,
+}
+
+impl TocTimes {
+    fn new(times: impl IntoIterator<Item = chrono::DateTime<chrono::Utc>>) -> Self {
+        let times: Vec<_> = times.into_iter().collect();
+        let dated = times
+            .split_first()
+            .is_some_and(|(first, rest)| rest.iter().any(|t| time::day(*t) != time::day(*first)));
+        TocTimes {
+            days: time::Days::new(times),
+            dated,
+        }
+    }
+
+    fn show(&self, t: chrono::DateTime<chrono::Utc>) -> String {
+        if self.dated {
+            format!("{} {}", time::day(t).format("%Y-%m-%d"), self.days.clock(t))
+        } else {
+            self.days.clock(t)
+        }
+    }
 }
 
 impl<'s, 'e> Document<'s, 'e> {
@@ -289,6 +321,7 @@ impl<'s, 'e> Document<'s, 'e> {
             runs: HashMap::new(),
             duplicate_summaries: HashSet::new(),
             loose_children: Vec::new(),
+            toc_times: OnceCell::new(),
         };
         d.plan();
         d
@@ -432,6 +465,15 @@ impl<'s, 'e> Document<'s, 'e> {
         })
     }
 
+    fn toc_times(&self) -> &TocTimes {
+        self.toc_times.get_or_init(|| {
+            TocTimes::new(self.items.iter().filter_map(|it| match it {
+                Item::Turn { msg, .. } => self.s.messages[*msg].timestamp,
+                _ => None,
+            }))
+        })
+    }
+
     /// The table of contents (header excluded), in document order.
     pub fn outline(&self) -> Vec<Entry> {
         self.items.iter().map(|it| self.entry(it)).collect()
@@ -444,7 +486,7 @@ impl<'s, 'e> Document<'s, 'e> {
                 let (role, class) = role_label(m, self.s.kind == SessionKind::Subagent);
                 let mut label = format!("{number} · {role}");
                 if let Some(t) = m.timestamp {
-                    let _ = write!(label, " · {}", time::clock(t));
+                    let _ = write!(label, " · {}", self.toc_times().show(t));
                 }
                 let text = m.preview_text();
                 if !text.trim().is_empty() {
@@ -773,6 +815,7 @@ impl<'s, 'e> Document<'s, 'e> {
             runs: HashMap::new(),
             duplicate_summaries: HashSet::new(),
             loose_children: Vec::new(),
+            toc_times: OnceCell::new(),
         };
         let mut out = String::new();
         let mut n = 0;
