@@ -14,11 +14,15 @@ fn home() -> PathBuf {
 }
 
 fn sessions() -> Command {
+    sessions_in(&home())
+}
+
+fn sessions_in(home: &Path) -> Command {
     let mut c = Command::cargo_bin("sessions").unwrap();
     c.env("TZ", "UTC")
         .env("COLUMNS", "200")
         .arg("--home")
-        .arg(home());
+        .arg(home);
     c
 }
 
@@ -283,11 +287,7 @@ fn the_last_written_leaf_titles_a_file() {
         .collect();
     lines.push(record(b, 0, None));
     std::fs::write(dir.join(format!("{b}.jsonl")), lines.join("\n") + "\n").unwrap();
-    let out = Command::cargo_bin("sessions")
-        .unwrap()
-        .env("TZ", "UTC")
-        .args(["--home"])
-        .arg(home.path())
+    let out = sessions_in(home.path())
         .args(["list", "--format", "json"])
         .output()
         .unwrap();
