@@ -68,8 +68,9 @@ pub struct SessionSummary {
     pub compaction_events: Vec<Compaction>,
     pub subagents: Vec<SubagentLink>,
     pub warnings: Vec<Warning>,
-    /// Every request of the file, in file order, de-duplicated within the file. Aggregates
-    /// over several sessions go through [`unique_requests`].
+    /// Every request of the file, in file order, de-duplicated within the file, then the
+    /// copies of sub-agent responses it holds ([`RequestUsage::is_copy`]), which are no part
+    /// of its own figures. Aggregates over several sessions go through [`unique_requests`].
     pub requests: Vec<RequestUsage>,
     /// Number of messages (all roles), to tell startup stubs from real sessions.
     pub message_count: usize,
@@ -89,6 +90,7 @@ impl SessionSummary {
         let requests = session
             .requests
             .iter()
+            .chain(&session.copied_requests)
             .map(|r| RequestUsage::of(r, &mut models))
             .collect();
         let title = session
@@ -839,11 +841,14 @@ pub fn unique_requests_of<'a>(
 /// sessions, sub-agent logs, `agent_progress` copies, backups) counts once, at the per-field
 /// maximum of its copies' usage (a copy can be taken mid-stream); a copy without a `requestId`
 /// is the response its `message.id` names. It belongs to the session that made it: a main
-/// session's copy over a sidechain's, and among those the session that started first, then the
-/// one that ended first (a resumed session repeats its parent's records, and goes on after
-/// them), then the first path. A sidechain copy of a message whose id a main session holds is
-/// a replay of the parent's context (same message, new request id) and never counts. Requests
-/// without an identity are unique to their file.
+/// session's copy over a sidechain's, a record over an `agent_progress` copy, and among those
+/// the session that started first, then the one that ended first (a resumed session repeats
+/// its parent's records, and goes on after them), then the first path. So a sub-agent response
+/// known only from the `agent_progress` copies in its parent's file (the sub-agent's own file
+/// not kept) counts once, in that parent session, still a sidechain request. A sidechain copy
+/// of a message whose id a main session holds is a replay of the parent's context (same
+/// message, new request id) and never counts. Requests without an identity are unique to
+/// their file.
 pub fn count_once(sessions: &mut [SessionSummary]) {
     use rustc_hash::{FxHashMap, FxHashSet};
     type Key<'k> = (&'k str, Option<&'k str>);
@@ -914,9 +919,16 @@ pub fn count_once(sessions: &mut [SessionSummary]) {
         }
         let mut side: FxHashMap<Key, (usize, usize, Usage)> = FxHashMap::default();
         let mut dropped = Vec::new();
-        for &si in &order {
+        // The copies last: any other record of a response (the sub-agent's own file, whatever
+        // the order of the sessions) stands for it before an `agent_progress` copy does.
+        for (copies, &si) in [false, true]
+            .into_iter()
+            .flat_map(|c| order.iter().map(move |si| (c, si)))
+        {
             for (ri, r) in sessions[si].requests.iter().enumerate() {
-                let Some(k) = &r.dedup_key else { continue };
+                let Some(k) = r.dedup_key.as_ref().filter(|k| k.copy == copies) else {
+                    continue;
+                };
                 let key = key_of(k);
                 if !k.sidechain {
                     if main.get(&key).is_some_and(|&(s, r, _)| (s, r) != (si, ri)) {

@@ -429,16 +429,19 @@ fn projects_are_resolved_every_way_and_tokens_deduplicated() {
     let projects = run_json(&["projects", "--format", "json"]);
     let projects = projects.as_array().unwrap();
     let all: Vec<&Value> = projects.iter().collect();
-    // Claude 173,195 (one sub-agent replay of 8,164 dropped) + Codex 194,482 + Gemini 237,827.
-    assert_eq!(total(&all), 173_195 + 194_482 + 237_827);
+    // Claude 178,245 (one sub-agent replay of 8,164 dropped; A's `agent_progress` copy of
+    // msg_A_sub1, whose sub-agent file is absent, counted: 900 + 4,000 + 150 = 5,050) + Codex
+    // 194,482 + Gemini 237,827.
+    assert_eq!(total(&all), 178_245 + 194_482 + 237_827);
     let per_file: u64 = rows
         .values()
         .map(|r| r["tokens"]["total"].as_u64().unwrap())
         .sum();
+    // A session's own figures leave out the copies it holds: the copy is the sub-agent's.
     assert_eq!(
-        per_file - total(&all),
-        8_164,
-        "only the replayed response is dropped"
+        total(&all) + 8_164,
+        per_file + 5_050,
+        "only the replayed response is dropped, and the copy counted"
     );
     let webapp = projects
         .iter()

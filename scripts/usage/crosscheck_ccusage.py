@@ -36,11 +36,6 @@ FIELDS = ["input", "output", "cache_write", "cache_read", "total"]
 # Differences on testdata/home whose cause is known: (day, agent) -> (sessions − ccusage total,
 # reason). See testdata/home/*/README.md for the files.
 KNOWN_HOME = {
-    ("2026-03-14", "claude"): (
-        -5050,
-        "ccusage counts the sub-agent message embedded in an `agent_progress` record of "
-        "session A (haiku, 900 in + 4,000 cache write + 150 out): a copy, not a request",
-    ),
     ("2026-04-14", "gemini"): (
         -40270,
         "ccusage counts Gemini session b2c3d4e5 twice: the legacy hash-folder copy and the "

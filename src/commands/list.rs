@@ -215,6 +215,7 @@ fn table(sessions: &[SessionSummary], ids: &ShortIds) -> String {
                 crate::commands::usage::cost_label(&crate::pricing::cost_of(
                     s.requests
                         .iter()
+                        .filter(|r| !r.is_copy())
                         .map(|r| (r.model.as_deref(), r.own_usage())),
                 )),
                 thousands(s.compactions as u64),

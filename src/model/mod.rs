@@ -174,6 +174,12 @@ pub struct Session {
     /// Kept so nothing is silently dropped.
     pub other_records: Vec<(String, u64)>,
     pub warnings: Vec<Warning>,
+    /// Claude only: the sub-agent responses copied into this file by `agent_progress` records,
+    /// one per response (per-field max of its copies), keyed as copies ([`DedupKey::copy`]).
+    /// Apart from `requests`: they are no request of this session's context, and count only
+    /// where the sub-agent's own file is absent. Not serialised.
+    #[serde(skip)]
+    pub copied_requests: Vec<Request>,
     /// Claude only: record uuids in this file, hashed, in file order, for resolving
     /// `summary.leafUuid` titles written into other files of the same project (the last record
     /// with a title gives it). Not serialised.
@@ -238,6 +244,7 @@ impl Session {
             subagents: Vec::new(),
             other_records: Vec::new(),
             warnings: Vec::new(),
+            copied_requests: Vec::new(),
             record_uuids: Vec::new(),
             leaf_titles: Vec::new(),
             title_is_explicit: false,

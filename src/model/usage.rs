@@ -164,6 +164,12 @@ impl RequestUsage {
         }
     }
 
+    /// Whether this is a copy of a sub-agent's response embedded in its parent's file
+    /// ([`DedupKey::copy`]): never part of that session's own figures.
+    pub fn is_copy(&self) -> bool {
+        self.dedup_key.as_ref().is_some_and(|k| k.copy)
+    }
+
     /// The usage this file recorded for the request, whatever the cross-file rules counted.
     pub fn own_usage(&self) -> &Usage {
         self.own.as_deref().unwrap_or(&self.usage)
@@ -193,4 +199,8 @@ pub struct DedupKey {
     pub message_id: String,
     pub request_id: Option<String>,
     pub sidechain: bool,
+    /// A copy of a sub-agent's response embedded in its parent's transcript (`agent_progress`):
+    /// it counts only when no other record has its key ([`crate::scan::count_once`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub copy: bool,
 }

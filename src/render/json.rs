@@ -116,6 +116,7 @@ impl<'a> SessionRecord<'a> {
             cost_usd: crate::pricing::cost_of(
                 s.requests
                     .iter()
+                    .filter(|r| !r.is_copy())
                     .map(|r| (r.model.as_deref(), r.own_usage())),
             )
             .usd(),

@@ -201,6 +201,7 @@ mod tests {
                     message_id: format!("{id}-{i}"),
                     request_id: None,
                     sidechain: false,
+                    copy: false,
                 }),
             });
         }

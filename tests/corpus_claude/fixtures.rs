@@ -65,12 +65,24 @@ fn fixture_webapp_main_2_1() {
     );
     assert_eq!(r.prompt_tokens, Some(12 + 8000 + 2000));
     assert_eq!(r.model.as_deref(), Some(SONNET));
-    // agent_progress embeds msg_A_sub1 with usage: never a request.
+    // agent_progress embeds msg_A_sub1 with usage: no request of A's own, a copied request
+    // (sub-agent agent-a9d8c7b6's, whose file is absent: the scan counts it, in A).
     assert!(
         s.requests
             .iter()
             .all(|r| r.dedup_key.as_ref().unwrap().message_id != "msg_A_sub1")
     );
+    let [copy] = &s.copied_requests[..] else {
+        panic!("{:?}", s.copied_requests)
+    };
+    let key = copy.dedup_key.as_ref().unwrap();
+    assert_eq!(
+        (key.message_id.as_str(), key.request_id.as_deref()),
+        ("msg_A_sub1", Some("req_A_sub1"))
+    );
+    assert!(key.sidechain && key.copy);
+    assert_eq!(copy.usage, usage(900, 150, 0, 4000, 0));
+    assert_eq!(copy.model.as_deref(), Some(HAIKU));
     assert!(
         s.other_records
             .contains(&("claude:progress/agent_progress".to_string(), 1))
@@ -291,7 +303,8 @@ fn fixture_webapp_root_agent_file_replays_parent() {
     assert_eq!(g.kind, SessionKind::Subagent);
     assert_eq!(g.parent_id.as_deref(), Some(C));
     // The replayed parent message: same message.id, a new requestId, sidechain. Cross-file
-    // aggregation drops it (jq over both files: 173,195 for the whole fixture store).
+    // aggregation drops it (jq over every file's `assistant` records: 173,195 for the whole
+    // fixture store; 178,245 with A's `agent_progress` copy of msg_A_sub1, which counts).
     let replay = request_for(&g, "msg_C1").dedup_key.clone().unwrap();
     let original = request_for(&c, "msg_C1").dedup_key.clone().unwrap();
     assert_eq!(replay.message_id, original.message_id);

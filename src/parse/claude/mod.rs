@@ -9,6 +9,9 @@
 //! - `assistant` records are merged per (`message.id`, `requestId`) into one message, even when
 //!   the streamed pieces are not adjacent, with the per-field maximum of their usage snapshots;
 //! - `system/compact_boundary` (+ the next `isCompactSummary` record) becomes one compaction;
+//! - `progress/agent_progress` records copy a running sub-agent's records into the parent's
+//!   file: of those only the responses' ids and usage are read, into copied requests
+//!   ([`Session::copied_requests`]) that count where the sub-agent's own file does not;
 //! - everything else is metadata: titles, leaf titles, the branch hint, or a tally.
 //!
 //! A record written again verbatim under its uuid (a resumed session re-writing its last
@@ -212,6 +215,8 @@ struct Parser<'a> {
     first_parent_session_id: Option<String>,
     stem_is_session_id: bool,
     responses: FxHashMap<ResponseKey, Response>,
+    /// `agent_progress` copies: the index of each copied response in `copied_requests`.
+    copies: FxHashMap<ResponseKey, usize>,
     main_message_ids: FxHashSet<String>,
     seen_records: FxHashSet<(u64, u64)>,
     graph: Graph,
@@ -248,6 +253,7 @@ impl<'a> Parser<'a> {
             first_parent_session_id: None,
             stem_is_session_id: false,
             responses: FxHashMap::default(),
+            copies: FxHashMap::default(),
             main_message_ids: FxHashSet::default(),
             seen_records: FxHashSet::default(),
             graph: Graph::default(),
@@ -330,14 +336,15 @@ impl<'a> Parser<'a> {
                 (Slot::Node(None), false)
             }
             "progress" | "attachment" => {
-                // `agent_progress` embeds copies of sub-agent messages with usage: never
-                // counted (never even read), only tallied.
                 let sub = if kind == "progress" {
-                    &rec.data
+                    rec.data.get().and_then(|t| t.kind.get())
                 } else {
-                    &rec.attachment
+                    rec.attachment.get().and_then(|t| t.kind.get())
                 };
-                let sub = sub.get().and_then(|t| t.kind.get()).unwrap_or("unknown");
+                let sub = sub.unwrap_or("unknown");
+                if kind == "progress" && sub == "agent_progress" {
+                    self.copied_response(&rec);
+                }
                 self.s.note_other_parts(&["claude:", kind, "/", sub]);
                 (Slot::Node(None), false)
             }
@@ -646,6 +653,56 @@ impl<'a> Parser<'a> {
         Slot::Node(Some(idx))
     }
 
+    /// The sub-agent response an `agent_progress` record copies, if it has usage: one copied
+    /// request per (`message.id`, `requestId`), at the per-field maximum of its copies (one is
+    /// written per streamed piece). A copy is a sub-agent's (sidechain) request: the scan counts
+    /// it only when no other record, the sub-agent's own file above all, has its key. One
+    /// without a message id cannot be told from the sub-agent file's record: it is not counted.
+    fn copied_response(&mut self, rec: &Rec) {
+        let Some(copied) = rec.data.get().and_then(|d| d.message.get()) else {
+            return;
+        };
+        let Some(m) = copied.message.get() else {
+            return;
+        };
+        let (Some(id), Some(raw)) = (m.id.nonempty(), m.usage.get()) else {
+            return;
+        };
+        let model = m.model.nonempty();
+        if copied.kind.get().is_some_and(|k| k != "assistant") || model == Some("<synthetic>") {
+            return;
+        }
+        let usage = usage_of(raw);
+        let key = (
+            id.to_string(),
+            copied.request_id.nonempty().map(String::from),
+        );
+        if let Some(&i) = self.copies.get(&key) {
+            let r = &mut self.s.copied_requests[i];
+            r.usage.max_with(&usage);
+            if r.model.is_none() {
+                r.model = model.map(String::from);
+            }
+            return;
+        }
+        self.copies
+            .insert(key.clone(), self.s.copied_requests.len());
+        self.s.copied_requests.push(Request {
+            // When the sub-agent made the request; the progress record is written just after.
+            timestamp: copied.timestamp.0.or(rec.timestamp.0),
+            model: model.map(String::from),
+            usage,
+            prompt_tokens: None,
+            message_index: None,
+            dedup_key: Some(DedupKey {
+                message_id: key.0,
+                request_id: key.1,
+                sidechain: true,
+                copy: true,
+            }),
+        });
+    }
+
     /// Fold one usage snapshot into its response's request: per-field maximum, never a sum.
     fn add_usage(
         &mut self,
@@ -681,6 +738,7 @@ impl<'a> Parser<'a> {
                         message_id: key.0.clone(),
                         request_id: key.1.clone(),
                         sidechain: r.sidechain,
+                        copy: false,
                     }),
                 });
                 u
@@ -877,7 +935,12 @@ impl<'a> Parser<'a> {
     fn finish(mut self, line_warnings: Vec<Warning>) -> Session {
         self.graph
             .mark_superseded(self.last_prompt_leaf, &mut self.s.messages);
-        for r in &mut self.s.requests {
+        for r in self
+            .s
+            .requests
+            .iter_mut()
+            .chain(&mut self.s.copied_requests)
+        {
             r.prompt_tokens = Some(r.usage.prompt());
         }
         if let Some(t) = self.custom_title.take().or_else(|| self.ai_title.take()) {

@@ -1,7 +1,8 @@
 //! The shape of a Claude Code JSONL record, as typed borrowed structs (formats.md §1.2–§1.5).
 //!
 //! Only the keys the parser reads are declared; serde_json skips the others without building
-//! them (`toolUseResult` bodies, `agent_progress` message copies, snapshots…). Content blocks are
+//! them (`toolUseResult` bodies, the text of `agent_progress` message copies, snapshots…).
+//! Content blocks are
 //! read whole in [`Detail::Full`], whole but for a tool result's string output (measured) in
 //! [`Detail::Measured`], and without their bodies (thinking, tool inputs and outputs, image
 //! data) in [`Detail::Summary`]; all become the same [`BlockObj`], so the parser has one code
@@ -83,9 +84,10 @@ pub(super) struct Rec<'a> {
     pub custom_title: Str<'a>,
     #[serde(rename = "aiTitle", default, borrow)]
     pub ai_title: Str<'a>,
-    // `progress` / `attachment` sub-kinds (their bodies are never read)
+    // `progress` / `attachment` sub-kinds: of their bodies only an `agent_progress` copy's
+    // ids and usage are read
     #[serde(default, borrow)]
-    pub data: Obj<Typed<'a>>,
+    pub data: Obj<Progress<'a>>,
     #[serde(default, borrow)]
     pub attachment: Obj<Typed<'a>>,
 }
@@ -100,6 +102,40 @@ pub(super) struct UseResult<'a> {
 pub(super) struct Typed<'a> {
     #[serde(rename = "type", default, borrow)]
     pub kind: Str<'a>,
+}
+
+/// A `progress` record's `data`. An `agent_progress` one holds, in `message`, a copy of one of
+/// the running sub-agent's records (formats.md §1.3).
+#[derive(Deserialize, Default)]
+pub(super) struct Progress<'a> {
+    #[serde(rename = "type", default, borrow)]
+    pub kind: Str<'a>,
+    #[serde(default, borrow)]
+    pub message: Obj<CopiedRecord<'a>>,
+}
+
+/// The sub-agent record an `agent_progress` copies: what identifies its response and its usage,
+/// never its content (a copy is counted, not shown).
+#[derive(Deserialize, Default)]
+pub(super) struct CopiedRecord<'a> {
+    #[serde(rename = "type", default, borrow)]
+    pub kind: Str<'a>,
+    #[serde(default)]
+    pub timestamp: Time,
+    #[serde(rename = "requestId", default, borrow)]
+    pub request_id: Str<'a>,
+    #[serde(default, borrow)]
+    pub message: Obj<CopiedMsg<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct CopiedMsg<'a> {
+    #[serde(default, borrow)]
+    pub id: Str<'a>,
+    #[serde(default, borrow)]
+    pub model: Str<'a>,
+    #[serde(default)]
+    pub usage: Obj<RawUsage>,
 }
 
 /// `message`: an Anthropic Messages API message (assistant) or `{role, content}` (user).

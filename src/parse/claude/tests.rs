@@ -857,3 +857,57 @@ fn a_block_whose_type_changes_after_its_output_is_read_whole() {
         )));
     }
 }
+
+/// `agent_progress` copies of a sub-agent's response become one copied request (per-field
+/// max over its streamed pieces), kept apart from the session's own requests, which the
+/// replays and the compactions' request indices read.
+#[test]
+fn agent_progress_copies_are_copied_requests_apart_from_the_sessions_own() {
+    let copy = |uuid: &str, copied: Value| {
+        json!({"type": "progress", "uuid": uuid, "parentUuid": "a1", "sessionId": "s1",
+               "timestamp": "2026-03-01T10:00:09Z",
+               "data": {"type": "agent_progress", "agentId": "ab", "message": copied}})
+    };
+    let piece = |model: &str, id: Option<&str>, output: u64| {
+        json!({"type": "assistant", "timestamp": "2026-03-01T10:00:05Z", "requestId": "rq",
+               "message": {"id": id, "model": model, "content": [{"type": "text", "text": "x"}],
+                           "usage": {"input_tokens": 4, "output_tokens": output,
+                                     "cache_creation_input_tokens": 50}}})
+    };
+    let s = main(&[
+        user("u1", None, json!("go")),
+        asst("a1", Some("u1"), "m1", Some("r1"), text("one"), out(3)),
+        copy(
+            "p1",
+            json!({"type": "user", "message": {"role": "user", "content": "look"}}),
+        ),
+        copy("p2", piece("claude-haiku", Some("sub1"), 2)),
+        copy("p3", piece("claude-haiku", Some("sub1"), 30)),
+        copy("p4", piece("<synthetic>", Some("sub2"), 1)),
+        copy("p5", piece("claude-haiku", None, 1)),
+    ]);
+    assert_eq!(s.requests.len(), 1);
+    assert_eq!(s.models, ["claude-x"]);
+    assert_eq!(s.copied_requests.len(), 1);
+    let c = &s.copied_requests[0];
+    assert_eq!(
+        c.dedup_key,
+        Some(DedupKey {
+            message_id: "sub1".into(),
+            request_id: Some("rq".into()),
+            sidechain: true,
+            copy: true,
+        })
+    );
+    assert_eq!(
+        (c.usage.input, c.usage.output, c.usage.cache_write),
+        (4, 30, 50)
+    );
+    assert_eq!(c.model.as_deref(), Some("claude-haiku"));
+    assert_eq!(c.timestamp, "2026-03-01T10:00:05Z".parse().ok());
+    assert_eq!(c.message_index, None);
+    assert_eq!(
+        s.other_records,
+        [("claude:progress/agent_progress".to_string(), 5)]
+    );
+}
