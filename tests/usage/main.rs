@@ -76,7 +76,7 @@ fn close(a: f64, b: f64) -> bool {
 /// Every day of the sample home in UTC, from the README per-file totals.
 const DAYS_UTC: [(&str, u64); 17] = [
     ("2026-03-04", 28_487),  // Gemini F1
-    ("2026-03-14", 100_844), // Claude A 57,249 + Codex 43,595
+    ("2026-03-14", 105_894), // Claude A 57,249 + its copy of msg_A_sub1 5,050 + Codex 43,595
     ("2026-03-20", 1_780),   // Gemini F4
     ("2026-04-02", 81_835),  // Claude B 25,823 + Codex 56,012
     ("2026-04-14", 40_270),  // Gemini F2 (slug copy; the hash-dir copy is dropped)
@@ -94,8 +94,8 @@ const DAYS_UTC: [(&str, u64); 17] = [
     ("2026-08-30", 1_545),   // Gemini F8
 ];
 
-/// Claude 173,195 + Codex 194,482 + Gemini 237,827 (the READMEs' de-duplicated totals).
-const HOME_TOTAL: u64 = 605_504;
+/// Claude 178,245 + Codex 194,482 + Gemini 237,827 (the READMEs' de-duplicated totals).
+const HOME_TOTAL: u64 = 610_554;
 
 /// A Claude session in a temporary folder: requests at the given times with the given input
 /// tokens, on `model`.

@@ -22,11 +22,11 @@ fn daily_rows_are_the_hand_computed_days() {
 fn weeks_and_months() {
     // Days of the week: 03-14 Sat, 07-20 Mon, 07-22 Wed, 08-30 Sun.
     let monday = totals_by(&usage(&["weekly"]), "period");
-    assert_eq!(monday["2026-03-09"], 100_844);
+    assert_eq!(monday["2026-03-09"], 105_894);
     assert_eq!(monday["2026-07-20"], 34_012 + 52_970);
     assert_eq!(monday["2026-08-24"], 1_545);
     let sunday = totals_by(&usage(&["weekly", "--start-of-week", "sunday"]), "period");
-    assert_eq!(sunday["2026-03-08"], 100_844);
+    assert_eq!(sunday["2026-03-08"], 105_894);
     assert_eq!(sunday["2026-07-19"], 34_012 + 52_970);
     assert_eq!(sunday["2026-08-30"], 1_545);
     assert_eq!(sunday.values().sum::<u64>(), HOME_TOTAL);
@@ -34,7 +34,7 @@ fn weeks_and_months() {
     assert_eq!(
         months,
         BTreeMap::from([
-            ("2026-03".into(), 28_487 + 100_844 + 1_780),
+            ("2026-03".into(), 28_487 + 105_894 + 1_780),
             ("2026-04".into(), 81_835 + 40_270),
             ("2026-05".into(), 33_351 + 5_160 + 6_030 + 28_530),
             ("2026-06".into(), 121_105 + 29_125),

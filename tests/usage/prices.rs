@@ -39,6 +39,7 @@ fn breakdown_per_model_on_2026_03_14() {
     assert_eq!(
         models,
         BTreeMap::from([
+            ("claude/claude-haiku-4-5-20251001".into(), (5_050, 0)),
             ("claude/claude-opus-4-5-20251101".into(), (3_628, 500)),
             ("claude/claude-sonnet-4-5-20250929".into(), (53_621, 500)),
             ("codex/gpt-5-codex".into(), (43_595, 0)),
@@ -78,12 +79,13 @@ fn costs_computed_by_hand() {
     assert!(close(cost["f6a7b8c9"], 0.115_44));
     // Claude A: sonnet 30 in, 49,800 read, 3,020 written for 5 min + 500 for 1 h, 271 out =
     // 90 + 14,940 + 11,325 + 3,000 + 4,065 = 33,420; opus 8 in, 2,000 read, 1,000 + 500 (1 h)
-    // written, 120 out = 40 + 1,000 + 6,250 + 5,000 + 3,000 = 15,290. Total 48,710 µ$.
-    assert!(close(cost["6f0d3c52"], 0.048_71));
+    // written, 120 out = 40 + 1,000 + 6,250 + 5,000 + 3,000 = 15,290; the haiku-4-5 copy of
+    // msg_A_sub1 (1 / 5 / write 1.25): 900 + 750 + 5,000 = 6,650. Total 55,360 µ$.
+    assert!(close(cost["6f0d3c52"], 0.055_36));
     // The whole sample home.
     assert!(close(
         doc["totals"]["cost_usd"].as_f64().unwrap(),
-        0.466_053
+        0.472_703
     ));
     assert_eq!(doc["totals"]["unpriced_models"], json!([]));
 }
@@ -161,7 +163,7 @@ fn unknown_models_keep_their_tokens_and_have_no_cost() {
     );
     assert!(close(
         mixed["totals"]["cost_usd"].as_f64().unwrap(),
-        0.466_053
+        0.472_703
     ));
     // A broken price file is a usage error.
     std::fs::write(&prices, "{not json").unwrap();
