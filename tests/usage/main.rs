@@ -16,6 +16,7 @@ mod copies;
 mod output;
 mod periods;
 mod prices;
+mod progress;
 mod totals;
 
 use std::collections::BTreeMap;

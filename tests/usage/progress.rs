@@ -3,8 +3,6 @@
 //! (formats.md §1.6): in the parent session when the sub-agent's own file is absent (a backup
 //! that kept only the main transcript), not at all beside the sub-agent file's records.
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 
@@ -93,7 +91,7 @@ fn home(with_sub_agent: bool) -> tempfile::TempDir {
 }
 
 fn run(home: &Path, args: &[&str]) -> Value {
-    let out = common::sessions()
+    let out = super::common::sessions()
         .env("TZ", "UTC")
         .arg("--home")
         .arg(home)
