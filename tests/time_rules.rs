@@ -243,3 +243,55 @@ fn a_tz_that_names_no_zone_is_said_once_by_every_command() {
     let (_, err) = run(h, BERLIN, &["list"]);
     assert!(!err.contains("names no time zone"), "{err}");
 }
+
+/// A day whose midnight the clock skips (24:00 → 01:00) starts at the jump itself, to the
+/// millisecond: a request at that instant is in the day, in every command's window and in the
+/// day's row, whose start is the previous row's end.
+#[test]
+fn a_skipped_midnight_starts_the_day_at_the_jump() {
+    // Chile's rule: UTC−4, then UTC−3 from 24:00 on the first Saturday of September.
+    const SANTIAGO: &str = "<-04>4<-03>,M9.1.6/24,M4.1.6/24";
+    let home = tempfile::tempdir().unwrap();
+    claude_session(
+        home.path(),
+        "chile",
+        "cccccccc-0000-4000-8000-00000000000c",
+        &["2026-09-06T03:59:59.000Z", "2026-09-06T04:00:00.000Z"],
+    );
+    let day = ["--since", "2026-09-06", "--until", "2026-09-06"];
+    assert_eq!(
+        listed(home.path(), SANTIAGO, &day),
+        ["cccccccc-0000-4000-8000-00000000000c"]
+    );
+    let mut args = vec!["usage", "daily"];
+    args.extend(day);
+    assert_eq!(json(home.path(), SANTIAGO, &args)["totals"]["requests"], 1);
+    let rows = json(home.path(), SANTIAGO, &["usage", "daily"])["rows"].clone();
+    let bounds: Vec<(&str, &str, &str)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["period"].as_str().unwrap(),
+                r["start"].as_str().unwrap(),
+                r["end"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        bounds,
+        [
+            (
+                "2026-09-05",
+                "2026-09-05T04:00:00.000Z",
+                "2026-09-06T04:00:00.000Z"
+            ),
+            (
+                "2026-09-06",
+                "2026-09-06T04:00:00.000Z",
+                "2026-09-07T03:00:00.000Z"
+            ),
+        ]
+    );
+}

@@ -132,20 +132,23 @@ impl Zone {
         if let Some(t) = hits.first() {
             return *t;
         }
-        // Midnight does not exist that day: the day starts when the clock jumps past it.
+        // Midnight does not exist that day: the day starts when the clock jumps past it. Zone
+        // data puts every transition on a whole second, so a search over whole seconds ends on
+        // the transition itself (one over instants stopped up to a second after it).
+        let at = |secs: i64| DateTime::from_timestamp(secs, 0).unwrap_or(as_utc);
         let (mut lo, mut hi) = (
-            shift(as_utc, -Duration::days(2)),
-            shift(as_utc, Duration::days(2)),
+            shift(as_utc, -Duration::days(2)).timestamp(),
+            shift(as_utc, Duration::days(2)).timestamp(),
         );
-        while hi - lo > Duration::seconds(1) {
+        while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
-            if self.date_of(mid) >= d {
+            if self.date_of(at(mid)) >= d {
                 hi = mid;
             } else {
                 lo = mid;
             }
         }
-        hi
+        at(hi)
     }
 }
 
@@ -297,6 +300,27 @@ mod tests {
             d("2026-09-05")
         );
         assert_eq!(santiago.local(start).format("%H:%M").to_string(), "01:00");
+    }
+
+    /// The day starts at the transition itself, to the nanosecond, whether the zone comes
+    /// from the tz database or from a POSIX rule (Havana skips 00:00 on 2026-03-08; the rule
+    /// jumps from 24:00 to 01:00 on the first Saturday of September).
+    #[test]
+    fn a_skipped_midnight_starts_the_day_at_the_transition_instant() {
+        for (zone, day, start) in [
+            ("America/Santiago", "2026-09-06", "2026-09-06T04:00:00Z"),
+            ("America/Havana", "2026-03-08", "2026-03-08T05:00:00Z"),
+            (
+                "<-04>4<-03>,M9.1.6/24,M4.1.6/24",
+                "2026-09-06",
+                "2026-09-06T04:00:00Z",
+            ),
+        ] {
+            let z = Zone::parse(zone).unwrap();
+            assert_eq!(z.start_of_day(d(day)), t(start), "{zone}");
+            let before = d(day).pred_opt().unwrap();
+            assert_eq!(z.date_of(t(start) - Duration::nanoseconds(1)), before);
+        }
     }
 
     #[test]
