@@ -37,19 +37,34 @@ pub fn settings() -> Settings {
     SETTINGS.get().copied().unwrap_or_default()
 }
 
-/// 1234 → "1.2k", 5_600_000 → "5.6M". Exact below 1000.
+/// 1234 → "1.2k", 5_600_000 → "5.6M", 250_000_000 → "250M". Exact below 1000; three
+/// significant digits at most, from k up to E (which holds every `u64`).
 pub fn human_count(n: u64) -> String {
-    const UNITS: [(f64, &str); 3] = [(1e9, "G"), (1e6, "M"), (1e3, "k")];
-    for (scale, unit) in UNITS {
-        if n as f64 >= scale {
-            let v = n as f64 / scale;
-            return if v >= 100.0 {
-                format!("{v:.0}{unit}")
-            } else {
-                format!("{v:.1}{unit}")
-            };
+    const UNITS: [(u64, &str); 6] = [
+        (1_000, "k"),
+        (1_000_000, "M"),
+        (1_000_000_000, "G"),
+        (1_000_000_000_000, "T"),
+        (1_000_000_000_000_000, "P"),
+        (1_000_000_000_000_000_000, "E"),
+    ];
+    let Some(from) = UNITS.iter().rposition(|&(scale, _)| n >= scale) else {
+        return n.to_string();
+    };
+    // The unit is chosen after rounding, or 999,500 would show as "1000k" and 99,950 as
+    // "100.0k": a number is judged as printed.
+    for &(scale, unit) in &UNITS[from..] {
+        let v = n as f64 / scale as f64;
+        let tenths = format!("{v:.1}");
+        if tenths.parse::<f64>().is_ok_and(|t| t < 100.0) {
+            return format!("{tenths}{unit}");
+        }
+        let whole = format!("{v:.0}");
+        if whole.parse::<f64>().is_ok_and(|w| w < 1000.0) {
+            return format!("{whole}{unit}");
         }
     }
+    // `u64::MAX` is 18.4E: the loop returned.
     n.to_string()
 }
 
@@ -263,6 +278,34 @@ mod tests {
         assert_eq!(human_count(1234), "1.2k");
         assert_eq!(human_count(5_600_000), "5.6M");
         assert_eq!(human_count(250_000_000), "250M");
+    }
+
+    /// The unit is the one the rounded number needs: no "1000k", no "100.0k", and a unit for
+    /// every `u64`.
+    #[test]
+    fn compact_counts_round_before_choosing_the_unit() {
+        for (n, shown) in [
+            (1_000, "1.0k"),
+            (11_251, "11.3k"),
+            (99_949, "99.9k"),
+            (99_950, "100k"),
+            (100_000, "100k"),
+            (999_499, "999k"),
+            (999_500, "1.0M"),
+            (99_950_000, "100M"),
+            (999_500_000, "1.0G"),
+            (999_500_000_000, "1.0T"),
+            (1_234_000_000_000, "1.2T"),
+            (999_500_000_000_000, "1.0P"),
+            (999_500_000_000_000_000, "1.0E"),
+            (u64::MAX, "18.4E"),
+        ] {
+            assert_eq!(human_count(n), shown, "{n}");
+        }
+    }
+
+    #[test]
+    fn durations_and_exact_counts() {
         assert_eq!(human_duration(Duration::seconds(45)), "45s");
         assert_eq!(human_duration(Duration::seconds(3900)), "1h05m");
         assert_eq!(human_duration(Duration::hours(76)), "3d04h");
