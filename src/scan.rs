@@ -156,6 +156,9 @@ pub struct ScanResult {
     pub skipped_by_time: usize,
     /// Files named on the command line that are not sessions of any agent.
     pub unrecognised: Vec<PathBuf>,
+    /// Counted requests of the sessions that every filter but the time window selects and that
+    /// have no time at all: a window leaves them out, and a report says so.
+    pub undated_outside_window: usize,
     /// Whether any store (or named path) existed at all.
     pub stores_found: bool,
     /// What project resolution could not read (a Gemini registry, a `.project_root` marker),
@@ -304,9 +307,28 @@ fn run<T: Send>(
         result.report.extend(s.warnings.iter().cloned());
     }
     count_once(&mut sessions);
+    result.undated_outside_window = undated_outside_window(&sessions, &opts.filter);
     sessions.retain(|s| opts.filter.matches(s));
     result.sessions = sessions;
     (result, visited)
+}
+
+/// The counted requests of the sessions that `filter`'s time window alone leaves out for
+/// having no time (0 without a window).
+fn undated_outside_window(sessions: &[SessionSummary], filter: &Filter) -> usize {
+    if filter.since.is_none() && filter.until.is_none() {
+        return 0;
+    }
+    let timeless = Filter {
+        since: None,
+        until: None,
+        ..filter.clone()
+    };
+    sessions
+        .iter()
+        .filter(|s| s.started_at.is_none() && s.updated_at.is_none() && timeless.matches(s))
+        .map(|s| s.requests.iter().filter(|r| r.counted).count())
+        .sum()
 }
 
 type Parsed<T> = (Result<SessionSummary, Warning>, Option<T>);

@@ -193,3 +193,56 @@ fn a_session_without_cwd_finds_its_folders_project_whatever_the_mtimes() {
         assert_eq!(listed[0]["project_source"], "folder_match", "{old_mtime}");
     }
 }
+
+/// A window leaves out the requests that have no time at all, and says how many on stderr.
+#[test]
+fn a_window_says_how_many_undated_requests_it_left_out() {
+    const A: &str = "aaaaaaaa-0000-4000-8000-000000000001";
+    const B: &str = "bbbbbbbb-0000-4000-8000-000000000002";
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".claude/projects/-home-dev-res");
+    write(
+        &dir.join(format!("{A}.jsonl")),
+        &turn(A, "A1", None, "2026-06-01T10:00:00.000Z", 1),
+    );
+    let dated = turn(B, "B1", None, "2026-06-01T11:00:00.000Z", 2)
+        + &turn(B, "B2", Some("B1"), "2026-06-01T11:05:00.000Z", 4);
+    let undated: String = dated
+        .lines()
+        .map(|l| {
+            l.replace(r#","timestamp":"2026-06-01T11:00:00.000Z""#, "")
+                .replace(r#","timestamp":"2026-06-01T11:05:00.000Z""#, "")
+                + "\n"
+        })
+        .collect();
+    assert!(!undated.contains("timestamp"));
+    write(&dir.join(format!("{B}.jsonl")), &undated);
+    let stderr = |args: &[&str]| {
+        let out = common::sessions()
+            .env("TZ", "UTC")
+            .arg("--home")
+            .arg(home.path())
+            .arg("usage")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let note = "note: 2 requests without any time are left out by the --since/--until window";
+    for args in [
+        &["daily", "--since", "2026-06-01"][..],
+        &["session", "--until", "2026-06-02"],
+        &["blocks", "--since", "2026-06-01"],
+    ] {
+        let err = stderr(args);
+        assert!(err.contains(note), "{args:?}: {err}");
+        assert_eq!(
+            err.matches("without any time").count(),
+            1,
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!stderr(&["daily"]).contains(note));
+    assert!(!stderr(&["daily", "--quiet", "--since", "2026-06-01"]).contains("note"));
+}

@@ -60,6 +60,19 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
         since,
         until,
     };
+    let undated_out = result.undated_outside_window;
+    if undated_out > 0 && !g.quiet {
+        let (is, them) = if undated_out == 1 {
+            ("is", "it")
+        } else {
+            ("are", "them")
+        };
+        to_stderr!(
+            "note: {} without any time {is} left out by the --since/--until window \
+             (`usage daily` without a window shows {them} in its undated row)",
+            crate::render::plural(undated_out, "request"),
+        );
+    }
     let unique = unique_requests(&result.sessions);
     let selected = usage::select(&unique, &uopts);
     let now = Utc::now();
