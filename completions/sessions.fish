@@ -249,8 +249,8 @@ csv\t''"
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l kind -d 'Main sessions, sub-agent sessions, or both' -r -f -a "main\t''
 subagent\t''
 all\t''"
-complete -c sessions -n "__fish_sessions_using_subcommand usage" -l since -d 'Only requests made at or after this time: 7d, 12h, 2w, today, 2026-03-01 (a day of --timezone), RFC 3339' -r
-complete -c sessions -n "__fish_sessions_using_subcommand usage" -l until -d 'Only requests made at or before this time (a date means up to the end of that day in --timezone)' -r
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l since -d 'Only requests made at or after this time: 7d, 12h, 2w, today, 2026-03-01 (a day of --timezone), RFC 3339. `blocks`: the whole blocks holding such a request' -r
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l until -d 'Only requests made at or before this time (a date means up to the end of that day in --timezone). `blocks`: the whole blocks holding such a request' -r
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l home -d 'Treat DIR as the home directory of all three agents (a backup, another machine\'s copy, or the sample home in testdata/home). The agents\' environment variables are ignored' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l claude-dir -d 'Claude Code config dir or its projects/ folder [default: $CLAUDE_PROJECTS_DIR, $CLAUDE_CONFIG_DIR, ~/.claude + ~/.config/claude]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F

@@ -605,11 +605,11 @@ pub enum Order {
     mut_arg("kind", |a| a.default_value("all")),
     mut_arg("since", |a| a.help(
         "Only requests made at or after this time: 7d, 12h, 2w, today, 2026-03-01 (a day of \
-         --timezone), RFC 3339",
+         --timezone), RFC 3339. `blocks`: the whole blocks holding such a request",
     )),
     mut_arg("until", |a| a.help(
         "Only requests made at or before this time (a date means up to the end of that day in \
-         --timezone)",
+         --timezone). `blocks`: the whole blocks holding such a request",
     )),
     after_long_help = concat!("\
 Examples:

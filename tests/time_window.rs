@@ -194,6 +194,103 @@ fn a_session_without_cwd_finds_its_folders_project_whatever_the_mtimes() {
     }
 }
 
+/// The block starts and request counts of `usage blocks` with `args`.
+fn blocks(home: &Path, args: &[&str]) -> Vec<(String, u64)> {
+    let out = common::sessions()
+        .env("TZ", "UTC")
+        .arg("--home")
+        .arg(home)
+        .args(["usage", "blocks", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["start"].as_str().unwrap().to_string(),
+                r["requests"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// A window selects the real 5-hour blocks, whole, rather than cutting new ones from the
+/// requests inside it: the block of 22:00 runs past midnight, so `--since` midnight shows it,
+/// not a block "starting" at 00:00 that merges the ends of two. The blocks are the same
+/// whatever the mtime of the file holding the requests before the window.
+#[test]
+fn a_window_shows_the_real_blocks() {
+    const A: &str = "aaaaaaaa-0000-4000-8000-000000000001";
+    const B: &str = "bbbbbbbb-0000-4000-8000-000000000002";
+    for early_mtime in ["2026-06-01T22:11:00Z", "2026-06-02T03:11:00Z"] {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join(".claude/projects/-home-dev-res");
+        // An earlier session makes the first request of the evening's block.
+        write(
+            &dir.join(format!("{A}.jsonl")),
+            &turn(A, "A1", None, "2026-06-01T22:10:00.000Z", 1),
+        );
+        write(
+            &dir.join(format!("{B}.jsonl")),
+            &(turn(B, "B1", None, "2026-06-02T00:30:00.000Z", 2)
+                + &turn(B, "B2", Some("B1"), "2026-06-02T02:50:00.000Z", 4)
+                + &turn(B, "B3", Some("B2"), "2026-06-02T03:10:00.000Z", 8)),
+        );
+        set_mtime(&dir.join(format!("{A}.jsonl")), early_mtime);
+        set_mtime(&dir.join(format!("{B}.jsonl")), "2026-06-02T03:11:00Z");
+        let real = vec![
+            ("2026-06-01T22:00:00.000Z".to_string(), 3),
+            ("2026-06-02T03:00:00.000Z".to_string(), 1),
+        ];
+        assert_eq!(blocks(home.path(), &[]), real);
+        assert_eq!(
+            blocks(home.path(), &["--since", "2026-06-02"]),
+            real,
+            "{early_mtime}"
+        );
+        assert_eq!(
+            blocks(home.path(), &["--since", "2026-06-02T03:05:00Z"]),
+            real[1..],
+            "{early_mtime}"
+        );
+        assert_eq!(
+            blocks(home.path(), &["--until", "2026-06-02T01:00:00Z"]),
+            real[..1],
+            "{early_mtime}"
+        );
+    }
+}
+
+/// Where a block starts depends on the blocks before it, back to an idle stretch of 5 hours:
+/// under steady use the window's first block started long before the window, and the scan
+/// reads back that far, past files whose mtimes are before the window.
+#[test]
+fn a_window_finds_a_block_that_began_hours_before_it() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".claude/projects/-home-dev-res");
+    // A session an hour from 06:30 to 16:30, each in its own file closed at its request:
+    // blocks 06:00–11:00 (06:30 to 10:30) and 11:00–16:00 (11:30 to 15:30), then 16:00.
+    for h in 0..=10u32 {
+        let id = format!("aaaaaaaa-0000-4000-8000-0000000000{h:02}");
+        let at = format!("2026-06-01T{:02}:30:00.000Z", 6 + h);
+        let path = dir.join(format!("{id}.jsonl"));
+        write(&path, &turn(&id, &format!("M{h}"), None, &at, 1));
+        set_mtime(&path, &format!("2026-06-01T{:02}:31:00Z", 6 + h));
+    }
+    assert_eq!(
+        blocks(home.path(), &["--since", "2026-06-01T15:00:00Z"]),
+        [
+            ("2026-06-01T11:00:00.000Z".to_string(), 5),
+            ("2026-06-01T16:00:00.000Z".to_string(), 1),
+        ]
+    );
+}
+
 /// A window leaves out the requests that have no time at all, and says how many on stderr.
 #[test]
 fn a_window_says_how_many_undated_requests_it_left_out() {

@@ -4,6 +4,13 @@
 //! an idle stretch leaves a gap. Each agent's blocks are cut separately: an agent's plan meters
 //! only its own requests.
 //!
+//! A time window selects blocks rather than cutting them: blocks are cut from every request,
+//! and a block is shown, whole, when one of its requests is inside the window (ccusage too
+//! shows real blocks, but picks them by the day they start). Cutting them from the window's
+//! requests alone would start a block at the window's first request, merging the ends of two
+//! real blocks. Where a block starts depends on the blocks before it, back to the last idle
+//! stretch of 5 hours: [`history_suffices`] tells whether the requests read go back that far.
+//!
 //! The burn rate of a block is its tokens (all kinds) and cost over the minutes between its
 //! first and last request; the projection of the active block continues that rate to the
 //! block's end.
@@ -95,6 +102,16 @@ pub fn blocks<'a>(
     requests: &[(&'a SessionSummary, &'a RequestUsage, Option<DateTime<Utc>>)],
     pricing: &Pricing,
 ) -> (Vec<Block<'a>>, usize) {
+    blocks_holding(requests, pricing, |_| true)
+}
+
+/// [`blocks`], keeping those that hold a request at a time `shown` accepts: the blocks a time
+/// window selects.
+pub fn blocks_holding<'a>(
+    requests: &[(&'a SessionSummary, &'a RequestUsage, Option<DateTime<Utc>>)],
+    pricing: &Pricing,
+    shown: impl Fn(DateTime<Utc>) -> bool,
+) -> (Vec<Block<'a>>, usize) {
     let mut prices = PriceCache::new(pricing);
     let mut dated: Vec<(&'a SessionSummary, &'a RequestUsage, DateTime<Utc>)> = Vec::new();
     let mut undated = 0;
@@ -106,6 +123,8 @@ pub fn blocks<'a>(
     }
     dated.sort_by_key(|(s, _, t)| (s.agent, *t));
     let mut out: Vec<Block<'a>> = Vec::new();
+    // Whether each block of `out` holds a request `shown` accepts.
+    let mut keep: Vec<bool> = Vec::new();
     let mut members: HashSet<&std::path::Path> = HashSet::new();
     for (s, r, t) in dated {
         let starts_new = match out.last() {
@@ -136,6 +155,10 @@ pub fn blocks<'a>(
                 sessions: 0,
                 gap_before,
             });
+            keep.push(false);
+        }
+        if let Some(k) = keep.last_mut() {
+            *k |= shown(t);
         }
         let b = out.last_mut().expect("a block was just started");
         let priced = Priced {
@@ -154,8 +177,43 @@ pub fn blocks<'a>(
     if let Some(b) = out.last_mut() {
         b.sessions = members.len();
     }
+    let mut keep = keep.into_iter();
+    out.retain(|_| keep.next().unwrap_or(false));
     out.sort_by(|a, b| a.start.cmp(&b.start).then_with(|| a.agent.cmp(&b.agent)));
     (out, undated)
+}
+
+/// Whether requests read from `read_from` on (every request at or after it, and maybe some
+/// before) place the blocks holding the requests at or after `since` where all of an agent's
+/// requests would: true when each agent with such a request has an idle stretch of a whole
+/// block's length, seen entirely from `read_from` on, at or before its first one. The request
+/// after such a stretch starts a block whatever came before it (the previous block ended at
+/// most 5 hours after its last request), and the blocks from there on follow.
+pub fn history_suffices(
+    requests: impl IntoIterator<Item = (Agent, DateTime<Utc>)>,
+    read_from: DateTime<Utc>,
+    since: DateTime<Utc>,
+) -> bool {
+    let mut by_agent: BTreeMap<Agent, Vec<DateTime<Utc>>> = BTreeMap::new();
+    for (agent, t) in requests {
+        if t >= read_from {
+            by_agent.entry(agent).or_default().push(t);
+        }
+    }
+    by_agent.into_values().all(|mut times| {
+        times.sort();
+        let Some(&first) = times.iter().find(|&&t| t >= since) else {
+            return true;
+        };
+        let mut previous = read_from;
+        for &t in times.iter().take_while(|&&t| t <= first) {
+            if t - previous >= BLOCK {
+                return true;
+            }
+            previous = t;
+        }
+        false
+    })
 }
 
 /// The hour an instant falls in, floored in whole seconds: chrono's `duration_trunc` counts in
@@ -297,6 +355,81 @@ mod tests {
         assert_eq!((b[0].start, b[0].end), (min, min + BLOCK));
         assert_eq!(b[1].end, max);
         assert!(b[1].start <= max && max - b[1].start < Duration::hours(1));
+    }
+
+    /// A window shows the real blocks its requests are in, whole: the block of 22:00 runs
+    /// past midnight, and a window from midnight does not start a block there.
+    #[test]
+    fn a_window_selects_whole_blocks() {
+        let s = [session(
+            "a",
+            &[
+                ("2026-06-01T22:10:00Z", 1, 0),
+                ("2026-06-02T00:30:00Z", 2, 0),
+                ("2026-06-02T02:50:00Z", 4, 0),
+                ("2026-06-02T03:10:00Z", 8, 0),
+                ("2026-06-02T20:00:00Z", 16, 0),
+            ],
+        )];
+        let reqs: Vec<_> = crate::scan::unique_requests(&s)
+            .into_iter()
+            .map(|(s, r)| (s, r, r.timestamp))
+            .collect();
+        let window =
+            |at: DateTime<Utc>| at >= t("2026-06-02T00:00:00Z") && at < t("2026-06-02T12:00:00Z");
+        let (b, _) = blocks_holding(&reqs, &Pricing::embedded(), window);
+        let got: Vec<(String, u64, Option<Duration>)> = b
+            .iter()
+            .map(|b| (b.start.to_rfc3339(), b.tally.usage.total(), b.gap_before))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("2026-06-01T22:00:00+00:00".into(), 7, None),
+                (
+                    "2026-06-02T03:00:00+00:00".into(),
+                    8,
+                    Some(Duration::minutes(20))
+                ),
+            ]
+        );
+    }
+
+    /// The blocks of a window are settled by an idle stretch of 5 hours read entirely, at or
+    /// before each agent's first request in the window.
+    #[test]
+    fn history_suffices_after_five_idle_hours() {
+        let claude = |at: &str| (Agent::Claude, t(at));
+        let reqs = [
+            claude("2026-06-01T10:00:00Z"),
+            claude("2026-06-01T12:00:00Z"),
+            claude("2026-06-01T16:00:00Z"),
+        ];
+        let since = t("2026-06-01T16:00:00Z");
+        let from = |at: &str| history_suffices(reqs, t(at), since);
+        // 12:00 and 16:00 may belong to blocks started before what was read.
+        assert!(!from("2026-06-01T11:00:00Z"));
+        assert!(!from("2026-06-01T07:00:00Z"));
+        // Nothing between 05:00 and 10:00: 10:00 starts a block.
+        assert!(from("2026-06-01T05:00:00Z"));
+        // An hour read before the window's first request places nothing.
+        assert!(!history_suffices(
+            reqs,
+            t("2026-06-01T09:00:00Z"),
+            t("2026-06-01T10:00:00Z")
+        ));
+        // Nothing read since 11:00 up to the window's first request: it starts a block.
+        assert!(history_suffices(
+            [claude("2026-06-01T17:00:00Z")],
+            t("2026-06-01T11:00:00Z"),
+            since
+        ));
+        // No request in the window: nothing to place.
+        assert!(history_suffices(
+            reqs,
+            t("2026-06-01T15:00:00Z"),
+            t("2026-06-02T00:00:00Z")
+        ));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::commands::{CmdResult, Failure, scan_options_in, stdout};
 use crate::filter::Until;
 use crate::model::Agent;
 use crate::pricing::{self, Cost, PriceSource};
-use crate::scan::{SessionSummary, scan, unique_requests};
+use crate::scan::{ScanOptions, ScanResult, SessionSummary, scan, unique_requests};
 use crate::usage::blocks::{self, Block};
 use crate::usage::{self, Group, GroupKey, Options, ReportKind, Tally, WeekStart, Zone};
 
@@ -49,7 +49,11 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
     // Plain dates in --since/--until are days of --timezone, as the rows are.
     let opts = scan_options_in(g, &select, &zone)?;
     let (since, until) = (opts.filter.since, opts.filter.until);
-    let result = scan(&opts);
+    let result = if report == ReportKind::Blocks {
+        scan_for_blocks(&opts)
+    } else {
+        scan(&opts)
+    };
     crate::commands::note_unrecognised(&result, g.quiet);
     crate::commands::require_stores(&result, &opts.stores)?;
     let pricing = pricing::active();
@@ -74,11 +78,16 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
         );
     }
     let unique = unique_requests(&result.sessions);
-    let selected = usage::select(&unique, &uopts);
     let now = Utc::now();
     let mut rows: Vec<Row> = match report {
         ReportKind::Blocks => {
-            let (list, undated) = blocks::blocks(&selected, pricing);
+            // Blocks are cut from every request read; the window picks the blocks shown.
+            let all: Vec<_> = unique
+                .iter()
+                .map(|&(s, r)| (s, r, usage::time_of(s, r)))
+                .collect();
+            let (list, undated) =
+                blocks::blocks_holding(&all, pricing, |t| uopts.in_window(Some(t)));
             if undated > 0 && !g.quiet {
                 let (is, they) = if undated == 1 {
                     ("is", "it is")
@@ -97,7 +106,7 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
             }
             rows
         }
-        _ => usage::group(&selected, &uopts, pricing)
+        _ => usage::group(&usage::select(&unique, &uopts), &uopts, pricing)
             .iter()
             .map(|grp| Row::group(grp, &uopts))
             .collect(),
@@ -146,6 +155,41 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
     }
     warn_unpriced(&total.tally.cost, g.quiet);
     Ok(result.report)
+}
+
+/// The scan of a blocks report: where a block starts depends on the requests before it, back
+/// to an idle stretch of 5 hours, so the window's start is moved back (5 hours, then twice as
+/// far each time, at last to the beginning of time) until the requests read settle the blocks
+/// ([`blocks::history_suffices`]); each try reads only the files modified since its start. The
+/// window's end moves 5 hours on, to the end of the last block a request inside it can start.
+/// A window stays in place either way: requests without any time stay out, and are counted.
+fn scan_for_blocks(opts: &ScanOptions) -> ScanResult {
+    let mut o = opts.clone();
+    let later = |t: DateTime<Utc>| t.checked_add_signed(blocks::BLOCK).unwrap_or(t);
+    o.filter.until = opts.filter.until.map(|u| match u {
+        Until::At(t) => Until::At(later(t)),
+        Until::Before(t) => Until::Before(later(t)),
+    });
+    let Some(since) = opts.filter.since else {
+        return scan(&o);
+    };
+    let mut back = blocks::BLOCK;
+    for _ in 0..8 {
+        let read_from = since
+            .checked_sub_signed(back)
+            .unwrap_or(DateTime::<Utc>::MIN_UTC);
+        o.filter.since = Some(read_from);
+        let result = scan(&o);
+        let times = unique_requests(&result.sessions)
+            .into_iter()
+            .filter_map(|(s, r)| usage::time_of(s, r).map(|t| (s.agent, t)));
+        if blocks::history_suffices(times, read_from, since) {
+            return result;
+        }
+        back = back * 2;
+    }
+    o.filter.since = Some(DateTime::<Utc>::MIN_UTC);
+    scan(&o)
 }
 
 fn price_label(p: &PriceSource) -> String {
