@@ -80,6 +80,12 @@ pub struct SessionSummary {
 }
 
 impl SessionSummary {
+    /// The file's own requests: [`SessionSummary::requests`] without the `agent_progress`
+    /// copies of sub-agent responses that follow them.
+    pub fn own_requests(&self) -> &[RequestUsage] {
+        &self.requests[..self.requests.partition_point(|r| !r.is_copy())]
+    }
+
     /// The summary of a parsed session. The session stays usable for a command that also
     /// needs the full model ([`scan_each`]), without a second parse; only the scan's own
     /// bookkeeping (record ids and leaf titles, for the cross-file titles) moves out of it.
@@ -590,6 +596,8 @@ pub fn drop_claude_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
     }
     // A response counts at the per-field maximum of its copies ([`count_once`]): a copy taken
     // while the response streamed holds a smaller snapshot, and may be the one kept.
+    // And the `agent_progress` copies a dropped file holds that the kept one lacks (a copy
+    // taken before a tool stripped the progress records) go over to the kept one.
     for (copy, holder) in held_by {
         let copied: Vec<(DedupKey, Usage)> = sessions[copy]
             .requests
@@ -597,6 +605,18 @@ pub fn drop_claude_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
             .filter_map(|r| Some((r.dedup_key.clone()?, *r.own_usage())))
             .collect();
         raise_to_copies(&mut sessions[holder].requests, &copied);
+        let held: rustc_hash::FxHashSet<&DedupKey> = sessions[holder]
+            .requests
+            .iter()
+            .filter_map(|r| r.dedup_key.as_ref())
+            .collect();
+        let missing: Vec<RequestUsage> = sessions[copy]
+            .requests
+            .iter()
+            .filter(|r| r.is_copy() && r.dedup_key.as_ref().is_some_and(|k| !held.contains(k)))
+            .cloned()
+            .collect();
+        sessions[holder].requests.extend(missing);
     }
     remove_marked(sessions, &drop, warnings)
 }
@@ -628,7 +648,9 @@ impl<'a> Responses<'a> {
             ids: Default::default(),
             bare: Default::default(),
         };
-        for k in &s.requests {
+        // The copies of sub-agent responses are no response of this session's: a copy of a
+        // transcript holds the transcript's responses whatever progress records either kept.
+        for k in s.own_requests() {
             let k = k.dedup_key.as_ref()?;
             let (mid, rid) = (k.message_id.as_str(), k.request_id.as_deref());
             r.keys.insert((mid, rid));
@@ -696,7 +718,7 @@ fn same_session_files(sessions: &[SessionSummary], agent: Agent) -> Vec<Vec<usiz
                 let s = &sessions[i];
                 std::cmp::Reverse((
                     (
-                        s.requests.len(),
+                        s.own_requests().len(),
                         s.message_count,
                         s.usage.total(),
                         s.updated_at,

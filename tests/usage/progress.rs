@@ -151,3 +151,38 @@ fn a_copied_sub_agent_response_does_not_count_beside_the_sub_agent_file() {
         [(PARENT.to_string(), 110), (AGENT.to_string(), 1_047)]
     );
 }
+
+/// A backup of the parent taken while it held the `agent_progress` copies, beside the
+/// transcript as a tool left it, progress records stripped and one response on: the backup is
+/// a copy of the session (its own responses are all in the transcript), and the sub-agent's
+/// response it alone holds still counts once.
+#[test]
+fn a_copy_of_a_transcript_is_a_copy_whatever_progress_records_either_kept() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".claude/projects/-home-dev-copies");
+    let full = parent();
+    let own: Vec<&str> = full
+        .lines()
+        .filter(|l| !l.contains(r#""type":"progress""#))
+        .collect();
+    let later = format!(
+        r#"{{"type":"assistant","parentUuid":"p-a1","uuid":"p-a2",{},"requestId":"req_p2","message":{{"id":"msg_p2","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{{"type":"text","text":"done"}}],"usage":{}}}}}"#,
+        env(false, "2026-09-01T10:05:00.000Z"),
+        usage(50, 0, 5)
+    );
+    write(
+        &dir.join(format!("{PARENT}.jsonl")),
+        &(own.join("\n") + "\n" + &later + "\n"),
+    );
+    write(&dir.join(format!("backup-{PARENT}.jsonl")), &full);
+    let listed = run(home.path(), &["list"]);
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!(listed[0]["tokens"]["total"], 110 + 55);
+    let doc = run(home.path(), &["usage"]);
+    assert_eq!(total(&doc), 110 + 55 + 1_047);
+    assert_eq!(doc["totals"]["requests"], 3);
+    assert_eq!(
+        by_session(home.path()),
+        [(PARENT.to_string(), 110 + 55 + 1_047)]
+    );
+}
