@@ -432,8 +432,8 @@ pub struct ReplayArgs {
     /// algorithm's agent (any agent's for pi and openclaw-prune) in the sessions replayed, else
     /// the algorithm's documented default. N is at most what the agent's summary call can
     /// write: claude 32000, codex 128000, gemini 65536; a median above that is held to it,
-    /// with a note. An N above what the Claude Code versions that recorded the sessions could
-    /// write (20000 from 2.1.21) is replayed as asked, with a note.
+    /// with a note. A size (N or the median) above what the Claude Code versions that recorded
+    /// the sessions could write (20000 from 2.1.21) is replayed as it is, with a note.
     #[arg(long, value_name = "N|auto", default_value = "auto")]
     pub summary_tokens: String,
     /// Include the per-request series (full, recorded, what-if). Not with --sweep: one

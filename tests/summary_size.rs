@@ -242,4 +242,34 @@ mod bounds {
         let size = records[0]["summary_tokens"].as_u64().unwrap();
         assert!((10_000..11_000).contains(&size), "{size}");
     }
+
+    /// An `auto` median within the algorithm's bound but above what the recording version
+    /// (Claude Code 2.1.90: 20,000) could write gets the version note as an asked size does.
+    #[test]
+    fn an_auto_median_above_the_recording_versions_cap_is_noted() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = session_with_summary_of(dir.path(), 24_000);
+        let (records, stderr) = run(&[
+            "--home",
+            HOME,
+            "replay-compress",
+            "-A",
+            "claude",
+            file.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        let size = records[0]["summary_tokens"].as_u64().unwrap();
+        assert!((24_000..25_000).contains(&size), "{size}");
+        let t = sessions::render::thousands(size);
+        assert_eq!(
+            notes_about_caps(&stderr),
+            [format!(
+                "note: the summary size {t} (median of the real summaries in the replayed \
+                 sessions) is above the largest summary the claude versions that recorded 1 \
+                 session could write (20,000 tokens): it was replayed at {t}"
+            )],
+            "{stderr}"
+        );
+    }
 }

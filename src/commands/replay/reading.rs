@@ -462,18 +462,16 @@ fn auto_summary_size<'a>(
     }
 }
 
-/// The note on a size asked with `--summary-tokens N` above what the agents' versions that
-/// recorded some of `replayed` could write (only where the version tables know it: Claude's
-/// algorithm on Claude sessions). The size is not lowered to it: a what-if may ask exactly
-/// that, and each session would otherwise be replayed at a size of its own.
+/// The note on a summary size (asked with `--summary-tokens N`, or the `auto` median) above
+/// what the agents' versions that recorded some of `replayed` could write (only where the
+/// version tables know it: Claude's algorithm on Claude sessions). The size is not lowered to
+/// it: a what-if may ask exactly that, and each session would otherwise be replayed at a size
+/// of its own.
 pub(super) fn over_version_caps<'a>(
     alg: Algorithm,
     (asked, source): SummarySize,
     replayed: impl IntoIterator<Item = &'a SessionSummary>,
 ) -> Option<String> {
-    if source != ASKED {
-        return None;
-    }
     // How many sessions' versions cap the summary below the asked size, and the largest of
     // those caps: what none of them could exceed.
     let (mut sessions, mut largest, mut agent) = (0, 0, None);
@@ -490,10 +488,14 @@ pub(super) fn over_version_caps<'a>(
     let agent = agent?;
     let t = crate::render::thousands;
     let they = if sessions == 1 { "it was" } else { "they were" };
+    let (size, how) = if source == ASKED {
+        (format!("--summary-tokens {}", t(asked)), " as asked")
+    } else {
+        (format!("the summary size {} ({source})", t(asked)), "")
+    };
     Some(format!(
-        "--summary-tokens {} is above the largest summary the {agent} versions that recorded {} \
-         could write ({} tokens): {they} replayed at {} as asked",
-        t(asked),
+        "{size} is above the largest summary the {agent} versions that recorded {} could write \
+         ({} tokens): {they} replayed at {}{how}",
         crate::render::plural(sessions, "session"),
         t(largest),
         t(asked),
