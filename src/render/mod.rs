@@ -48,24 +48,34 @@ pub fn human_count(n: u64) -> String {
         (1_000_000_000_000_000, "P"),
         (1_000_000_000_000_000_000, "E"),
     ];
-    let Some(from) = UNITS.iter().rposition(|&(scale, _)| n >= scale) else {
-        return n.to_string();
-    };
-    // The unit is chosen after rounding, or 999,500 would show as "1000k" and 99,950 as
-    // "100.0k": a number is judged as printed.
-    for &(scale, unit) in &UNITS[from..] {
-        let v = n as f64 / scale as f64;
+    scaled_as_printed(n, &UNITS, |v, unit| {
         let tenths = format!("{v:.1}");
         if tenths.parse::<f64>().is_ok_and(|t| t < 100.0) {
-            return format!("{tenths}{unit}");
+            return Some(format!("{tenths}{unit}"));
         }
         let whole = format!("{v:.0}");
-        if whole.parse::<f64>().is_ok_and(|w| w < 1000.0) {
-            return format!("{whole}{unit}");
-        }
-    }
-    // `u64::MAX` is 18.4E: the loop returned.
-    n.to_string()
+        whole
+            .parse::<f64>()
+            .is_ok_and(|w| w < 1000.0)
+            .then(|| format!("{whole}{unit}"))
+    })
+    .unwrap_or_else(|| n.to_string())
+}
+
+/// `n` printed by `print` in the first unit, from the largest whose scale `n` reaches, that
+/// `print` accepts (`None`: the printed number is too large for the unit). The unit is chosen
+/// after rounding, or 999,500 would show as "1000k" and 99,950 as "100.0k": a number is judged
+/// as printed. `None` below the first unit's scale.
+fn scaled_as_printed(
+    n: u64,
+    units: &[(u64, &str)],
+    print: impl Fn(f64, &str) -> Option<String>,
+) -> Option<String> {
+    let from = units.iter().rposition(|&(scale, _)| n >= scale)?;
+    // With units up to E, `u64::MAX` (18.4E) fits the last one.
+    units[from..]
+        .iter()
+        .find_map(|&(scale, unit)| print(n as f64 / scale as f64, unit))
 }
 
 /// 1234567 → "1,234,567".
@@ -90,14 +100,25 @@ pub fn plural(n: usize, word: &str) -> String {
     }
 }
 
-/// 1536 → "1.5 kB".
+/// 1536 → "1.5 kB", 999,950 → "1.0 MB": exact below 1000, one decimal from kB up to EB
+/// (which holds every `u64`), the unit chosen as [`human_count`] chooses it.
 pub fn human_bytes(n: u64) -> String {
-    match n {
-        0..1000 => format!("{n} B"),
-        1000..1_000_000 => format!("{:.1} kB", n as f64 / 1e3),
-        1_000_000..1_000_000_000 => format!("{:.1} MB", n as f64 / 1e6),
-        _ => format!("{:.1} GB", n as f64 / 1e9),
-    }
+    const UNITS: [(u64, &str); 6] = [
+        (1_000, "kB"),
+        (1_000_000, "MB"),
+        (1_000_000_000, "GB"),
+        (1_000_000_000_000, "TB"),
+        (1_000_000_000_000_000, "PB"),
+        (1_000_000_000_000_000_000, "EB"),
+    ];
+    scaled_as_printed(n, &UNITS, |v, unit| {
+        let tenths = format!("{v:.1}");
+        tenths
+            .parse::<f64>()
+            .is_ok_and(|t| t < 1000.0)
+            .then(|| format!("{tenths} {unit}"))
+    })
+    .unwrap_or_else(|| format!("{n} B"))
 }
 
 /// "45s", "12m", "1h05m", "3d04h".
@@ -301,6 +322,25 @@ mod tests {
             (u64::MAX, "18.4E"),
         ] {
             assert_eq!(human_count(n), shown, "{n}");
+        }
+    }
+
+    /// 999,950 bytes is "1.0 MB", not "1000.0 kB": the same rule as the counts.
+    #[test]
+    fn byte_sizes_round_before_choosing_the_unit() {
+        for (n, shown) in [
+            (0, "0 B"),
+            (999, "999 B"),
+            (1_000, "1.0 kB"),
+            (1_536, "1.5 kB"),
+            (999_949, "999.9 kB"),
+            (999_950, "1.0 MB"),
+            (5_600_000, "5.6 MB"),
+            (999_950_000, "1.0 GB"),
+            (999_950_000_000, "1.0 TB"),
+            (u64::MAX, "18.4 EB"),
+        ] {
+            assert_eq!(human_bytes(n), shown, "{n}");
         }
     }
 
