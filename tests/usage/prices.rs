@@ -175,6 +175,66 @@ fn unknown_models_keep_their_tokens_and_have_no_cost() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--prices"));
 }
 
+/// A Codex rollout with no `turn_context` recorded no model: no `--prices` entry can price
+/// `(unrecorded)`, so the warning says what is missing instead of pointing at `--prices`; a
+/// named model beside it keeps its own warning with the hint.
+#[test]
+fn usage_without_a_recorded_model_is_not_sent_to_prices() {
+    let dir = tempfile::tempdir().unwrap();
+    let sid = "019dd000-0000-7000-8000-000000000002";
+    let tokens = json!({"input_tokens": 1000, "cached_input_tokens": 0, "output_tokens": 100,
+        "reasoning_output_tokens": 0, "total_tokens": 1100});
+    let lines = [
+        json!({"timestamp": "2026-06-01T10:00:00.000Z", "type": "session_meta",
+            "payload": {"id": sid, "timestamp": "2026-06-01T10:00:00.000Z", "cwd": "/w/c2",
+            "originator": "codex-tui", "cli_version": "0.125.0", "source": "cli"}}),
+        json!({"timestamp": "2026-06-01T10:01:00.000Z", "type": "event_msg",
+            "payload": {"type": "token_count", "info": {"total_token_usage": tokens,
+            "last_token_usage": tokens, "model_context_window": 400000}, "rate_limits": null}}),
+    ];
+    let rollout = dir
+        .path()
+        .join(format!("rollout-2026-06-01T10-00-00-{sid}.jsonl"));
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(&rollout, text.join("\n") + "\n").unwrap();
+
+    let out = common::sessions()
+        .args(["usage", "--format", "json"])
+        .arg(&rollout)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["totals"]["unpriced_models"], json!(["(unrecorded)"]));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("recorded no model"), "{err}");
+    assert!(!err.contains("--prices"), "no --prices hint: {err}");
+
+    let named = claude_file(
+        dir.path(),
+        "claude-imaginary-9",
+        &[("2026-06-01T11:00:00Z", 1_000)],
+    );
+    let out = common::sessions()
+        .args(["usage", "--format", "json"])
+        .arg(&rollout)
+        .arg(&named)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(warnings.len(), 2, "{err}");
+    assert!(
+        warnings[0].contains("model claude-imaginary-9") && warnings[0].contains("--prices"),
+        "{err}"
+    );
+    assert!(
+        warnings[1].contains("recorded no model") && !warnings[1].contains("--prices"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_model_under_two_names_shows_once_and_its_sub_rows_apart() {
     let dir = tempfile::tempdir().unwrap();

@@ -9,7 +9,7 @@ use crate::cli::{GlobalArgs, ListFormat, Order, UsageArgs};
 use crate::commands::{CmdResult, Failure, scan_options_in, stdout};
 use crate::filter::Until;
 use crate::model::Agent;
-use crate::pricing::{self, Cost, PriceSource};
+use crate::pricing::{self, Cost, PriceSource, UNRECORDED_MODEL};
 use crate::scan::{ScanOptions, ScanResult, SessionSummary, scan, unique_requests};
 use crate::usage::blocks::{self, Block};
 use crate::usage::{self, Group, GroupKey, Options, ReportKind, Tally, WeekStart, Zone};
@@ -200,27 +200,49 @@ fn price_label(p: &PriceSource) -> String {
     }
 }
 
-/// One stderr line naming the models whose usage has no price.
+/// Stderr lines naming the models whose usage has no price.
 pub fn warn_unpriced(cost: &Cost, quiet: bool) {
-    if quiet || cost.unpriced_models.is_empty() {
+    if quiet {
         return;
     }
-    // Model names come from session files: never raw control characters on a terminal.
-    let names: Vec<String> = cost
+    for line in unpriced_warnings(cost) {
+        to_stderr!("{line}");
+    }
+}
+
+/// One line for the named models, which a `--prices` entry can price, and one for usage whose
+/// session recorded no model, which no entry can: pointing at `--prices` there sends the user
+/// after a fix that does not exist.
+fn unpriced_warnings(cost: &Cost) -> Vec<String> {
+    let (unrecorded, named): (Vec<&String>, Vec<&String>) = cost
         .unpriced_models
         .iter()
-        .map(|m| crate::render::text::safe_line(m))
-        .collect();
-    let (what, its) = if names.len() == 1 {
-        ("model", "its")
-    } else {
-        ("models", "their")
-    };
-    to_stderr!(
-        "warning: no price for {what} {}: {its} tokens are counted, {its} cost is unknown \
-         (null); --prices FILE can add prices",
-        names.join(", ")
-    );
+        .partition(|m| m.as_str() == UNRECORDED_MODEL);
+    let mut lines = Vec::new();
+    if !named.is_empty() {
+        // Model names come from session files: never raw control characters on a terminal.
+        let names: Vec<String> = named
+            .iter()
+            .map(|m| crate::render::text::safe_line(m))
+            .collect();
+        let (what, its) = if names.len() == 1 {
+            ("model", "its")
+        } else {
+            ("models", "their")
+        };
+        lines.push(format!(
+            "warning: no price for {what} {}: {its} tokens are counted, {its} cost is unknown \
+             (null); --prices FILE can add prices",
+            names.join(", ")
+        ));
+    }
+    if !unrecorded.is_empty() {
+        lines.push(format!(
+            "warning: no price for usage shown as {UNRECORDED_MODEL}: its session recorded no \
+             model, so its tokens are counted and its cost is unknown (null)"
+        ));
+    }
+    lines
 }
 
 fn week_name(w: usage::WeekStart) -> &'static str {
