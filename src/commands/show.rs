@@ -589,7 +589,8 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
                     media_type, bytes, ..
                 } => {
                     let line = format!(
-                        "{indent}[image {} {}]",
+                        "{indent}[{} {} {}]",
+                        crate::model::media_kind(media_type.as_deref()),
                         safe_line(media_type.as_deref().unwrap_or("?")),
                         bytes
                             .map(|b| format!("{} bytes", thousands(b)))

@@ -151,6 +151,32 @@ impl Message {
     }
 }
 
+/// What a media part holds, named from its MIME type for labels: `image`, `audio`, `video`,
+/// `document` (PDF, text, office and e-book formats), else `file`. Without a MIME type it is
+/// an `image`: the parsers make a media part without one only from an image block.
+pub fn media_kind(media_type: Option<&str>) -> &'static str {
+    let Some(t) = media_type else {
+        return "image";
+    };
+    let t = t.trim().to_ascii_lowercase();
+    let (top, sub) = t.split_once('/').unwrap_or((t.as_str(), ""));
+    match top {
+        "image" => "image",
+        "audio" => "audio",
+        "video" => "video",
+        "text" => "document",
+        "application"
+            if matches!(sub, "pdf" | "msword" | "rtf" | "epub+zip")
+                || sub.starts_with("vnd.openxmlformats-officedocument.")
+                || sub.starts_with("vnd.oasis.opendocument.")
+                || sub.starts_with("vnd.ms-") =>
+        {
+            "document"
+        }
+        _ => "file",
+    }
+}
+
 /// The text parts of a message joined with newlines.
 pub fn text_of(parts: &[Part]) -> String {
     let mut out = String::new();
@@ -276,5 +302,30 @@ mod title_tests {
         );
         assert_eq!(typed_text("<bash-input>ls -la</bash-input>"), "!ls -la");
         assert_eq!(typed_text("plain"), "plain");
+    }
+}
+
+#[cfg(test)]
+mod media_tests {
+    use super::media_kind;
+
+    #[test]
+    fn media_is_named_by_its_mime_type() {
+        for (mime, kind) in [
+            (None, "image"),
+            (Some("image/png"), "image"),
+            (Some("Application/PDF"), "document"),
+            (Some("text/plain"), "document"),
+            (
+                Some("application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
+                "document",
+            ),
+            (Some("audio/wav"), "audio"),
+            (Some("video/mp4"), "video"),
+            (Some("application/zip"), "file"),
+            (Some("nonsense"), "file"),
+        ] {
+            assert_eq!(media_kind(mime), kind, "{mime:?}");
+        }
     }
 }

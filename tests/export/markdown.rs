@@ -333,3 +333,58 @@ pub(crate) fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// A Gemini CLI session whose prompt carries `parts` beside its text.
+pub(crate) fn gemini_with_parts(dir: &Path, parts: Value) -> PathBuf {
+    let mut content = vec![serde_json::json!({"text": "read this"})];
+    content.extend(parts.as_array().cloned().unwrap_or_default());
+    let lines = [
+        serde_json::json!({"sessionId": "s-1", "projectHash": "ab".repeat(32),
+            "startTime": "2026-05-01T10:00:00Z", "lastUpdated": "2026-05-01T10:02:00Z",
+            "kind": "main"}),
+        serde_json::json!({"id": "u1", "timestamp": "2026-05-01T10:01:00Z", "type": "user",
+            "content": content}),
+        serde_json::json!({"id": "g1", "timestamp": "2026-05-01T10:02:00Z", "type": "gemini",
+            "content": "ok"}),
+    ];
+    let path = dir.join("chats/session-2026-05-01T10-00-abcd1234.jsonl");
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    write(&path, &(text.join("\n") + "\n"));
+    path
+}
+
+/// Inline data is labelled by what its MIME type says it is, not always as an image.
+#[test]
+fn inline_media_is_labelled_by_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = gemini_with_parts(
+        dir.path(),
+        serde_json::json!([
+            {"inlineData": {"mimeType": "application/pdf", "data": "JVBERi0xLjQK"}},
+            {"inlineData": {"mimeType": "audio/wav", "data": "UklGRg=="}},
+            {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}},
+        ]),
+    );
+    for fmt in ["md", "html"] {
+        let (out, _) = ok(sessions()
+            .env("HOME", dir.path())
+            .args(["export", "-f", fmt])
+            .arg(&file));
+        for label in [
+            "document: application/pdf · 9 B",
+            "audio: audio/wav · 4 B",
+            "image: image/png · 8 B",
+        ] {
+            assert!(out.contains(label), "{fmt}: no {label:?} in {out}");
+        }
+        assert!(!out.contains("image: application/pdf"), "{fmt}: {out}");
+    }
+    let (out, _) = ok(sessions().env("HOME", dir.path()).arg("show").arg(&file));
+    for label in [
+        "[document application/pdf 9 bytes]",
+        "[audio audio/wav 4 bytes]",
+        "[image image/png 8 bytes]",
+    ] {
+        assert!(out.contains(label), "show: no {label:?} in {out}");
+    }
+}

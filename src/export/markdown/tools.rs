@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::cmark::{blockquote, details_into, fence_into, inline};
 use super::{Document, ImageMode};
-use crate::model::Part;
+use crate::model::{Part, media_kind};
 use crate::render::{human_bytes, plural, thousands};
 
 impl Document<'_, '_> {
@@ -185,8 +185,9 @@ impl Document<'_, '_> {
         bytes: Option<u64>,
         data: Option<&str>,
     ) -> String {
+        let kind = media_kind(media_type);
         let desc = format!(
-            "{} · {}",
+            "{kind}: {} · {}",
             media_type.unwrap_or("unknown type"),
             bytes
                 .map(human_bytes)
@@ -196,13 +197,15 @@ impl Document<'_, '_> {
             && let (Some(data), Some(assets)) = (data, self.env.assets.borrow_mut().as_mut())
         {
             match assets.write(media_type, data) {
+                // Only an image is shown inline; a PDF or a recording is a link to its file.
                 Ok(rel) => {
-                    return format!("![{}](<{}>)\n\n", inline(&format!("image: {desc}")), rel);
+                    let bang = if kind == "image" { "!" } else { "" };
+                    return format!("{bang}[{}](<{}>)\n\n", inline(&desc), rel);
                 }
                 Err(e) => self.env.notes.borrow_mut().push(e),
             }
         }
-        format!("{}\n\n", inline(&format!("[image: {desc}]")))
+        format!("{}\n\n", inline(&format!("[{desc}]")))
     }
 }
 
