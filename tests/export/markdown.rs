@@ -388,3 +388,56 @@ fn inline_media_is_labelled_by_kind() {
         assert!(out.contains(label), "show: no {label:?} in {out}");
     }
 }
+
+/// A Claude `document` block (a PDF) is a placeholder with its media type and decoded size, in
+/// a prompt and in a tool result, never its base64 body.
+#[test]
+fn documents_are_placeholders_not_their_base64() {
+    const PDF: &str = "JVBERi0xLjQgZmFrZSVQREYtMS40IGZha2UlUERGLTEuNCBmYWtlJVBERi0xLjQgZmFrZQ==";
+    let doc = serde_json::json!({"type": "document", "title": "Spec PDF",
+        "source": {"type": "base64", "media_type": "application/pdf", "data": PDF}});
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("doc.jsonl");
+    let lines = [
+        rec(
+            "user",
+            "u1",
+            "00:00",
+            serde_json::json!({"role": "user", "content": [
+                {"type": "text", "text": "read this"}, doc]}),
+        ),
+        rec(
+            "assistant",
+            "a1",
+            "00:01",
+            serde_json::json!({"role": "assistant", "id": "m1", "model": "claude-sonnet-4-5",
+                "content": [{"type": "tool_use", "id": "t1", "name": "Read",
+                    "input": {"file_path": "/x.pdf"}}]}),
+        ),
+        rec(
+            "user",
+            "u2",
+            "00:02",
+            serde_json::json!({"role": "user", "content": [{"type": "tool_result",
+                "tool_use_id": "t1", "content": [{"type": "text", "text": "read"}, doc]}]}),
+        ),
+    ];
+    write(&file, &(lines.join("\n") + "\n"));
+    for fmt in ["md", "html"] {
+        let (out, _) = ok(sessions()
+            .env("HOME", dir.path())
+            .args(["export", "-f", fmt])
+            .arg(&file));
+        assert!(
+            !out.contains("JVBERi0"),
+            "{fmt}: the base64 body is shown: {out}"
+        );
+        assert!(!out.contains("Unrecognised block"), "{fmt}: {out}");
+        assert_eq!(
+            out.matches("document: Spec PDF · application/pdf · 52 B")
+                .count(),
+            2,
+            "{fmt}: {out}"
+        );
+    }
+}

@@ -793,6 +793,9 @@ impl<'s, 'e> Document<'s, 'e> {
                 data,
             } => out.push_str(&self.image(media_type.as_deref(), *bytes, data.as_deref())),
             Part::Compaction { .. } => {}
+            Part::Unknown { kind, raw } if kind == "document" => {
+                out.push_str(&self.document(raw));
+            }
             Part::Unknown { kind, raw } => {
                 let body = fence("json", &self.cut_note(&pretty(raw)));
                 out.push_str(&details(

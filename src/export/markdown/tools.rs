@@ -172,6 +172,9 @@ impl Document<'_, '_> {
                         bytes,
                         data,
                     } => body.push_str(&self.image(media_type.as_deref(), *bytes, data.as_deref())),
+                    Part::Unknown { kind, raw } if kind == "document" => {
+                        body.push_str(&self.document(raw));
+                    }
                     Part::Text { text } => self.code(body, "text", text),
                     other => self.code(body, "json", &pretty(&serde_json::json!(other))),
                 }
@@ -185,9 +188,41 @@ impl Document<'_, '_> {
         bytes: Option<u64>,
         data: Option<&str>,
     ) -> String {
-        let kind = media_kind(media_type);
+        self.media(media_kind(media_type), None, media_type, bytes, data)
+    }
+
+    /// A Claude `document` block (a PDF, or plain text, as the model read it; kept as
+    /// [`Part::Unknown`]) as a placeholder like an image's: its base64 body, on one line, would
+    /// otherwise fill the export and escape `--max-output-lines`.
+    pub(super) fn document(&self, raw: &Value) -> String {
+        let source = raw.get("source");
+        let field = |k: &str| source.and_then(|s| s.get(k)).and_then(Value::as_str);
+        let media_type = field("media_type");
+        let (bytes, data) = match (field("type"), field("data")) {
+            (Some("base64"), Some(d)) => (Some(crate::parse::base64_decoded_len(d)), Some(d)),
+            (Some("text"), Some(d)) => (Some(d.len() as u64), None),
+            _ => (None, None),
+        };
+        // A title is one line of the placeholder, whatever the file put in it.
+        let title = raw
+            .get("title")
+            .and_then(Value::as_str)
+            .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|t| !t.is_empty());
+        self.media("document", title.as_deref(), media_type, bytes, data)
+    }
+
+    fn media(
+        &self,
+        kind: &str,
+        title: Option<&str>,
+        media_type: Option<&str>,
+        bytes: Option<u64>,
+        data: Option<&str>,
+    ) -> String {
+        let title = title.map(|t| format!("{t} · ")).unwrap_or_default();
         let desc = format!(
-            "{kind}: {} · {}",
+            "{kind}: {title}{} · {}",
             media_type.unwrap_or("unknown type"),
             bytes
                 .map(human_bytes)
