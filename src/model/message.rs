@@ -65,6 +65,10 @@ pub enum Part {
         /// Base64 data, kept so exports can extract it. Skipped in JSON unless asked for.
         #[serde(skip)]
         data: Option<String>,
+        /// Where the image is, when the session referred to it by URL instead of carrying it
+        /// (a Claude `source: {type: "url"}`). Never fetched.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        url: Option<String>,
     },
     /// Marks where in the message stream a compaction happened: an index into
     /// [`Session::compactions`](super::Session::compactions).

@@ -389,6 +389,7 @@ mod tests {
                 media_type: None,
                 bytes: None,
                 data: None,
+                url: None,
             },
         ];
         let it = item(Role::Assistant, parts);
@@ -412,6 +413,7 @@ mod tests {
                     media_type: None,
                     bytes: None,
                     data: None,
+                    url: None,
                 }],
                 output_size: None,
             }],

@@ -174,6 +174,7 @@ fn corpus_sanitized_tool_result_image() {
                         media_type,
                         bytes,
                         data,
+                        url: None,
                     },
                 ] => {
                     assert_eq!(media_type.as_deref(), Some("image/png"));

@@ -441,3 +441,62 @@ fn documents_are_placeholders_not_their_base64() {
         );
     }
 }
+
+/// A Claude image referred to by URL keeps its URL: in JSON (`url`), and in md/html as a link,
+/// never an inline image (the page fetches nothing). A URL that is not a web address is text;
+/// `--redact` scrubs a token in one.
+#[test]
+fn image_urls_are_kept_as_links() {
+    const TOKEN: &str = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("url.jsonl");
+    let image = |url: &str| {
+        serde_json::json!({"type": "image", "source": {"type": "url", "url": url}})
+    };
+    write(
+        &file,
+        &(rec(
+            "user",
+            "u1",
+            "00:00",
+            serde_json::json!({"role": "user", "content": [
+                {"type": "text", "text": "see"},
+                image("https://example.com/cat.png"),
+                image("javascript:alert(1)"),
+                image(&format!("https://example.com/dog.png?t={TOKEN}")),
+            ]}),
+        ) + "\n"),
+    );
+    let (json, _) = ok(sessions().args(["export", "-f", "json"]).arg(&file));
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    let urls: Vec<&Value> = doc["messages"][0]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["type"] == "image")
+        .map(|p| &p["url"])
+        .collect();
+    assert_eq!(urls[0], "https://example.com/cat.png", "{json}");
+    assert_eq!(urls[1], "javascript:alert(1)", "{json}");
+
+    let (md, _) = ok(sessions().args(["export", "-f", "md"]).arg(&file));
+    let links = shape(&md).targets;
+    assert!(
+        links.iter().any(|t| t == "https://example.com/cat.png"),
+        "{links:?}\n{md}"
+    );
+    assert!(links.iter().all(|t| !t.starts_with("javascript")), "{md}");
+    assert!(md.contains("javascript:alert(1)"), "a URL is never dropped: {md}");
+
+    let (html, _) = ok(sessions().args(["export", "-f", "html"]).arg(&file));
+    assert!(
+        html.contains("<a href=\"https://example.com/cat.png\">"),
+        "{html}"
+    );
+    assert!(!html.contains("<img src=\"https:"), "{html}");
+
+    let (red, _) = ok(sessions()
+        .args(["export", "-f", "md", "--redact"])
+        .arg(&file));
+    assert!(!red.contains(TOKEN), "{red}");
+}

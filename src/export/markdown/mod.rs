@@ -791,7 +791,13 @@ impl<'s, 'e> Document<'s, 'e> {
                 media_type,
                 bytes,
                 data,
-            } => out.push_str(&self.image(media_type.as_deref(), *bytes, data.as_deref())),
+                url,
+            } => out.push_str(&self.image(
+                media_type.as_deref(),
+                *bytes,
+                data.as_deref(),
+                url.as_deref(),
+            )),
             Part::Compaction { .. } => {}
             Part::Unknown { kind, raw } if kind == "document" => {
                 out.push_str(&self.document(raw));

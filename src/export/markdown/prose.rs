@@ -124,7 +124,7 @@ pub fn safe_url(url: &str) -> bool {
 }
 
 /// A link destination in angle brackets: what cannot appear there is percent-encoded.
-fn destination(url: &str) -> String {
+pub(super) fn destination(url: &str) -> String {
     let mut out = String::from("<");
     for c in url.trim().chars() {
         match c {

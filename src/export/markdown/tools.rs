@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::cmark::{blockquote, details_into, fence_into, inline};
+use super::prose::{destination, safe_url};
 use super::{Document, ImageMode};
 use crate::model::{Part, media_kind};
 use crate::render::{human_bytes, plural, thousands};
@@ -171,7 +172,13 @@ impl Document<'_, '_> {
                         media_type,
                         bytes,
                         data,
-                    } => body.push_str(&self.image(media_type.as_deref(), *bytes, data.as_deref())),
+                        url,
+                    } => body.push_str(&self.image(
+                        media_type.as_deref(),
+                        *bytes,
+                        data.as_deref(),
+                        url.as_deref(),
+                    )),
                     Part::Unknown { kind, raw } if kind == "document" => {
                         body.push_str(&self.document(raw));
                     }
@@ -187,8 +194,25 @@ impl Document<'_, '_> {
         media_type: Option<&str>,
         bytes: Option<u64>,
         data: Option<&str>,
+        url: Option<&str>,
     ) -> String {
-        self.media(media_kind(media_type), None, media_type, bytes, data)
+        let placeholder = self.media(media_kind(media_type), None, media_type, bytes, data);
+        let Some(url) = url.filter(|_| data.is_none()) else {
+            return placeholder;
+        };
+        let label = placeholder.trim_end();
+        // A web address is a link, never an inline image: the page fetches nothing (its CSP
+        // allows only images written next to it), and the reader decides whether to follow it.
+        let u = url.trim_start().to_ascii_lowercase();
+        if safe_url(url) && (u.starts_with("http://") || u.starts_with("https://")) {
+            let text = label
+                .strip_prefix("\\[")
+                .and_then(|l| l.strip_suffix("\\]"))
+                .unwrap_or(label);
+            format!("[{text}]({})\n\n", destination(url))
+        } else {
+            format!("{label} {}\n\n", inline(&format!("({url})")))
+        }
     }
 
     /// A Claude `document` block (a PDF, or plain text, as the model read it; kept as

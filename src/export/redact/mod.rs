@@ -768,6 +768,8 @@ fn redact_parts(parts: &mut [Part], counts: &mut Redactions) {
                 redact_parts(attachments, counts);
             }
             Part::Unknown { raw, .. } => redact_value(raw, counts),
+            // A URL can carry a token in its query.
+            Part::Image { url: Some(url), .. } => redact_string(url, counts),
             // Image data is base64 (never a secret worth scanning, and must stay intact).
             _ => {}
         }

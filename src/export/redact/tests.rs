@@ -241,6 +241,7 @@ fn image_data_is_not_touched() {
         media_type: Some("image/png".into()),
         bytes: Some(15),
         data: Some(data.clone()),
+        url: None,
     });
     m.parts.push(Part::Text {
         text: "key AKIAIOSFODNN7EXAMPLE".into(),

@@ -123,10 +123,14 @@ fn image_part(source: Option<&Value>, media_type: Option<&str>) -> Part {
         .or(media_type)
         .map(String::from);
     let data = src.and_then(|s| str_in(s, "data"));
+    let url = src
+        .filter(|s| str_in(s, "type") == Some("url"))
+        .and_then(|s| str_in(s, "url"));
     Part::Image {
         media_type,
         bytes: data.map(parse::base64_decoded_len),
         data: data.map(String::from),
+        url: url.map(String::from),
     }
 }
 

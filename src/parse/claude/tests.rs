@@ -277,7 +277,7 @@ fn tool_results_of_every_shape() {
             assert_eq!(output, "line1\nline2");
             assert!(!is_error);
             assert!(
-                matches!(&attachments[..], [Part::Image { bytes: None, .. }, Part::Unknown { kind, .. }] if kind == "tool_reference")
+                matches!(&attachments[..], [Part::Image { bytes: None, url: Some(u), .. }, Part::Unknown { kind, .. }] if kind == "tool_reference" && u == "https://x")
             );
         }
         other => panic!("{other:?}"),

@@ -66,6 +66,7 @@ fn image_part(o: &Obj) -> Part {
                 .map(str::to_string),
             bytes: Some(base64_decoded_len(data)),
             data: Some(data.to_string()),
+            url: None,
         };
     }
     image_from_url(
@@ -90,12 +91,14 @@ pub(super) fn image_from_url(url: Option<&str>) -> Part {
             media_type: media_type.map(str::to_string),
             bytes: Some(base64_decoded_len(data)),
             data: Some(data.to_string()),
+            url: None,
         };
     }
     Part::Image {
         media_type: None,
         bytes: None,
         data: None,
+        url: url.map(str::to_string),
     }
 }
 

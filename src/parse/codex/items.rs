@@ -213,6 +213,7 @@ impl Builder {
                     media_type: Some("image/png".to_string()),
                     bytes: p.result.text.as_ref().map(|d| base64_decoded_len(d)),
                     data: p.result.text.as_ref().map(|d| d.to_string()),
+                    url: None,
                 };
                 self.asst_part(part, ts, id_field);
             }

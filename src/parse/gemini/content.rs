@@ -284,6 +284,7 @@ pub(super) fn media_part(o: &Map<String, Value>) -> Option<Part> {
             media_type: str_field(d, "mimeType").map(str::to_owned),
             bytes: data.as_deref().map(base64_decoded_len),
             data,
+            url: None,
         });
     }
     if let Some(Value::Object(d)) = o.get("fileData") {
@@ -293,6 +294,7 @@ pub(super) fn media_part(o: &Map<String, Value>) -> Option<Part> {
                 media_type: mime.map(str::to_owned),
                 bytes: None,
                 data: None,
+                url: None,
             });
         }
         return Some(Part::Unknown {

@@ -473,7 +473,7 @@ fn content_shapes_and_parts() {
     let c = &s.messages[2].parts;
     assert!(matches!(&c[0], Part::Text { text } if text == "bare string part"));
     assert!(
-        matches!(&c[1], Part::Image { media_type: Some(m), bytes: Some(6), data: Some(_) } if m == "image/jpeg")
+        matches!(&c[1], Part::Image { media_type: Some(m), bytes: Some(6), data: Some(_), url: None } if m == "image/jpeg")
     );
     assert!(matches!(&c[2], Part::Unknown { kind, .. } if kind == "fileData"));
     assert!(matches!(&c[3], Part::Unknown { kind, .. } if kind == "executableCode"));

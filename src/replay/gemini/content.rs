@@ -77,6 +77,7 @@ fn media(p: &Part) -> Option<J> {
             media_type,
             bytes,
             data,
+            ..
         } => Some(image(media_type, *bytes, data)),
         Part::Unknown { raw: v, .. } => raw(v),
         _ => None,

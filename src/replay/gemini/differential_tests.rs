@@ -87,6 +87,7 @@ pub(super) fn random_session(seed: u64, turns: usize) -> Vec<HistoryItem> {
                 media_type: Some("image/png".into()),
                 bytes: Some(r.below(50_000)),
                 data: None,
+                url: None,
             });
             prompt.tool_names.push(None);
         }
@@ -133,6 +134,7 @@ pub(super) fn random_session(seed: u64, turns: usize) -> Vec<HistoryItem> {
                         media_type: Some("image/jpeg".into()),
                         bytes: Some(1_000),
                         data: None,
+                        url: None,
                     });
                 }
                 results.push(Part::ToolResult {

@@ -697,6 +697,7 @@ fn unified(turn: &mut Turn, take: bool) -> (Vec<Part>, Vec<Option<String>>) {
                     media_type: lossy(d.get("mimeType")),
                     bytes: Some(bytes),
                     data: None,
+                    url: None,
                 };
                 // An image right after a tool result is part of it.
                 if let Some(Part::ToolResult { attachments, .. }) = parts.last_mut() {

@@ -411,6 +411,7 @@ fn random_session(rng: &mut Rng) -> (Vec<HistoryItem>, Requests) {
         media_type: None,
         bytes: None,
         data: None,
+        url: None,
     };
     let steps = 3 + rng.next(45);
     let mut started = rng.next(3) == 0; // sometimes tool activity before the first user message

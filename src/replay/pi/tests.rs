@@ -500,6 +500,7 @@ fn results(outputs: &[(&str, usize, usize)]) -> HistoryItem {
                         media_type: None,
                         bytes: None,
                         data: None,
+                        url: None,
                     })
                     .collect(),
                 output_size: None,
@@ -520,6 +521,7 @@ fn items_become_pi_messages() {
         media_type: None,
         bytes: None,
         data: None,
+        url: None,
     });
     let m = from_item(&u);
     assert_eq!(m.len(), 1);
