@@ -450,9 +450,8 @@ fn image_urls_are_kept_as_links() {
     const TOKEN: &str = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("url.jsonl");
-    let image = |url: &str| {
-        serde_json::json!({"type": "image", "source": {"type": "url", "url": url}})
-    };
+    let image =
+        |url: &str| serde_json::json!({"type": "image", "source": {"type": "url", "url": url}});
     write(
         &file,
         &(rec(
@@ -486,7 +485,10 @@ fn image_urls_are_kept_as_links() {
         "{links:?}\n{md}"
     );
     assert!(links.iter().all(|t| !t.starts_with("javascript")), "{md}");
-    assert!(md.contains("javascript:alert(1)"), "a URL is never dropped: {md}");
+    assert!(
+        md.contains("javascript:alert(1)"),
+        "a URL is never dropped: {md}"
+    );
 
     let (html, _) = ok(sessions().args(["export", "-f", "html"]).arg(&file));
     assert!(
@@ -499,4 +501,36 @@ fn image_urls_are_kept_as_links() {
         .args(["export", "-f", "md", "--redact"])
         .arg(&file));
     assert!(!red.contains(TOKEN), "{red}");
+}
+
+/// A prompt of only whitespace is a turn with a visible mark in md/html, as it is a message
+/// in the JSON: the answer after it does not seem to answer nothing.
+#[test]
+fn blank_prompts_are_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("blank.jsonl");
+    let lines = [
+        rec(
+            "user",
+            "u1",
+            "00:00",
+            serde_json::json!({"role": "user", "content": "   \n  "}),
+        ),
+        rec(
+            "assistant",
+            "a1",
+            "00:01",
+            serde_json::json!({"role": "assistant", "id": "m1", "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "Hello?"}]}),
+        ),
+    ];
+    write(&file, &(lines.join("\n") + "\n"));
+    let (md, _) = ok(sessions().args(["export", "-f", "md"]).arg(&file));
+    let turns = shape(&md).turns;
+    assert_eq!(turns.len(), 2, "{turns:?}\n{md}");
+    assert!(turns[0].starts_with("1 · User"), "{turns:?}");
+    assert!(md.contains("*(blank prompt)*"), "{md}");
+    let (html, _) = ok(sessions().args(["export", "-f", "html"]).arg(&file));
+    assert!(html.contains("<em>(blank prompt)</em>"), "{html}");
+    assert!(html.contains(">1 · User"), "{html}");
 }

@@ -457,12 +457,13 @@ impl<'s, 'e> Document<'s, 'e> {
 
     /// Whether a message renders anything of its own (results go under their calls).
     fn visible(&self, m: &Message) -> bool {
-        m.parts.iter().any(|p| match p {
-            Part::Text { text } | Part::Thinking { text } => !text.trim().is_empty(),
-            Part::ToolCall { .. } | Part::Image { .. } | Part::Unknown { .. } => true,
-            Part::ToolResult { call_id, .. } => !self.index.calls.contains(call_id.as_str()),
-            Part::Compaction { .. } => false,
-        })
+        blank_prompt(m)
+            || m.parts.iter().any(|p| match p {
+                Part::Text { text } | Part::Thinking { text } => !text.trim().is_empty(),
+                Part::ToolCall { .. } | Part::Image { .. } | Part::Unknown { .. } => true,
+                Part::ToolResult { call_id, .. } => !self.index.calls.contains(call_id.as_str()),
+                Part::Compaction { .. } => false,
+            })
     }
 
     fn toc_times(&self) -> &TocTimes {
@@ -724,17 +725,16 @@ impl<'s, 'e> Document<'s, 'e> {
     /// One message as a section: a heading and its parts.
     fn turn(&self, mi: usize, number: Option<usize>) -> String {
         let m = &self.s.messages[mi];
+        let blank = blank_prompt(m);
         let (role, _) = role_label(m, self.s.kind == SessionKind::Subagent);
         let mut h = String::new();
         if let Some(n) = number {
             let _ = write!(h, "{n} · ");
         }
         h.push_str(role);
-        if let Some(st) = m
-            .subtype
-            .as_deref()
-            .filter(|st| !(*st == "compact_summary" || (m.role == Role::System && *st == "info")))
-        {
+        if let Some(st) = m.subtype.as_deref().filter(|st| {
+            !(blank || *st == "compact_summary" || (m.role == Role::System && *st == "info"))
+        }) {
             let _ = write!(h, " ({})", st.replace('_', " "));
         }
         if let Some(t) = m.timestamp {
@@ -751,6 +751,9 @@ impl<'s, 'e> Document<'s, 'e> {
             out.push_str(
                 "*Removed from the live context later (rewind, checkpoint or rollback); kept because it happened.*\n\n",
             );
+        }
+        if blank {
+            out.push_str("*(blank prompt)*\n\n");
         }
         for p in &m.parts {
             self.part(&mut out, mi, p);
@@ -886,9 +889,27 @@ impl<'s, 'e> Document<'s, 'e> {
     }
 }
 
+/// A prompt of only whitespace (sent, and kept in the JSON) still is a turn: without a mark it
+/// would vanish from md/html, and the answer to it would seem to answer nothing.
+/// (Claude Code marks one `empty`, a subtype the heading does not repeat.)
+fn blank_prompt(m: &Message) -> bool {
+    m.role == Role::User
+        && match m.subtype.as_deref() {
+            None => !m.parts.is_empty(),
+            Some("empty") => true,
+            Some(_) => false,
+        }
+        && m.parts
+            .iter()
+            .all(|p| matches!(p, Part::Text { text } if text.trim().is_empty()))
+}
+
 /// The heading word for a message and its CSS class. In a sub-agent conversation the first
 /// "user" message is the task its parent gave it.
 fn role_label(m: &Message, subagent: bool) -> (&'static str, &'static str) {
+    if blank_prompt(m) {
+        return ("User", "user");
+    }
     match (m.role, m.subtype.as_deref()) {
         (_, Some("compact_summary")) => ("Compaction summary", "summary"),
         (Role::User, _) if m.is_human => ("User", "user"),
