@@ -405,6 +405,16 @@ fn line_breaks(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
 
 /// The lines of `text` as the export shows them (see [`line_breaks`]).
 pub fn line_count(text: &str) -> usize {
+    let b = text.as_bytes();
+    if memchr::memchr(b'\r', b).is_none() {
+        // Nearly every output: only `\n` ends its lines.
+        return crate::render::text::line_count(text);
+    }
+    line_count_at_breaks(text)
+}
+
+/// [`line_count`] from [`line_breaks`], whatever ends the lines.
+fn line_count_at_breaks(text: &str) -> usize {
     let mut lines = 0;
     let mut last = 0;
     for (_, end) in line_breaks(text) {
@@ -420,7 +430,16 @@ pub fn cut_lines(text: &str, max: usize) -> (&str, Option<(usize, usize)>) {
     if max == 0 {
         return (text, None);
     }
-    let Some((start, end)) = line_breaks(text).nth(max - 1) else {
+    let b = text.as_bytes();
+    // Nearly every output has no `\r`: its `max`-th line break is its `max`-th `\n`, found
+    // without looking at each break's neighbours.
+    let at = match memchr::memchr(b'\r', b) {
+        None => memchr::memchr_iter(b'\n', b)
+            .nth(max - 1)
+            .map(|i| (i, i + 1)),
+        Some(_) => line_breaks(text).nth(max - 1),
+    };
+    let Some((start, end)) = at else {
         return (text, None);
     };
     let rest = &text[end..];
@@ -585,6 +604,19 @@ fn codex_patch(patch: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_counted_without_carriage_returns_are_counted_at_the_breaks() {
+        let pieces = ["", "a", "\n", "\n\n", "é", "line\n", "\r", "\r\n"];
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    let t = format!("{a}{b}{c}");
+                    assert_eq!(line_count(&t), line_count_at_breaks(&t), "{t:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn cutting() {
