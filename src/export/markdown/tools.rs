@@ -403,7 +403,7 @@ fn line_breaks(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
-/// The lines of `text` as the export shows them (see [`line_breaks`]).
+/// The lines of `text` as the export shows them (see `line_breaks`).
 pub fn line_count(text: &str) -> usize {
     let b = text.as_bytes();
     if memchr::memchr(b'\r', b).is_none() {
@@ -425,7 +425,7 @@ fn line_count_at_breaks(text: &str) -> usize {
 }
 
 /// The first `max` lines of `text` (all of it when `max` is 0), and what was cut: lines and
-/// bytes. Lines as the export shows them (see [`line_breaks`]).
+/// bytes. Lines as the export shows them (see `line_breaks`).
 pub fn cut_lines(text: &str, max: usize) -> (&str, Option<(usize, usize)>) {
     if max == 0 {
         return (text, None);
