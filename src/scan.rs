@@ -86,6 +86,16 @@ impl SessionSummary {
         &self.requests[..self.requests.partition_point(|r| !r.is_copy())]
     }
 
+    /// The cost of what the file recorded itself: its own requests at their own usage (a
+    /// `list` row's figure, as its tokens are).
+    pub fn own_cost(&self) -> crate::pricing::Cost {
+        crate::pricing::cost_of(
+            self.own_requests()
+                .iter()
+                .map(|r| (r.model.as_deref(), r.own_usage())),
+        )
+    }
+
     /// The summary of a parsed session. The session stays usable for a command that also
     /// needs the full model ([`scan_each`]), without a second parse; only the scan's own
     /// bookkeeping (record ids and leaf titles, for the cross-file titles) moves out of it.

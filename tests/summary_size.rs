@@ -103,6 +103,20 @@ mod bounds {
         (records, stderr)
     }
 
+    /// `replay-compress -A claude FILE --format json` with the sample home's stores.
+    fn replay_file(file: &Path) -> (Vec<Value>, String) {
+        run(&[
+            "--home",
+            HOME,
+            "replay-compress",
+            "-A",
+            "claude",
+            file.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+    }
+
     fn notes_about_caps(stderr: &str) -> Vec<&str> {
         stderr
             .lines()
@@ -229,16 +243,7 @@ mod bounds {
         // A median under the bound is the median.
         let dir = tempfile::tempdir().unwrap();
         let file = session_with_summary_of(dir.path(), 10_000);
-        let (records, _) = run(&[
-            "--home",
-            HOME,
-            "replay-compress",
-            "-A",
-            "claude",
-            file.to_str().unwrap(),
-            "--format",
-            "json",
-        ]);
+        let (records, _) = replay_file(&file);
         let size = records[0]["summary_tokens"].as_u64().unwrap();
         assert!((10_000..11_000).contains(&size), "{size}");
     }
@@ -249,16 +254,7 @@ mod bounds {
     fn an_auto_median_above_the_recording_versions_cap_is_noted() {
         let dir = tempfile::tempdir().unwrap();
         let file = session_with_summary_of(dir.path(), 24_000);
-        let (records, stderr) = run(&[
-            "--home",
-            HOME,
-            "replay-compress",
-            "-A",
-            "claude",
-            file.to_str().unwrap(),
-            "--format",
-            "json",
-        ]);
+        let (records, stderr) = replay_file(&file);
         let size = records[0]["summary_tokens"].as_u64().unwrap();
         assert!((24_000..25_000).contains(&size), "{size}");
         let t = sessions::render::thousands(size);

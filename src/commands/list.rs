@@ -212,12 +212,7 @@ fn table(sessions: &[SessionSummary], ids: &ShortIds) -> String {
                 thousands(s.counts.user_turns),
                 thousands(s.counts.tool_calls),
                 human_count(s.usage.total()),
-                crate::commands::usage::cost_label(&crate::pricing::cost_of(
-                    s.requests
-                        .iter()
-                        .filter(|r| !r.is_copy())
-                        .map(|r| (r.model.as_deref(), r.own_usage())),
-                )),
+                crate::commands::usage::cost_label(&s.own_cost()),
                 thousands(s.compactions as u64),
                 s.title.clone().unwrap_or_default(),
             ]

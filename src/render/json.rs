@@ -113,13 +113,7 @@ impl<'a> SessionRecord<'a> {
             counts: s.counts,
             tokens: s.usage.into(),
             // The row's own figures, as its tokens are: what its file recorded.
-            cost_usd: crate::pricing::cost_of(
-                s.requests
-                    .iter()
-                    .filter(|r| !r.is_copy())
-                    .map(|r| (r.model.as_deref(), r.own_usage())),
-            )
-            .usd(),
+            cost_usd: s.own_cost().usd(),
             compactions: s.compactions,
             subagents: s.subagents.len(),
             warnings: s.warnings.iter().map(WarningRecord::from).collect(),
