@@ -40,15 +40,7 @@ pub fn settings() -> Settings {
 /// 1234 → "1.2k", 5_600_000 → "5.6M", 250_000_000 → "250M". Exact below 1000; three
 /// significant digits at most, from k up to E (which holds every `u64`).
 pub fn human_count(n: u64) -> String {
-    const UNITS: [(u64, &str); 6] = [
-        (1_000, "k"),
-        (1_000_000, "M"),
-        (1_000_000_000, "G"),
-        (1_000_000_000_000, "T"),
-        (1_000_000_000_000_000, "P"),
-        (1_000_000_000_000_000_000, "E"),
-    ];
-    scaled_as_printed(n, &UNITS, |v, unit| {
+    scaled_as_printed(n, |v, unit| {
         let tenths = format!("{v:.1}");
         if tenths.parse::<f64>().is_ok_and(|t| t < 100.0) {
             return Some(format!("{tenths}{unit}"));
@@ -62,20 +54,26 @@ pub fn human_count(n: u64) -> String {
     .unwrap_or_else(|| n.to_string())
 }
 
-/// `n` printed by `print` in the first unit, from the largest whose scale `n` reaches, that
-/// `print` accepts (`None`: the printed number is too large for the unit). The unit is chosen
-/// after rounding, or 999,500 would show as "1000k" and 99,950 as "100.0k": a number is judged
-/// as printed. `None` below the first unit's scale.
-fn scaled_as_printed(
-    n: u64,
-    units: &[(u64, &str)],
-    print: impl Fn(f64, &str) -> Option<String>,
-) -> Option<String> {
-    let from = units.iter().rposition(|&(scale, _)| n >= scale)?;
-    // With units up to E, `u64::MAX` (18.4E) fits the last one.
-    units[from..]
+/// The decimal prefixes the compact numbers use, with their scales.
+const PREFIXES: [(u64, &str); 6] = [
+    (1_000, "k"),
+    (1_000_000, "M"),
+    (1_000_000_000, "G"),
+    (1_000_000_000_000, "T"),
+    (1_000_000_000_000_000, "P"),
+    (1_000_000_000_000_000_000, "E"),
+];
+
+/// `n` printed by `print` with the first prefix, from the largest whose scale `n` reaches, that
+/// `print` accepts (`None`: the printed number is too large for the prefix). The prefix is
+/// chosen after rounding, or 999,500 would show as "1000k" and 99,950 as "100.0k": a number is
+/// judged as printed. `None` below a thousand.
+fn scaled_as_printed(n: u64, print: impl Fn(f64, &str) -> Option<String>) -> Option<String> {
+    let from = PREFIXES.iter().rposition(|&(scale, _)| n >= scale)?;
+    // Up to E, `u64::MAX` (18.4E) fits the last one.
+    PREFIXES[from..]
         .iter()
-        .find_map(|&(scale, unit)| print(n as f64 / scale as f64, unit))
+        .find_map(|&(scale, prefix)| print(n as f64 / scale as f64, prefix))
 }
 
 /// 1234567 → "1,234,567".
@@ -103,20 +101,12 @@ pub fn plural(n: usize, word: &str) -> String {
 /// 1536 → "1.5 kB", 999,950 → "1.0 MB": exact below 1000, one decimal from kB up to EB
 /// (which holds every `u64`), the unit chosen as [`human_count`] chooses it.
 pub fn human_bytes(n: u64) -> String {
-    const UNITS: [(u64, &str); 6] = [
-        (1_000, "kB"),
-        (1_000_000, "MB"),
-        (1_000_000_000, "GB"),
-        (1_000_000_000_000, "TB"),
-        (1_000_000_000_000_000, "PB"),
-        (1_000_000_000_000_000_000, "EB"),
-    ];
-    scaled_as_printed(n, &UNITS, |v, unit| {
+    scaled_as_printed(n, |v, prefix| {
         let tenths = format!("{v:.1}");
         tenths
             .parse::<f64>()
             .is_ok_and(|t| t < 1000.0)
-            .then(|| format!("{tenths} {unit}"))
+            .then(|| format!("{tenths} {prefix}B"))
     })
     .unwrap_or_else(|| format!("{n} B"))
 }
