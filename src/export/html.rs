@@ -392,7 +392,7 @@ pub fn write_index(out: &mut dyn Write, entries: &[IndexEntry]) -> io::Result<()
             html_escape(&e.started()),
             html_escape(&e.agent_label()),
             html_escape(&e.project_label()),
-            html_escape(&href(&e.file)),
+            html_escape(&super::url_segment(&e.file)),
             html_escape(&e.title_or_id()),
             html_escape(&e.id),
             thousands(e.counts.user_turns),
@@ -403,19 +403,6 @@ pub fn write_index(out: &mut dyn Write, entries: &[IndexEntry]) -> io::Result<()
     }
     out.write_all(b"</tbody>\n</table>\n</div>\n</main>\n</div>\n</body>\n</html>\n")?;
     Ok(())
-}
-
-/// A relative link to a file name (percent-encoding what a URL cannot hold as is).
-fn href(file: &str) -> String {
-    let mut out = String::new();
-    for b in file.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -224,6 +224,22 @@ impl IndexEntry {
     }
 }
 
+/// A file or folder name as a relative URL names it: everything but the unreserved characters
+/// percent-encoded, so that an export named `run 14:00.html` links its images (a `:` would
+/// read as a scheme, `#`/`?`/`%` as a fragment, query or escape) and a `>` cannot end a
+/// Markdown `<…>` destination. The index's links and the extracted images' both.
+pub(crate) fn url_segment(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for b in segment.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// `index.md`: a list of the exported sessions, newest first, each linked.
 pub fn write_index_md(out: &mut dyn Write, entries: &[IndexEntry]) -> io::Result<()> {
     writeln!(out, "# Exported sessions\n")?;

@@ -146,24 +146,11 @@ impl Assets {
         self.guard
             .write_bytes(&path, &bytes)
             .map_err(|e| e.to_string())?;
-        Ok(format!("./{}/{name}", encode_segment(&self.rel)))
+        Ok(format!(
+            "./{}/{name}",
+            crate::export::url_segment(&self.rel)
+        ))
     }
-}
-
-/// A path segment as a relative URL names it: everything but the unreserved characters
-/// percent-encoded, so that an export named `run 14:00.html` links its images (a `:` would
-/// read as a scheme, `#`/`?`/`%` as a fragment, query or escape) and a `>` cannot end the
-/// Markdown `<…>` destination.
-fn encode_segment(segment: &str) -> String {
-    let mut out = String::with_capacity(segment.len());
-    for b in segment.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// Everything a rendering needs besides the session: options, the sub-agent source, the
