@@ -347,14 +347,20 @@ pub(super) struct OnePass {
 /// the pass covers is checked on the bytes as they stream past (`readline::Readline`): the pass holds
 /// no copy of the whole file, and what it read is discarded when the check fails.
 pub(super) fn one_pass(file: &SourceFile, reader: impl Read) -> Pass {
-    let mut check = Readline::new(reader, MAX_RECORD_BYTES);
+    // The view hands every line but blank ones (ASCII) and over-long ones (which fail the
+    // check) to the closure, which validates it: the check need not validate them again.
+    let mut check = Readline::new(reader, MAX_RECORD_BYTES).utf8_checked_by_reader();
     let mut loader = Loader::default();
-    let (mut lines, mut from_tree, mut trees) = (0, 0, 0);
+    let (mut lines, mut from_tree, mut trees, mut not_utf8) = (0, 0, 0, false);
     let view = crate::parse::gemini_view_with(file, &mut check, |line| {
         lines += 1;
         super::tree::take_lossy();
-        // A line that is not UTF-8 makes the whole file fail the check.
-        let record = super::json::record_line(simdutf8::basic::from_utf8(line).ok()?).ok()?;
+        // A line that is not UTF-8 makes the whole file be read the separate ways.
+        let Ok(text) = simdutf8::basic::from_utf8(line) else {
+            not_utf8 = true;
+            return None;
+        };
+        let record = super::json::record_line(text).ok()?;
         let rec = if super::tree::take_lossy() {
             None
         } else {
@@ -371,6 +377,7 @@ pub(super) fn one_pass(file: &SourceFile, reader: impl Read) -> Pass {
         return Pass::Document;
     }
     match check.finish() {
+        Verdict::Applies if not_utf8 => Pass::Separately,
         Verdict::Applies => Pass::Read(Box::new(OnePass {
             view,
             // Without metadata the record is the whole file read as one document.
