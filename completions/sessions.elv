@@ -166,7 +166,7 @@ set edit:completion:arg-completer[sessions] = {|@words|
             cand -A 'The algorithm to replay'
             cand --algorithm 'The algorithm to replay'
             cand --set 'Override a setting of the algorithm: KEY=VALUE (repeatable). Unknown keys and values out of range are errors that list what is allowed'
-            cand --sweep 'Replay a grid of settings: KEY=V1,V2,… (repeatable; every combination is one row)'
+            cand --sweep 'Replay a grid of settings: KEY=V1,V2,… (repeatable; every combination is one row). A text setting''s values, which hold commas themselves, are separated by `;` (tools_allow=''Read*,Bash;Grep''). A key may not be given with --set too'
             cand --context-window 'Context window in tokens, instead of the one of the model recorded in the session'
             cand --summary-tokens 'Size of each summary in tokens, or `auto`: the median of the real summaries of the algorithm''s agent (any agent''s for pi and openclaw-prune) in the sessions replayed, else the algorithm''s documented default. N is at most what the agent''s summary call can write: claude 32000, codex 128000, gemini 65536; a median above that is held to it, with a note. A size (N or the median) above what the Claude Code versions that recorded the sessions could write (20000 from 2.1.21) is replayed as it is, with a note'
             cand --plot 'Draw full / recorded / what-if context over requests into an SVG file (one file per session, suffixed with its id, when several are replayed). Not with --sweep'

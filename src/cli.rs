@@ -422,7 +422,9 @@ pub struct ReplayArgs {
     /// of range are errors that list what is allowed.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = crate::replay::settings::parse_pair)]
     pub set: Vec<(String, String)>,
-    /// Replay a grid of settings: KEY=V1,V2,… (repeatable; every combination is one row).
+    /// Replay a grid of settings: KEY=V1,V2,… (repeatable; every combination is one row). A
+    /// text setting's values, which hold commas themselves, are separated by `;`
+    /// (tools_allow='Read*,Bash;Grep'). A key may not be given with --set too.
     #[arg(long, value_name = "KEY=V1,V2,…", value_parser = crate::replay::settings::parse_pair)]
     pub sweep: Vec<(String, String)>,
     /// Context window in tokens, instead of the one of the model recorded in the session.

@@ -127,7 +127,7 @@ impl Spec {
         }
     }
 
-    fn parse(&self, raw: &str) -> Result<Value, String> {
+    pub fn parse(&self, raw: &str) -> Result<Value, String> {
         let bad = || format!("{}={raw}: expected {}", self.key, self.range());
         match &self.kind {
             Kind::Number { min, max, integer } => {

@@ -87,6 +87,56 @@ fn settings_errors_name_the_key_and_range() {
         .stderr(predicate::str::contains(
             "--sweep autocompact_pct is given twice",
         ));
+    // Mistakes that used to pass unseen: a dropped empty value, a repeated row, a `--set`
+    // overridden by the sweep of the same key.
+    for (args, says) in [
+        (&["--sweep", "autocompact_pct=50,,60"][..], "an empty value"),
+        (
+            &["--sweep", "autocompact_pct=50,60,50.0"],
+            "50.0 repeats a value given before it",
+        ),
+        (
+            &[
+                "--set",
+                "autocompact_pct=50",
+                "--sweep",
+                "autocompact_pct=60,70",
+            ],
+            "given with both --set and --sweep",
+        ),
+    ] {
+        sessions()
+            .arg("--home")
+            .arg(home())
+            .args(["replay-compress", "--all", "-A", "claude"])
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(says));
+    }
+    // A text setting's values hold commas: they are separated by `;`.
+    let out = sessions()
+        .arg("--home")
+        .arg(home())
+        .args(["replay-compress", "--all", "-A", "openclaw-prune"])
+        .args(["--sweep", "tools_allow=Read*,Bash;Grep", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut allowed: Vec<String> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["settings"]["tools_allow"].as_str().map(String::from))
+        .collect();
+    allowed.sort();
+    allowed.dedup();
+    assert_eq!(allowed, ["Grep", "Read*,Bash"]);
     // One replay's views: a sweep's mixed or dropped them.
     for view in [&["--validate"][..], &["--timeline"], &["--plot", "x.svg"]] {
         sessions()

@@ -259,33 +259,63 @@ enum OutRecord<'a> {
 }
 
 /// Every combination of the sweep values over the base settings, validated.
+///
+/// A number's or a word's values are separated by commas; a text setting's by `;`, since its
+/// own values hold commas (`tools_allow=Read*,Bash;Grep` is two settings). A value given
+/// twice, an empty one, or a key given with both `--set` and `--sweep` is an error: each would
+/// otherwise pass unseen (a repeated row, a dropped value, an overridden `--set`).
 fn grid(
     alg: Algorithm,
     base: &[(String, String)],
     sweep: &[(String, String)],
 ) -> Result<Vec<Settings>, String> {
     let mut combos: Vec<Vec<(String, String)>> = vec![base.to_vec()];
+    let canonical = |k: &str| k.trim().replace('-', "_");
     for (i, (key, values)) in sweep.iter().enumerate() {
         // A key swept twice would give every row twice, under one setting.
-        if sweep[..i].iter().any(|(k, _)| k == key) {
+        if sweep[..i]
+            .iter()
+            .any(|(k, _)| canonical(k) == canonical(key))
+        {
             return Err(format!(
                 "--sweep {key} is given twice: list its values once, {key}=V1,V2,…"
             ));
         }
-        let vals: Vec<&str> = values
-            .split(',')
-            .map(str::trim)
-            .filter(|v| !v.is_empty())
-            .collect();
-        if vals.is_empty() {
+        if base.iter().any(|(k, _)| canonical(k) == canonical(key)) {
+            return Err(format!(
+                "{key} is given with both --set and --sweep: give its values in --sweep alone"
+            ));
+        }
+        let spec = alg.specs().iter().find(|s| s.key == canonical(key));
+        let text = spec.is_some_and(|s| s.kind == crate::replay::settings::Kind::Text);
+        let sep = if text { ';' } else { ',' };
+        let vals: Vec<&str> = values.split(sep).map(str::trim).collect();
+        if vals.iter().all(|v| v.is_empty()) {
             return Err(format!("--sweep {key}=: no values"));
+        }
+        if vals.iter().any(|v| v.is_empty()) {
+            return Err(format!(
+                "--sweep {key}={values}: an empty value (separate the values with {sep:?})"
+            ));
+        }
+        // Values that read the same (`0.2` and `.20`) would give two identical rows.
+        if let Some(spec) = spec {
+            let mut seen = Vec::with_capacity(vals.len());
+            for v in &vals {
+                let parsed = spec.parse(v)?;
+                if seen.contains(&parsed) {
+                    return Err(format!(
+                        "--sweep {key}={values}: {v} repeats a value given before it"
+                    ));
+                }
+                seen.push(parsed);
+            }
         }
         combos = combos
             .into_iter()
             .flat_map(|c| {
                 vals.iter().map(move |v| {
                     let mut c = c.clone();
-                    c.retain(|(k, _)| k != key);
                     c.push((key.clone(), v.to_string()));
                     c
                 })
