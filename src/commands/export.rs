@@ -597,7 +597,7 @@ fn export_dir(
     entries.sort_by_key(IndexEntry::sort_key);
     // A failed index is reported with the sessions that failed, not instead of them.
     let index_error = with_index
-        .then(|| guard.write(&index, |w| write_index(w, opts.format, &entries)))
+        .then(|| guard.write(&index, |w| write_index(w, opts, &entries)))
         .and_then(Result::err);
     if !g.quiet {
         to_stderr!(

@@ -368,16 +368,15 @@ pub fn write_page(out: &mut dyn Write, doc: &Document) -> io::Result<()> {
 }
 
 /// `index.html`: every exported session with its metadata, linked.
-pub fn write_index(out: &mut dyn Write, entries: &[IndexEntry]) -> io::Result<()> {
+pub fn write_index(out: &mut dyn Write, entries: &[IndexEntry], intro: &str) -> io::Result<()> {
     head(out, "Exported sessions")?;
     out.write_all(
         b"<body>\n<div class=\"layout\" style=\"grid-template-columns: minmax(0, 1fr)\">\n<main>\n",
     )?;
     writeln!(
         out,
-        "<h1>Exported sessions</h1>\n<p class=\"muted\">{}, exported by sessions {}.</p>",
-        crate::render::plural(entries.len(), "session"),
-        env!("CARGO_PKG_VERSION")
+        "<h1>Exported sessions</h1>\n<p class=\"muted\">{}</p>",
+        html_escape(intro)
     )?;
     out.write_all(
         b"<div class=\"table\">\n<table>\n<thead><tr><th>Started</th><th>Agent</th><th>Project</th><th>Title</th>\

@@ -240,15 +240,41 @@ pub(crate) fn url_segment(segment: &str) -> String {
     out
 }
 
-/// `index.md`: a list of the exported sessions, newest first, each linked.
-pub fn write_index_md(out: &mut dyn Write, entries: &[IndexEntry]) -> io::Result<()> {
-    writeln!(out, "# Exported sessions\n")?;
-    writeln!(
-        out,
-        "{}, exported by sessions {}.\n",
+/// What `--no-thinking`/`--no-tools` leave out of a transcript, in words, if anything.
+pub(crate) fn left_out(opts: &ExportOptions) -> Option<&'static str> {
+    match (opts.thinking, opts.tools) {
+        (true, true) => None,
+        (false, true) => Some("thinking"),
+        (true, false) => Some("tool calls and results"),
+        (false, false) => Some("thinking, tool calls and results"),
+    }
+}
+
+/// The index's line under its title: how many sessions, by what, and what the transcripts
+/// leave out (the index's counts are the sessions', so a trimmed export must say it is one).
+fn index_intro(entries: &[IndexEntry], opts: &ExportOptions) -> String {
+    let mut line = format!(
+        "{}, exported by sessions {}.",
         crate::render::plural(entries.len(), "session"),
         env!("CARGO_PKG_VERSION")
-    )?;
+    );
+    if let Some(what) = left_out(opts) {
+        let what = what[..1].to_uppercase() + &what[1..];
+        line.push_str(&format!(
+            " {what} are left out of the transcripts; the counts are the sessions' own."
+        ));
+    }
+    line
+}
+
+/// `index.md`: a list of the exported sessions, newest first, each linked.
+pub fn write_index_md(
+    out: &mut dyn Write,
+    entries: &[IndexEntry],
+    opts: &ExportOptions,
+) -> io::Result<()> {
+    writeln!(out, "# Exported sessions\n")?;
+    writeln!(out, "{}\n", index_intro(entries, opts))?;
     for e in entries {
         writeln!(
             out,
@@ -270,12 +296,12 @@ pub fn write_index_md(out: &mut dyn Write, entries: &[IndexEntry]) -> io::Result
 /// Write the index for a format.
 pub fn write_index(
     out: &mut dyn Write,
-    format: ExportFormat,
+    opts: &ExportOptions,
     entries: &[IndexEntry],
 ) -> io::Result<()> {
-    match format {
-        ExportFormat::Md => write_index_md(out, entries),
-        ExportFormat::Html => html::write_index(out, entries),
+    match opts.format {
+        ExportFormat::Md => write_index_md(out, entries, opts),
+        ExportFormat::Html => html::write_index(out, entries, &index_intro(entries, opts)),
         ExportFormat::Json | ExportFormat::Jsonl => json::write_index(out, entries),
     }
 }

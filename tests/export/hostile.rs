@@ -173,9 +173,17 @@ fn trimming_options() {
     assert!(!md.contains("Tool call"));
     assert!(!md.contains("line 500"));
     assert!(md.contains("3 · User"));
-    // The header does not count what was left out as none.
-    assert!(md.contains("· tool calls omitted ·"), "{md}");
-    assert!(!md.contains("0 tool calls"), "{md}");
+    // The header counts the session's calls and says the transcript does not show them;
+    // "omitted" would read as if the count were.
+    assert!(
+        md.contains("· 2 tool calls (1 failed), not in this transcript ·"),
+        "{md}"
+    );
+    assert!(
+        md.contains(" · thinking, tool calls and results left out\n"),
+        "{md}"
+    );
+    assert!(!md.contains("omitted"), "{md}");
     let all = ok(sessions()
         .env("HOME", dir.path())
         .args(["export", "--max-output-lines", "0"])

@@ -109,11 +109,25 @@ fn trimming_keeps_the_counts() {
             .any(|(_, c)| c["tool_calls"].as_u64() > Some(0))
     );
     assert_eq!(calls(&trimmed), calls(&entries));
+    // The same counts, and a line saying the transcripts behind them lack the tool parts.
+    let note = "Tool calls and results are left out of the transcripts; the counts are the sessions&#39; own.";
     for format in ["md", "html"] {
+        let (full, trimmed) = (index(format, &[]), index(format, &["--no-tools"]));
+        let note = match format {
+            "md" => note.replace("&#39;", "'"),
+            _ => note.to_string(),
+        };
+        assert!(!full.contains("left out"), "{format}: {full}");
+        assert!(trimmed.contains(&note), "{format}: {trimmed}");
         assert_eq!(
-            index(format, &["--no-tools"]),
-            index(format, &[]),
+            trimmed.replacen(&format!(" {note}"), "", 1),
+            full,
             "{format}"
         );
     }
+    let md = ok(sample().args(["export", "--no-tools", "6f0d3c52"])).0;
+    assert!(
+        md.contains("· 4 tool calls (1 failed), not in this transcript ·"),
+        "{md}"
+    );
 }

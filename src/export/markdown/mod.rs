@@ -645,16 +645,16 @@ impl<'s, 'e> Document<'s, 'e> {
             );
         }
         let c = s.counts();
-        // Without the tool calls (`--no-tools`) there is nothing left to count them by.
-        let calls = if self.env.opts.tools {
-            format!(
-                "{} ({} failed)",
-                plural(c.tool_calls as usize, "tool call"),
-                thousands(c.tool_errors)
-            )
-        } else {
-            "tool calls omitted".into()
-        };
+        // The counts are the session's as read (`counts_as_read`), so with `--no-tools` they
+        // count calls the reader will not find below: say so next to the number.
+        let mut calls = format!(
+            "{} ({} failed)",
+            plural(c.tool_calls as usize, "tool call"),
+            thousands(c.tool_errors)
+        );
+        if !self.env.opts.tools {
+            calls.push_str(", not in this transcript");
+        }
         field(
             "Counts",
             inline(&format!(
@@ -687,11 +687,8 @@ impl<'s, 'e> Document<'s, 'e> {
         if o.redact {
             how.push("secrets redacted".into());
         }
-        if !o.thinking {
-            how.push("thinking omitted".into());
-        }
-        if !o.tools {
-            how.push("tool calls omitted".into());
+        if let Some(what) = super::left_out(o) {
+            how.push(format!("{what} left out"));
         }
         if o.max_output_lines > 0 {
             how.push(format!("tool outputs cut to {} lines", o.max_output_lines));
