@@ -528,6 +528,54 @@ fn show_lists_a_result_whose_call_is_not_in_the_file() {
     );
 }
 
+/// An image the session gave by URL shows its address (all the session holds of it) after its
+/// placeholder: escaped, and cut to the width.
+#[test]
+fn show_prints_an_image_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let id = "1a6e0000-0000-4000-8000-0000000000a1";
+    let url = format!(
+        "https://img.example.com/\u{1b}]0;x\u{7}/{}/shot.png",
+        "very-long-path-segment/".repeat(6)
+    );
+    let line = serde_json::json!({
+        "type": "user", "sessionId": id, "uuid": "u1", "parentUuid": null,
+        "isSidechain": false, "cwd": "/x", "version": "2.1.90",
+        "timestamp": "2026-05-01T10:00:00.000Z",
+        "message": {"role": "user", "content": [
+            {"type": "text", "text": "look"},
+            {"type": "image", "source": {"type": "url", "url": url}}]},
+    });
+    let file = dir.path().join(format!(".claude/projects/-x/{id}.jsonl"));
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(&file, format!("{line}\n")).unwrap();
+    let show = |w: usize| {
+        stdout(
+            common::sessions()
+                .env("COLUMNS", w.to_string())
+                .arg("--home")
+                .arg(dir.path())
+                .args(["show", "1a6e0000"]),
+        )
+    };
+    let wide = show(200);
+    assert!(
+        wide.contains("[image ?] https://img.example.com/^[]0;x^G/very-long-path-segment/"),
+        "{wide}"
+    );
+    assert!(wide.contains("/shot.png"), "{wide}");
+    let narrow = show(80);
+    assert_fits("show", &narrow, 80);
+    assert!(
+        narrow.contains("[image ?] https://img.example.com/^[]0;x^G/very-long"),
+        "{narrow}"
+    );
+    assert!(
+        narrow.contains('…') && !narrow.contains("shot.png"),
+        "{narrow}"
+    );
+}
+
 /// Two Gemini saved chats whose tags share their first thirteen characters, and two Codex
 /// sub-agents started in the same millisecond: each id that `list`, `compactions` and `usage
 /// session` print, at any width, names one session when typed back into `show`.

@@ -586,16 +586,27 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
                     writeln!(out, "{line}")?;
                 }
                 Part::Image {
-                    media_type, bytes, ..
+                    media_type,
+                    bytes,
+                    url,
+                    ..
                 } => {
-                    let line = format!(
-                        "{indent}[{} {} {}]",
+                    let mut line = format!(
+                        "{indent}[{} {}",
                         crate::model::media_kind(media_type.as_deref()),
                         safe_line(media_type.as_deref().unwrap_or("?")),
-                        bytes
-                            .map(|b| format!("{} bytes", thousands(b)))
-                            .unwrap_or_default()
                     );
+                    if let Some(b) = bytes {
+                        line.push_str(&format!(" {} bytes", thousands(*b)));
+                    }
+                    line.push(']');
+                    // Where an image given by URL was is all the session holds of it; the
+                    // address is session data, escaped and cut like any other.
+                    if let Some(url) = url {
+                        line.push(' ');
+                        writeln!(out, "{}", fit_line(&line, url, "", width, Cut::End))?;
+                        continue;
+                    }
                     let fits = width.is_none_or(|w| text_width(&line) <= w);
                     if fits {
                         writeln!(out, "{line}")?;
