@@ -491,8 +491,11 @@ fn image_urls_are_kept_as_links() {
     );
 
     let (html, _) = ok(sessions().args(["export", "-f", "html"]).arg(&file));
+    // The address shows after the link, not only in its href.
     assert!(
-        html.contains("<a href=\"https://example.com/cat.png\">"),
+        html.contains(
+            "<a href=\"https://example.com/cat.png\">image: unknown type · size unknown</a> (https://example.com/cat.png)"
+        ),
         "{html}"
     );
     assert!(!html.contains("<img src=\"https:"), "{html}");

@@ -6,7 +6,8 @@
 //! - raw HTML (blocks and inline) becomes text (escaped), so `<script>` shows as `<script>`;
 //! - links keep only `http`, `https` and `mailto` targets, and show the target after the text
 //!   when it differs (a link cannot pretend to go elsewhere); any other target is shown as
-//!   text; images are never fetched: an image is a link to it (`[image: alt]`), or text;
+//!   text; images are never fetched: an image is a link to it (`[image: alt]`, its target
+//!   shown after it like any link's), or text;
 //! - headings are demoted below the transcript's own turn headings (`base` + their level,
 //!   at most `######`), so the table of contents stays the turns';
 //! - a line break is kept as a line break (as chat interfaces show it), not joined into the
@@ -558,7 +559,9 @@ impl Writer {
                 match (l.live, l.image) {
                     (true, _) => {
                         self.write(&format!("]({})", destination(&l.url)));
-                        if !same && !l.image {
+                        // An image's text is its alt text, never its address: the target is
+                        // shown after it as after any other link.
+                        if !same {
                             let t = escaped(&format!(" ({})", l.url));
                             self.write(&t);
                         }
@@ -740,6 +743,29 @@ mod tests {
         }
         assert_eq!(plain("a &amp; &lt;b&gt;").trim(), "a &amp; &lt;b&gt;");
         assert_eq!(plain_preview("a &amp; b", 60), "a &amp; b");
+    }
+
+    /// A Markdown image in a message is a link that fetches nothing, with where it pointed
+    /// shown after it, as any link whose text is not its target (in the HTML page too).
+    #[test]
+    fn an_image_shows_its_target() {
+        let md = render(
+            "see ![chart](https://img.example/c.png) and ![https://x.example/a.png](https://x.example/a.png)",
+            2,
+        );
+        let page = crate::export::html::markdown_to_html(&md);
+        for h in [to_html(&md), page] {
+            assert!(
+                h.contains("<a href=\"https://img.example/c.png\">image: chart</a> (https://img.example/c.png)"),
+                "{md}\n{h}"
+            );
+            // Its text already says where: not twice.
+            assert!(
+                h.contains("image: https://x.example/a.png</a></p>"),
+                "{md}\n{h}"
+            );
+            assert!(!h.contains("<img"), "{h}");
+        }
     }
 
     #[test]

@@ -209,7 +209,13 @@ impl Document<'_, '_> {
                 .strip_prefix("\\[")
                 .and_then(|l| l.strip_suffix("\\]"))
                 .unwrap_or(label);
-            format!("[{text}]({})\n\n", destination(url))
+            // The target after the link, as message links show theirs: the reader sees
+            // where it points without following it.
+            format!(
+                "[{text}]({}) {}\n\n",
+                destination(url),
+                inline(&format!("({url})"))
+            )
         } else {
             format!("{label} {}\n\n", inline(&format!("({url})")))
         }
