@@ -117,11 +117,12 @@ fn own_html(h: &str) -> bool {
             .is_some_and(|inner| !inner.contains(['<', '>']))
 }
 
-/// An image the export itself wrote next to the page (`--images extract`):
-/// `./<page stem>.files/image-NNN.ext`, the stem percent-encoded, and nothing that could
+/// A file the export itself wrote next to the page (`--images extract`: an image, or a PDF or
+/// recording linked rather than shown): `./<page stem>.files/image-NNN.ext`, the stem
+/// percent-encoded (`export::url_segment`), and nothing that could
 /// resolve elsewhere: no scheme, no absolute path, no `..`, no backslash (a browser reads it as
 /// `/`), and no escape that decodes to a separator (a browser decodes `%2e%2e%2f` to `../`).
-fn own_image(url: &str) -> bool {
+fn own_file(url: &str) -> bool {
     let rel = url.strip_prefix("./").unwrap_or(url);
     let mut parts = rel.split('/');
     let (Some(dir), Some(name), None) = (parts.next(), parts.next(), parts.next()) else {
@@ -252,8 +253,8 @@ fn diff_html(code: &str) -> String {
 
 /// Markdown → HTML with the transcript's extensions (tables, strikethrough, task lists). The
 /// Markdown is already safe (`markdown::prose`); this is a second fence: any raw HTML but the
-/// export's own `<details>` becomes text, a link to anything but http(s)/mailto or an image
-/// from anywhere but next to the page becomes its text.
+/// export's own `<details>` becomes text, a link to anything but http(s)/mailto or a file the
+/// export wrote, or an image from anywhere but next to the page, becomes its text.
 pub fn markdown_to_html(md: &str) -> String {
     let mut s = String::with_capacity(md.len() + md.len() / 4);
     let mut dropped: Vec<bool> = Vec::new();
@@ -284,13 +285,14 @@ pub fn markdown_to_html(md: &str) -> String {
                 Event::Html(h) | Event::InlineHtml(h) if !own_html(&h) => {
                     [Some(Event::Text(h)), None]
                 }
+                // A relative link stays only when it is to a file this export wrote.
                 Event::Start(Tag::Link { ref dest_url, .. }) => {
-                    let keep = safe_url(dest_url);
+                    let keep = safe_url(dest_url) || own_file(dest_url);
                     dropped.push(!keep);
                     [keep.then_some(e), None]
                 }
                 Event::Start(Tag::Image { ref dest_url, .. }) => {
-                    let keep = own_image(dest_url);
+                    let keep = own_file(dest_url);
                     dropped.push(!keep);
                     [keep.then_some(e), None]
                 }
@@ -410,10 +412,10 @@ mod tests {
 
     #[test]
     fn only_the_exports_own_images_are_shown() {
-        assert!(own_image("session.files/image-001.png"));
-        assert!(own_image("a b.files/image-012.jpg"));
+        assert!(own_file("session.files/image-001.png"));
+        assert!(own_file("a b.files/image-012.jpg"));
         // What `--images extract` writes for `-o "run2 14:00 #1 50%?.html"`.
-        assert!(own_image(
+        assert!(own_file(
             "./run2%2014%3A00%20%231%2050%25%3F.files/image-001.png"
         ));
         for url in [
@@ -442,11 +444,28 @@ mod tests {
             ".files/image-001.png",
             "",
         ] {
-            assert!(!own_image(url), "{url}");
+            assert!(!own_file(url), "{url}");
         }
         let h = markdown_to_html("![a](<../../x.png>) ![b](<s.files/image-001.png>)");
         assert!(!h.contains("x.png\""), "{h}");
         assert!(h.contains("<img src=\"s.files/image-001.png\""), "{h}");
+    }
+
+    /// An extracted PDF is linked from the page like an image is shown: by the same rule, and
+    /// no other relative link passes.
+    #[test]
+    fn links_to_the_exports_own_files_stay_links() {
+        let h = markdown_to_html(
+            "[document: application/pdf · 9 B](<./run%201.files/image-001.pdf>) \
+             [x](<../etc/passwd>) [y](<s.files/notes.pdf>) [z](<./s.files/image-001.pdf?q>)",
+        );
+        assert!(
+            h.contains(
+                "<a href=\"./run%201.files/image-001.pdf\">document: application/pdf · 9 B</a>"
+            ),
+            "{h}"
+        );
+        assert_eq!(h.matches("<a ").count(), 1, "{h}");
     }
 
     /// The class of each line of a diff block, in order.

@@ -442,6 +442,50 @@ fn documents_are_placeholders_not_their_base64() {
     }
 }
 
+/// With `--images extract` an extracted PDF is a link to its file in HTML as in Markdown, not
+/// only its name.
+#[test]
+fn extracted_documents_are_linked_in_html() {
+    const PDF: &str = "JVBERi0xLjQgZmFrZQ==";
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("doc.jsonl");
+    write(
+        &file,
+        &(rec(
+            "user",
+            "u1",
+            "00:00",
+            serde_json::json!({"role": "user", "content": [{"type": "text", "text": "read"},
+                {"type": "document", "source": {"type": "base64",
+                    "media_type": "application/pdf", "data": PDF}}]}),
+        ) + "\n"),
+    );
+    let out = dir.path().join("out");
+    for (fmt, want) in [
+        (
+            "md",
+            "[document: application/pdf · 13 B](<./run%201.files/image-001.pdf>)",
+        ),
+        (
+            "html",
+            "<a href=\"./run%201.files/image-001.pdf\">document: application/pdf · 13 B</a>",
+        ),
+    ] {
+        let page = out.join(format!("{fmt}/run 1.{fmt}"));
+        ok(sessions()
+            .env("HOME", dir.path())
+            .args(["export", "--images", "extract", "-f", fmt, "-o"])
+            .arg(&page)
+            .arg(&file));
+        let text = fs::read_to_string(&page).unwrap();
+        assert!(text.contains(want), "{fmt}: {text}");
+        assert!(
+            out.join(format!("{fmt}/run 1.files/image-001.pdf"))
+                .exists()
+        );
+    }
+}
+
 /// A Claude image referred to by URL keeps its URL: in JSON (`url`), and in md/html as a link,
 /// never an inline image (the page fetches nothing). A URL that is not a web address is text;
 /// `--redact` scrubs a token in one.
