@@ -279,6 +279,64 @@ fn wide_characters_are_cut_by_display_width() {
     }
 }
 
+/// A soft hyphen (U+00AD) is drawn in a column by the terminals that follow glibc's `wcwidth`
+/// (xterm, VTE): a text full of them, cut to 80 columns, still fits 80 there.
+#[test]
+fn soft_hyphens_never_overflow_the_width() {
+    let dir = tempfile::tempdir().unwrap();
+    let id = "50f70000-0000-4000-8000-0000000000ad";
+    let text = "Silben\u{ad}tren\u{ad}nung ".repeat(30);
+    let rec = |kind: &str, uuid: &str, t: &str, message: serde_json::Value| {
+        serde_json::json!({
+            "type": kind, "sessionId": id, "uuid": uuid, "parentUuid": null,
+            "isSidechain": false, "cwd": "/home/dev/x", "version": "2.1.90",
+            "timestamp": format!("2026-05-01T10:00:{t}.000Z"), "message": message,
+        })
+        .to_string()
+    };
+    let lines = [
+        rec(
+            "user",
+            "u1",
+            "00",
+            serde_json::json!({"role": "user", "content": text}),
+        ),
+        rec(
+            "assistant",
+            "a1",
+            "05",
+            serde_json::json!({"id": "m1", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": text},
+                    {"type": "tool_use", "id": "t1", "name": "Bash",
+                     "input": {"command": text}}],
+                "usage": {"input_tokens": 10, "output_tokens": 5}}),
+        ),
+    ];
+    let file = dir
+        .path()
+        .join(format!(".claude/projects/-home-dev-x/{id}.jsonl"));
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(file, lines.join("\n") + "\n").unwrap();
+    let wcwidth = |l: &str| unicode_width::UnicodeWidthStr::width(l) + l.matches('\u{ad}').count();
+    for args in [&["show", "50f70000"][..], &["list"]] {
+        let out = stdout(
+            common::sessions()
+                .env("COLUMNS", "80")
+                .arg("--home")
+                .arg(dir.path())
+                .args(args),
+        );
+        assert!(out.contains('\u{ad}'), "{args:?}: {out}");
+        for line in out.lines() {
+            assert!(
+                wcwidth(line) <= 80,
+                "{args:?}: {} columns: {line:?}",
+                wcwidth(line)
+            );
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Times, numbers, words.
 

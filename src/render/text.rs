@@ -8,7 +8,8 @@
 //! bidirectional overrides that can reorder what a line appears to say as `<U+202E>`.
 //! JSON output keeps the characters (escaped by the serialiser).
 //!
-//! Widths are display columns (`unicode-width`): CJK and most emoji take two.
+//! Widths are display columns (`unicode-width`): CJK and most emoji take two, a soft hyphen
+//! one (`SOFT_HYPHEN`).
 
 use std::borrow::Cow;
 
@@ -287,12 +288,27 @@ pub fn wrap(s: &str, max: Option<usize>, indent: usize) -> String {
     out
 }
 
-/// Display width in terminal columns.
+/// The soft hyphen, U+00AD: `unicode-width` 0.2 gives it no width (it is default-ignorable),
+/// but glibc's `wcwidth` gives it 1 and the terminals that follow it (xterm, VTE) draw it as
+/// a hyphen; others (like `less`, which treats format characters as composing) draw nothing.
+/// Counted as one column, a line holding one is never wider than the width it was cut to, at
+/// worst a column short.
+const SOFT_HYPHEN: char = '\u{ad}';
+
+/// Display width in terminal columns (a soft hyphen counts one: `SOFT_HYPHEN`).
 pub fn width(s: &str) -> usize {
-    UnicodeWidthStr::width(s)
+    let w = UnicodeWidthStr::width(s);
+    if s.contains(SOFT_HYPHEN) {
+        w + s.matches(SOFT_HYPHEN).count()
+    } else {
+        w
+    }
 }
 
 fn char_width(c: char) -> usize {
+    if c == SOFT_HYPHEN {
+        return 1;
+    }
     UnicodeWidthChar::width(c).unwrap_or(0)
 }
 
@@ -399,6 +415,26 @@ pub fn pad(s: &str, cols: usize, right: bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// A soft hyphen takes the column a `wcwidth` terminal gives it, in a whole line and in
+    /// every cut, so that no cut line is wider than asked on such a terminal.
+    #[test]
+    fn a_soft_hyphen_counts_one_column() {
+        let s = "ex\u{ad}am\u{ad}ple\u{ad}".repeat(10);
+        assert_eq!(width(&s), 100);
+        let wcwidth = |t: &str| t.chars().count();
+        for max in [1, 5, 10, 33, 80] {
+            for cut in [cut_end(&s, max), cut_start(&s, max), cut_prefix(&s, max)] {
+                assert!(wcwidth(&cut) <= max, "{max}: {cut:?}");
+            }
+            let wrapped = wrap(&format!("a {s}"), Some(max.max(20)), 2);
+            assert!(
+                wrapped.lines().all(|l| wcwidth(l) <= max.max(20)),
+                "{wrapped}"
+            );
+        }
+        assert_eq!(pad("\u{ad}", 3, false), "\u{ad}  ");
+    }
+
     #[test]
     fn a_word_longer_than_the_line_is_broken_not_overflowing() {
         let text = "newest COMPRESSION_FUNCTION_RESPONSE_TOKEN_BUDGET: tokens kept";
