@@ -38,6 +38,11 @@ pub struct ScanOptions {
     /// `--project-root` folders: extra candidates for Gemini hash matching.
     pub project_roots: Vec<PathBuf>,
     pub filter: Filter,
+    /// The sessions the command reports on, when it reads more than those: `filter` then says
+    /// which sessions are read and kept (`usage blocks` cuts blocks from every session of an
+    /// agent) and this which are reported (here: whose undated requests a window leaves out).
+    /// `None`: the ones `filter` keeps.
+    pub selection: Option<Filter>,
     /// Show a progress bar (only honoured when stderr is a terminal).
     pub progress: bool,
 }
@@ -323,7 +328,8 @@ fn run<T: Send>(
         result.report.extend(s.warnings.iter().cloned());
     }
     count_once(&mut sessions);
-    result.undated_outside_window = undated_outside_window(&sessions, &opts.filter);
+    result.undated_outside_window =
+        undated_outside_window(&sessions, opts.selection.as_ref().unwrap_or(&opts.filter));
     sessions.retain(|s| opts.filter.matches(s));
     result.sessions = sessions;
     (result, visited)

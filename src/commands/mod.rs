@@ -419,6 +419,7 @@ pub fn scan_options_in(
         paths: sel.paths.clone(),
         project_roots: g.project_root.clone(),
         filter: filter(sel, zone)?,
+        selection: None,
         progress: !g.no_progress && !g.quiet,
     })
 }

@@ -102,15 +102,19 @@ pub fn blocks<'a>(
     requests: &[(&'a SessionSummary, &'a RequestUsage, Option<DateTime<Utc>>)],
     pricing: &Pricing,
 ) -> (Vec<Block<'a>>, usize) {
-    blocks_holding(requests, pricing, |_| true)
+    blocks_holding(requests, pricing, |_| true, |_| true)
 }
 
-/// [`blocks`], keeping those that hold a request at a time `shown` accepts: the blocks a time
-/// window selects.
+/// [`blocks`] as a selection sees them: cut from every request, as the plan meters them, but
+/// holding only the requests of the sessions `selected` accepts (`--project`, `--kind`); kept
+/// when they hold such a request at a time `shown` accepts (the blocks a time window
+/// selects). The undated requests counted are the selected ones. A block's `gap_before` is
+/// the idle time before its first request of any session: what started it.
 pub fn blocks_holding<'a>(
     requests: &[(&'a SessionSummary, &'a RequestUsage, Option<DateTime<Utc>>)],
     pricing: &Pricing,
     shown: impl Fn(DateTime<Utc>) -> bool,
+    selected: impl Fn(&SessionSummary) -> bool,
 ) -> (Vec<Block<'a>>, usize) {
     let mut prices = PriceCache::new(pricing);
     let mut dated: Vec<(&'a SessionSummary, &'a RequestUsage, DateTime<Utc>)> = Vec::new();
@@ -118,13 +122,15 @@ pub fn blocks_holding<'a>(
     for &(s, r, at) in requests {
         match at {
             Some(t) => dated.push((s, r, t)),
-            None => undated += 1,
+            None => undated += usize::from(selected(s)),
         }
     }
     dated.sort_by_key(|(s, _, t)| (s.agent, *t));
     let mut out: Vec<Block<'a>> = Vec::new();
-    // Whether each block of `out` holds a request `shown` accepts.
+    // Whether each block of `out` holds a selected request `shown` accepts.
     let mut keep: Vec<bool> = Vec::new();
+    // The last request of the newest block, of any session.
+    let mut last_any: Option<DateTime<Utc>> = None;
     let mut members: HashSet<&std::path::Path> = HashSet::new();
     for (s, r, t) in dated {
         let starts_new = match out.last() {
@@ -139,7 +145,7 @@ pub fn blocks_holding<'a>(
             let gap_before = out
                 .last()
                 .filter(|b| b.agent == s.agent)
-                .and_then(|b| b.tally.last_at)
+                .and(last_any)
                 .map(|last| t - last);
             let start = hour_floor(t);
             out.push(Block {
@@ -156,6 +162,10 @@ pub fn blocks_holding<'a>(
                 gap_before,
             });
             keep.push(false);
+        }
+        last_any = Some(t);
+        if !selected(s) {
+            continue;
         }
         if let Some(k) = keep.last_mut() {
             *k |= shown(t);
@@ -377,7 +387,7 @@ mod tests {
             .collect();
         let window =
             |at: DateTime<Utc>| at >= t("2026-06-02T00:00:00Z") && at < t("2026-06-02T12:00:00Z");
-        let (b, _) = blocks_holding(&reqs, &Pricing::embedded(), window);
+        let (b, _) = blocks_holding(&reqs, &Pricing::embedded(), window, |_| true);
         let got: Vec<(String, u64, Option<Duration>)> = b
             .iter()
             .map(|b| (b.start.to_rfc3339(), b.tally.usage.total(), b.gap_before))

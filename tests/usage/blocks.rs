@@ -125,3 +125,84 @@ fn the_active_block_has_a_burn_rate_and_a_projection() {
         }
     }
 }
+
+/// A Claude session of project `cwd` in `home`'s store: one response a request, (time, input).
+fn project_session(home: &Path, sid: &str, cwd: &str, requests: &[(&str, u64)]) {
+    let dir = home.join(".claude/projects").join(cwd.replace('/', "-"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lines: Vec<String> = requests
+        .iter()
+        .enumerate()
+        .map(|(i, (at, input))| {
+            json!({"type": "assistant", "sessionId": sid, "uuid": format!("{sid}-{i}"),
+                "parentUuid": null, "timestamp": at, "cwd": cwd, "version": "2.1.90",
+                "requestId": format!("req_{sid}_{i}"), "message": {"id": format!("msg_{sid}_{i}"),
+                "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text",
+                "text": "ok"}], "usage": {"input_tokens": input, "output_tokens": 0}}})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(dir.join(format!("{sid}.jsonl")), lines.join("\n") + "\n").unwrap();
+}
+
+/// `--project` picks the requests a block holds, not where blocks start: the plan meters every
+/// request. Project b's request at 09:20 opens the 09:00 block, which holds a's 13:30 request;
+/// a's 14:30 request opens the next. Cut from a's requests alone, one block started at 13:00.
+#[test]
+fn a_project_selects_requests_from_the_blocks_every_request_cuts() {
+    let home = tempfile::tempdir().unwrap();
+    let a = "11111111-0000-4000-8000-00000000000a";
+    let b = "11111111-0000-4000-8000-00000000000b";
+    project_session(
+        home.path(),
+        b,
+        "/home/dev/b",
+        &[("2026-05-04T09:20:00Z", 7)],
+    );
+    project_session(
+        home.path(),
+        a,
+        "/home/dev/a",
+        &[("2026-05-04T13:30:00Z", 100), ("2026-05-04T14:30:00Z", 200)],
+    );
+    let blocks = |extra: &[&str]| -> Vec<(String, u64, u64, Value)> {
+        let mut args = vec!["--home", home.path().to_str().unwrap(), "usage", "blocks"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--format", "json"]);
+        let doc = json_of(common::sessions(), &args);
+        doc["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["start"].as_str().unwrap().to_string(),
+                    r["tokens"]["input"].as_u64().unwrap(),
+                    r["requests"].as_u64().unwrap(),
+                    r["gap_before_minutes"].clone(),
+                )
+            })
+            .collect()
+    };
+    let start = |s: &str| s.to_string();
+    assert_eq!(
+        blocks(&["--project", "/home/dev/a"]),
+        [
+            (start("2026-05-04T09:00:00.000Z"), 100, 1, Value::Null),
+            (start("2026-05-04T14:00:00.000Z"), 200, 1, json!(60)),
+        ]
+    );
+    // The project that opened the first block holds nothing in the second.
+    assert_eq!(
+        blocks(&["--project", "/home/dev/b"]),
+        [(start("2026-05-04T09:00:00.000Z"), 7, 1, Value::Null)]
+    );
+    // Unselected, the same blocks hold everything.
+    assert_eq!(
+        blocks(&[]),
+        [
+            (start("2026-05-04T09:00:00.000Z"), 107, 2, Value::Null),
+            (start("2026-05-04T14:00:00.000Z"), 200, 1, json!(60)),
+        ]
+    );
+}

@@ -86,8 +86,19 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
                 .iter()
                 .map(|&(s, r)| (s, r, usage::time_of(s, r)))
                 .collect();
-            let (list, undated) =
-                blocks::blocks_holding(&all, pricing, |t| uopts.in_window(Some(t)));
+            // The selection (`--project`, `--kind`) picks the requests a block holds, not
+            // where it starts.
+            let selection = crate::filter::Filter {
+                since: None,
+                until: None,
+                ..opts.filter.clone()
+            };
+            let (list, undated) = blocks::blocks_holding(
+                &all,
+                pricing,
+                |t| uopts.in_window(Some(t)),
+                |s| selection.matches(s),
+            );
             if undated > 0 && !g.quiet {
                 let (is, they) = if undated == 1 {
                     ("is", "it is")
@@ -164,7 +175,12 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
 /// window's end moves 5 hours on, to the end of the last block a request inside it can start.
 /// A window stays in place either way: requests without any time stay out, and are counted.
 fn scan_for_blocks(opts: &ScanOptions) -> ScanResult {
+    // Blocks are cut from every session of an agent, as the plan meters them, whatever the
+    // selection: the command picks the selected sessions' requests out of them.
     let mut o = opts.clone();
+    o.filter.project = None;
+    o.filter.kind = crate::filter::KindFilter::All;
+    o.selection = Some(opts.filter.clone());
     let later = |t: DateTime<Utc>| t.checked_add_signed(blocks::BLOCK).unwrap_or(t);
     o.filter.until = opts.filter.until.map(|u| match u {
         Until::At(t) => Until::At(later(t)),
