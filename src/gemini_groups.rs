@@ -6,7 +6,10 @@
 //! - **copies** — a legacy `.json` beside its migrated `.jsonl`, a hash-folder copy beside its
 //!   slug-folder one, backups and snapshots taken while the session grew: the same `startTime`.
 //!   One is kept (the one with the most messages, then `.jsonl`, then the later update) and
-//!   each other is reported as a copy, never counted twice. Metadata-only stubs go too.
+//!   each other whose messages (by id) it holds is reported as a copy, never counted twice.
+//!   Copies that diverged (each holds messages the other lacks: a backup resumed elsewhere)
+//!   are all kept, as one session's files; the messages they share count once, by message
+//!   id ([`crate::scan::count_once`]). Metadata-only stubs go too.
 //! - **sub-agent recordings** (codebase-investigator and friends, in the legacy era): a file
 //!   whose whole time span lies inside another file's of the same session. It becomes a
 //!   sub-agent session linked to that parent.
@@ -33,6 +36,9 @@ pub const COMPRESSIBLE_PROMPT: u64 = 1_048_576 / 5;
 /// warnings for the copies dropped.
 pub fn group(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
     let warnings = drop_copies(sessions);
+    for s in sessions.iter_mut() {
+        s.message_ids = Vec::new();
+    }
     link_and_mark(sessions);
     warnings
 }
@@ -60,32 +66,45 @@ fn drop_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
         }
         let any_content = idxs.iter().any(|&i| sessions[i].message_count > 0);
         for group in by_start.values() {
-            let best = *group
+            let mut ranked = group.clone();
+            // The most messages, then `.jsonl`, then the later update, then the later path.
+            let rank = |i: usize| {
+                let s = &sessions[i];
+                (
+                    s.message_count,
+                    s.source.path.extension().is_some_and(|e| e == "jsonl"),
+                    s.updated_at,
+                    &s.source.path,
+                )
+            };
+            ranked.sort_by(|&a, &b| rank(b).cmp(&rank(a)));
+            let ids: Vec<HashSet<u64>> = ranked
                 .iter()
-                .max_by_key(|&&i| {
-                    let s = &sessions[i];
-                    (
-                        s.message_count,
-                        s.source.path.extension().is_some_and(|e| e == "jsonl"),
-                        s.updated_at,
-                    )
-                })
-                .expect("non-empty group");
-            for &i in group {
-                if i != best {
-                    drop.insert(i);
-                    warnings.push(Warning::new(
-                        WarningKind::Duplicate,
-                        &sessions[i].source.path,
-                        None,
-                        format!(
-                            "copy of Gemini session {} (kept {})",
-                            sessions[i].id,
-                            sessions[best].source.path.display()
-                        ),
-                    ));
+                .map(|&i| sessions[i].message_ids.iter().copied().collect())
+                .collect();
+            // A copy holds no message that a file ranked above it, and kept, lacks. Copies
+            // that diverged (one resumed from another's backup, each going on on its own)
+            // are kept, both: dropping one would lose what only it holds.
+            let mut kept: Vec<usize> = Vec::new();
+            for (a, &i) in ranked.iter().enumerate() {
+                match kept.iter().find(|&&b| ids[a].is_subset(&ids[b])) {
+                    Some(&b) => {
+                        drop.insert(i);
+                        warnings.push(Warning::new(
+                            WarningKind::Duplicate,
+                            &sessions[i].source.path,
+                            None,
+                            format!(
+                                "copy of Gemini session {} (kept {})",
+                                sessions[i].id,
+                                sessions[ranked[b]].source.path.display()
+                            ),
+                        ));
+                    }
+                    None => kept.push(a),
                 }
             }
+            let best = ranked[0];
             if any_content && sessions[best].message_count == 0 {
                 drop.insert(best);
                 warnings.push(Warning::new(
@@ -133,10 +152,21 @@ fn link_and_mark(sessions: &mut [SessionSummary]) {
                 std::cmp::Reverse(sessions[i].updated_at),
             )
         });
-        let spans: Vec<(Time, Time)> = idxs.iter().map(|&i| span(&sessions[i])).collect();
+        // Files with one start that are all kept are diverged copies of one chat object (the
+        // copy rule dropped the rest): never a recording inside one another. The first (the
+        // longest) stands for them all.
+        let (mut firsts, mut copies) = (Vec::new(), Vec::new());
+        for (k, &i) in idxs.iter().enumerate() {
+            if k > 0 && sessions[idxs[k - 1]].started_at == sessions[i].started_at {
+                copies.push(i);
+            } else {
+                firsts.push(i);
+            }
+        }
+        let spans: Vec<(Time, Time)> = firsts.iter().map(|&i| span(&sessions[i])).collect();
         let inside = recordings(&spans);
         let mut parts: Vec<usize> = Vec::new();
-        for (&i, inside) in idxs.iter().zip(inside) {
+        for (&i, inside) in firsts.iter().zip(inside) {
             if inside {
                 let s = &mut sessions[i];
                 s.kind = SessionKind::Subagent;
@@ -151,6 +181,29 @@ fn link_and_mark(sessions: &mut [SessionSummary]) {
                 let s = &mut sessions[w[1]];
                 let mut c = Compaction::new(CompactionKind::GeminiNewFile);
                 c.timestamp = s.started_at;
+                s.compaction_events.insert(0, c);
+                s.compactions += 1;
+            }
+        }
+        // A diverged copy is what the file standing for it is.
+        for &i in &copies {
+            let Some(&first) = firsts
+                .iter()
+                .rev()
+                .find(|&&f| sessions[f].started_at == sessions[i].started_at)
+            else {
+                continue;
+            };
+            let (kind, parent) = (sessions[first].kind, sessions[first].parent_id.clone());
+            let continued = sessions[first]
+                .compaction_events
+                .first()
+                .filter(|c| c.kind == CompactionKind::GeminiNewFile)
+                .cloned();
+            let s = &mut sessions[i];
+            s.kind = kind;
+            s.parent_id = parent;
+            if let Some(c) = continued {
                 s.compaction_events.insert(0, c);
                 s.compactions += 1;
             }

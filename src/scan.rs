@@ -80,6 +80,9 @@ pub struct SessionSummary {
     /// Number of messages (all roles), to tell startup stubs from real sessions.
     pub message_count: usize,
     record_uuids: Vec<u64>,
+    /// Gemini only: the file's message ids, hashed, for the copy rule
+    /// ([`crate::gemini_groups`]), which empties them.
+    pub(crate) message_ids: Vec<u64>,
     leaf_titles: Vec<(String, String)>,
     title_is_explicit: bool,
 }
@@ -108,12 +111,39 @@ impl SessionSummary {
         let counts = session.counts();
         let usage = session.usage();
         let mut models = Vec::new();
+        let gemini = session.agent == Agent::Gemini;
+        // A Gemini message id is a UUID: the same id in two files (copies kept apart because
+        // each holds messages the other lacks) is one response, which counts once.
+        let gemini_key = |r: &crate::model::Request| {
+            let id = session.messages.get(r.message_index?)?.id.clone()?;
+            Some(DedupKey {
+                message_id: id,
+                request_id: None,
+                sidechain: false,
+                copy: false,
+            })
+        };
         let requests = session
             .requests
             .iter()
             .chain(&session.copied_requests)
-            .map(|r| RequestUsage::of(r, &mut models))
+            .map(|r| {
+                let mut u = RequestUsage::of(r, &mut models);
+                if gemini && u.dedup_key.is_none() {
+                    u.dedup_key = gemini_key(r);
+                }
+                u
+            })
             .collect();
+        let message_ids = if gemini {
+            session
+                .messages
+                .iter()
+                .filter_map(|m| m.id.as_deref().map(parse::hash64))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let title = session
             .title
             .clone()
@@ -144,6 +174,7 @@ impl SessionSummary {
             requests,
             message_count: session.messages.len(),
             record_uuids: std::mem::take(&mut session.record_uuids),
+            message_ids,
             leaf_titles: std::mem::take(&mut session.leaf_titles),
             title_is_explicit: session.title_is_explicit,
             source,

@@ -141,3 +141,86 @@ fn real_legacy_files_are_counted_once() {
     // Before: 39 sessions, 31,226,324 tokens and 12 made-up compactions.
     assert_eq!(listed, 20_065_632);
 }
+
+/// Two copies of one chat object (same `startTime`: a hash-folder copy and its slug-folder
+/// one) that went on apart, each holding messages the other lacks, are both kept: dropping one
+/// lost what only it held, in silence. The messages they share count once. A copy whose
+/// messages another holds is still one.
+#[test]
+fn diverged_copies_are_both_kept_and_their_shared_messages_count_once() {
+    let home = tempfile::tempdir().unwrap();
+    let sid = "d0d0d0d0-0000-4000-8000-000000000001";
+    let meta = serde_json::json!({"sessionId": sid, "projectHash": "b2".repeat(32),
+        "startTime": "2025-12-05T10:00:00.000Z", "lastUpdated": "2025-12-05T10:05:00.000Z",
+        "kind": "main"});
+    let msg = |id: &str, min: u32, typ: &str, input: u64| {
+        let mut m = serde_json::json!({"id": id, "type": typ, "content": id,
+            "timestamp": format!("2025-12-05T10:{min:02}:00.000Z")});
+        if typ == "gemini" {
+            m["tokens"] = serde_json::json!({"input": input, "output": 10, "cached": 0,
+                "thoughts": 0, "tool": 0, "total": input + 10});
+            m["model"] = "gemini-2.5-pro".into();
+        }
+        m
+    };
+    let shared = [msg("m1", 0, "user", 0), msg("m2", 1, "gemini", 1000)];
+    let slug = [msg("m3", 2, "user", 0), msg("m4", 3, "gemini", 2000)];
+    let elsewhere = [msg("x3", 4, "user", 0), msg("x4", 5, "gemini", 500)];
+    let name = "session-2025-12-05T10-00-d0d0d0d0";
+    let write = |dir: &str, ext: &str, text: String| {
+        let chats = home.path().join(".gemini/tmp").join(dir).join("chats");
+        std::fs::create_dir_all(&chats).unwrap();
+        std::fs::write(chats.join(format!("{name}.{ext}")), text).unwrap();
+    };
+    let jsonl = |msgs: Vec<&Value>| {
+        std::iter::once(&meta)
+            .chain(msgs)
+            .map(|v| v.to_string() + "\n")
+            .collect::<String>()
+    };
+    write("slug", "jsonl", jsonl(shared.iter().chain(&slug).collect()));
+    write(
+        &"b2".repeat(32),
+        "jsonl",
+        jsonl(shared.iter().chain(&elsewhere).collect()),
+    );
+    // A legacy copy taken after the first response: a copy of both.
+    let mut legacy = meta.clone();
+    legacy["messages"] = serde_json::json!(shared);
+    write("slug", "json", legacy.to_string());
+
+    let h = home.path().to_str().unwrap();
+    let out = common::sessions()
+        .args(["-v", "--home", h, "list", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut inputs: Vec<u64> = rows
+        .iter()
+        .map(|r| r["tokens"]["input"].as_u64().unwrap())
+        .collect();
+    inputs.sort_unstable();
+    // Each row is its own file's figures: the shared m2 in both.
+    assert_eq!(inputs, [1500, 3000], "{rows:#?}");
+    assert!(rows.iter().all(|r| r["kind"] == "main"), "{rows:#?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{name}.json: copy of Gemini session {sid}")),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("copy of Gemini session").count(),
+        1,
+        "{stderr}"
+    );
+    let doc: Value = serde_json::from_slice(
+        &common::sessions()
+            .args(["--home", h, "usage", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(doc["totals"]["tokens"]["input"], 3500, "{doc:#}");
+}
