@@ -29,7 +29,7 @@ complete -c sessions -n "__fish_sessions_needs_command" -l claude-dir -d 'Claude
 complete -c sessions -n "__fish_sessions_needs_command" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_needs_command" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_needs_command" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
-complete -c sessions -n "__fish_sessions_needs_command" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
+complete -c sessions -n "__fish_sessions_needs_command" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file. A listing changes only the prices it gives: a model\'s other prices stay the embedded ones.' -r -F
 complete -c sessions -n "__fish_sessions_needs_command" -l strict -d 'Exit with status 3 if any file or line could not be read'
 complete -c sessions -n "__fish_sessions_needs_command" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_needs_command" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
@@ -75,7 +75,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand list" -l claude-dir -d
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
-complete -c sessions -n "__fish_sessions_using_subcommand list" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand list" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file. A listing changes only the prices it gives: a model\'s other prices stay the embedded ones.' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand list" -s r -l reverse -d 'Reverse the sort order'
 complete -c sessions -n "__fish_sessions_using_subcommand list" -l strict -d 'Exit with status 3 if any file or line could not be read'
 complete -c sessions -n "__fish_sessions_using_subcommand list" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
@@ -92,7 +92,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand show" -l claude-dir -d
 complete -c sessions -n "__fish_sessions_using_subcommand show" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand show" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand show" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
-complete -c sessions -n "__fish_sessions_using_subcommand show" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand show" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file. A listing changes only the prices it gives: a model\'s other prices stay the embedded ones.' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand show" -l strict -d 'Exit with status 3 if any file or line could not be read'
 complete -c sessions -n "__fish_sessions_using_subcommand show" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand show" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
@@ -118,7 +118,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand projects" -l claude-di
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
-complete -c sessions -n "__fish_sessions_using_subcommand projects" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand projects" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file. A listing changes only the prices it gives: a model\'s other prices stay the embedded ones.' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -l strict -d 'Exit with status 3 if any file or line could not be read'
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
 complete -c sessions -n "__fish_sessions_using_subcommand projects" -s q -l quiet -d 'Print no warnings on stderr (the exit status still reflects --strict)'
@@ -143,7 +143,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l claude
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
-complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file. A listing changes only the prices it gives: a model\'s other prices stay the embedded ones.' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l stats -d 'Print the observed sizes per agent (counts and medians; with --format json|ndjson also every summary\'s size) instead of the events: what `replay-compress --summary-tokens auto` calibrates from'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -l strict -d 'Exit with status 3 if any file or line could not be read'
 complete -c sessions -n "__fish_sessions_using_subcommand compactions" -s v -l verbose -d 'List every warning (skipped lines, duplicates, partial last lines), not just a summary'
@@ -179,7 +179,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l cl
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
-complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file. A listing changes only the prices it gives: a model\'s other prices stay the embedded ones.' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l list-settings -d 'Print the algorithm\'s settings (keys, defaults, allowed ranges) and exit; with --format json|ndjson, as `replay_setting` records. Takes no sessions, --all, filters or replay options'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l all -d 'Replay every session the filters select (like `list`)'
 complete -c sessions -n "__fish_sessions_using_subcommand replay-compress" -l timeline -d 'Include the per-request series (full, recorded, what-if). Not with --sweep: one replay\'s series at a time (pick its setting with --set)'
@@ -214,7 +214,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand export" -l claude-dir 
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
-complete -c sessions -n "__fish_sessions_using_subcommand export" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand export" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file. A listing changes only the prices it gives: a model\'s other prices stay the embedded ones.' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l all -d 'Export every session the filters select (like `list`)'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l force -d 'Overwrite existing files'
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l literal -d 'Show message text exactly as typed (every Markdown character escaped) instead of rendering it as Markdown'
@@ -256,7 +256,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand usage" -l claude-dir -
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l codex-dir -d 'Codex home or its sessions/ folder [default: $CODEX_SESSIONS_DIR, $CODEX_HOME, ~/.codex]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l gemini-dir -d 'Gemini data dir (.gemini) [default: $GEMINI_SESSIONS_DIR, $GEMINI_CLI_HOME/.gemini, ~/.gemini]' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l project-root -d 'A folder whose path (and subfolders\' paths) may be a Gemini project: used to resolve sessions that record only a projectHash. Repeatable' -r -F
-complete -c sessions -n "__fish_sessions_using_subcommand usage" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file.' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand usage" -l prices -d 'Model prices in LiteLLM\'s JSON shape, in front of the embedded table (LiteLLM 1.109.1, 2026-11-23): an edited copy of src/pricing/prices.json or a whole LiteLLM file. A listing changes only the prices it gives: a model\'s other prices stay the embedded ones.' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -s b -l breakdown -d 'Add a sub-row per model under each row'
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l active -d '`blocks`: only the block in progress, with its burn rate and projection'
 complete -c sessions -n "__fish_sessions_using_subcommand usage" -l strict -d 'Exit with status 3 if any file or line could not be read'

@@ -143,7 +143,8 @@ pub struct GlobalArgs {
         help = concat!(
             "Model prices in LiteLLM's JSON shape, in front of the embedded table (",
             snapshot_label!(),
-            "): an edited copy of src/pricing/prices.json or a whole LiteLLM file."
+            "): an edited copy of src/pricing/prices.json or a whole LiteLLM file. A listing \
+             changes only the prices it gives: a model's other prices stay the embedded ones."
         )
     )]
     pub prices: Option<PathBuf>,
@@ -626,8 +627,9 @@ Examples:
 Each request counts once, on the day it was made; sub-agent sessions are included (--kind all
 is the default here). Costs use the embedded price table:
   ", snapshot_label!(), ".
---prices FILE adds or overrides models. A model without a price keeps its tokens, and its cost
-is unknown (null).")
+--prices FILE adds models or overrides their prices, field by field (what a listing leaves out
+keeps its embedded price). A model without a price keeps its tokens, and its cost is unknown
+(null).")
 )]
 pub struct UsageArgs {
     /// What a row is: a calendar day, week or month, a session, a project, or a 5-hour

@@ -47,6 +47,9 @@ pub fn embedded() -> &'static PriceTable {
 #[derive(Debug, Clone, Default)]
 pub struct Pricing {
     file: Option<(PathBuf, PriceTable)>,
+    /// Keys of the file's listings that give some price but no input or output price, for a
+    /// model the embedded table cannot complete: unused, and said so.
+    incomplete: Vec<String>,
 }
 
 /// Largest `--prices` file read (LiteLLM's whole list is about 3 MB).
@@ -55,10 +58,16 @@ const MAX_PRICE_FILE: u64 = 64 << 20;
 impl Pricing {
     /// Only the embedded table.
     pub fn embedded() -> Self {
-        Pricing { file: None }
+        Pricing {
+            file: None,
+            incomplete: Vec::new(),
+        }
     }
 
-    /// `--prices FILE`: its models take precedence; the others keep their embedded prices.
+    /// `--prices FILE`: its models take precedence; the others keep their embedded prices. A
+    /// listing of a model the embedded table prices is merged with that price field by field,
+    /// the file's fields winning: a file that gives only `input_cost_per_token` keeps the
+    /// embedded output, cache and long-context prices rather than losing them.
     pub fn with_file(path: &Path) -> Result<Self, String> {
         let what = || format!("--prices {}", crate::output::safe_path(path));
         let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", what()))?;
@@ -69,7 +78,34 @@ impl Pricing {
             return Err(format!("{}: larger than 64 MB", what()));
         }
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", what()))?;
-        let table = PriceTable::from_json(&text).map_err(|e| format!("{}: {e}", what()))?;
+        let mut root: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", what()))?;
+        let mut incomplete = Vec::new();
+        if let serde_json::Value::Object(listings) = &mut root {
+            for (key, listing) in listings.iter_mut() {
+                let serde_json::Value::Object(listing) = listing else {
+                    continue;
+                };
+                if !listing.keys().any(|f| table::is_price_field(f)) {
+                    continue;
+                }
+                match embedded().find(key) {
+                    Some(known) => {
+                        for (field, x) in known.fields() {
+                            listing.entry(field).or_insert_with(|| x.into());
+                        }
+                    }
+                    None => {
+                        let has = |f: &str| listing.get(f).is_some_and(|v| v.is_number());
+                        if !has("input_cost_per_token") || !has("output_cost_per_token") {
+                            incomplete.push(key.clone());
+                        }
+                    }
+                }
+            }
+        }
+        incomplete.sort();
+        let table = PriceTable::from_value(root).map_err(|e| format!("{}: {e}", what()))?;
         if table.is_empty() {
             return Err(format!(
                 "{}: no model with input_cost_per_token and output_cost_per_token",
@@ -78,6 +114,7 @@ impl Pricing {
         }
         Ok(Pricing {
             file: Some((path.to_path_buf(), table)),
+            incomplete,
         })
     }
 
@@ -91,26 +128,31 @@ impl Pricing {
     }
 
     /// One warning per listing of the `--prices` file refused at load (see
-    /// [`table::MAX_RATE`]), naming its model.
+    /// [`table::MAX_RATE`]) or left unused for want of an input or output price, naming its
+    /// model.
     pub fn warnings(&self) -> Vec<String> {
         let Some((path, table)) = &self.file else {
             return Vec::new();
         };
-        table
-            .refusals()
-            .iter()
-            .map(|r| {
-                format!(
-                    "--prices {}: {:?}: {} {:e} is not a price per token (0 to ${}): the model \
-                     counts as unpriced",
-                    path.display(),
-                    r.key,
-                    r.field,
-                    r.value,
-                    table::MAX_RATE
-                )
-            })
-            .collect()
+        let refused = table.refusals().iter().map(|r| {
+            format!(
+                "--prices {}: {:?}: {} {:e} is not a price per token (0 to ${}): the model \
+                 counts as unpriced",
+                path.display(),
+                r.key,
+                r.field,
+                r.value,
+                table::MAX_RATE
+            )
+        });
+        let incomplete = self.incomplete.iter().map(|key| {
+            format!(
+                "--prices {}: {key:?}: no input_cost_per_token or output_cost_per_token, and \
+                 no embedded price of that model to take it from: the listing is not used",
+                path.display()
+            )
+        });
+        refused.chain(incomplete).collect()
     }
 
     /// The cost of one request; `None` when its model has no price.
@@ -508,6 +550,41 @@ mod tests {
                 .unwrap_err()
                 .contains("regular file")
         );
+    }
+
+    #[test]
+    fn a_listing_in_the_file_changes_only_the_prices_it_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prices.json");
+        std::fs::write(
+            &path,
+            r#"{"gemini-2.5-pro": {"input_cost_per_token": 2e-06},
+                "claude-sonnet-4-5": {"input_cost_per_token": 1e-06,
+                                      "output_cost_per_token": 1e-05},
+                "in-house-model": {"input_cost_per_token": 2e-06}}"#,
+        )
+        .unwrap();
+        let p = Pricing::with_file(&path).unwrap();
+        let known = embedded().find("gemini-2.5-pro").unwrap().clone();
+        let got = p.find("gemini-2.5-pro").unwrap();
+        assert_eq!(got.base.input, 2e-06);
+        // What the file left out is the embedded listing's: output, cache, long context.
+        assert_eq!(got.base.output, known.base.output);
+        assert_eq!(got.base.cache_read, known.base.cache_read);
+        assert!(known.base.cache_read.is_some());
+        assert_eq!(got.tiers, known.tiers);
+        assert!(!known.tiers.is_empty());
+        let sonnet = embedded().find("claude-sonnet-4-5").unwrap();
+        let got = p.find("claude-sonnet-4-5").unwrap();
+        assert_eq!((got.base.input, got.base.output), (1e-06, 1e-05));
+        assert_eq!(got.base.cache_write, sonnet.base.cache_write);
+        assert_eq!(got.base.cache_write_1h, sonnet.base.cache_write_1h);
+        assert!(sonnet.base.cache_write_1h.is_some());
+        // A model the embedded table cannot complete: unused, and said so.
+        assert_eq!(p.find("in-house-model"), None);
+        let w = p.warnings();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains(r#""in-house-model": no input_cost_per_token or output"#));
     }
 
     #[test]

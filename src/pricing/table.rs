@@ -58,6 +58,45 @@ pub struct ModelPrice {
 }
 
 impl ModelPrice {
+    /// The prices as the fields of a listing that gives them (tiers as
+    /// `<field>_above_<N>k_tokens`): what a `--prices` entry leaves out is taken from these.
+    pub fn fields(&self) -> Vec<(String, f64)> {
+        let b = &self.base;
+        let mut out: Vec<(String, f64)> = [
+            ("input_cost_per_token", Some(b.input)),
+            ("output_cost_per_token", Some(b.output)),
+            ("output_cost_per_reasoning_token", b.reasoning),
+            ("cache_read_input_token_cost", b.cache_read),
+            ("cache_creation_input_token_cost", b.cache_write),
+            (
+                "cache_creation_input_token_cost_above_1hr",
+                b.cache_write_1h,
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(f, x)| Some((f.to_string(), x?)))
+        .collect();
+        for t in &self.tiers {
+            let k = t.threshold / 1000;
+            out.extend(
+                [
+                    ("input_cost_per_token", t.input),
+                    ("output_cost_per_token", t.output),
+                    ("output_cost_per_reasoning_token", t.reasoning),
+                    ("cache_read_input_token_cost", t.cache_read),
+                    ("cache_creation_input_token_cost", t.cache_write),
+                    (
+                        "cache_creation_input_token_cost_above_1hr",
+                        t.cache_write_1h,
+                    ),
+                ]
+                .into_iter()
+                .filter_map(|(f, x)| Some((format!("{f}_above_{k}k_tokens"), x?))),
+            );
+        }
+        out
+    }
+
     /// The rates in force for a request whose prompt (input + cache read + cache write) is
     /// `prompt` tokens: the highest tier whose threshold it exceeds, over the base rates.
     pub fn rates_for(&self, prompt: u64) -> Rates {
@@ -133,6 +172,11 @@ const PRICE_FIELDS: &[&str] = &[
     "cache_creation_input_token_cost",
     "cache_creation_input_token_cost_above_1hr",
 ];
+
+/// Whether a listing's field is a price this table reads (a base price or a tier's).
+pub fn is_price_field(field: &str) -> bool {
+    PRICE_FIELDS.contains(&split_tier(field).0)
+}
 
 /// A listing whose price is no price per token (negative, above [`MAX_RATE`], not finite):
 /// the table refuses its model rather than guess.
@@ -231,7 +275,11 @@ impl PriceTable {
     /// Read a table from LiteLLM-shaped JSON text. Entries that are not price objects (LiteLLM's
     /// `sample_spec`, other modalities) are skipped.
     pub fn from_json(text: &str) -> Result<PriceTable, String> {
-        let root: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        Self::from_value(serde_json::from_str(text).map_err(|e| e.to_string())?)
+    }
+
+    /// [`PriceTable::from_json`] of parsed JSON.
+    pub fn from_value(root: Value) -> Result<PriceTable, String> {
         let Value::Object(root) = root else {
             return Err("expected a JSON object of model names to prices".into());
         };
