@@ -473,3 +473,106 @@ fn times_that_name_no_instant_are_warned_never_panic() {
         "{stderr}"
     );
 }
+
+/// A token count that is no count (negative, fractional, past 10^12, a string, a boolean) is
+/// read as before (negative → 0, floored, the string's number) and reported as `path:line`,
+/// like a malformed line: a warning that fails `--strict`. Every agent's format.
+#[test]
+fn token_counts_that_are_no_counts_are_reported_where_they_stand() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let claude =
+        home.join(".claude/projects/-home-dev-odd/c0c0c0c0-0000-4000-8000-00000000000c.jsonl");
+    write(
+        &claude,
+        concat!(
+            r#"{"type":"user","sessionId":"c0c0c0c0-0000-4000-8000-00000000000c","uuid":"u1","timestamp":"2026-05-01T10:00:00Z","message":{"role":"user","content":"hi"}}"#,
+            "\n",
+            r#"{"type":"assistant","sessionId":"c0c0c0c0-0000-4000-8000-00000000000c","uuid":"u2","parentUuid":"u1","timestamp":"2026-05-01T10:00:05Z","requestId":"r1","message":{"id":"m1","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":-5,"output_tokens":12.5,"cache_read_input_tokens":"100","cache_creation_input_tokens":7}}}"#,
+            "\n"
+        ),
+    );
+    let codex = home.join(".codex/sessions/2026/05/01/rollout-2026-05-01T10-00-00-0d0d0d0d-0000-4000-8000-00000000000d.jsonl");
+    write(
+        &codex,
+        concat!(
+            r#"{"timestamp":"2026-05-01T10:00:00Z","type":"session_meta","payload":{"id":"0d0d0d0d-0000-4000-8000-00000000000d","timestamp":"2026-05-01T10:00:00Z","cwd":"/home/dev/odd"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-05-01T10:00:05Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":2e13,"output_tokens":true,"total_tokens":30}}}}"#,
+            "\n"
+        ),
+    );
+    let gemini = home.join(".gemini/tmp/odd/chats/session-2026-05-01T10-00-0e0e0e0e.jsonl");
+    write(
+        &gemini,
+        concat!(
+            r#"{"sessionId":"0e0e0e0e-0000-4000-8000-00000000000e","projectHash":"ab","startTime":"2026-05-01T10:00:00Z","lastUpdated":"2026-05-01T10:00:05Z","kind":"main"}"#,
+            "\n",
+            r#"{"id":"g1","timestamp":"2026-05-01T10:00:05Z","type":"gemini","content":"ok","model":"gemini-2.5-pro","tokens":{"input":"  42 ","output":[1],"cached":0}}"#,
+            "\n"
+        ),
+    );
+    let out = sessions()
+        .args(["-v", "--home"])
+        .arg(home)
+        .args(["list", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let said = |path: &Path, line: u32, what: &str| {
+        let needle = format!("{}:{line}: {what}", path.display());
+        assert!(err.contains(&needle), "{needle}\n{err}");
+    };
+    said(
+        &claude,
+        2,
+        "`message.usage.input_tokens` holds -5, not a token count: read as 0",
+    );
+    said(
+        &claude,
+        2,
+        "`message.usage.output_tokens` holds 12.5, not a token count: read as 12",
+    );
+    said(
+        &claude,
+        2,
+        "`message.usage.cache_read_input_tokens` holds a string, not a token count: read as 100",
+    );
+    said(
+        &codex,
+        2,
+        "`info.total_token_usage.input_tokens` holds 20000000000000, not a token count: read as \
+         20000000000000",
+    );
+    said(
+        &codex,
+        2,
+        "`info.total_token_usage.output_tokens` holds a boolean, not a token count: read as 0",
+    );
+    said(
+        &gemini,
+        2,
+        "`tokens.input` of message g1 holds a string, not a token count: read as 42",
+    );
+    said(
+        &gemini,
+        2,
+        "`tokens.output` of message g1 holds an array, not a token count: read as 0",
+    );
+    assert_eq!(err.matches("not a token count").count(), 7, "{err}");
+    // The figures are what they were: the warnings change no count.
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let claude_row = rows.iter().find(|r| r["agent"] == "claude").unwrap();
+    assert_eq!(claude_row["tokens"]["input"], 0);
+    assert_eq!(claude_row["tokens"]["output"], 12);
+    assert_eq!(claude_row["tokens"]["cache_read"], 100);
+    assert_eq!(claude_row["tokens"]["cache_write"], 7);
+    let strict = sessions()
+        .args(["--strict", "--home"])
+        .arg(home)
+        .arg("list")
+        .output()
+        .unwrap();
+    assert_eq!(strict.status.code(), Some(3));
+}

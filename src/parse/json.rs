@@ -335,15 +335,58 @@ impl<'de> Deserialize<'de> for OptBool {
 // ---------------------------------------------------------------------------------- Num
 
 /// A token count or similar: a JSON number (negative → 0, fractions floored) or a numeric
-/// string. `None` when absent or not a number.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Num(pub Option<u64>);
+/// string. `None` when absent or not a number. What no count is (a negative or fractional
+/// number, one past [`crate::tokens::MAX_TOKENS`], a string, another type) is read as before
+/// and noted ([`Num::odd`]), for the parser to report where it stands.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Num(pub Option<u64>, pub Option<Odd>);
+
+/// A count's value that is no token count: what it was.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Odd {
+    Number(f64),
+    /// A string (numeric or not).
+    Text,
+    /// Another JSON type: `boolean`, `array`, `object`.
+    Kind(&'static str),
+}
 
 impl Num {
     /// The count, 0 when missing (what `u64_of` did).
     pub fn get(self) -> u64 {
         self.0.unwrap_or(0)
     }
+
+    /// The field's value, when it is no count (`null` and absence are none recorded).
+    pub fn odd(self) -> Option<Odd> {
+        self.1
+    }
+
+    /// A count as read, from a number that may be no count.
+    fn of_f64(v: f64) -> Num {
+        // `as` saturates: a count beyond u64 reads as u64::MAX, NaN as 0.
+        let read = if v > 0.0 { v as u64 } else { 0 };
+        let odd = v < 0.0 || v.fract() != 0.0 || v > crate::tokens::MAX_TOKENS as f64;
+        Num(Some(read), odd.then_some(Odd::Number(v)))
+    }
+}
+
+impl fmt::Display for Odd {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Odd::Number(v) if v.abs() >= 1e15 => write!(f, "{v:e}"),
+            Odd::Number(v) => write!(f, "{v}"),
+            Odd::Text => f.write_str("a string"),
+            Odd::Kind(k) if k.starts_with(['a', 'o']) => write!(f, "an {k}"),
+            Odd::Kind(k) => write!(f, "a {k}"),
+        }
+    }
+}
+
+/// The warning for a count field `what` (`` `usage.input_tokens` ``) whose value is no
+/// token count, read as `read`.
+pub fn odd_count(what: &str, odd: Odd, read: u64) -> String {
+    format!("{what} holds {odd}, not a token count: read as {read}")
 }
 
 impl<'de> Deserialize<'de> for Num {
@@ -355,28 +398,31 @@ impl<'de> Deserialize<'de> for Num {
                 f.write_str("any JSON value")
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
-                Ok(Num(Some(v)))
+                let odd = (v > crate::tokens::MAX_TOKENS).then_some(Odd::Number(v as f64));
+                Ok(Num(Some(v), odd))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Num, E> {
-                Ok(Num(Some(u64::try_from(v).unwrap_or(0))))
+                match u64::try_from(v) {
+                    Ok(v) => self.visit_u64(v),
+                    Err(_) => Ok(Num(Some(0), Some(Odd::Number(v as f64)))),
+                }
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
-                // `as` saturates: a count beyond u64 reads as u64::MAX, NaN as 0.
-                Ok(Num(Some(if v > 0.0 { v as u64 } else { 0 })))
+                Ok(Num::of_f64(v))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Num, E> {
-                Ok(Num(v.trim().parse().ok()))
+                Ok(Num(v.trim().parse().ok(), Some(Odd::Text)))
             }
             fn visit_bool<E: de::Error>(self, _: bool) -> Result<Num, E> {
-                Ok(Num(None))
+                Ok(Num(None, Some(Odd::Kind("boolean"))))
             }
             fn visit_unit<E: de::Error>(self) -> Result<Num, E> {
-                Ok(Num(None))
+                Ok(Num(None, None))
             }
             fn visit_none<E: de::Error>(self) -> Result<Num, E> {
-                Ok(Num(None))
+                Ok(Num(None, None))
             }
-            other_containers!(_k => Num(None));
+            other_containers!(k => Num(None, Some(Odd::Kind(k))));
         }
         d.deserialize_any(V)
     }
@@ -937,6 +983,35 @@ mod tests {
     use super::*;
     use serde::Deserialize;
 
+    #[test]
+    fn counts_that_are_no_counts_are_told_and_read_as_before() {
+        let num = |text: &str| serde_json::from_str::<Num>(text).unwrap();
+        for fine in ["0", "7", "12.0", "1e3", "1000000000000", "null"] {
+            assert_eq!(num(fine).odd(), None, "{fine}");
+        }
+        assert_eq!(num("12.0").get(), 12);
+        for (odd, read, said) in [
+            ("-5", 0, "-5"),
+            ("-0.5", 0, "-0.5"),
+            ("12.5", 12, "12.5"),
+            ("1000000000001", 1_000_000_000_001, "1000000000001"),
+            ("1e30", u64::MAX, "1e30"),
+            ("\"100\"", 100, "a string"),
+            ("\"x\"", 0, "a string"),
+            ("true", 0, "a boolean"),
+            ("[1]", 0, "an array"),
+            ("{}", 0, "an object"),
+        ] {
+            let n = num(odd);
+            assert_eq!(n.get(), read, "{odd}");
+            assert_eq!(
+                n.odd().map(|o| o.to_string()).as_deref(),
+                Some(said),
+                "{odd}"
+            );
+        }
+    }
+
     #[derive(Deserialize, Default)]
     struct R<'a> {
         #[serde(default, borrow)]
@@ -985,7 +1060,12 @@ mod tests {
         assert!(r.f.0);
         assert_eq!(r.n.0, Some(0));
         assert_eq!(r.t.0.unwrap().timestamp(), 1_700_000_000);
-        assert_eq!(r.o, Some(Obj::Is(Inner { x: Num(Some(12)) })));
+        assert_eq!(
+            r.o,
+            Some(Obj::Is(Inner {
+                x: Num(Some(12), Some(Odd::Text))
+            }))
+        );
         assert_eq!(r.k.0["z"][0], 1);
         assert!(r.b.is_str && !r.b.empty && r.b.blank);
         let n: Num = serde_json::from_str("2.9").unwrap();

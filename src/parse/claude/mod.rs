@@ -574,7 +574,16 @@ impl<'a> Parser<'a> {
         let msg_id = m.id.nonempty();
         let req_id = rec.request_id.nonempty();
         let timestamp = rec.timestamp.0;
-        let usage = m.usage.get().map(usage_of);
+        let usage = m.usage.get().map(|u| {
+            for (field, odd, read) in u.odd_counts() {
+                self.warn(
+                    WarningKind::UnexpectedRecord,
+                    line,
+                    parse::json::odd_count(&format!("`message.usage.{field}`"), odd, read),
+                );
+            }
+            usage_of(u)
+        });
         if let Some(model) = model {
             self.s.note_model(model);
         }

@@ -173,6 +173,44 @@ pub(super) struct RawUsage {
     pub output_tokens_details: Obj<Details>,
 }
 
+impl RawUsage {
+    /// The counts that are no token count: field, value, count read.
+    pub fn odd_counts(&self) -> Vec<(&'static str, crate::parse::json::Odd, u64)> {
+        let cc = self.cache_creation.get();
+        let details = self.output_tokens_details.get();
+        [
+            ("input_tokens", Some(self.input_tokens)),
+            ("output_tokens", Some(self.output_tokens)),
+            (
+                "cache_creation_input_tokens",
+                Some(self.cache_creation_input_tokens),
+            ),
+            (
+                "cache_read_input_tokens",
+                Some(self.cache_read_input_tokens),
+            ),
+            (
+                "cache_creation.ephemeral_5m_input_tokens",
+                cc.and_then(|c| c.ephemeral_5m_input_tokens.get().copied()),
+            ),
+            (
+                "cache_creation.ephemeral_1h_input_tokens",
+                cc.and_then(|c| c.ephemeral_1h_input_tokens.get().copied()),
+            ),
+            (
+                "output_tokens_details.thinking_tokens",
+                details.map(|d| d.thinking_tokens),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(f, n)| {
+            let n = n?;
+            Some((f, n.odd()?, n.get()))
+        })
+        .collect()
+    }
+}
+
 #[derive(Deserialize, Default)]
 pub(super) struct CacheCreation {
     #[serde(default)]

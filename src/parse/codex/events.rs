@@ -171,6 +171,18 @@ impl Builder {
         {
             self.s.context_window = Some(w);
         }
+        for (name, t) in [
+            ("total_token_usage", info.total_token_usage.get()),
+            ("last_token_usage", info.last_token_usage.get()),
+        ] {
+            for (field, odd, read) in t.map(|t| t.odd_counts()).unwrap_or_default() {
+                let what = format!("`info.{name}.{field}`");
+                self.warn(
+                    self.line_no,
+                    crate::parse::json::odd_count(&what, odd, read),
+                );
+            }
+        }
         let total = info.total_token_usage.get().map(Raw::of);
         let last = info.last_token_usage.get().map(Raw::of);
         let delta = match (total, self.prev_total) {

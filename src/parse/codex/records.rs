@@ -215,6 +215,23 @@ pub(super) struct RawTokens {
     pub total_tokens: Num,
 }
 
+impl RawTokens {
+    /// The counts that are no token count: field, value, count read.
+    pub fn odd_counts(&self) -> Vec<(&'static str, crate::parse::json::Odd, u64)> {
+        [
+            ("input_tokens", self.input_tokens),
+            ("cached_input_tokens", self.cached_input_tokens),
+            ("cache_write_input_tokens", self.cache_write_input_tokens),
+            ("output_tokens", self.output_tokens),
+            ("reasoning_output_tokens", self.reasoning_output_tokens),
+            ("total_tokens", self.total_tokens),
+        ]
+        .into_iter()
+        .filter_map(|(f, n)| Some((f, n.odd()?, n.get())))
+        .collect()
+    }
+}
+
 /// Rollout line kinds of the envelope era (formats.md §2.3).
 const ENVELOPE_KINDS: &[&str] = &[
     "session_meta",

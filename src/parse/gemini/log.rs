@@ -289,6 +289,14 @@ impl Log {
             mut rec,
             ..
         } = m;
+        for (field, odd, read) in tokens.iter().flat_map(Counts::odd_counts) {
+            let what = format!("`tokens.{field}` of message {id}");
+            self.warn(
+                WarningKind::UnexpectedRecord,
+                Some(line),
+                crate::parse::json::odd_count(&what, odd, read),
+            );
+        }
         // `toolCalls` of another shape than an array is nothing this parser can read: said, not
         // skipped in silence.
         if let Some(other) = rec
@@ -990,6 +998,7 @@ pub(super) fn usage_of(t: &Counts) -> (Usage, u64) {
         cached,
         thoughts,
         tool,
+        ..
     } = *t;
     let usage = Usage {
         input: input.saturating_sub(cached).saturating_add(tool),

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
 use serde_json::Value;
 
-use crate::parse::json::{Field, Num, Obj, SKEL_THOUGHTS, SKEL_TOOL_BODIES, Skel};
+use crate::parse::json::{Field, Num, Obj, Odd, SKEL_THOUGHTS, SKEL_TOOL_BODIES, Skel};
 
 #[derive(Deserialize, Default)]
 pub(super) struct G {
@@ -63,6 +63,26 @@ pub(super) struct Counts {
     pub cached: u64,
     pub thoughts: u64,
     pub tool: u64,
+    /// The values that were no token count, in the order of the fields above.
+    pub odd: [Option<Odd>; 5],
+}
+
+impl Counts {
+    /// The counts that are no token count: field, value, count read.
+    pub fn odd_counts(&self) -> impl Iterator<Item = (&'static str, Odd, u64)> + '_ {
+        let read = [
+            self.input,
+            self.output,
+            self.cached,
+            self.thoughts,
+            self.tool,
+        ];
+        ["input", "output", "cached", "thoughts", "tool"]
+            .into_iter()
+            .zip(self.odd)
+            .zip(read)
+            .filter_map(|((f, odd), n)| Some((f, odd?, n)))
+    }
 }
 
 impl<'de> Deserialize<'de> for Counts {
@@ -76,18 +96,20 @@ impl<'de> Deserialize<'de> for Counts {
             fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Counts, A::Error> {
                 let mut c = Counts::default();
                 while let Some(key) = map.next_key::<std::borrow::Cow<str>>()? {
-                    let slot = match key.as_ref() {
-                        "input" => &mut c.input,
-                        "output" => &mut c.output,
-                        "cached" => &mut c.cached,
-                        "thoughts" => &mut c.thoughts,
-                        "tool" => &mut c.tool,
+                    let (slot, k) = match key.as_ref() {
+                        "input" => (&mut c.input, 0),
+                        "output" => (&mut c.output, 1),
+                        "cached" => (&mut c.cached, 2),
+                        "thoughts" => (&mut c.thoughts, 3),
+                        "tool" => (&mut c.tool, 4),
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                             continue;
                         }
                     };
-                    *slot = map.next_value::<Num>()?.get();
+                    let n = map.next_value::<Num>()?;
+                    *slot = n.get();
+                    c.odd[k] = n.odd();
                 }
                 Ok(c)
             }
