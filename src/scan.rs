@@ -939,7 +939,8 @@ pub fn unique_requests_of<'a>(
 /// not kept) counts once, in that parent session, still a sidechain request. A sidechain copy
 /// of a message whose id a main session holds is a replay of the parent's context (same
 /// message, new request id) and never counts. Requests without an identity are unique to
-/// their file.
+/// their file. A Gemini response is keyed by its message id (a UUID, no request id): two
+/// copies of one session kept for diverging ([`crate::gemini_groups`]) count it once.
 pub fn count_once(sessions: &mut [SessionSummary]) {
     use rustc_hash::{FxHashMap, FxHashSet};
     type Key<'k> = (&'k str, Option<&'k str>);

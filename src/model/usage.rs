@@ -191,7 +191,8 @@ impl RequestUsage {
     }
 }
 
-/// Claude usage identity: one streamed API response. Sidechain copies that replay a parent's
+/// Usage identity: one streamed API response (Claude; a Gemini message id, set by the scan
+/// for the copy rule, has no request id). Sidechain copies that replay a parent's
 /// message carry the same `message_id` with a fresh `request_id`, so aggregation also treats a
 /// sidechain request whose `message_id` was already seen as a duplicate.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
