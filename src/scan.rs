@@ -112,12 +112,14 @@ impl SessionSummary {
         let usage = session.usage();
         let mut models = Vec::new();
         let gemini = session.agent == Agent::Gemini;
-        // A Gemini message id is a UUID: the same id in two files (copies kept apart because
-        // each holds messages the other lacks) is one response, which counts once.
+        // A Gemini message id is a UUID: the same id in two files of one session (copies kept
+        // apart because each holds messages the other lacks) is one response, which counts
+        // once. The session id goes with it: an id some other session's file also holds (a
+        // hand-made or older file's `"1"`) is another response.
         let gemini_key = |r: &crate::model::Request| {
-            let id = session.messages.get(r.message_index?)?.id.clone()?;
+            let id = session.messages.get(r.message_index?)?.id.as_deref()?;
             Some(DedupKey {
-                message_id: id,
+                message_id: format!("{}\u{0}{id}", session.id),
                 request_id: None,
                 sidechain: false,
                 copy: false,

@@ -223,4 +223,26 @@ fn diverged_copies_are_both_kept_and_their_shared_messages_count_once() {
     )
     .unwrap();
     assert_eq!(doc["totals"]["tokens"]["input"], 3500, "{doc:#}");
+
+    // Another session whose messages happen to carry the same ids is other responses: all of
+    // its usage counts.
+    let other = "d0d0d0d0-0000-4000-8000-000000000002";
+    let mut meta2 = meta.clone();
+    meta2["sessionId"] = other.into();
+    meta2["startTime"] = "2025-12-06T10:00:00.000Z".into();
+    let chats = home.path().join(".gemini/tmp/slug/chats");
+    let text: String = std::iter::once(&meta2)
+        .chain(&shared)
+        .map(|v| v.to_string() + "\n")
+        .collect();
+    std::fs::write(chats.join("session-2025-12-06T10-00-d0d0d0d0.jsonl"), text).unwrap();
+    let doc: Value = serde_json::from_slice(
+        &common::sessions()
+            .args(["--home", h, "usage", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(doc["totals"]["tokens"]["input"], 4500, "{doc:#}");
 }
