@@ -25,7 +25,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crate::diag::{Warning, WarningKind};
-use crate::model::{Agent, Compaction, CompactionKind, SessionKind};
+use crate::model::{Agent, Compaction, CompactionKind, DedupKey, SessionKind};
 use crate::scan::SessionSummary;
 
 /// The smallest prompt a Gemini CLI release compresses by default: 20% (v0.11.3–v0.16) of the
@@ -38,9 +38,26 @@ pub fn group(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
     let warnings = drop_copies(sessions);
     for s in sessions.iter_mut() {
         s.message_ids = Vec::new();
+        s.request_messages = Vec::new();
     }
     link_and_mark(sessions);
     warnings
+}
+
+/// Give each request of a Gemini session that has none a key of its session and message id,
+/// for [`crate::scan::count_once`]. The session id goes with the message id: an id another
+/// session's file also holds (a hand-made or older file's `"1"`) is another response.
+fn key_gemini_requests(s: &mut SessionSummary) {
+    for (r, m) in s.requests.iter_mut().zip(&s.request_messages) {
+        if let (None, Some(m)) = (&r.dedup_key, m) {
+            r.dedup_key = Some(DedupKey {
+                message_id: format!("{}\u{0}{m:016x}", s.id),
+                request_id: None,
+                sidechain: false,
+                copy: false,
+            });
+        }
+    }
 }
 
 fn drop_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
@@ -102,6 +119,13 @@ fn drop_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
                         ));
                     }
                     None => kept.push(a),
+                }
+            }
+            // Diverged copies are one session's files: a response both hold counts once,
+            // keyed by its message id (a UUID) within the session.
+            if kept.len() > 1 {
+                for &a in &kept {
+                    key_gemini_requests(&mut sessions[ranked[a]]);
                 }
             }
             let best = ranked[0];

@@ -83,6 +83,9 @@ pub struct SessionSummary {
     /// Gemini only: the file's message ids, hashed, for the copy rule
     /// ([`crate::gemini_groups`]), which empties them.
     pub(crate) message_ids: Vec<u64>,
+    /// Gemini only: each request's message id, hashed, in the order of `requests`: the key
+    /// of a response that diverged copies both hold.
+    pub(crate) request_messages: Vec<Option<u64>>,
     leaf_titles: Vec<(String, String)>,
     title_is_explicit: bool,
 }
@@ -112,39 +115,34 @@ impl SessionSummary {
         let usage = session.usage();
         let mut models = Vec::new();
         let gemini = session.agent == Agent::Gemini;
-        // A Gemini message id is a UUID: the same id in two files of one session (copies kept
-        // apart because each holds messages the other lacks) is one response, which counts
-        // once. The session id goes with it: an id some other session's file also holds (a
-        // hand-made or older file's `"1"`) is another response.
-        let gemini_key = |r: &crate::model::Request| {
-            let id = session.messages.get(r.message_index?)?.id.as_deref()?;
-            Some(DedupKey {
-                message_id: format!("{}\u{0}{id}", session.id),
-                request_id: None,
-                sidechain: false,
-                copy: false,
-            })
-        };
         let requests = session
             .requests
             .iter()
             .chain(&session.copied_requests)
-            .map(|r| {
-                let mut u = RequestUsage::of(r, &mut models);
-                if gemini && u.dedup_key.is_none() {
-                    u.dedup_key = gemini_key(r);
-                }
-                u
-            })
+            .map(|r| RequestUsage::of(r, &mut models))
             .collect();
-        let message_ids = if gemini {
-            session
-                .messages
-                .iter()
-                .filter_map(|m| m.id.as_deref().map(parse::hash64))
-                .collect()
+        // Gemini only, for the copy rule ([`crate::gemini_groups`]): the file's message ids
+        // and each request's, hashed.
+        let (message_ids, request_messages) = if gemini {
+            let id_of = |i: Option<usize>| {
+                let m = session.messages.get(i?)?;
+                m.id.as_deref().map(parse::hash64)
+            };
+            (
+                session
+                    .messages
+                    .iter()
+                    .filter_map(|m| m.id.as_deref().map(parse::hash64))
+                    .collect(),
+                session
+                    .requests
+                    .iter()
+                    .chain(&session.copied_requests)
+                    .map(|r| id_of(r.message_index))
+                    .collect(),
+            )
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         let title = session
             .title
@@ -177,6 +175,7 @@ impl SessionSummary {
             message_count: session.messages.len(),
             record_uuids: std::mem::take(&mut session.record_uuids),
             message_ids,
+            request_messages,
             leaf_titles: std::mem::take(&mut session.leaf_titles),
             title_is_explicit: session.title_is_explicit,
             source,

@@ -338,8 +338,40 @@ impl<'de> Deserialize<'de> for OptBool {
 /// string. `None` when absent or not a number. What no count is (a negative or fractional
 /// number, one past [`crate::tokens::MAX_TOKENS`], a string, another type) is read as before
 /// and noted ([`Num::odd`]), for the parser to report where it stands.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Num(pub Option<u64>, pub Option<Odd>);
+///
+/// Two words, as a bare `Option<u64>` is: a usage record holds several, on every response
+/// line, and the odd value is kept in the word the count would take.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Num {
+    /// The count read, or what [`NumState`] says for a value that is none.
+    bits: u64,
+    state: NumState,
+}
+
+/// What a [`Num`] read, and what its `bits` hold.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum NumState {
+    /// Absent or `null`: no count.
+    #[default]
+    Absent,
+    /// A count: `bits`.
+    Count,
+    /// An integer past the limit: `bits`, read as itself.
+    Huge,
+    /// A negative integer: `bits` as an `i64`, read as 0.
+    Negative,
+    /// A negative, fractional or huge non-integer: `bits` of the `f64`, read floored and
+    /// saturated.
+    Float,
+    /// A string that reads as a count: `bits`.
+    Text,
+    /// A string that does not: no count.
+    TextNotCount,
+    /// A boolean, an array or an object: no count.
+    Boolean,
+    Array,
+    Object,
+}
 
 /// A count's value that is no token count: what it was.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -352,22 +384,63 @@ pub enum Odd {
 }
 
 impl Num {
+    /// A count.
+    pub fn count(n: u64) -> Num {
+        Num {
+            bits: n,
+            state: NumState::Count,
+        }
+    }
+
+    /// The count as read: `None` when absent or not a number.
+    pub fn value(self) -> Option<u64> {
+        match self.state {
+            NumState::Count | NumState::Huge | NumState::Text => Some(self.bits),
+            NumState::Negative => Some(0),
+            NumState::Float => {
+                let v = f64::from_bits(self.bits);
+                // `as` saturates: a count beyond u64 reads as u64::MAX, NaN as 0.
+                Some(if v > 0.0 { v as u64 } else { 0 })
+            }
+            NumState::Absent
+            | NumState::TextNotCount
+            | NumState::Boolean
+            | NumState::Array
+            | NumState::Object => None,
+        }
+    }
+
     /// The count, 0 when missing (what `u64_of` did).
     pub fn get(self) -> u64 {
-        self.0.unwrap_or(0)
+        self.value().unwrap_or(0)
     }
 
     /// The field's value, when it is no count (`null` and absence are none recorded).
     pub fn odd(self) -> Option<Odd> {
-        self.1
+        Some(match self.state {
+            NumState::Absent | NumState::Count => return None,
+            NumState::Huge => Odd::Number(self.bits as f64),
+            NumState::Negative => Odd::Number(self.bits as i64 as f64),
+            NumState::Float => Odd::Number(f64::from_bits(self.bits)),
+            NumState::Text | NumState::TextNotCount => Odd::Text,
+            NumState::Boolean => Odd::Kind("boolean"),
+            NumState::Array => Odd::Kind("array"),
+            NumState::Object => Odd::Kind("object"),
+        })
+    }
+
+    fn of(state: NumState, bits: u64) -> Num {
+        Num { bits, state }
     }
 
     /// A count as read, from a number that may be no count.
     fn of_f64(v: f64) -> Num {
-        // `as` saturates: a count beyond u64 reads as u64::MAX, NaN as 0.
-        let read = if v > 0.0 { v as u64 } else { 0 };
         let odd = v < 0.0 || v.fract() != 0.0 || v > crate::tokens::MAX_TOKENS as f64;
-        Num(Some(read), odd.then_some(Odd::Number(v)))
+        if odd || v.is_nan() {
+            Num::of(NumState::Float, v.to_bits())
+        } else {
+            Num::count(v as u64)
+        }
     }
 }
 
@@ -398,31 +471,40 @@ impl<'de> Deserialize<'de> for Num {
                 f.write_str("any JSON value")
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
-                let odd = (v > crate::tokens::MAX_TOKENS).then_some(Odd::Number(v as f64));
-                Ok(Num(Some(v), odd))
+                Ok(if v > crate::tokens::MAX_TOKENS {
+                    Num::of(NumState::Huge, v)
+                } else {
+                    Num::count(v)
+                })
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Num, E> {
                 match u64::try_from(v) {
                     Ok(v) => self.visit_u64(v),
-                    Err(_) => Ok(Num(Some(0), Some(Odd::Number(v as f64)))),
+                    Err(_) => Ok(Num::of(NumState::Negative, v as u64)),
                 }
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
                 Ok(Num::of_f64(v))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Num, E> {
-                Ok(Num(v.trim().parse().ok(), Some(Odd::Text)))
+                Ok(match v.trim().parse() {
+                    Ok(n) => Num::of(NumState::Text, n),
+                    Err(_) => Num::of(NumState::TextNotCount, 0),
+                })
             }
             fn visit_bool<E: de::Error>(self, _: bool) -> Result<Num, E> {
-                Ok(Num(None, Some(Odd::Kind("boolean"))))
+                Ok(Num::of(NumState::Boolean, 0))
             }
             fn visit_unit<E: de::Error>(self) -> Result<Num, E> {
-                Ok(Num(None, None))
+                Ok(Num::default())
             }
             fn visit_none<E: de::Error>(self) -> Result<Num, E> {
-                Ok(Num(None, None))
+                Ok(Num::default())
             }
-            other_containers!(k => Num(None, Some(Odd::Kind(k))));
+            other_containers!(k => Num::of(
+                if k == "array" { NumState::Array } else { NumState::Object },
+                0,
+            ));
         }
         d.deserialize_any(V)
     }
@@ -1044,7 +1126,7 @@ mod tests {
         .unwrap();
         assert_eq!(r.s.get(), None);
         assert!(!r.f.0);
-        assert_eq!(r.n.0, None);
+        assert_eq!(r.n.value(), None);
         assert_eq!(r.t.0, None);
         assert_eq!(r.o, Some(Obj::Not("array")));
         assert!(!r.b.is_str);
@@ -1058,20 +1140,20 @@ mod tests {
         .unwrap();
         assert_eq!(r.s.get(), Some("a\"b"));
         assert!(r.f.0);
-        assert_eq!(r.n.0, Some(0));
+        assert_eq!(r.n.value(), Some(0));
         assert_eq!(r.t.0.unwrap().timestamp(), 1_700_000_000);
         assert_eq!(
             r.o,
             Some(Obj::Is(Inner {
-                x: Num(Some(12), Some(Odd::Text))
+                x: Num::of(NumState::Text, 12)
             }))
         );
         assert_eq!(r.k.0["z"][0], 1);
         assert!(r.b.is_str && !r.b.empty && r.b.blank);
         let n: Num = serde_json::from_str("2.9").unwrap();
-        assert_eq!(n.0, Some(2));
+        assert_eq!(n.value(), Some(2));
         let n: Num = serde_json::from_str("1e30").unwrap();
-        assert_eq!(n.0, Some(u64::MAX));
+        assert_eq!(n.value(), Some(u64::MAX));
     }
 
     #[test]

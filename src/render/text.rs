@@ -298,7 +298,8 @@ const SOFT_HYPHEN: char = '\u{ad}';
 /// Display width in terminal columns (a soft hyphen counts one: `SOFT_HYPHEN`).
 pub fn width(s: &str) -> usize {
     let w = UnicodeWidthStr::width(s);
-    if s.contains(SOFT_HYPHEN) {
+    // Most cells are ASCII: no second scan for them.
+    if !s.is_ascii() && s.contains(SOFT_HYPHEN) {
         w + s.matches(SOFT_HYPHEN).count()
     } else {
         w

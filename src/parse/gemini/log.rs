@@ -289,7 +289,8 @@ impl Log {
             mut rec,
             ..
         } = m;
-        for (field, odd, read) in tokens.iter().flat_map(Counts::odd_counts) {
+        let odd = tokens.as_ref().filter(|t| t.odd.is_some());
+        for (field, odd, read) in odd.into_iter().flat_map(Counts::odd_counts) {
             let what = format!("`tokens.{field}` of message {id}");
             self.warn(
                 WarningKind::UnexpectedRecord,

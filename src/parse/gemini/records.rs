@@ -56,15 +56,16 @@ pub(super) struct G {
 /// absent or not a count; the last of a repeated key). Read through [`Obj`]: anything but an
 /// object is ignored by the log engine as a missing `tokens` is. Typed, not a map of values: it
 /// is on every model record, and only these five keys are read.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct Counts {
     pub input: u64,
     pub output: u64,
     pub cached: u64,
     pub thoughts: u64,
     pub tool: u64,
-    /// The values that were no token count, in the order of the fields above.
-    pub odd: [Option<Odd>; 5],
+    /// The values that were no token count, in the order of the fields above; boxed, as a
+    /// model record's counts are read on every line and such values are rare.
+    pub odd: Option<Box<[Option<Odd>; 5]>>,
 }
 
 impl Counts {
@@ -79,7 +80,7 @@ impl Counts {
         ];
         ["input", "output", "cached", "thoughts", "tool"]
             .into_iter()
-            .zip(self.odd)
+            .zip(self.odd.as_deref().copied().unwrap_or_default())
             .zip(read)
             .filter_map(|((f, odd), n)| Some((f, odd?, n)))
     }
@@ -109,7 +110,9 @@ impl<'de> Deserialize<'de> for Counts {
                     };
                     let n = map.next_value::<Num>()?;
                     *slot = n.get();
-                    c.odd[k] = n.odd();
+                    if let Some(odd) = n.odd() {
+                        c.odd.get_or_insert_default()[k] = Some(odd);
+                    }
                 }
                 Ok(c)
             }
