@@ -71,3 +71,64 @@ fn no_mark_no_legend() {
         "{t}"
     );
 }
+
+/// e5f6a7b8 (Gemini) holds a manual `/compress` before request 3 and an automatic compression
+/// before request 7 that Gemini's own algorithm, at its 50% threshold, does not predict.
+/// Replaying Gemini's algorithm applies the `/compress` where the user typed it, as Gemini
+/// CLI's forced compression, and follows the automatic one a request late, as the Claude and
+/// Codex replays do: both are marked, and the what-if series is the recorded one again after
+/// each.
+#[test]
+fn gemini_applies_a_manual_compress_and_follows_an_automatic_one() {
+    let out = sessions()
+        .args(["--home", HOME, "--quiet", "replay-compress", "e5f6a7b8"])
+        .args([
+            "-A",
+            "gemini",
+            "--validate",
+            "--timeline",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v[0];
+    assert_eq!(
+        (r["followed"].as_u64(), r["compressions"].as_u64()),
+        (Some(2), Some(0))
+    );
+    let at: Vec<(u64, &str, bool)> = r["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let forced = e["forced"].as_bool().unwrap_or(false);
+            (
+                e["request"].as_u64().unwrap(),
+                e["kind"].as_str().unwrap(),
+                forced,
+            )
+        })
+        .collect();
+    assert_eq!(at, [(3, "compress", true), (8, "compress", true)]);
+    let timeline = r["timeline"].as_array().unwrap();
+    for k in [3, 4, 5, 6, 8] {
+        assert_eq!(
+            timeline[k]["what_if"], timeline[k]["recorded"],
+            "request {k}"
+        );
+    }
+    let rows = r["validation"].as_array().unwrap();
+    assert!(rows.iter().all(|v| v["followed"] == true), "{rows:?}");
+    // Its saving against the recording is no longer every token the user's /compress saved.
+    assert!(
+        r["totals"]["saved_vs_recorded"].as_i64().unwrap() > -10_000,
+        "{r}"
+    );
+}

@@ -66,6 +66,14 @@
 //! Steps 2–6 see the curated history (`getHistory(true)`): runs of model turns holding an
 //! empty text part or an empty part are left out; masking sees them.
 //!
+//! A recorded `/compress` (`tryCompressChat(force=true)`) is applied at the request the user
+//! typed it before, ahead of step 1 and on the same history: steps 2 and 4–6 whatever the
+//! threshold, and whatever an earlier inflated attempt left (step 3 is skipped). Its own
+//! inflation does not switch on truncation-only mode; its success re-creates the chat, so the
+//! request's own check then reads the local estimate of the new history. An automatic
+//! compression the agent recorded and the replay did not make within a request is followed
+//! the same way (the engine's follow mode).
+//!
 //! Sizes use Gemini's own estimator ([`estimate`]): 0.25 per ASCII UTF-16 unit, 1.5 per other
 //! unit, `length / 4` over 100,000 units, JSON length / 4 for function responses and calls,
 //! 3,000 per image, 25,800 per PDF, floored once per call.

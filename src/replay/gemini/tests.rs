@@ -371,6 +371,81 @@ fn an_inflated_summary_fails_once_and_switches_to_truncation_only() {
     assert!(text.contains("Output too large. Showing first 1,000 and last 4,000 characters."));
 }
 
+/// Feed `items` up to the request `at` (the assistant item `at`) and make the user's
+/// `/compress` there; the events of that request (the forced one first) and the requests before.
+fn compress_by_hand(
+    g: &mut Gemini,
+    items: &[HistoryItem],
+    at: usize,
+) -> (Vec<crate::replay::Event>, Vec<crate::replay::Event>) {
+    let mut prev = None;
+    let mut k = 0;
+    let mut before = Vec::new();
+    for it in items {
+        if it.role == Role::Assistant {
+            let req = request(k, prev);
+            if k == at {
+                let mut here: Vec<_> = g.compact_now(&req).into_iter().collect();
+                here.extend(g.before_request(&req));
+                return (before, here);
+            }
+            before.extend(g.before_request(&req));
+            prev = Some(g.context_tokens());
+            k += 1;
+        }
+        g.push(it);
+    }
+    panic!("no request {at}");
+}
+
+#[test]
+fn a_compress_by_hand_ignores_the_threshold_and_the_next_check_sees_the_new_history() {
+    // `/compress` before request 4 of the chat above: far below the 20,000-token trigger
+    // (the previous prompt is about 7,000), the history is compressed all the same: the split
+    // falls at the newest prompt, the only one past 70% of the characters.
+    let items = chat(14, 4_000);
+    let mut g = Gemini::with_params(params(40_000, 500, &[("masking", "false")]));
+    let (before, here) = compress_by_hand(&mut g, &items, 4);
+    assert!(before.is_empty(), "{before:?}");
+    assert_eq!(
+        here.len(),
+        1,
+        "the automatic check does not fire after it: {here:?}"
+    );
+    let e = &here[0];
+    assert_eq!(e.kind, EventKind::Compress);
+    assert!(e.measure.is_some_and(|m| m < 8_000), "{e:?}");
+    assert_eq!((e.summarised, e.kept), (9, 1));
+    assert!(e.tokens_after < e.tokens_before / 4, "{e:?}");
+    // The chat was re-created: its check read the local estimate of the new history.
+    assert_eq!(g.decision().prompt, e.tokens_after);
+    assert!(!g.failed());
+}
+
+#[test]
+fn a_compress_by_hand_ignores_a_remembered_failure_and_its_own_does_not_count() {
+    let items = cjk_reads();
+    let opts = [
+        ("masking", "false"),
+        ("truncate_tool_output_threshold", "5000"),
+    ];
+    // An inflated `/compress` leaves truncation-only mode off (`||= !force`)…
+    let mut g = Gemini::with_params(params(100_000, 1_000_000, &opts));
+    let (_, here) = compress_by_hand(&mut g, &items, 4);
+    assert_eq!(here[0].kind, EventKind::Failed);
+    assert_eq!(here[0].summariser_output, 2_000_000);
+    assert!(!g.failed());
+    // …and once an automatic attempt set it, a `/compress` still summarises (two calls)
+    // rather than only truncating, and leaves it set.
+    let mut g = Gemini::with_params(params(100_000, 1_000_000, &opts));
+    let (before, here) = compress_by_hand(&mut g, &items, 22);
+    assert!(before.iter().any(|e| e.kind == EventKind::Failed));
+    assert!(g.failed());
+    assert_eq!(here[0].kind, EventKind::Failed);
+    assert_eq!(here[0].summariser_output, 2_000_000);
+    assert!(g.failed());
+}
+
 #[test]
 fn masking_fires_only_past_protection_plus_prunable() {
     // Outputs of 40,000 ASCII characters: estimateTokenCountSync([part]) counts the name and the

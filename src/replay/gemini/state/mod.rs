@@ -416,6 +416,13 @@ pub struct Gemini {
     rec_valid: bool,
     /// The latest recorded prompt size (`lastPromptTokenCount` while in sync).
     last_rec: Option<u64>,
+    /// The request whose compression check the history was last brought to, and the estimate
+    /// before its content was added: a `/compress` and the automatic check of one request
+    /// share that history and the `countTokens` figure it started from.
+    checked: Option<(usize, u64)>,
+    /// A `/compress` re-created the chat before this request: until its response,
+    /// `lastPromptTokenCount` is the local estimate of the new history (spec §1.8).
+    recreated: Option<usize>,
     decision: Decision,
 }
 
@@ -582,6 +589,8 @@ impl Gemini {
             diverged: false,
             rec_valid: true,
             last_rec: None,
+            checked: None,
+            recreated: None,
             decision: Decision::default(),
         }
     }
@@ -698,6 +707,34 @@ impl Gemini {
             None => req.prev_prompt.unwrap_or_else(|| self.tokens()),
         }
     }
+
+    /// Bring the history to request `req`'s compression check (its own new content joins
+    /// after it, module doc) and return the check's `lastPromptTokenCount`.
+    fn check_input(&mut self, req: &RequestInfo) -> u64 {
+        let check_at = self
+            .native
+            .as_ref()
+            .and_then(|n| n.requests.get(req.index))
+            .filter(|r| r.upto == self.seen)
+            .map_or(self.seen, |r| r.check_at);
+        if self.checked.is_none_or(|(k, _)| k != req.index) {
+            self.checked = Some((req.index, self.tokens()));
+        }
+        self.flush(check_at);
+        if self.recreated == Some(req.index) {
+            return self.tokens();
+        }
+        if self.p.last_prompt_trigger {
+            self.trigger_input(req)
+        } else {
+            // ≤ v0.7: `countTokens` over the history at the check. The engine's calibrated
+            // figure for the history it was told about, plus what joined it since, calibrated.
+            let unflushed = self.checked.map_or(0, |(_, t)| t);
+            let joined = self.tokens().saturating_sub(unflushed);
+            req.context_now
+                .saturating_add((joined as f64 * req.scale.max(0.0)).round() as u64)
+        }
+    }
 }
 
 /// A resumed turn of role `role` and parts `parts` as `GeminiChat.getHistory` shows it, with
@@ -787,25 +824,8 @@ impl Strategy for Gemini {
     }
 
     fn before_request(&mut self, req: &RequestInfo) -> Vec<Event> {
-        // The request's own new content joins after the check (module doc).
-        let check_at = self
-            .native
-            .as_ref()
-            .and_then(|n| n.requests.get(req.index))
-            .filter(|r| r.upto == self.seen)
-            .map_or(self.seen, |r| r.check_at);
-        let unflushed = self.tokens();
-        self.flush(check_at);
+        let prompt = self.check_input(req);
         let mut events = Vec::new();
-        let prompt = if self.p.last_prompt_trigger {
-            self.trigger_input(req)
-        } else {
-            // ≤ v0.7: `countTokens` over the history at the check. The engine's calibrated
-            // figure for the history it was told about, plus what joined it since, calibrated.
-            let joined = self.tokens().saturating_sub(unflushed);
-            req.context_now
-                .saturating_add((joined as f64 * req.scale.max(0.0)).round() as u64)
-        };
         self.decision = Decision {
             prompt,
             ..Decision::default()
@@ -835,7 +855,7 @@ impl Strategy for Gemini {
                 } else {
                     exact
                 };
-                self.compress_curated(prompt, m)
+                self.compress_curated(prompt, m, false)
             } else if self.failed {
                 self.truncate_only(prompt)
             } else {
@@ -858,6 +878,19 @@ impl Strategy for Gemini {
             self.rec_valid = false;
         }
         events
+    }
+
+    /// The user's `/compress` before this request (`tryCompressChat(force=true)`), on the
+    /// history the request's own check sees.
+    fn compact_now(&mut self, req: &RequestInfo) -> Option<Event> {
+        let prompt = self.check_input(req);
+        let mut e = self.compress_forced(prompt)?;
+        if e.kind == EventKind::Compress {
+            self.recreated = Some(req.index);
+            self.diverged = true;
+        }
+        e.measure = Some(prompt);
+        Some(e)
     }
 
     fn full_tokens(&self) -> u64 {

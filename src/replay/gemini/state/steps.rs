@@ -156,6 +156,34 @@ impl Gemini {
         Some(e)
     }
 
+    /// `/compress` (`tryCompressChat(force=true)`, spec §1.4, §1.8): no threshold, and a
+    /// remembered inflated attempt neither turns it into a truncation nor is set by its own
+    /// inflation; a success re-creates the chat, which forgets the failure.
+    pub(super) fn compress_forced(&mut self, prompt: u64) -> Option<Event> {
+        self.decision = super::Decision {
+            prompt,
+            status: 5,
+            ..super::Decision::default()
+        };
+        // An empty history is a NOOP.
+        self.last?;
+        if self.p.summary_tokens == 0 {
+            self.decision.status = 4;
+            return None;
+        }
+        let (limit, cap) = (self.p.limit, self.p.truncate_threshold);
+        self.want_max_chars = super::max_chars(limit, prompt, cap);
+        let exact = super::exact_max_chars(limit, prompt, cap);
+        let failed = std::mem::replace(&mut self.failed, false);
+        let e = if self.n_invalid > 0 || exact < 1 {
+            self.compress_curated(prompt, exact, true)
+        } else {
+            self.compress(prompt)
+        };
+        self.failed = failed && e.as_ref().is_none_or(|e| e.kind != EventKind::Compress);
+        e
+    }
+
     /// Summariser calls per compression: the summary, then (v0.26+) the verification probe.
     fn summariser_calls(&self) -> u64 {
         if self.p.probe { 2 } else { 1 }
@@ -329,7 +357,12 @@ impl Gemini {
 
     /// The compression check on the curated history when it differs from the managed one
     /// (an invalid model turn is live): the pure port, then the result installed.
-    pub(super) fn compress_curated(&mut self, prompt: u64, max_chars: i64) -> Option<Event> {
+    pub(super) fn compress_curated(
+        &mut self,
+        prompt: u64,
+        max_chars: i64,
+        force: bool,
+    ) -> Option<Event> {
         use crate::replay::gemini::compress::{CompressOptions, CompressionStatus, compress};
         self.curated_passes += 1;
         let curated = self.curated();
@@ -349,7 +382,7 @@ impl Gemini {
             .unwrap_or_default();
         let summary = JsStr::Filler(4 * self.p.summary_tokens as usize);
         let o = CompressOptions {
-            force: false,
+            force,
             threshold: self.p.threshold,
             token_limit: self.p.limit,
             has_failed: self.failed,
