@@ -368,3 +368,78 @@ fn show_json_provenance_is_the_ledgers_on_the_corpus() {
     let (before, after) = check("real/claude_compaction/entire-2a_075ef186b4_0_full.jsonl");
     assert_eq!((before, after), (0, 1));
 }
+
+/// A resumed Claude session starts its new file with the records of the old one under its own
+/// session id (README, "Claude Code"). A compaction both files hold is one event: its boundary
+/// record's uuid names it in both. Built from a real session with one automatic compaction.
+#[test]
+fn a_compaction_in_a_resumed_sessions_copy_counts_once() {
+    let src =
+        root().join("../shared/corpus/real/claude_compaction/entire-2a_075ef186b4_0_full.jsonl");
+    let old = "375d5d79-9c13-419d-a5fd-72421f2af713";
+    let new = "99999999-8888-4777-8666-555555555555";
+    let text = std::fs::read_to_string(&src).unwrap();
+    let last_uuid = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| v["uuid"].as_str().map(str::to_string))
+        .next_back()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("-p");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join(format!("{old}.jsonl")), &text).unwrap();
+    let user = serde_json::json!({"type": "user", "uuid": "new-u1", "parentUuid": last_uuid,
+        "sessionId": new, "timestamp": "2026-01-23T10:00:00.000Z", "version": "2.1.7",
+        "message": {"role": "user", "content": "continue please"}});
+    let answer = serde_json::json!({"type": "assistant", "uuid": "new-a1", "parentUuid": "new-u1",
+        "sessionId": new, "timestamp": "2026-01-23T10:00:05.000Z", "version": "2.1.7",
+        "requestId": "req_new1", "message": {"id": "msg_new1", "role": "assistant",
+        "model": "claude-opus-4-5-20251101", "content": [{"type": "text", "text": "ok"}],
+        "usage": {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 50000,
+        "cache_creation_input_tokens": 100}}});
+    let resumed = format!("{}{user}\n{answer}\n", text.replace(old, new));
+    std::fs::write(project.join(format!("{new}.jsonl")), resumed).unwrap();
+
+    let run = |args: &[&str]| -> Value {
+        let out = Command::cargo_bin("sessions")
+            .unwrap()
+            .env("TZ", "UTC")
+            .args(args)
+            .arg(&project)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let events = run(&["compactions", "--format", "json"]);
+    let events = events.as_array().unwrap();
+    let ids: Vec<&Value> = events.iter().map(|e| &e["session_id"]).collect();
+    assert_eq!(ids, [old], "one event, of the first copy");
+    let stats = run(&["compactions", "--stats", "--format", "json"]);
+    let sizes = stats["agents"]["claude"]["summary_tokens"]
+        .as_array()
+        .unwrap();
+    assert_eq!(sizes.len(), 1, "{stats}");
+    let replay = run(&[
+        "replay-compress",
+        "--all",
+        "-A",
+        "claude",
+        "--validate",
+        "--quiet",
+        "--format",
+        "json",
+    ]);
+    let summary = replay
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "validation_summary")
+        .unwrap();
+    assert_eq!(summary["recorded_auto"], 1, "{summary}");
+}

@@ -139,13 +139,11 @@ pub fn run(g: &GlobalArgs, args: &CompactionsArgs) -> CmdResult {
         .iter()
         .flat_map(|s| s.compaction_events.iter().map(move |c| (*s, c)))
         .collect();
-    // A compaction that several copies of one session hold (checkpoint files, backups) is one
-    // event: the same session, time, kind and size; the first copy in this order is kept, as
-    // `replay-compress --validate` counts it. (Without a time, events cannot be told apart.)
+    // A compaction that several files hold (checkpoint copies, backups, a resumed session's
+    // copy) is one event; the first copy in this order is kept, as `replay-compress
+    // --validate` counts it.
     let mut seen = std::collections::HashSet::new();
-    events.retain(|(s, c)| {
-        c.timestamp.is_none() || seen.insert((s.agent, &s.id, c.timestamp, c.kind, c.tokens_before))
-    });
+    events.retain(|(s, c)| c.identity(s.agent, &s.id).is_none_or(|k| seen.insert(k)));
 
     if args.stats {
         let stats = stats(&events);

@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::serialize_time;
+use super::{Agent, serialize_time};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -86,6 +86,11 @@ pub struct Compaction {
     /// Everything else the trace carried (Claude `compactMetadata`, Codex window ids, …).
     #[serde(default)]
     pub extra: Value,
+    /// The id of the record the compaction is, where its trace is a record of its own with
+    /// one (a Claude `compact_boundary`'s uuid): it names the compaction in every file that
+    /// holds it, a resumed session's copy under its new session id included.
+    #[serde(default)]
+    pub record_id: Option<String>,
 }
 
 impl Compaction {
@@ -126,8 +131,34 @@ impl Compaction {
             messages_after: None,
             sections: Vec::new(),
             extra: Value::Null,
+            record_id: None,
         }
     }
+
+    /// What tells this compaction of session `session` from the others among all the files
+    /// read, so that one held by several (checkpoint copies, a resumed session's copy) counts
+    /// once: its record's id where it has one, else the session, time, kind and size; `None`
+    /// without either an id or a time (nothing tells such events apart).
+    pub fn identity<'a>(&'a self, agent: Agent, session: &'a str) -> Option<CompactionId<'a>> {
+        match (&self.record_id, self.timestamp) {
+            (Some(id), _) => Some(CompactionId::Record(agent, id)),
+            (None, Some(t)) => Some(CompactionId::Event(
+                agent,
+                session,
+                t,
+                self.kind,
+                self.tokens_before,
+            )),
+            (None, None) => None,
+        }
+    }
+}
+
+/// [`Compaction::identity`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CompactionId<'a> {
+    Record(Agent, &'a str),
+    Event(Agent, &'a str, DateTime<Utc>, CompactionKind, Option<u64>),
 }
 
 /// `compactions[]` in `show`/`export --format json|jsonl` (docs/json.md). The model's

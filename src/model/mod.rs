@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diag::Warning;
 
-pub use compaction::{Compaction, CompactionKind, Provenance, Trigger};
+pub use compaction::{Compaction, CompactionId, CompactionKind, Provenance, Trigger};
 pub use message::{Message, Part, TextSize, media_kind, text_of, typed_text};
 pub use usage::{DedupKey, Request, RequestUsage, TokenTotals, Usage};
 

@@ -499,6 +499,10 @@ pub struct Validation {
     pub request_delta: Option<i64>,
     /// `(replay − recorded) / recorded × 100` of the tokens before.
     pub tokens_delta_pct: Option<f64>,
+    /// The recorded compaction's [`Compaction::record_id`](crate::model::Compaction): what
+    /// names it across files better than its time.
+    #[serde(skip)]
+    pub record_id: Option<String>,
 }
 
 /// How closely replaying the agent's own algorithm reproduced what it did (`--validate`).

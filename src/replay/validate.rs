@@ -79,6 +79,7 @@ pub fn validate(
             replay_tokens_before: replay_before,
             request_delta: e.map(|e| e.request as i64 - c.request_index as i64),
             tokens_delta_pct: delta_pct,
+            record_id: c.record_id.clone(),
         });
     }
     fidelity.median_token_error_pct = median(token_errors).map(round1);
@@ -147,7 +148,12 @@ pub fn summarize(rs: &[&super::SessionReplay]) -> Vec<Summary> {
             let (mut auto, mut predicted, mut errors) = (0, 0, Vec::new());
             for r in &mine {
                 for v in r.validation.iter().flatten() {
-                    let key = (&r.id, v.timestamp, v.recorded_tokens_before);
+                    // The record's id names it in a resumed session's copy too, under
+                    // another session id.
+                    let key = match &v.record_id {
+                        Some(id) => (None, Some(id.as_str()), None, None),
+                        None => (Some(&r.id), None, v.timestamp, v.recorded_tokens_before),
+                    };
                     if v.trigger == Trigger::Manual || !seen.insert(key) {
                         continue;
                     }

@@ -444,11 +444,14 @@ fn auto_summary_size<'a>(
     scanned: impl IntoIterator<Item = &'a SessionSummary>,
 ) -> SummarySize {
     // Pi and OpenClaw leave no summaries in these stores: any agent's real summaries calibrate.
+    // A compaction several files hold counts once, as the ledger lists it.
+    let mut seen = std::collections::HashSet::new();
     let sizes: Vec<u64> = scanned
         .into_iter()
         .filter(|s| alg.native_agent().is_none_or(|a| a == s.agent))
-        .flat_map(|s| &s.compaction_events)
-        .filter_map(|c| c.summary.as_deref().filter(|t| !t.trim().is_empty()))
+        .flat_map(|s| s.compaction_events.iter().map(move |c| (s, c)))
+        .filter(|(s, c)| c.identity(s.agent, &s.id).is_none_or(|k| seen.insert(k)))
+        .filter_map(|(_, c)| c.summary.as_deref().filter(|t| !t.trim().is_empty()))
         .map(estimate_text)
         .collect();
     let max = alg.max_summary_tokens().unwrap_or(MAX_TOKENS);

@@ -48,6 +48,7 @@ impl Parser<'_> {
         marker.sidechain = rec.is_sidechain.0;
         if own_record {
             marker.id = rec.uuid.owned();
+            c.record_id.clone_from(&marker.id);
         }
         self.s.messages.push(marker);
         c.message_index = self.s.messages.len();
