@@ -17,7 +17,8 @@
 //!   chat object and a new file. Only a context that reached a compression threshold can have
 //!   been compressed: the earlier part's last recorded prompt reached 20% of the 1,048,576-token
 //!   limit (the lowest default threshold of any release). The later part then starts with a
-//!   compression the file does not record (`gemini_new_file`).
+//!   compression (`gemini_new_file`, from the earlier part's last prompt), unless one of the
+//!   two recorded its notice where they meet: that notice is the event.
 //! - **`/clear`**: also a new chat object with the same `sessionId`, from a context of any
 //!   size. Everything else is this: a new conversation, listed on its own, not a compaction.
 
@@ -25,7 +26,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crate::diag::{Warning, WarningKind};
-use crate::model::{Agent, Compaction, CompactionKind, DedupKey, SessionKind};
+use crate::model::{Agent, Compaction, CompactionKind, DedupKey, Provenance, SessionKind};
 use crate::scan::SessionSummary;
 
 /// The smallest prompt a Gemini CLI release compresses by default: 20% (v0.11.3–v0.16) of the
@@ -162,6 +163,22 @@ fn last_prompt(s: &SessionSummary) -> u64 {
         .unwrap_or(0)
 }
 
+/// Whether the compression that continued part `prev` in part `next` left a trace of its own
+/// where they meet: after `prev`'s last request (the notice written before the new file) or
+/// before `next`'s first (written into it).
+fn noted_between(prev: &SessionSummary, next: &SessionSummary) -> bool {
+    let compression = |c: &&Compaction| c.kind != CompactionKind::GeminiMasking;
+    prev.compaction_events
+        .iter()
+        .filter(compression)
+        .any(|c| c.request_index >= prev.requests.len())
+        || next
+            .compaction_events
+            .iter()
+            .filter(compression)
+            .any(|c| c.request_index == 0)
+}
+
 fn link_and_mark(sessions: &mut [SessionSummary]) {
     let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, s) in sessions.iter().enumerate() {
@@ -199,12 +216,16 @@ fn link_and_mark(sessions: &mut [SessionSummary]) {
                 parts.push(i);
             }
         }
-        // Continuations: compressed only from a context that could have been.
+        // Continuations: compressed only from a context that could have been. A compression
+        // whose notice one of the two parts recorded where they meet is that event already.
         for w in parts.windows(2) {
-            if last_prompt(&sessions[w[0]]) >= COMPRESSIBLE_PROMPT {
+            let before = last_prompt(&sessions[w[0]]);
+            if before >= COMPRESSIBLE_PROMPT && !noted_between(&sessions[w[0]], &sessions[w[1]]) {
                 let s = &mut sessions[w[1]];
                 let mut c = Compaction::new(CompactionKind::GeminiNewFile);
                 c.timestamp = s.started_at;
+                c.tokens_before = Some(before);
+                c.tokens_provenance = Provenance::Recorded;
                 s.compaction_events.insert(0, c);
                 s.compactions += 1;
             }

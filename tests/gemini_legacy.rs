@@ -246,3 +246,68 @@ fn diverged_copies_are_both_kept_and_their_shared_messages_count_once() {
     .unwrap();
     assert_eq!(doc["totals"]["tokens"]["input"], 4500, "{doc:#}");
 }
+
+/// Two legacy parts of one session: the first ends at a 560k prompt, the second goes on at
+/// 41k. `notice` puts the compression notice at the end of the first part, at the start of the
+/// second, or nowhere.
+fn continued(dir: &Path, notice: Option<bool>) {
+    let id = "ffffffff-0000-4000-8000-000000000006";
+    let info = serde_json::json!({"id": "i1", "timestamp": "2025-12-01T10:05:30.000Z",
+        "type": "info", "content": "IMPORTANT: This conversation exceeded the compress threshold. A compressed context will be sent for future messages (compressed from: 560100 to 40000 tokens)."});
+    let turn = |n: u32, at: &str, input: u64| {
+        [
+            serde_json::json!({"id": format!("u{n}"), "timestamp": format!("2025-12-01T{at}:00.000Z"),
+                "type": "user", "content": format!("prompt {n}")}),
+            serde_json::json!({"id": format!("g{n}"), "timestamp": format!("2025-12-01T{at}:30.000Z"),
+                "type": "gemini", "content": "ok", "model": "gemini-2.5-pro",
+                "tokens": {"input": input, "output": 100, "cached": 0, "thoughts": 0, "tool": 0,
+                    "total": input + 100}}),
+        ]
+    };
+    let mut first: Vec<Value> = [turn(1, "10:00", 300_000), turn(2, "10:04", 560_000)].concat();
+    let mut second: Vec<Value> = turn(3, "10:06", 41_000).to_vec();
+    match notice {
+        Some(true) => first.push(info),
+        Some(false) => second.insert(0, info),
+        None => {}
+    }
+    let doc = |start: &str, end: &str, messages: Vec<Value>| {
+        serde_json::json!({"sessionId": id, "projectHash": "cd".repeat(32),
+            "startTime": format!("2025-12-01T{start}:00.000Z"),
+            "lastUpdated": format!("2025-12-01T{end}:00.000Z"), "messages": messages})
+        .to_string()
+    };
+    let file = |name: &str| dir.join(format!("session-2025-12-01T{name}-ffffffff.json"));
+    std::fs::write(file("10-00"), doc("10:00", "10:05", first)).unwrap();
+    std::fs::write(file("10-06"), doc("10:06", "10:08", second)).unwrap();
+}
+
+/// One compression that both started the new file and left its notice is one event (README:
+/// "One compression that left several traces is one event"): the notice, wherever it was
+/// written. Without a notice the new file is the event, from the first part's last prompt.
+#[test]
+fn a_continuation_with_its_compression_notice_is_one_compaction() {
+    for notice in [Some(true), Some(false), None] {
+        let dir = tempfile::tempdir().unwrap();
+        continued(dir.path(), notice);
+        let events = common::json_array(
+            common::sessions()
+                .args(["compactions", "--kind", "all", "--format", "json"])
+                .arg(dir.path()),
+        );
+        let rows: Vec<(&str, &Value)> = events
+            .iter()
+            .map(|e| (e["kind"].as_str().unwrap(), &e["tokens_before"]))
+            .collect();
+        let expected = match notice {
+            Some(_) => ("gemini_info", 560_100),
+            None => ("gemini_new_file", 560_000),
+        };
+        assert_eq!(rows, [(expected.0, &expected.1.into())], "{notice:?}");
+        let listed: u64 = list(dir.path())
+            .iter()
+            .map(|r| r["compactions"].as_u64().unwrap())
+            .sum();
+        assert_eq!(listed, 1, "{notice:?}");
+    }
+}
