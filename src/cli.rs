@@ -402,8 +402,9 @@ Examples:
                                                             against Codex's real compactions
   sessions replay-compress -A pi --list-settings            every key, default and range")]
 pub struct ReplayArgs {
-    /// Sessions to replay: ids, unique id prefixes, session files or folders. With --all: files
-    /// or folders to read instead of the agents' stores.
+    /// Sessions to replay: ids, unique id prefixes, session files or folders (an id held by
+    /// several files whose histories diverge replays each). With --all: files or folders to
+    /// read instead of the agents' stores.
     #[arg(value_name = "ID|PREFIX|PATH", required_unless_present_any = ["all", "list_settings"])]
     pub targets: Vec<OsString>,
     /// Print the algorithm's settings (keys, defaults, allowed ranges) and exit; with

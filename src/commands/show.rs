@@ -197,39 +197,70 @@ pub(crate) fn explain_no_match(mut f: Failure, id: &str, warnings: &[Warning]) -
 }
 
 /// Find the one session whose id is `target`, or starts with it. Ambiguity is an error that
-/// lists the candidates.
+/// lists the candidates; so is one id held by several files that diverge (each is a history
+/// of its own: a path names one).
 pub fn resolve(sessions: &[SessionSummary], target: &str) -> Result<usize, Failure> {
+    match resolve_all(sessions, target)?.as_slice() {
+        [i] => Ok(*i),
+        many => Err(candidates(
+            sessions,
+            many,
+            format!(
+                "{target:?} names one session held by {} files whose histories diverge; name one by its path:",
+                many.len()
+            ),
+        )),
+    }
+}
+
+/// Every session whose id is `target`, or else starts with it, when they are all one agent's
+/// session id: files of one id whose histories diverge (branches, consecutive pieces of a long
+/// session) are listed, and replayed, each on its own. Several ids are an error that lists the
+/// candidates.
+pub fn resolve_all(sessions: &[SessionSummary], target: &str) -> Result<Vec<usize>, Failure> {
     let exact: Vec<usize> = (0..sessions.len())
         .filter(|&i| sessions[i].id == target)
         .collect();
-    let matches = if exact.is_empty() {
+    let matches: Vec<usize> = if exact.is_empty() {
         (0..sessions.len())
             .filter(|&i| sessions[i].id.starts_with(target))
             .collect()
     } else {
         exact
     };
-    match matches.as_slice() {
-        [] => Err(Failure::failed(format!("no session matches {target:?}"))),
-        [i] => Ok(*i),
-        many => {
-            let mut msg = format!(
-                "{target:?} matches {} sessions; use a longer prefix or a path:",
-                many.len()
-            );
-            for &i in many.iter().take(20) {
-                let s = &sessions[i];
-                msg.push_str(&format!(
-                    "\n  {} {} {} {}",
-                    s.agent,
-                    safe_line(&s.id),
-                    s.started_at.map(local_time).unwrap_or_default(),
-                    crate::output::safe_path(s.path())
-                ));
-            }
-            Err(Failure::failed(msg))
-        }
+    let Some(&first) = matches.first() else {
+        return Err(Failure::failed(format!("no session matches {target:?}")));
+    };
+    let one = |i: &usize| (sessions[*i].agent, &sessions[*i].id);
+    if matches.iter().all(|i| one(i) == one(&first)) {
+        return Ok(matches);
     }
+    Err(candidates(
+        sessions,
+        &matches,
+        format!(
+            "{target:?} matches {} sessions; use a longer prefix or a path:",
+            matches.len()
+        ),
+    ))
+}
+
+/// `msg`, then the first 20 of `many`: agent, id, start and file.
+fn candidates(sessions: &[SessionSummary], many: &[usize], mut msg: String) -> Failure {
+    for &i in many.iter().take(20) {
+        let s = &sessions[i];
+        msg.push_str(&format!(
+            "\n  {} {} {} {}",
+            s.agent,
+            safe_line(&s.id),
+            s.started_at.map(local_time).unwrap_or_default(),
+            crate::output::safe_path(s.path())
+        ));
+    }
+    if many.len() > 20 {
+        msg.push_str(&format!("\n  … and {} more", many.len() - 20));
+    }
+    Failure::failed(msg)
 }
 
 /// Parse a session in full and carry over what the scan resolved across files.

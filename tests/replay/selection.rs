@@ -163,3 +163,52 @@ fn two_named_copies_of_a_session_replay_it_once() {
     assert_eq!(records.len(), 1, "{records:#?}");
     assert!(records[0]["id"].as_str().unwrap().starts_with("36e8d28f"));
 }
+
+/// Session 21a2e002 of the corpus is three consecutive pieces of one long session, each file
+/// a history of its own (README: "are each replayed"). Its full id names all three: the replay
+/// takes each, as `--all` does; `show` can show one only, and says which files to name.
+#[test]
+#[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]
+fn a_session_id_held_by_diverging_files_replays_each() {
+    let corpus = Path::new(env!("SESSIONS_CORPUS_DIR")).join("real/claude_compaction");
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-p");
+    fs::create_dir_all(&project).unwrap();
+    let pieces = [
+        "entire-3e_7e38433d1c_0_full.jsonl",
+        "entire-c0_8972f3adb1_0_full.jsonl",
+        "entire-e5_8e27b1ba0d_0_full.jsonl",
+    ];
+    for name in pieces {
+        fs::copy(corpus.join(name), project.join(name)).unwrap();
+    }
+    let id = "21a2e002-8b63-45db-8e0d-1978fe0600aa";
+    for named in [id, "21a2e002"] {
+        let records = json_out(sessions().arg("--home").arg(home.path()).args([
+            "replay-compress",
+            named,
+            "-A",
+            "claude",
+            "--format",
+            "json",
+        ]));
+        let mut files: Vec<&str> = records
+            .iter()
+            .inspect(|r| assert_eq!(r["id"], id))
+            .map(|r| r["path"].as_str().unwrap().rsplit('/').next().unwrap())
+            .collect();
+        files.sort_unstable();
+        assert_eq!(files, pieces, "{named}");
+    }
+    sessions()
+        .arg("--home")
+        .arg(home.path())
+        .args(["show", id])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "names one session held by 3 files whose histories diverge; name one by its path",
+        ))
+        .stderr(predicate::str::contains("longer prefix").not())
+        .stderr(predicate::str::contains(pieces[0]));
+}

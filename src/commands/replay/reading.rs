@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::cli::{GlobalArgs, ReplayArgs, SelectArgs};
-use crate::commands::show::{explain_no_match, resolve};
+use crate::commands::show::{explain_no_match, resolve_all};
 use crate::commands::{Failure, Target, scan_options, target};
 use crate::diag::{Report, WarningKind};
 use crate::output::safe_path;
@@ -368,13 +368,18 @@ fn select(
         let result = scan(&opts);
         crate::commands::require_stores(&result, &opts.stores)?;
         for t in &ids {
-            let i = resolve(&result.sessions, t)
+            // One id held by several diverging files names each of those histories.
+            let found = resolve_all(&result.sessions, t)
                 .map_err(|f| explain_no_match(f, t, &result.report.warnings))?;
-            let own =
-                crate::commands::show::own_report(&result.sessions[i], &result.project_warnings);
-            // Two sessions may owe the user the same registry's warning: once.
-            report.extend_once(own.warnings);
-            selected.push(result.sessions[i].clone());
+            for i in found {
+                let own = crate::commands::show::own_report(
+                    &result.sessions[i],
+                    &result.project_warnings,
+                );
+                // Two sessions may owe the user the same registry's warning: once.
+                report.extend_once(own.warnings);
+                selected.push(result.sessions[i].clone());
+            }
         }
         all.extend(result.sessions);
     }
