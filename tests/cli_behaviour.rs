@@ -617,3 +617,35 @@ fn looked_up(home: &Path, command: &[&str], id: &str, kind: &str) {
     assert!(err.contains(&format!("({kind})")), "{command:?}: {err}");
     assert!(!err.contains("hhhh0001"), "{command:?}: {err}");
 }
+
+/// The warnings of files named like an id explain an id that matched nothing. An ambiguous id
+/// matched sessions: its candidates are the answer, one to a line, with no warnings of other
+/// files after the last. And a text shorter than Gemini's 8-character file-name id is in the
+/// names of files of any session: it says nothing of a file.
+#[test]
+fn a_short_or_ambiguous_id_names_no_unrelated_files() {
+    let home = tempfile::tempdir().unwrap();
+    claude_home(home.path());
+    let chats = home.path().join(".gemini/tmp/live/chats");
+    write(&chats.join("session-2026-11-27T10-00-11111111.json"), "{]");
+    write(&chats.join("session-2026-11-27T11-00-gggg0001.json"), "{]");
+    for (id, answer) in [
+        ("11111111-aaaa", "matches 2 sessions"),
+        ("g", "no session matches \"g\""),
+    ] {
+        let out = sessions()
+            .arg("--home")
+            .arg(home.path())
+            .args(["show", id])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains(answer), "{err}");
+        assert!(!err.contains("named like it"), "{err}");
+        assert!(
+            !err.contains("-11111111.json") && !err.contains("gggg0001"),
+            "{err}"
+        );
+    }
+}

@@ -140,8 +140,7 @@ pub fn find_one(
             Ok((first, sessions, report))
         }
         Target::Id(id) => {
-            let i = resolve(&sessions, &id)
-                .map_err(|f| explain_no_match(f, &id, &result.report.warnings))?;
+            let i = resolve(&sessions, &id, &result.report.warnings)?;
             let s = sessions[i].clone();
             let report = own_report(&s, &result.project_warnings);
             Ok((s, sessions, report))
@@ -152,17 +151,21 @@ pub fn find_one(
 /// Most warnings about files named like the id that a failed lookup lists.
 const MAX_NAMED: usize = 10;
 
+/// The shortest id whose text in a file's name says the file is likely that session's.
+const NAMED_LIKE: usize = 8;
+
 /// Say why no session matched `id`: a store that could not be read may be where the session
 /// is, and a file whose name holds the id text is most likely the session itself, whatever
 /// kept it from being read (a document cut short mid-rewrite, a malformed one, …).
-pub(crate) fn explain_no_match(mut f: Failure, id: &str, warnings: &[Warning]) -> Failure {
-    // Gemini names its files after the id's first 8 characters only.
-    let short = id.get(..8).filter(|s| s.len() < id.len());
+fn explain_no_match(mut f: Failure, id: &str, warnings: &[Warning]) -> Failure {
+    // Gemini names its files after the id's first 8 characters only; a shorter text is in
+    // the names of files of any session.
+    let short = id.get(..NAMED_LIKE).filter(|s| s.len() < id.len());
     let named_like = |w: &Warning| {
         let Some(name) = w.path.file_name().map(|n| n.to_string_lossy()) else {
             return false;
         };
-        (!id.is_empty() && name.contains(id)) || short.is_some_and(|s| name.contains(s))
+        id.len() >= NAMED_LIKE && (name.contains(id) || short.is_some_and(|s| name.contains(s)))
     };
     let unread_store = |w: &Warning| {
         w.line.is_none() && matches!(w.kind, WarningKind::Unreadable | WarningKind::SymlinkLoop)
@@ -199,8 +202,12 @@ pub(crate) fn explain_no_match(mut f: Failure, id: &str, warnings: &[Warning]) -
 /// Find the one session whose id is `target`, or starts with it. Ambiguity is an error that
 /// lists the candidates; so is one id held by several files that diverge (each is a history
 /// of its own: a path names one).
-pub fn resolve(sessions: &[SessionSummary], target: &str) -> Result<usize, Failure> {
-    match resolve_all(sessions, target)?.as_slice() {
+pub fn resolve(
+    sessions: &[SessionSummary],
+    target: &str,
+    warnings: &[Warning],
+) -> Result<usize, Failure> {
+    match resolve_all(sessions, target, warnings)?.as_slice() {
         [i] => Ok(*i),
         many => Err(candidates(
             sessions,
@@ -216,8 +223,12 @@ pub fn resolve(sessions: &[SessionSummary], target: &str) -> Result<usize, Failu
 /// Every session whose id is `target`, or else starts with it, when they are all one agent's
 /// session id: files of one id whose histories diverge (branches, consecutive pieces of a long
 /// session) are listed, and replayed, each on its own. Several ids are an error that lists the
-/// candidates.
-pub fn resolve_all(sessions: &[SessionSummary], target: &str) -> Result<Vec<usize>, Failure> {
+/// candidates; none, one that says what the scan's `warnings` may tell of it.
+pub fn resolve_all(
+    sessions: &[SessionSummary],
+    target: &str,
+    warnings: &[Warning],
+) -> Result<Vec<usize>, Failure> {
     let exact: Vec<usize> = (0..sessions.len())
         .filter(|&i| sessions[i].id == target)
         .collect();
@@ -229,7 +240,8 @@ pub fn resolve_all(sessions: &[SessionSummary], target: &str) -> Result<Vec<usiz
         exact
     };
     let Some(&first) = matches.first() else {
-        return Err(Failure::failed(format!("no session matches {target:?}")));
+        let f = Failure::failed(format!("no session matches {target:?}"));
+        return Err(explain_no_match(f, target, warnings));
     };
     let one = |i: &usize| (sessions[*i].agent, &sessions[*i].id);
     if matches.iter().all(|i| one(i) == one(&first)) {

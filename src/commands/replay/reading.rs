@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::cli::{GlobalArgs, ReplayArgs, SelectArgs};
-use crate::commands::show::{explain_no_match, resolve_all};
+use crate::commands::show::resolve_all;
 use crate::commands::{Failure, Target, scan_options, target};
 use crate::diag::{Report, WarningKind};
 use crate::output::safe_path;
@@ -369,8 +369,7 @@ fn select(
         crate::commands::require_stores(&result, &opts.stores)?;
         for t in &ids {
             // One id held by several diverging files names each of those histories.
-            let found = resolve_all(&result.sessions, t)
-                .map_err(|f| explain_no_match(f, t, &result.report.warnings))?;
+            let found = resolve_all(&result.sessions, t, &result.report.warnings)?;
             for i in found {
                 let own = crate::commands::show::own_report(
                     &result.sessions[i],
