@@ -212,3 +212,34 @@ fn a_session_id_held_by_diverging_files_replays_each() {
         .stderr(predicate::str::contains("longer prefix").not())
         .stderr(predicate::str::contains(pieces[0]));
 }
+
+/// A file named with `--all` that is no agent's session is said to be so on stderr, as `list`
+/// and `compactions` say it (README), whether or not other named files hold sessions.
+#[test]
+fn all_notes_a_named_file_that_is_no_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let afile = dir.path().join("afile");
+    fs::write(&afile, "hi\n").unwrap();
+    let note = "afile: not a session file of any supported agent";
+    sessions()
+        .args(["replay-compress", "--all", "-A", "claude"])
+        .arg(&afile)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(note))
+        .stderr(predicate::str::contains("no session selected"));
+    sessions()
+        .args([
+            "replay-compress",
+            "--all",
+            "-A",
+            "claude",
+            "--format",
+            "json",
+        ])
+        .arg(&afile)
+        .arg(home().join(".claude"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(note));
+}

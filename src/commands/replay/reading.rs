@@ -98,6 +98,8 @@ pub(super) fn replay_all(
         },
     );
     crate::commands::require_stores(&result, &opts.stores)?;
+    // As `list` says it: a named file no agent's session is not silently left out.
+    crate::commands::note_unrecognised(&result, g.quiet);
     let mut sessions = result.sessions;
     let report = result.report;
     if sessions.is_empty() {
@@ -305,6 +307,7 @@ fn select(
         let opts = scan_options(g, &args.filter.select(named_paths(args)))?;
         let result = scan(&opts);
         crate::commands::require_stores(&result, &opts.stores)?;
+        crate::commands::note_unrecognised(&result, g.quiet);
         let selected = result.sessions.clone();
         return Ok((selected, result.sessions, result.report));
     }
