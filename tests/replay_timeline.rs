@@ -132,3 +132,28 @@ fn gemini_applies_a_manual_compress_and_follows_an_automatic_one() {
         "{r}"
     );
 }
+
+/// A `/compress` whose summary would not shrink the history (a 65,536-token summary of a
+/// 22,000-token history) is rejected by Gemini CLI as inflated: the attempt is a forced
+/// `failed` event, and nothing was followed.
+#[test]
+fn an_inflated_compress_by_hand_is_not_followed() {
+    let out = sessions()
+        .args(["--home", HOME, "--quiet", "replay-compress", "e5f6a7b8"])
+        .args([
+            "-A",
+            "gemini",
+            "--summary-tokens",
+            "65536",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v[0];
+    assert_eq!(r["events"][0]["kind"], "failed");
+    assert_eq!(r["events"][0]["forced"], true);
+    assert_eq!(r["followed"], 0, "{r}");
+}

@@ -583,7 +583,11 @@ fn replay_calibrated(
         .iter()
         .filter(|e| e.kind != EventKind::Failed && !e.forced)
         .count();
-    let followed = events.iter().filter(|e| e.forced).count();
+    // A `/compress` Gemini rejected as inflated changed nothing: an attempt, not a compaction.
+    let followed = events
+        .iter()
+        .filter(|e| e.forced && e.kind != EventKind::Failed)
+        .count();
 
     if let Some(d) = drift.filter(|d| !(0.8..=1.25).contains(d)) {
         // `d` is recorded / estimated. Each way is a share of the recorded size, so "below"
