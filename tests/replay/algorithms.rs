@@ -212,10 +212,14 @@ fn the_agents_own_compaction_calls_are_priced_apart() {
         .collect();
     let verdict = verdict.join(" ");
     let usd = rows[0]["cost"]["saved_vs_recorded_usd"].as_f64().unwrap();
-    let cents = format!("{}${:.2}", if usd < 0.0 { "−" } else { "" }, usd.abs());
+    let cents = if usd < 0.0 {
+        format!("cost ${:.2} more", -usd)
+    } else {
+        format!("saved ${usd:.2}")
+    };
     assert!(
         verdict.contains(&format!(
-            "{cents} in dollars counting the agent's own 2 compaction calls (estimated at $0.03)"
+            "{cents} in dollars, counting the agent's own 2 compaction calls (estimated at $0.03)"
         )),
         "{verdict}"
     );

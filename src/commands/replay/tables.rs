@@ -249,7 +249,9 @@ fn range(v: Vec<u64>) -> String {
     }
 }
 
-/// One sentence for an aggregate: what the algorithm would have done and saved.
+/// What the algorithm would have done and saved, one baseline per sentence: first against no
+/// management, then against what was recorded. Every figure carries its own verb, so a
+/// negative one reads as a cost ("cost 557k tokens more") and never as a bare minus sign.
 fn verdict(r: Option<&SessionReplay>, a: &Aggregate, setting: Option<&str>) -> String {
     let (t, comp) = (&a.t, a.comp);
     let alg = r.map_or("the algorithm", |r| r.algorithm.as_str());
@@ -270,42 +272,83 @@ fn verdict(r: Option<&SessionReplay>, a: &Aggregate, setting: Option<&str>) -> S
         return format!("verdict: {how} would not have intervened on {over}{followed}.");
     }
     let events = plural(comp, "intervention");
-    let mut s = format!(
-        "verdict: {how} would have saved {} tokens ({:.1}% of the unmanaged context) over {events} on {over}{followed}",
-        signed(t.saved),
-        t.saved_pct
-    );
+    let mut unmanaged = vec![format!(
+        "{} ({:.1}% of the unmanaged context) over {events} on {over}{followed}",
+        token_change(t.saved, "tokens"),
+        t.saved_pct.abs()
+    )];
     if t.summariser_tokens > 0 {
-        s.push_str(&format!("; net of summariser cost {}", signed(t.net_saved)));
-    }
-    if t.recorded > 0 {
-        s.push_str(&format!(
-            "; against what was recorded {} ({:.1}%)",
-            signed(t.saved_vs_recorded),
-            t.saved_vs_recorded_pct
+        unmanaged.push(format!(
+            "{} net of the summariser's tokens",
+            token_change(t.net_saved, "")
         ));
+    }
+    // Money can disagree with tokens: a compression rewrites the cached prefix.
+    if let Some(usd) = a.saved_usd {
+        unmanaged.push(format!(
+            "{} in dollars with prompt caching and the summariser",
+            dollar_change(usd)
+        ));
+    }
+    let mut s = format!("verdict: {how} would have {}.", series(&unmanaged));
+    if t.recorded > 0 {
+        let mut recorded = vec![format!(
+            "{} ({:.1}% of the recorded context)",
+            token_change(t.saved_vs_recorded, "tokens"),
+            t.saved_vs_recorded_pct.abs()
+        )];
         // No transcript records the agent's own compaction calls: the dollar figure prices
         // them, and says at how much.
         if let Some(usd) = a.saved_vs_recorded_usd {
-            s.push_str(&format!(", {} in dollars", dollars(usd)));
+            let mut money = format!("{} in dollars", dollar_change(usd));
             if let (n @ 1.., Some(agent)) = (a.agent_compactions, a.agent_usd) {
-                s.push_str(&format!(
-                    " counting the agent's own {} (estimated at {})",
+                money.push_str(&format!(
+                    ", counting the agent's own {} (estimated at {})",
                     plural(n as usize, "compaction call"),
                     dollars(agent)
                 ));
             }
+            recorded.push(money);
         }
-    }
-    // Money can disagree with tokens: a compression rewrites the cached prefix.
-    if let Some(usd) = a.saved_usd {
         s.push_str(&format!(
-            "; in dollars, with prompt caching and the summariser, {}",
-            dollars(usd)
+            " Against what was recorded it would have {}.",
+            series(&recorded)
         ));
     }
-    s.push('.');
     s
+}
+
+/// `a`, `a and b`, `a, b, and c`.
+fn series(parts: &[String]) -> String {
+    match parts {
+        [] => String::new(),
+        [one] => one.clone(),
+        [a, b] => format!("{a} and {b}"),
+        [init @ .., last] => format!("{}, and {last}", init.join(", ")),
+    }
+}
+
+/// `saved 138M tokens`, or `cost 557k tokens more` for a negative saving.
+fn token_change(n: i64, unit: &str) -> String {
+    let unit = if unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {unit}")
+    };
+    if n < 0 {
+        format!("cost {}{unit} more", human_count(n.unsigned_abs()))
+    } else {
+        format!("saved {}{unit}", human_count(n as u64))
+    }
+}
+
+/// `saved $6.96`, or `cost $1.20 more` for a negative saving.
+fn dollar_change(usd: f64) -> String {
+    if usd < 0.0 && (usd.abs() * 100.0).round() > 0.0 {
+        format!("cost {} more", dollars(-usd))
+    } else {
+        format!("saved {}", dollars(usd.abs()))
+    }
 }
 
 /// Dollars with a sign when negative and thousands separated: `$12.34`, `−$1,207.36`.
@@ -686,4 +729,70 @@ pub(super) fn settings_table(alg: Algorithm) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The corpus's Claude replay: it saves against no management, costs tokens but saves
+    /// dollars against what was recorded.
+    fn mixed() -> Aggregate {
+        Aggregate {
+            t: Totals {
+                full: 426_000_000,
+                recorded: 290_000_000,
+                what_if: 288_000_000,
+                saved: 138_000_000,
+                saved_pct: 32.4,
+                saved_vs_recorded: -557_000,
+                saved_vs_recorded_pct: -0.2,
+                summariser_tokens: 4_000_000,
+                net_saved: 134_000_000,
+            },
+            saved_usd: Some(65.11),
+            saved_vs_recorded_usd: Some(6.96),
+            agent_compactions: 25,
+            agent_usd: Some(21.56),
+            comp: 23,
+            followed: 2,
+            peak: 0,
+            n: 20,
+        }
+    }
+
+    #[test]
+    fn the_verdict_gives_each_baseline_its_own_sentence_and_each_figure_its_verb() {
+        let v = verdict(None, &mixed(), None);
+        let (unmanaged, recorded) = v
+            .split_once(". Against what was recorded")
+            .expect("a sentence against what was recorded");
+        assert!(
+            unmanaged.starts_with("verdict: the algorithm would have saved 138M tokens"),
+            "{v}"
+        );
+        assert!(
+            unmanaged.contains("saved 134M net of the summariser"),
+            "{v}"
+        );
+        assert!(
+            unmanaged.contains("saved $65.11 in dollars with prompt caching"),
+            "{v}"
+        );
+        assert!(recorded.contains("cost 557k tokens more (0.2%"), "{v}");
+        assert!(recorded.contains("saved $6.96 in dollars"), "{v}");
+        assert!(!recorded.contains("prompt caching"), "{v}");
+        assert!(!v.contains('-') && !v.contains('−'), "a bare sign: {v}");
+    }
+
+    #[test]
+    fn a_negative_dollar_figure_is_a_cost() {
+        let mut a = mixed();
+        a.saved_usd = Some(-197.4);
+        a.saved_vs_recorded_usd = Some(-0.001);
+        let v = verdict(None, &a, None);
+        assert!(v.contains("cost $197.40 more in dollars"), "{v}");
+        // Less than a cent either way is no cost.
+        assert!(v.contains("saved $0.00 in dollars"), "{v}");
+    }
 }
