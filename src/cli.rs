@@ -30,7 +30,8 @@ Environment:
   Stores are found in $CLAUDE_CONFIG_DIR (or ~/.claude and ~/.config/claude), $CODEX_HOME (or
   ~/.codex) and $GEMINI_CLI_HOME/.gemini (or ~/.gemini). Nothing is ever written into them,
   nor into the default folders, nor over ~/.claude.json.
-  COLUMNS, when set, is the width tables fit (else the terminal's; piped output is not cut).
+  COLUMNS, when set, is the width tables and stderr notes fit (else the terminal's; piped
+  output is not cut).
   TZ chooses the local time zone of human output (--utc shows UTC instead).
 
 Exit status:

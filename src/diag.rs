@@ -192,4 +192,44 @@ impl Report {
     }
 }
 
+/// The one door for notes on stderr: `note: ` and the text, each of its lines wrapped to the
+/// width the tables fit (continuations indented), as the replay verdict is. A note is prose,
+/// often longer than a terminal line; the caller makes session data in it terminal-safe.
+pub fn note(text: &str) {
+    to_stderr!("{}", note_text(text, crate::render::table::stderr_width()));
+}
+
+fn note_text(text: &str, width: Option<usize>) -> String {
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let line = if i == 0 {
+                format!("note: {line}")
+            } else {
+                line.to_string()
+            };
+            crate::render::text::wrap(&line, width, 2)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 pub use crate::render::plural;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_note_wraps_to_the_width_with_its_continuations_indented() {
+        let text = format!("{} end\nlooked in ~/.claude/projects", "word ".repeat(40));
+        let out = note_text(&text, Some(40));
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[0].starts_with("note: word"), "{out}");
+        assert!(lines.iter().all(|l| l.chars().count() <= 40), "{out}");
+        let (last, continued) = lines[1..].split_last().unwrap();
+        assert!(continued.iter().all(|l| l.starts_with("  ")), "{out}");
+        assert_eq!(*last, "looked in ~/.claude/projects");
+        assert_eq!(note_text("short", None), "note: short");
+    }
+}

@@ -117,11 +117,20 @@ mod bounds {
         ])
     }
 
-    fn notes_about_caps(stderr: &str) -> Vec<&str> {
-        stderr
-            .lines()
-            .filter(|l| l.contains("is above the largest summary"))
-            .collect()
+    /// The notes, their wrapped lines (indented) joined again, about a version's cap.
+    fn notes_about_caps(stderr: &str) -> Vec<String> {
+        let mut notes: Vec<String> = Vec::new();
+        for line in stderr.lines() {
+            match (line.strip_prefix("  "), notes.last_mut()) {
+                (Some(more), Some(last)) => {
+                    last.push(' ');
+                    last.push_str(more);
+                }
+                _ => notes.push(line.to_string()),
+            }
+        }
+        notes.retain(|n| n.contains("is above the largest summary"));
+        notes
     }
 
     /// The sample home's main Claude sessions were recorded by Claude Code 2.0.20 and 2.0.30

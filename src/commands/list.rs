@@ -35,11 +35,11 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
             &|k| std::env::var(k).ok(),
         );
         if !g.quiet {
-            to_stderr!(
-                "note: your stores hold no session; listing {} instead\n{}",
+            crate::diag::note(&format!(
+                "your stores hold no session; listing {} instead\nlooked in {}",
                 crate::output::safe_path(dir),
-                looked_in_line(&looked)
-            );
+                looked_in(&looked)
+            ));
         }
         let report = std::mem::take(&mut result.report);
         result = scan(&opts);
@@ -129,7 +129,7 @@ fn home_relative(p: &std::path::Path) -> String {
 fn looked_in_line(stores: &Stores) -> String {
     crate::render::text::wrap(
         &format!("looked in {}", looked_in(stores)),
-        crate::render::table::target_width(),
+        crate::render::table::stderr_width(),
         2,
     )
 }

@@ -233,10 +233,10 @@ pub fn note_unrecognised(result: &crate::scan::ScanResult, quiet: bool) {
         return;
     }
     for p in &result.unrecognised {
-        to_stderr!(
-            "note: {}: not a session file of any supported agent",
+        crate::diag::note(&format!(
+            "{}: not a session file of any supported agent",
             crate::output::safe_path(p)
-        );
+        ));
     }
 }
 

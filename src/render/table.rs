@@ -103,6 +103,21 @@ impl Column {
 /// and tests can inject one); else the terminal's when stdout is one; else none (pipes get
 /// whole lines).
 pub fn target_width() -> Option<usize> {
+    let out = std::io::stdout();
+    fit_width(out.is_terminal(), || terminal_size::terminal_size_of(out))
+}
+
+/// [`target_width`] for the diagnostics: the terminal's is stderr's, which stays one when
+/// stdout is piped to a file.
+pub fn stderr_width() -> Option<usize> {
+    let err = std::io::stderr();
+    fit_width(err.is_terminal(), || terminal_size::terminal_size_of(err))
+}
+
+fn fit_width(
+    terminal: bool,
+    size: impl FnOnce() -> Option<(terminal_size::Width, terminal_size::Height)>,
+) -> Option<usize> {
     if settings().wide {
         return None;
     }
@@ -113,10 +128,8 @@ pub fn target_width() -> Option<usize> {
     {
         return Some(c);
     }
-    if std::io::stdout().is_terminal() {
-        return terminal_size::terminal_size_of(std::io::stdout())
-            .map(|(w, _)| usize::from(w.0))
-            .filter(|&w| w > 0);
+    if terminal {
+        return size().map(|(w, _)| usize::from(w.0)).filter(|&w| w > 0);
     }
     None
 }

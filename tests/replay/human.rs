@@ -214,3 +214,26 @@ fn session_ids_reach_no_terminal_and_no_svg_raw() {
         "control characters in the SVG"
     );
 }
+
+/// Notes are prose on stderr: they fit `COLUMNS` as the verdict does (the Gemini version note
+/// runs to some 600 characters).
+#[test]
+fn notes_wrap_to_the_terminal_width() {
+    let out = sessions()
+        .env("COLUMNS", "80")
+        .arg("--home")
+        .arg(home())
+        .args(["replay-compress", "--all", "-A", "gemini"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("note: e5f6a7b8-5555: Gemini CLI"), "{err}");
+    for line in err.lines() {
+        assert!(line.chars().count() <= 80, "wider than 80: {line:?}");
+        assert!(
+            line.starts_with("note: ") || line.starts_with("  "),
+            "{line:?}"
+        );
+    }
+}

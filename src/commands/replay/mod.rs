@@ -154,7 +154,7 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
         }
     }
     if let Some(note) = run_note.filter(|_| !g.quiet) {
-        to_stderr!("note: {note}");
+        crate::diag::note(&note);
     }
     Ok(report)
 }
@@ -187,14 +187,14 @@ fn print_notes(replays: &[&SessionReplay]) {
             0 => format!("{id}: "),
             n => format!("{id} and {}: ", crate::render::plural(n, "other session")),
         };
-        to_stderr!("note: {who}{}", crate::render::text::safe_line(text));
+        crate::diag::note(&format!("{who}{}", crate::render::text::safe_line(text)));
     }
     if uniq.len() > SHOWN {
         let more = uniq.len() - SHOWN;
-        to_stderr!(
-            "note: {more} more {} (--format json has every session's notes)",
+        crate::diag::note(&format!(
+            "{more} more {} (--format json has every session's notes)",
             if more == 1 { "note" } else { "notes" }
-        );
+        ));
     }
 }
 

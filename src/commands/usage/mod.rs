@@ -71,11 +71,11 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
         } else {
             ("are", "them")
         };
-        to_stderr!(
-            "note: {} without any time {is} left out by the --since/--until window \
+        crate::diag::note(&format!(
+            "{} without any time {is} left out by the --since/--until window \
              (`usage daily` without a window shows {them} in its undated row)",
             crate::render::plural(undated_out, "request"),
-        );
+        ));
     }
     let unique = unique_requests(&result.sessions);
     let now = Utc::now();
@@ -105,11 +105,11 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
                 } else {
                     ("are", "they are")
                 };
-                to_stderr!(
-                    "note: {} without any time {is} in no block ({they} in `usage daily`'s \
+                crate::diag::note(&format!(
+                    "{} without any time {is} in no block ({they} in `usage daily`'s \
                      undated row)",
                     crate::render::plural(undated, "request"),
-                );
+                ));
             }
             let mut rows: Vec<Row> = list.iter().map(|b| Row::block(b, now)).collect();
             if a.active {
