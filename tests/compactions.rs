@@ -443,3 +443,53 @@ fn a_compaction_in_a_resumed_sessions_copy_counts_once() {
         .unwrap();
     assert_eq!(summary["recorded_auto"], 1, "{summary}");
 }
+
+/// Claude Code 2.1 records no `postTokens`: at 80 columns the empty AFTER column gives way
+/// before KIND, so a microcompaction (the real record of Claude Code 2.1.17, which cleared
+/// 39,512 tokens) still reads as one, and what it saved is in the table.
+#[test]
+fn a_narrow_ledger_keeps_the_kind_and_shows_what_a_microcompaction_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let meta = r#""isSidechain":false,"userType":"external","cwd":"/Users/soph/Work/entire/devenv/cli","sessionId":"4cfca9ed-4a40-4ce3-a9c6-ad13bc6065df","version":"2.1.17","type":"system","isMeta":false,"level":"info""#;
+    let lines = [
+        format!(
+            r#"{{"parentUuid":null,{meta},"subtype":"microcompact_boundary","content":"Context microcompacted","timestamp":"2026-02-16T15:02:36.633Z","uuid":"f85c60e3-be65-4780-8453-d4ffb0e305b6","microcompactMetadata":{{"trigger":"auto","preTokens":73043,"tokensSaved":39512,"compactedToolIds":["toolu_01MUBnoHgtn3fhTnmScqpgrr"],"clearedAttachmentUUIDs":[]}}}}"#
+        ),
+        format!(
+            r#"{{"parentUuid":null,"logicalParentUuid":"f85c60e3-be65-4780-8453-d4ffb0e305b6",{meta},"subtype":"compact_boundary","content":"Conversation compacted","timestamp":"2026-02-16T16:13:06.464Z","uuid":"0409024b-b9e5-4ce3-8db8-463221a77b49","compactMetadata":{{"trigger":"auto","preTokens":155002}}}}"#
+        ),
+    ];
+    let file = dir
+        .path()
+        .join("4cfca9ed-4a40-4ce3-a9c6-ad13bc6065df.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let table = |columns: &str| {
+        let out = Command::cargo_bin("sessions")
+            .unwrap()
+            .env("TZ", "UTC")
+            .env("COLUMNS", columns)
+            .args(["compactions", "--kind", "all"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let narrow = table("80");
+    let header = narrow.lines().next().unwrap();
+    assert!(header.contains("KIND"), "{narrow}");
+    assert!(!header.contains("AFTER"), "{narrow}");
+    assert!(narrow.contains("claude_microcompact"), "{narrow}");
+    assert!(narrow.lines().all(|l| l.chars().count() <= 80), "{narrow}");
+    let wide = table("200");
+    let header: Vec<&str> = wide.lines().next().unwrap().split_whitespace().collect();
+    let saved = header.iter().position(|h| *h == "SAVED").expect("SAVED");
+    let micro: Vec<&str> = wide
+        .lines()
+        .find(|l| l.contains("claude_microcompact"))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    // TIME (+00:00) is two words in the header and two in the row: positions agree.
+    assert_eq!(micro[saved], "39.5k", "{wide}");
+}

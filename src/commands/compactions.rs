@@ -13,7 +13,7 @@ use crate::commands::list::{id_floor_of, project_label};
 use crate::commands::{CmdResult, Failure, scan_options, stdout, write_json};
 use crate::model::{Agent, Compaction, CompactionKind, Provenance, Trigger};
 use crate::render::json::SCHEMA_VERSION;
-use crate::render::table::{Align, Column, Cut, render, target_width};
+use crate::render::table::{Align, Column, Cut, render, render_fitted, target_width};
 use crate::render::{ShortIds, human_count, rfc3339, thousands, time};
 use crate::scan::{SessionSummary, scan};
 use crate::tokens::estimate_text;
@@ -78,13 +78,7 @@ impl<'a> EventRecord<'a> {
             summary_tokens_estimated: summary.map(estimate_text),
             sections: &c.sections,
             summary,
-            tokens_saved: match c.kind {
-                CompactionKind::ClaudeMicrocompact => c
-                    .extra
-                    .get("tokensSaved")
-                    .and_then(serde_json::Value::as_u64),
-                _ => None,
-            },
+            tokens_saved: microcompact_saved(c),
         }
     }
 }
@@ -294,24 +288,7 @@ fn enum_str<T: Serialize>(v: T) -> String {
 fn table(events: &[(&SessionSummary, &Compaction)], ids: &ShortIds) -> String {
     let times: Vec<_> = events.iter().map(|(_, c)| c.timestamp).collect();
     let (time_header, time_cells) = time::column("TIME", &times);
-    let columns = [
-        Column::fixed("AGENT", Align::Left).optional(3),
-        Column::fixed("SESSION", Align::Left)
-            .shrink(
-                0,
-                id_floor_of(events.iter().map(|(s, _)| s.id.as_str()), ids),
-            )
-            .cut(Cut::Prefix),
-        Column::flexible("PROJECT", 1, 12).cut(Cut::Start),
-        Column::named(time_header, Align::Left).optional(2),
-        Column::fixed("TRIGGER", Align::Left),
-        Column::fixed("KIND", Align::Left).optional(1),
-        Column::fixed("BEFORE", Align::Right),
-        Column::fixed("AFTER", Align::Right),
-        Column::fixed("SUMMARY", Align::Right).optional(1),
-        Column::flexible("SECTIONS", 0, 8).optional(0),
-    ];
-    let rows = events
+    let mut rows: Vec<Vec<String>> = events
         .iter()
         .zip(time_cells)
         .map(|((s, c), time)| {
@@ -330,6 +307,7 @@ fn table(events: &[(&SessionSummary, &Compaction)], ids: &ShortIds) -> String {
                 .map(|t| format!("{amark}{}", human_count(t)))
                 .or_else(|| pct(c.percent_after))
                 .unwrap_or_else(|| "-".into());
+            let saved = microcompact_saved(c).map_or_else(|| "-".into(), human_count);
             let summary = c
                 .summary
                 .as_deref()
@@ -345,12 +323,74 @@ fn table(events: &[(&SessionSummary, &Compaction)], ids: &ShortIds) -> String {
                 enum_str(c.kind),
                 before,
                 after,
+                saved,
                 summary,
                 c.sections.join(","),
             ]
         })
         .collect();
-    render(&columns, rows, target_width())
+    // SAVED is there for microcompactions only. An AFTER with nothing in it (Claude 2.1
+    // records no postTokens) is the first to give way. Then AGENT goes before KIND, whose
+    // name starts with the agent's, so that a narrow table still tells a microcompaction from
+    // a compaction; unless KIND would go too, and then it goes first, as it did.
+    let empty = |i: usize| rows.iter().all(|r| r[i] == "-");
+    let (after_empty, with_saved) = (empty(7), !empty(8));
+    let columns = |kind_first: bool| {
+        let (agent, kind, saved, time) = if kind_first {
+            (5, 2, 3, 4)
+        } else {
+            (3, 5, 4, 6)
+        };
+        let after = Column::fixed("AFTER", Align::Right);
+        let mut columns = vec![
+            Column::fixed("AGENT", Align::Left).optional(agent),
+            Column::fixed("SESSION", Align::Left)
+                .shrink(
+                    0,
+                    id_floor_of(events.iter().map(|(s, _)| s.id.as_str()), ids),
+                )
+                .cut(Cut::Prefix),
+            Column::flexible("PROJECT", 1, 12).cut(Cut::Start),
+            Column::named(time_header.clone(), Align::Left).optional(time),
+            Column::fixed("TRIGGER", Align::Left),
+            Column::fixed("KIND", Align::Left).optional(kind),
+            Column::fixed("BEFORE", Align::Right),
+            if after_empty {
+                after.optional(0)
+            } else {
+                after
+            },
+            Column::fixed("SAVED", Align::Right).optional(saved),
+            Column::fixed("SUMMARY", Align::Right).optional(2),
+            Column::flexible("SECTIONS", 0, 8).optional(1),
+        ];
+        if !with_saved {
+            columns.remove(8);
+        }
+        columns
+    };
+    if !with_saved {
+        for r in &mut rows {
+            r.remove(8);
+        }
+    }
+    let agent_first = columns(false);
+    let (table, kept) = render_fitted(&agent_first, rows.clone(), target_width());
+    if kept.contains(&"KIND") {
+        return table;
+    }
+    render(&columns(true), rows, target_width())
+}
+
+/// What a Claude microcompaction recorded it saved (`microcompactMetadata.tokensSaved`).
+fn microcompact_saved(c: &Compaction) -> Option<u64> {
+    match c.kind {
+        CompactionKind::ClaudeMicrocompact => c
+            .extra
+            .get("tokensSaved")
+            .and_then(serde_json::Value::as_u64),
+        _ => None,
+    }
 }
 
 fn summary_table(stats: &Stats) -> String {
