@@ -105,14 +105,14 @@ impl Stores {
         // Codex.
         let codex_home = if let Some(dir) = &opts.codex_dir {
             configured(Agent::Codex, std::slice::from_ref(dir), "--codex-dir");
-            Some(dir.clone())
+            Some(codex_home_dir(dir))
         } else if let (true, Some(v)) = (use_env, env("CODEX_SESSIONS_DIR")) {
             configured(Agent::Codex, &split_list(&v), "CODEX_SESSIONS_DIR");
             stores.codex.extend(split_list(&v));
             None
         } else if let (true, Some(v)) = (use_env, env("CODEX_HOME")) {
             configured(Agent::Codex, &[PathBuf::from(&v)], "CODEX_HOME");
-            Some(PathBuf::from(v))
+            Some(codex_home_dir(Path::new(&v)))
         } else {
             home.as_ref().map(|h| h.join(".codex"))
         };
@@ -121,8 +121,9 @@ impl Stores {
             if ch.join("sessions").is_dir() || ch.join("archived_sessions").is_dir() {
                 stores.codex.push(ch.join("sessions"));
                 stores.codex.push(ch.join("archived_sessions"));
-            } else if opts.codex_dir.is_some() {
-                // `--codex-dir` may name the sessions folder itself.
+            } else if opts.codex_dir.is_some() || is_codex_sessions_dir(&ch) {
+                // `--codex-dir` may name the sessions folder itself, and so may a `CODEX_HOME`
+                // set one level too deep.
                 stores.codex.push(ch);
             } else {
                 stores.codex.push(ch.join("sessions"));
@@ -141,7 +142,7 @@ impl Stores {
                 .extend(split_list(&v).iter().map(|p| gemini_data_dir(p)));
         } else if let (true, Some(v)) = (use_env, env("GEMINI_CLI_HOME")) {
             configured(Agent::Gemini, &[PathBuf::from(&v)], "GEMINI_CLI_HOME");
-            stores.gemini.push(PathBuf::from(v).join(".gemini"));
+            stores.gemini.push(gemini_cli_home_dir(Path::new(&v)));
         } else if let Some(h) = &home {
             stores.gemini.push(h.join(".gemini"));
         }
@@ -191,6 +192,38 @@ fn claude_projects_dir(p: &Path) -> PathBuf {
         p.join(".claude").join("projects")
     } else {
         p.to_path_buf()
+    }
+}
+
+/// The Codex folder a `--codex-dir` or `CODEX_HOME` names: the folder that holds `sessions/`
+/// (or `archived_sessions/`), `.codex` in a home that holds one, or the folder itself.
+fn codex_home_dir(p: &Path) -> PathBuf {
+    let holds_sessions =
+        |d: &Path| d.join("sessions").is_dir() || d.join("archived_sessions").is_dir();
+    if !holds_sessions(p) && holds_sessions(&p.join(".codex")) {
+        p.join(".codex")
+    } else {
+        p.to_path_buf()
+    }
+}
+
+/// A Codex `sessions/` or `archived_sessions/` folder itself.
+fn is_codex_sessions_dir(p: &Path) -> bool {
+    p.is_dir()
+        && matches!(
+            p.file_name().and_then(OsStr::to_str),
+            Some("sessions" | "archived_sessions")
+        )
+}
+
+/// The Gemini data folder of a `GEMINI_CLI_HOME`: its `.gemini`, as Gemini CLI reads it; or,
+/// when the variable names a `.gemini` folder itself (it holds `tmp/` and no `.gemini`), that
+/// folder, as `--gemini-dir` accepts it.
+fn gemini_cli_home_dir(p: &Path) -> PathBuf {
+    if !p.join(".gemini").is_dir() && p.join("tmp").is_dir() {
+        p.to_path_buf()
+    } else {
+        p.join(".gemini")
     }
 }
 
@@ -851,6 +884,37 @@ mod tests {
         assert_eq!(s.claude[0], PathBuf::from("/backup/.claude/projects"));
         assert_eq!(s.codex[0], PathBuf::from("/backup/.codex/sessions"));
         assert_eq!(s.gemini[0], PathBuf::from("/backup/.gemini"));
+    }
+
+    /// A variable set one level off is read as the flags read it: `GEMINI_CLI_HOME` naming the
+    /// `.gemini` folder itself, `CODEX_HOME` naming the home that holds `.codex` or the
+    /// `sessions/` folder.
+    #[test]
+    fn agent_variables_one_level_off_find_the_store() {
+        let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/home");
+        let at = |k: &str, v: &Path| {
+            Stores::resolve(
+                &StoreOptions::default(),
+                &env_of(&[("HOME", "/nowhere"), (k, v.to_str().unwrap())]),
+            )
+        };
+        let gemini = home.join(".gemini");
+        assert_eq!(at("GEMINI_CLI_HOME", &gemini).gemini, vec![gemini.clone()]);
+        assert_eq!(at("GEMINI_CLI_HOME", &home).gemini, vec![gemini]);
+        let codex = home.join(".codex");
+        for v in [&home, &codex] {
+            let s = at("CODEX_HOME", v);
+            assert_eq!(s.codex[0], codex.join("sessions"), "{v:?}");
+            assert!(s.homes.contains(&(Agent::Codex, codex.clone())), "{v:?}");
+        }
+        let sessions = codex.join("sessions");
+        assert_eq!(at("CODEX_HOME", &sessions).codex, vec![sessions.clone()]);
+        let flag = StoreOptions {
+            codex_dir: Some(home.clone()),
+            ..Default::default()
+        };
+        let s = Stores::resolve(&flag, &env_of(&[]));
+        assert_eq!(s.codex[0], sessions);
     }
 
     #[test]

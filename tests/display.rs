@@ -481,6 +481,15 @@ fn empty_stores_say_where_they_looked_and_exit_0() {
         .stderr(predicate::str::contains("looked in"))
         .stderr(predicate::str::contains(".claude/projects"))
         .stderr(predicate::str::contains("0 sessions"));
+    // `--agent claude` looked in Claude's stores only.
+    let mut c = common::sessions();
+    c.env("HOME", home.path())
+        .args(["list", "--agent", "claude"]);
+    let out = c.output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("looked in ~/.claude/projects"), "{err}");
+    assert!(!err.contains(".codex") && !err.contains(".gemini"), "{err}");
     // The README's first command: the sample home when the stores hold nothing.
     let mut c = common::sessions();
     c.env("HOME", home.path())

@@ -6,6 +6,7 @@ use std::io::Write;
 use crate::cli::{GlobalArgs, ListArgs, ListFormat, SortKey};
 use crate::commands::{CmdResult, scan_options, stdout, write_csv, write_json};
 use crate::discover::{StoreOptions, Stores};
+use crate::model::Agent;
 use crate::render::json::{SessionCsvRow, SessionRecord};
 use crate::render::table::{Align, Column, Cut, render, target_width};
 use crate::render::text::safe_line;
@@ -38,7 +39,7 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
             crate::diag::note(&format!(
                 "your stores hold no session; listing {} instead\nlooked in {}",
                 crate::output::safe_path(dir),
-                looked_in(&looked)
+                looked_in(&looked, &opts.filter.agents())
             ));
         }
         let report = std::mem::take(&mut result.report);
@@ -80,7 +81,7 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
             out.flush()?;
             if !g.quiet {
                 if sessions.is_empty() && args.select.paths.is_empty() {
-                    to_stderr!("{}", looked_in_line(&opts.stores));
+                    to_stderr!("{}", looked_in_line(&opts.stores, &opts.filter.agents()));
                 }
                 let usage = aggregate_usage(sessions.iter());
                 let shown = if total_found > sessions.len() {
@@ -126,21 +127,20 @@ fn home_relative(p: &std::path::Path) -> String {
 }
 
 /// "looked in …", wrapped to the width tables fit.
-fn looked_in_line(stores: &Stores) -> String {
+fn looked_in_line(stores: &Stores, agents: &[Agent]) -> String {
     crate::render::text::wrap(
-        &format!("looked in {}", looked_in(stores)),
+        &format!("looked in {}", looked_in(stores, agents)),
         crate::render::table::stderr_width(),
         2,
     )
 }
 
-/// The store folders read, on one line.
-pub fn looked_in(stores: &Stores) -> String {
-    let all: Vec<String> = stores
-        .claude
+/// The store folders of `agents` read, on one line.
+pub fn looked_in(stores: &Stores, agents: &[Agent]) -> String {
+    let all: Vec<String> = Agent::ALL
         .iter()
-        .chain(&stores.codex)
-        .chain(&stores.gemini)
+        .filter(|a| agents.contains(a))
+        .flat_map(|&a| stores.roots(a))
         .map(|p| safe_line(&home_relative(p)))
         .collect();
     if all.is_empty() {
