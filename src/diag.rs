@@ -120,6 +120,9 @@ impl fmt::Display for Warning {
 #[derive(Debug, Default)]
 pub struct Report {
     pub warnings: Vec<Warning>,
+    /// What is normal but worth knowing when asked (`--verbose`): files of a store that were
+    /// not read because of their names.
+    pub verbose_notes: Vec<String>,
 }
 
 /// Print at most this many individual warnings; the rest are summarised by kind.
@@ -150,7 +153,15 @@ impl Report {
     /// copies) are normal in a real store: alone they print nothing unless `verbose`, and
     /// otherwise they only show up in the counts.
     pub fn print(&self, verbose: bool, quiet: bool) {
-        if quiet || self.warnings.is_empty() || (!verbose && self.serious() == 0) {
+        if quiet {
+            return;
+        }
+        if verbose {
+            for n in &self.verbose_notes {
+                note(n);
+            }
+        }
+        if self.warnings.is_empty() || (!verbose && self.serious() == 0) {
             return;
         }
         let mut shown = 0usize;

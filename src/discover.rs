@@ -251,6 +251,15 @@ fn dedup_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A file in a store that looks like a session but is not named as one ([`Discovery::misnamed`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Misnamed {
+    pub agent: Agent,
+    /// The store root it was found under.
+    pub root: PathBuf,
+    pub path: PathBuf,
+}
+
 /// The result of walking the stores: the files to parse, plus what could not be walked.
 #[derive(Debug, Default)]
 pub struct Discovery {
@@ -258,6 +267,11 @@ pub struct Discovery {
     pub warnings: Vec<Warning>,
     /// Files seen but not recognised as sessions of any agent (named paths only).
     pub unrecognised: Vec<PathBuf>,
+    /// Files in a store that look like sessions (`.json`, `.jsonl`, `.jsonl.zst`) where the
+    /// agent keeps them, but are not named as the agent names its sessions (a renamed rollout,
+    /// a copied chat): not read, and said under `--verbose`. Known from the names the walk
+    /// lists anyway: no file is opened for it.
+    pub misnamed: Vec<Misnamed>,
     /// How many configured store roots exist on disk.
     pub roots_found: usize,
     /// Gemini data dirs named as paths (a `.gemini` folder, a backup of one): read like a
@@ -432,7 +446,9 @@ impl Discovery {
                 .map(|c| c.as_os_str().to_string_lossy().into_owned())
                 .collect();
             if comps.len() < 2 {
-                continue; // a stray file directly in projects/
+                // Claude Code writes its transcripts in a project's folder, never beside them.
+                self.misnamed(Agent::Claude, root, path);
+                continue;
             }
             let role = if comps.len() == 2 {
                 if name.starts_with("agent-") {
@@ -461,9 +477,6 @@ impl Discovery {
     fn walk_codex(&mut self, root: &Path) {
         for e in self.files_under(root) {
             let name = e.file_name().to_string_lossy();
-            if !name.starts_with("rollout-") {
-                continue;
-            }
             let role = if name.ends_with(".jsonl") || name.ends_with(".jsonl.zst") {
                 FileRole::CodexRollout
             } else if name.ends_with(".json") {
@@ -471,6 +484,10 @@ impl Discovery {
             } else {
                 continue;
             };
+            if !name.starts_with("rollout-") {
+                self.misnamed(Agent::Codex, root, e.path());
+                continue;
+            }
             self.files
                 .push(SourceFile::new(Agent::Codex, e.path().to_path_buf(), role));
         }
@@ -533,12 +550,26 @@ impl Discovery {
                 [_, _] if name.starts_with("checkpoint-") && name.ends_with(".json") => {
                     FileRole::GeminiCheckpoint
                 }
+                // Gemini CLI writes nothing else in `chats/` (a project folder holds its own
+                // `logs.json`, which is no session).
+                [_, chats, _] if chats == "chats" => {
+                    self.misnamed(Agent::Gemini, &root, path);
+                    continue;
+                }
                 _ => continue,
             };
             let mut f = SourceFile::new(Agent::Gemini, path.to_path_buf(), role);
             f.project_dir = Some(root.join(&comps[0]));
             self.files.push(f);
         }
+    }
+
+    fn misnamed(&mut self, agent: Agent, root: &Path, path: &Path) {
+        self.misnamed.push(Misnamed {
+            agent,
+            root: root.to_path_buf(),
+            path: path.to_path_buf(),
+        });
     }
 
     /// Every file below `root`, recursively. Symlinks are followed (stores are often

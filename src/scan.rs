@@ -228,6 +228,52 @@ pub fn scan(opts: &ScanOptions) -> ScanResult {
     .0
 }
 
+/// One note per store folder holding files named as no session of its agent is: how many, why,
+/// and the first few.
+fn misnamed_notes(files: &[crate::discover::Misnamed]) -> Vec<String> {
+    const SHOWN: usize = 3;
+    let mut groups: Vec<(Agent, &Path, Vec<&Path>)> = Vec::new();
+    for f in files {
+        match groups
+            .iter_mut()
+            .find(|(a, r, _)| *a == f.agent && *r == f.root.as_path())
+        {
+            Some(g) => g.2.push(&f.path),
+            None => groups.push((f.agent, &f.root, vec![&f.path])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(agent, root, paths)| {
+            let why = match agent {
+                Agent::Claude => {
+                    "Claude Code writes its transcripts in a project's folder, never directly \
+                     in projects/"
+                }
+                Agent::Codex => "Codex CLI names its sessions rollout-*, and only those are read",
+                Agent::Gemini => {
+                    "Gemini CLI names the sessions in a chats folder session-*, and only those \
+                     are read"
+                }
+            };
+            let mut shown: Vec<String> = paths
+                .iter()
+                .take(SHOWN)
+                .map(|p| crate::output::safe_path(p.strip_prefix(root).unwrap_or(p)))
+                .collect();
+            if paths.len() > SHOWN {
+                shown.push(format!("{} more", paths.len() - SHOWN));
+            }
+            format!(
+                "{} in {} not read ({}): {why}; name a file on the command line to read it",
+                crate::render::plural(paths.len(), "file"),
+                crate::output::safe_path(root),
+                shown.join(", ")
+            )
+        })
+        .collect()
+}
+
 /// The files a scan with `opts` reads: the walk of its stores (or of its named paths).
 pub fn discover(opts: &ScanOptions) -> Discovery {
     let agents: Vec<Agent> = opts.filter.agents();
@@ -306,6 +352,7 @@ fn run<T: Send>(
         .cloned()
         .collect();
     result.report.extend(discovery.warnings);
+    result.report.verbose_notes = misnamed_notes(&discovery.misnamed);
 
     let (files, skipped): (Vec<SourceFile>, Vec<SourceFile>) = discovery
         .files

@@ -649,3 +649,59 @@ fn a_short_or_ambiguous_id_names_no_unrelated_files() {
         );
     }
 }
+
+/// A store's files named as no session of their agent is (a renamed rollout, a copied chat, a
+/// transcript moved up into projects/) are not read; `--verbose` says how many, where and why.
+#[test]
+fn misnamed_files_in_a_store_are_counted_under_verbose() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/home");
+    let copy = |from: &str, to: &str| {
+        fs::create_dir_all(h.join(to).parent().unwrap()).unwrap();
+        fs::copy(sample.join(from), h.join(to)).unwrap();
+    };
+    copy(
+        ".codex/sessions/2026/04/02/rollout-2026-04-02T14-30-00-019d4e99-de40-7b52-9d63-6e2f3a4b5c02.jsonl",
+        ".codex/sessions/2026/04/02/renamed.jsonl",
+    );
+    copy(
+        ".claude/projects/-home-dev-webapp/1b2c3d4e-0a9f-4e8d-8c7b-6a5f4e3d2c10.jsonl",
+        ".claude/projects/stray.jsonl",
+    );
+    copy(
+        ".claude/projects/-home-dev-webapp/1b2c3d4e-0a9f-4e8d-8c7b-6a5f4e3d2c10.jsonl",
+        ".claude/projects/-p/1b2c3d4e-0a9f-4e8d-8c7b-6a5f4e3d2c10.jsonl",
+    );
+    copy(
+        ".gemini/tmp/api-server/chats/session-2026-06-10T08-30-e5f6a7b8.jsonl",
+        ".gemini/tmp/x/chats/mychat.jsonl",
+    );
+    let run = |verbose: bool| {
+        let mut c = sessions();
+        c.env("HOME", h).arg("list");
+        if verbose {
+            c.arg("-v");
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let err = run(true);
+    let notes: Vec<&str> = err.lines().filter(|l| l.starts_with("note: ")).collect();
+    assert_eq!(notes.len(), 3, "{err}");
+    assert!(
+        notes[0].starts_with("note: 1 file in ") && notes[0].contains(".claude/projects not read"),
+        "{err}"
+    );
+    assert!(err.contains("(stray.jsonl)"), "{err}");
+    assert!(
+        err.contains(".codex/sessions not read (2026/04/02/renamed.jsonl)"),
+        "{err}"
+    );
+    assert!(
+        err.contains(".gemini/tmp not read (x/chats/mychat.jsonl)"),
+        "{err}"
+    );
+    assert!(!run(false).contains("note"));
+}
