@@ -214,15 +214,18 @@ fn diverged_copies_are_both_kept_and_their_shared_messages_count_once() {
         1,
         "{stderr}"
     );
-    let doc: Value = serde_json::from_slice(
-        &common::sessions()
-            .args(["--home", h, "usage", "--format", "json"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    assert_eq!(doc["totals"]["tokens"]["input"], 3500, "{doc:#}");
+    let input_total = || -> Value {
+        let doc: Value = serde_json::from_slice(
+            &common::sessions()
+                .args(["--home", h, "usage", "--format", "json"])
+                .output()
+                .unwrap()
+                .stdout,
+        )
+        .unwrap();
+        doc["totals"]["tokens"]["input"].clone()
+    };
+    assert_eq!(input_total(), 3500);
 
     // Another session whose messages happen to carry the same ids is other responses: all of
     // its usage counts.
@@ -236,15 +239,7 @@ fn diverged_copies_are_both_kept_and_their_shared_messages_count_once() {
         .map(|v| v.to_string() + "\n")
         .collect();
     std::fs::write(chats.join("session-2025-12-06T10-00-d0d0d0d0.jsonl"), text).unwrap();
-    let doc: Value = serde_json::from_slice(
-        &common::sessions()
-            .args(["--home", h, "usage", "--format", "json"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    assert_eq!(doc["totals"]["tokens"]["input"], 4500, "{doc:#}");
+    assert_eq!(input_total(), 4500);
 }
 
 /// Two legacy parts of one session: the first ends at a 560k prompt, the second goes on at
