@@ -81,6 +81,10 @@ impl Pricing {
         let mut root: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", what()))?;
         let mut incomplete = Vec::new();
+        // The file's own listings of one model (a newer LiteLLM file lists a model under its
+        // API name and its Bedrock or Vertex ones) fill each other's gaps before the embedded
+        // table fills what they all leave out: a price the file gives anywhere wins.
+        let own = PriceTable::from_value(root.clone()).ok();
         if let serde_json::Value::Object(listings) = &mut root {
             for (key, listing) in listings.iter_mut() {
                 let serde_json::Value::Object(listing) = listing else {
@@ -91,6 +95,10 @@ impl Pricing {
                 }
                 match embedded().find(key) {
                     Some(known) => {
+                        let merged = own.as_ref().and_then(|t| t.find(key));
+                        for (field, x) in merged.into_iter().flat_map(|m| m.fields()) {
+                            listing.entry(field).or_insert_with(|| x.into());
+                        }
                         for (field, x) in known.fields() {
                             listing.entry(field).or_insert_with(|| x.into());
                         }
@@ -585,6 +593,35 @@ mod tests {
         let w = p.warnings();
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].contains(r#""in-house-model": no input_cost_per_token or output"#));
+    }
+
+    /// A file listing one model twice (its API name, its Bedrock name) is read as a whole
+    /// first: a price one of its listings gives is not replaced by the embedded table's.
+    #[test]
+    fn the_files_own_listings_complete_each_other_before_the_embedded_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prices.json");
+        std::fs::write(
+            &path,
+            r#"{"claude-sonnet-4-5": {"litellm_provider": "anthropic",
+                    "input_cost_per_token": 3e-06, "output_cost_per_token": 1.5e-05},
+                "anthropic.claude-sonnet-4-5-20250929-v1:0": {
+                    "litellm_provider": "bedrock_converse", "input_cost_per_token": 3e-06,
+                    "output_cost_per_token": 1.5e-05, "cache_creation_input_token_cost": 4e-06,
+                    "cache_creation_input_token_cost_above_1hr": 9e-06}}"#,
+        )
+        .unwrap();
+        let p = Pricing::with_file(&path).unwrap();
+        let got = p.find("claude-sonnet-4-5").unwrap();
+        assert_eq!(got.base.cache_write_1h, Some(9e-06));
+        assert_ne!(
+            embedded()
+                .find("claude-sonnet-4-5")
+                .unwrap()
+                .base
+                .cache_write_1h,
+            Some(9e-06)
+        );
     }
 
     #[test]
