@@ -137,6 +137,19 @@ fn settings_errors_name_the_key_and_range() {
     allowed.sort();
     allowed.dedup();
     assert_eq!(allowed, ["Grep", "Read*,Bash"]);
+    // Its empty value is a value: every tool allowed, the default, against a restriction.
+    let out = sessions()
+        .arg("--home")
+        .arg(home())
+        .args(["replay-compress", "--all", "-A", "openclaw-prune"])
+        .args(["--sweep", "tools_allow=;Read*", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // One replay's views: a sweep's mixed or dropped them.
     for view in [&["--validate"][..], &["--timeline"], &["--plot", "x.svg"]] {
         sessions()

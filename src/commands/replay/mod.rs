@@ -293,7 +293,8 @@ fn grid(
         if vals.iter().all(|v| v.is_empty()) {
             return Err(format!("--sweep {key}=: no values"));
         }
-        if vals.iter().any(|v| v.is_empty()) {
+        // A text setting's empty value is one (`tools_allow=` allows every tool).
+        if !text && vals.iter().any(|v| v.is_empty()) {
             return Err(format!(
                 "--sweep {key}={values}: an empty value (separate the values with {sep:?})"
             ));
