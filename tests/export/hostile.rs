@@ -184,6 +184,14 @@ fn trimming_options() {
         "{md}"
     );
     assert!(!md.contains("omitted"), "{md}");
+    // With the default cut, still no word of cut outputs: there are none in the transcript.
+    let md = ok(sessions()
+        .env("HOME", dir.path())
+        .args(["export", "--no-tools"])
+        .arg(&file))
+    .0;
+    assert!(md.contains(" · tool calls and results left out\n"), "{md}");
+    assert!(!md.contains("cut to"), "{md}");
     let all = ok(sessions()
         .env("HOME", dir.path())
         .args(["export", "--max-output-lines", "0"])

@@ -652,7 +652,7 @@ impl<'s, 'e> Document<'s, 'e> {
             plural(c.tool_calls as usize, "tool call"),
             thousands(c.tool_errors)
         );
-        if !self.env.opts.tools {
+        if !self.env.opts.tools && c.tool_calls > 0 {
             calls.push_str(", not in this transcript");
         }
         field(
@@ -690,7 +690,8 @@ impl<'s, 'e> Document<'s, 'e> {
         if let Some(what) = super::left_out(o) {
             how.push(format!("{what} left out"));
         }
-        if o.max_output_lines > 0 {
+        // Without tools there is no output to cut.
+        if o.max_output_lines > 0 && o.tools {
             how.push(format!("tool outputs cut to {} lines", o.max_output_lines));
         }
         field("Exported by", inline(&how.join(" · ")));
