@@ -114,42 +114,37 @@ fn settings_errors_name_the_key_and_range() {
             .code(2)
             .stderr(predicate::str::contains(says));
     }
-    // A text setting's values hold commas: they are separated by `;`.
-    let out = sessions()
-        .arg("--home")
-        .arg(home())
-        .args(["replay-compress", "--all", "-A", "openclaw-prune"])
-        .args(["--sweep", "tools_allow=Read*,Bash;Grep", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    // A text setting's values hold commas: they are separated by `;`. Its empty value is a
+    // value: every tool allowed, the default, against a restriction.
+    let allowed = |sweep: &str| -> Vec<String> {
+        let out = sessions()
+            .arg("--home")
+            .arg(home())
+            .args(["replay-compress", "--all", "-A", "openclaw-prune"])
+            .args(["--sweep", sweep, "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut allowed: Vec<String> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["settings"]["tools_allow"].as_str().map(String::from))
+            .collect();
+        allowed.sort();
+        allowed.dedup();
+        allowed
+    };
+    assert_eq!(
+        allowed("tools_allow=Read*,Bash;Grep"),
+        ["Grep", "Read*,Bash"]
     );
-    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let mut allowed: Vec<String> = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|r| r["settings"]["tools_allow"].as_str().map(String::from))
-        .collect();
-    allowed.sort();
-    allowed.dedup();
-    assert_eq!(allowed, ["Grep", "Read*,Bash"]);
-    // Its empty value is a value: every tool allowed, the default, against a restriction.
-    let out = sessions()
-        .arg("--home")
-        .arg(home())
-        .args(["replay-compress", "--all", "-A", "openclaw-prune"])
-        .args(["--sweep", "tools_allow=;Read*", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(allowed("tools_allow=;Read*"), ["", "Read*"]);
     // One replay's views: a sweep's mixed or dropped them.
     for view in [&["--validate"][..], &["--timeline"], &["--plot", "x.svg"]] {
         sessions()
