@@ -251,7 +251,8 @@ fn dedup_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
         .collect()
 }
 
-/// A file in a store that looks like a session but is not named as one ([`Discovery::misnamed`]).
+/// A file in a store that looks like a session but is not named as one (what discovery notes
+/// for `--verbose`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Misnamed {
     pub agent: Agent,
