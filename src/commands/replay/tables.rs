@@ -269,7 +269,14 @@ fn verdict(r: Option<&SessionReplay>, a: &Aggregate, setting: Option<&str>) -> S
         ),
     };
     if comp == 0 {
-        return format!("verdict: {how} would not have intervened on {over}{followed}.");
+        // A compression it followed, or an attempt it rejected (one that would inflate),
+        // still called the summariser: say what that cost, or the NET column's loss reads as
+        // a contradiction.
+        let attempts = match t.summariser_tokens {
+            0 => String::new(),
+            n => format!("; its summariser calls cost {} tokens", human_count(n)),
+        };
+        return format!("verdict: {how} would not have intervened on {over}{followed}{attempts}.");
     }
     let events = plural(comp, "intervention");
     let mut unmanaged = vec![format!(
@@ -794,5 +801,21 @@ mod tests {
         assert!(v.contains("cost $197.40 more in dollars"), "{v}");
         // Less than a cent either way is no cost.
         assert!(v.contains("saved $0.00 in dollars"), "{v}");
+    }
+
+    /// No compression of its own, but summariser calls (followed compactions, attempts the
+    /// algorithm rejected): the verdict says what they cost, as the NET column does.
+    #[test]
+    fn rejected_attempts_are_priced_in_a_verdict_of_no_intervention() {
+        let mut a = mixed();
+        a.comp = 0;
+        let v = verdict(None, &a, None);
+        assert!(
+            v.ends_with("agent recorded); its summariser calls cost 4.0M tokens."),
+            "{v}"
+        );
+        a.t.summariser_tokens = 0;
+        let v = verdict(None, &a, None);
+        assert!(v.ends_with("the agent recorded)."), "{v}");
     }
 }
