@@ -456,6 +456,20 @@ impl fmt::Display for Odd {
     }
 }
 
+/// The counts among `fields` (a name, and the count when the field is there) that are no
+/// token count: field, value, count read. Every agent's usage record reports them alike.
+pub fn odd_counts<const N: usize>(
+    fields: [(&'static str, Option<Num>); N],
+) -> Vec<(&'static str, Odd, u64)> {
+    fields
+        .into_iter()
+        .filter_map(|(f, n)| {
+            let n = n?;
+            Some((f, n.odd()?, n.get()))
+        })
+        .collect()
+}
+
 /// The warning for a count field `what` (`` `usage.input_tokens` ``) whose value is no
 /// token count, read as `read`.
 pub fn odd_count(what: &str, odd: Odd, read: u64) -> String {

@@ -178,7 +178,7 @@ impl RawUsage {
     pub fn odd_counts(&self) -> Vec<(&'static str, crate::parse::json::Odd, u64)> {
         let cc = self.cache_creation.get();
         let details = self.output_tokens_details.get();
-        [
+        crate::parse::json::odd_counts([
             ("input_tokens", Some(self.input_tokens)),
             ("output_tokens", Some(self.output_tokens)),
             (
@@ -201,13 +201,7 @@ impl RawUsage {
                 "output_tokens_details.thinking_tokens",
                 details.map(|d| d.thinking_tokens),
             ),
-        ]
-        .into_iter()
-        .filter_map(|(f, n)| {
-            let n = n?;
-            Some((f, n.odd()?, n.get()))
-        })
-        .collect()
+        ])
     }
 }
 

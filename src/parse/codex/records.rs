@@ -218,17 +218,20 @@ pub(super) struct RawTokens {
 impl RawTokens {
     /// The counts that are no token count: field, value, count read.
     pub fn odd_counts(&self) -> Vec<(&'static str, crate::parse::json::Odd, u64)> {
-        [
-            ("input_tokens", self.input_tokens),
-            ("cached_input_tokens", self.cached_input_tokens),
-            ("cache_write_input_tokens", self.cache_write_input_tokens),
-            ("output_tokens", self.output_tokens),
-            ("reasoning_output_tokens", self.reasoning_output_tokens),
-            ("total_tokens", self.total_tokens),
-        ]
-        .into_iter()
-        .filter_map(|(f, n)| Some((f, n.odd()?, n.get())))
-        .collect()
+        crate::parse::json::odd_counts([
+            ("input_tokens", Some(self.input_tokens)),
+            ("cached_input_tokens", Some(self.cached_input_tokens)),
+            (
+                "cache_write_input_tokens",
+                Some(self.cache_write_input_tokens),
+            ),
+            ("output_tokens", Some(self.output_tokens)),
+            (
+                "reasoning_output_tokens",
+                Some(self.reasoning_output_tokens),
+            ),
+            ("total_tokens", Some(self.total_tokens)),
+        ])
     }
 }
 
