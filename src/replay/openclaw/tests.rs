@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::prune::{PruneSettings, ToolMatcher, estimate_message_chars, prune_context_messages};
 use super::*;
 use crate::model::{Part, Role};
-use crate::replay::pi::message::{AgentMessage, from_item, from_json};
+use crate::replay::pi::message::{AgentMessage, from_item_kept, from_json};
 use crate::replay::settings::Settings;
 use crate::replay::window::{Limits, WindowSource};
 
@@ -315,7 +315,7 @@ impl FullPass {
             self.last_touch = self.last_time;
         }
         self.messages
-            .extend(from_item(it).into_iter().map(AgentMessage::into_owned));
+            .extend(from_item_kept(it).into_iter().map(AgentMessage::into_owned));
         if it.timestamp.is_some() {
             self.last_time = it.timestamp;
         }

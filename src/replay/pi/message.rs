@@ -122,10 +122,15 @@ fn tool_result<'a>(
     output_size: Option<TextSize>,
     attachments: &'a [Part],
     is_error: bool,
+    keep_text: bool,
 ) -> AgentMessage<'a> {
+    // Measured once here: the estimate, the serialised length and the pruning each size the
+    // output again, and the replays read none of its characters (a measured parse never kept
+    // them). Only the literal pruner, which rewrites text, is given the text.
     let text = match output_size {
         Some(size) => Block::Measured(size.utf16 as usize),
-        None => Block::Text(Cow::Borrowed(output)),
+        None if keep_text => Block::Text(Cow::Borrowed(output)),
+        None => Block::Measured(len16(output)),
     };
     let mut blocks = vec![text];
     attachment_blocks(attachments, &mut blocks);
@@ -146,8 +151,20 @@ fn tool_result<'a>(
 ///   attachments; `toolName` from the call); stray text or images of a tool item form one
 ///   more `toolResult` without a name.
 ///
-/// Every item yields at least one message, so items and messages stay aligned.
+/// Every item yields at least one message, so items and messages stay aligned. A tool
+/// output is measured ([`Block::Measured`]), not borrowed.
 pub fn from_item(item: &HistoryItem) -> Vec<AgentMessage<'_>> {
+    messages_of(item, false)
+}
+
+/// [`from_item`] with the text of tool outputs the parse kept, for the literal pruner (which
+/// rewrites it) that the incremental replay is tested against.
+#[cfg(test)]
+pub fn from_item_kept(item: &HistoryItem) -> Vec<AgentMessage<'_>> {
+    messages_of(item, true)
+}
+
+fn messages_of(item: &HistoryItem, keep_text: bool) -> Vec<AgentMessage<'_>> {
     let mut out = Vec::new();
     let name = |k: usize| item.tool_names.get(k).and_then(|n| n.as_ref());
     match item.role {
@@ -174,6 +191,7 @@ pub fn from_item(item: &HistoryItem) -> Vec<AgentMessage<'_>> {
                         *output_size,
                         attachments,
                         *is_error,
+                        keep_text,
                     )),
                     _ => {}
                 }
@@ -208,6 +226,7 @@ pub fn from_item(item: &HistoryItem) -> Vec<AgentMessage<'_>> {
                             *output_size,
                             attachments,
                             *is_error,
+                            keep_text,
                         ));
                     }
                     _ => {}

@@ -545,6 +545,35 @@ fn items_become_pi_messages() {
     assert_eq!(file_ops(&m[0]), vec![(FileOp::Read, "src/日本.rs")]);
 }
 
+/// A tool output the parse kept (a Gemini session's) is measured once, in UTF-16 units, as
+/// the measured parse measures the others; only the literal pruner's messages keep its text.
+#[test]
+fn a_kept_tool_output_is_measured_once() {
+    use super::message::{Block, Content, from_item_kept};
+    let mut t = results(&[("read", 0, 0)]);
+    if let Part::ToolResult { output, .. } = &mut t.parts[0] {
+        *output = "😀 é".to_string();
+    }
+    fn blocks(m: &AgentMessage<'_>) -> Vec<Block<'static>> {
+        match m {
+            AgentMessage::ToolResult {
+                content: Content::Blocks(b),
+                ..
+            } => b.iter().cloned().map(Block::into_owned).collect(),
+            other => panic!("{other:?}"),
+        }
+    }
+    let measured = from_item(&t);
+    assert_eq!(blocks(&measured[0]), [Block::Measured(4)]);
+    let kept = from_item_kept(&t);
+    assert_eq!(blocks(&kept[0]), [Block::Text("😀 é".into())]);
+    assert_eq!(estimate_tokens(&measured[0]), estimate_tokens(&kept[0]));
+    assert_eq!(
+        serialized(&measured[0], TOOL_RESULT_MAX_CHARS),
+        serialized(&kept[0], TOOL_RESULT_MAX_CHARS)
+    );
+}
+
 fn session(items: Vec<HistoryItem>, requests_after: &[usize], output: u64) -> ReplayInput {
     let requests = requests_after
         .iter()
