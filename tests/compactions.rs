@@ -493,3 +493,40 @@ fn a_narrow_ledger_keeps_the_kind_and_shows_what_a_microcompaction_saved() {
     // TIME (+00:00) is two words in the header and two in the row: positions agree.
     assert_eq!(micro[saved], "39.5k", "{wide}");
 }
+
+/// `message_index` means one thing for every agent: the first message after the compaction,
+/// its marker the message before (`show`/`export` JSON). Codex once pointed at the marker.
+#[test]
+fn message_index_is_the_message_after_the_marker_for_every_agent() {
+    let out = Command::cargo_bin("sessions")
+        .unwrap()
+        .arg("--home")
+        .arg(root().join("testdata/home"))
+        .args(["export", "--all", "--kind", "all", "--format", "jsonl"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut agents = std::collections::BTreeSet::new();
+    for line in out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let m: Value = serde_json::from_slice(line).unwrap();
+        let Some(c) = m.get("compaction") else {
+            continue;
+        };
+        assert_eq!(
+            c["message_index"],
+            m["index"].as_u64().unwrap() + 1,
+            "{} {}: the marker's compaction points elsewhere",
+            m["agent"],
+            m["session_id"]
+        );
+        agents.insert(m["agent"].as_str().unwrap().to_string());
+    }
+    assert_eq!(
+        agents.into_iter().collect::<Vec<_>>(),
+        ["claude", "codex", "gemini"]
+    );
+}

@@ -507,7 +507,9 @@ fn fixture_api_server_compactions_reset_and_truncation() {
     assert_eq!(auto.tokens_provenance, Provenance::Recorded);
     assert_eq!(auto.messages_after, Some(2));
     assert_eq!(auto.request_index, 2);
-    assert_eq!(auto.message_index, 7);
+    // The first message after its marker (index 7), as for every agent.
+    assert_eq!(auto.message_index, 8);
+    assert_eq!(s.messages[7].subtype.as_deref(), Some("compaction"));
     let manual = &s.compactions[1];
     assert_eq!(manual.trigger, Trigger::Manual);
     assert_eq!(

@@ -319,8 +319,10 @@ impl Builder {
         marker.timestamp = ts;
         marker.subtype = Some("compaction".to_string());
         marker.parts.push(Part::Compaction { index: ci });
+        // The first message after the compaction, as every agent's parser sets it: the
+        // marker is the one before.
         let mi = self.push_msg(marker);
-        self.s.compactions[ci].message_index = mi;
+        self.s.compactions[ci].message_index = mi + 1;
         self.awaiting_after.push(ci);
         ci
     }

@@ -69,8 +69,8 @@
 //! `Estimated`. Trigger: `Manual` when a user prompt starting with `/compact` was recorded since
 //! the last request; otherwise `Auto` when the session had recorded usage before it (Codex only
 //! compacts on its own when the context is full); `Unknown` when nothing preceded it.
-//! `message_index` is the index of the inserted `compaction` marker message; a non-empty summary
-//! follows it as a `compact_summary` message.
+//! `message_index` is the index of the first message after the inserted `compaction` marker
+//! (as for every agent); a non-empty summary follows the marker as a `compact_summary` message.
 //!
 //! # Messages
 //! Human prompts come from `event_msg/user_message` (and paginated `item_completed` UserMessage

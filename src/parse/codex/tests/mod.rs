@@ -469,15 +469,16 @@ fn compacted_and_context_compacted_are_one_event() {
     assert_eq!(c.request_index, 1);
     assert_eq!(c.extra["window_id"], json!("w2"));
     assert_eq!(c.extra["context_compacted"], json!(true));
+    // The marker, then the summary: the first message after the compaction.
     assert_eq!(
-        s.messages[c.message_index].parts,
+        s.messages[c.message_index - 1].parts,
         vec![Part::Compaction { index: 0 }]
     );
     assert_eq!(
-        s.messages[c.message_index + 1].subtype.as_deref(),
+        s.messages[c.message_index].subtype.as_deref(),
         Some("compact_summary")
     );
-    assert!(!s.messages[c.message_index + 1].is_human);
+    assert!(!s.messages[c.message_index].is_human);
     let c2 = &s.compactions[1];
     assert_eq!(c2.trigger, Trigger::Manual);
     assert_eq!(c2.tokens_before, Some(1200));
