@@ -254,3 +254,51 @@ fn another_agents_version_does_not_choose_the_constants() {
         }
     }
 }
+
+/// Replaying Codex's own algorithm over a Codex session it never compacts on its own: the
+/// agent's automatic compaction is followed one request late, that request goes uncompacted,
+/// and a note says which request and by how many tokens, the whole of the saving against the
+/// recording here (the manual one is applied where it was typed).
+#[test]
+fn a_compaction_followed_one_request_late_is_said_with_its_cost() {
+    let all = common::json_array(
+        common::sessions()
+            .args([
+                "--home",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/home"),
+            ])
+            .args(["replay-compress", "019d4e99", "-A", "codex", "--timeline"])
+            .args(["--format", "json"]),
+    );
+    let s = &all[0];
+    assert_eq!(s["compressions"], 0, "{s}");
+    assert_eq!(s["followed"], 2, "{s}");
+    let timeline = s["timeline"].as_array().unwrap();
+    let waited: Vec<(u64, u64)> = timeline
+        .iter()
+        .filter(|p| p["what_if"].as_u64() > p["recorded"].as_u64())
+        .map(|p| {
+            let (w, r) = (
+                p["what_if"].as_u64().unwrap(),
+                p["recorded"].as_u64().unwrap(),
+            );
+            (p["request"].as_u64().unwrap(), w - r)
+        })
+        .collect();
+    assert_eq!(waited, [(2, 3_342)], "{timeline:?}");
+    assert_eq!(s["totals"]["saved_vs_recorded"], -3_342);
+    let notes: Vec<&str> = s["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|n| n.contains("one request late"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{:?}", s["notes"]);
+    assert!(
+        notes[0].starts_with("1 automatic compaction")
+            && notes[0].contains("request 2 went uncompacted, 3,342 tokens above"),
+        "{}",
+        notes[0]
+    );
+}

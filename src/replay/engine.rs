@@ -554,6 +554,9 @@ fn replay_calibrated(
         totals.saved_vs_recorded = difference(totals.recorded, recorded_only_what_if);
         totals.saved_vs_recorded_pct = pct(totals.saved_vs_recorded, totals.recorded);
     }
+    if let Some(note) = late_follows_note(input, &events, &tracker, &timeline) {
+        notes.push(note);
+    }
     totals.summariser_tokens = events
         .iter()
         .map(Event::summariser_tokens)
@@ -815,6 +818,52 @@ fn calibrate_event(e: &mut Event, anchor: &mut Anchor, after: &AfterCompaction) 
         }
     }
     e.tokens_after = anchor.tokens(e.tokens_after);
+}
+
+/// The agent's automatic compactions that the replay followed one request late: it leaves
+/// the algorithm the request after the agent's compaction to compact on its own (a prediction
+/// one request late still pairs), so that request was sent uncompacted where the agent's was
+/// compacted. Said, with what it adds, since it shows in the saving against the recording even
+/// when the algorithm itself never acted.
+fn late_follows_note(
+    input: &ReplayInput,
+    events: &[Event],
+    tracker: &Tracker,
+    timeline: &[Point],
+) -> Option<String> {
+    let mut waited: Vec<usize> = tracker
+        .pairs
+        .iter()
+        .filter(|&&(_, e)| events[e].forced && events[e].kind == EventKind::Compress)
+        .filter_map(|&(r, e)| {
+            let c = &input.recorded_compactions[r];
+            (c.trigger != Trigger::Manual && events[e].request == c.request_index + 1)
+                .then_some(c.request_index)
+        })
+        .collect();
+    waited.sort_unstable();
+    waited.dedup();
+    let excess: u64 = waited
+        .iter()
+        .filter_map(|&k| timeline.get(k))
+        .filter_map(|p| Some(p.what_if.saturating_sub(p.recorded?)))
+        .sum();
+    if excess == 0 {
+        return None;
+    }
+    let requests: Vec<String> = waited.iter().map(ToString::to_string).collect();
+    Some(format!(
+        "{} automatic {} the agent recorded {} followed one request late (the replay leaves the algorithm that request to compact on its own): request {} went uncompacted, {} tokens above the recording, counted in the saving against it",
+        waited.len(),
+        if waited.len() == 1 {
+            "compaction"
+        } else {
+            "compactions"
+        },
+        if waited.len() == 1 { "was" } else { "were" },
+        requests.join(", "),
+        crate::render::thousands(excess)
+    ))
 }
 
 fn forced(mut e: Event) -> Event {
