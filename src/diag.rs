@@ -143,6 +143,15 @@ impl Report {
         }
     }
 
+    /// The warnings by path, then line (a file's own warnings keep the order they were found
+    /// in): the stores are read in parallel and grouped through hash maps, and a list that
+    /// reorders itself from run to run cannot be compared with the last one.
+    fn in_order(&self) -> Vec<&Warning> {
+        let mut sorted: Vec<&Warning> = self.warnings.iter().collect();
+        sorted.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+        sorted
+    }
+
     /// Warnings that make `--strict` fail.
     pub fn serious(&self) -> usize {
         self.warnings.iter().filter(|w| !w.kind.is_benign()).count()
@@ -165,7 +174,7 @@ impl Report {
             return;
         }
         let mut shown = 0usize;
-        for w in &self.warnings {
+        for w in self.in_order() {
             if verbose || (!w.kind.is_benign() && shown < MAX_DETAILED) {
                 // File names are session data too: no raw control characters on the terminal.
                 to_stderr!(
@@ -230,6 +239,29 @@ pub use crate::render::plural;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn warnings_are_listed_by_path_then_line() {
+        let w = |p: &str, line: Option<u64>, m: &str| {
+            Warning::new(WarningKind::MalformedLine, Path::new(p), line, m)
+        };
+        let report = Report {
+            warnings: vec![
+                w("b", Some(2), "b2"),
+                w("a", Some(9), "a9"),
+                w("b", None, "b"),
+                w("a", Some(1), "a1 first"),
+                w("a", Some(1), "a1 second"),
+            ],
+            ..Default::default()
+        };
+        let order: Vec<&str> = report
+            .in_order()
+            .iter()
+            .map(|w| w.message.as_str())
+            .collect();
+        assert_eq!(order, ["a1 first", "a1 second", "a9", "b", "b2"]);
+    }
 
     #[test]
     fn a_note_wraps_to_the_width_with_its_continuations_indented() {

@@ -150,6 +150,8 @@ fn drop_copies(sessions: &mut Vec<SessionSummary>) -> Vec<Warning> {
         i += 1;
         keep
     });
+    // The groups came out of a hash map: the warnings go in path order, the same on every run.
+    warnings.sort_by(|a, b| a.path.cmp(&b.path));
     warnings
 }
 

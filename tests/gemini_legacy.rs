@@ -306,3 +306,36 @@ fn a_continuation_with_its_compression_notice_is_one_compaction() {
         assert_eq!(listed, 1, "{notice:?}");
     }
 }
+
+#[test]
+fn duplicate_warnings_come_in_path_order() {
+    // Eight sessions, each with a backup copy: eight groups of copies, which a hash map once
+    // handed over in an order of its own on every run.
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        std::fs::read_to_string(fixtures().join("session-2025-12-01T10-00-c0c0c0c0.json")).unwrap();
+    for n in 1..=8 {
+        let text = text.replace("c0c0c0c0-0000", &format!("c0c0c0c{n}-0000"));
+        for prefix in ["", "backup-"] {
+            let name = format!("{prefix}session-2025-12-01T10-00-c0c0c0c{n}.json");
+            std::fs::write(dir.path().join(name), &text).unwrap();
+        }
+    }
+    for _ in 0..3 {
+        let out = common::sessions()
+            .args(["-v", "list"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let copies: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.contains("copy of Gemini session"))
+            .collect();
+        assert_eq!(copies.len(), 8, "{stderr}");
+        let mut sorted = copies.clone();
+        sorted.sort_unstable();
+        assert_eq!(copies, sorted, "{stderr}");
+    }
+}

@@ -106,8 +106,12 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
     };
 
     if !g.quiet {
-        for n in pool.notes.lock().map(|n| n.clone()).unwrap_or_default() {
-            to_stderr!("warning: {n}");
+        let mut notes = pool.notes.lock().map(|n| n.clone()).unwrap_or_default();
+        // Sessions are exported in parallel: their notes go by session, in the order each
+        // session met them, the same on every run.
+        notes.sort_by(|a, b| a.0.cmp(&b.0));
+        for (id, n) in notes {
+            to_stderr!("warning: {id}: {n}");
         }
         if opts.redact {
             let r = redactions.lock().map(|r| r.clone()).unwrap_or_default();
@@ -220,7 +224,8 @@ struct Pool<'a> {
     opts: &'a ExportOptions,
     redactions: &'a Mutex<Redactions>,
     guard: Arc<Guard>,
-    notes: Mutex<Vec<String>>,
+    /// Each a session id and what its export met.
+    notes: Mutex<Vec<(String, String)>>,
 }
 
 impl<'a> Pool<'a> {
@@ -324,7 +329,7 @@ fn render(
     let env = Env::new(opts, pool, assets);
     write_session(out, s, &env)?;
     if let Ok(mut n) = pool.notes.lock() {
-        n.extend(env.notes.borrow().iter().map(|m| format!("{}: {m}", s.id)));
+        n.extend(env.notes.borrow().iter().map(|m| (s.id.clone(), m.clone())));
     }
     let name = file
         .and_then(|f| f.file_name())
@@ -362,7 +367,7 @@ struct Early {
     project_source: ProjectSource,
     entry: IndexEntry,
     redactions: Option<Redactions>,
-    notes: Vec<String>,
+    notes: Vec<(String, String)>,
 }
 
 impl<'a> Staging<'a> {
@@ -426,7 +431,7 @@ impl<'a> Staging<'a> {
             .notes
             .borrow()
             .iter()
-            .map(|m| format!("{}: {m}", s.id))
+            .map(|m| (s.id.clone(), m.clone()))
             .collect();
         Some(Early {
             staged,
