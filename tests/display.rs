@@ -789,6 +789,14 @@ fn every_human_output_fits_40_60_and_80_columns() {
     ];
     commands.push(sweep.to_vec());
     commands.push(vec!["usage", "blocks", "--active"]);
+    // Its last timeline has a followed compaction, and so a line under the table.
+    commands.push(vec![
+        "replay-compress",
+        "6f0d3c52",
+        "-A",
+        "claude",
+        "--timeline",
+    ]);
     commands.push(vec![
         "replay-compress",
         "6f0d3c52",
@@ -805,6 +813,8 @@ fn every_human_output_fits_40_60_and_80_columns() {
         for args in &commands {
             let text = stdout(sample(w).args(args));
             assert_fits(&args.join(" "), &text, w);
+            // Or the shell's prompt lands on the last line.
+            assert!(text.ends_with('\n'), "{}: {text:?}", args.join(" "));
         }
         // Blocks of two agents start together: the agent stays.
         let blocks = stdout(sample(w).args(["usage", "blocks"]));

@@ -636,7 +636,7 @@ pub(super) fn timeline_table(r: &SessionReplay) -> String {
         render(&columns, rows, target_width()),
         if followed {
             format!(
-                "\n{}",
+                "\n{}\n",
                 wrap(
                     &format!(
                         "{FOLLOWED} followed the agent's own compaction (a manual /compact, or \
