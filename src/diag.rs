@@ -212,8 +212,9 @@ impl Report {
     }
 }
 
-/// The one door for notes on stderr: `note: ` and the text, each of its lines wrapped to the
-/// width the tables fit (continuations indented), as the replay verdict is. A note is prose,
+/// The one door for notes on stderr: `note: ` and the text, each of its lines wrapped at
+/// spaces to the width the tables fit (continuations indented); a path longer than a line
+/// stays whole, on a line of its own. A note is prose,
 /// often longer than a terminal line; the caller makes session data in it terminal-safe.
 pub fn note(text: &str) {
     to_stderr!("{}", note_text(text, crate::render::table::stderr_width()));
@@ -228,7 +229,7 @@ fn note_text(text: &str, width: Option<usize>) -> String {
             } else {
                 line.to_string()
             };
-            crate::render::text::wrap(&line, width, 2)
+            crate::render::text::wrap_at_spaces(&line, width, 2)
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -261,6 +262,32 @@ mod tests {
             .map(|w| w.message.as_str())
             .collect();
         assert_eq!(order, ["a1 first", "a1 second", "a9", "b", "b2"]);
+    }
+
+    #[test]
+    fn a_note_breaks_at_spaces_only_and_keeps_a_long_path_whole() {
+        let path = format!(
+            "/home/u/.gemini/tmp/{}/chats/session-1.json",
+            "a1".repeat(32)
+        );
+        let out = note_text(
+            &format!("8 files in {path} not read (one, {path}, two more): names"),
+            Some(40),
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "note: 8 files in", "{out}");
+        assert_eq!(lines[1], format!("  {path}"), "{out}");
+        assert_eq!(lines[2], "  not read (one,", "{out}");
+        assert_eq!(lines[3], format!("  {path},"), "{out}");
+        assert_eq!(lines[4], "  two more): names", "{out}");
+        // Every word comes through whole: the line breaks replaced spaces, nothing else.
+        let words = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+        assert_eq!(
+            words(&out)[1..],
+            words(&format!(
+                "8 files in {path} not read (one, {path}, two more): names"
+            ))[..]
+        );
     }
 
     #[test]

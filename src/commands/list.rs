@@ -126,9 +126,9 @@ fn home_relative(p: &std::path::Path) -> String {
     }
 }
 
-/// "looked in …", wrapped to the width tables fit.
+/// "looked in …", wrapped at spaces to the width tables fit: its paths stay whole.
 fn looked_in_line(stores: &Stores, agents: &[Agent]) -> String {
-    crate::render::text::wrap(
+    crate::render::text::wrap_at_spaces(
         &format!("looked in {}", looked_in(stores, agents)),
         crate::render::table::stderr_width(),
         2,

@@ -242,8 +242,20 @@ pub fn line_beginning(s: &str, columns: usize) -> &str {
 }
 
 /// Wrap prose at word boundaries to `max` display columns (`None`: one line per paragraph).
-/// Continuation lines are indented by `indent` spaces. A word longer than a line stays whole.
+/// Continuation lines are indented by `indent` spaces. A word longer than a line is broken
+/// where the line ends, so that the output fits.
 pub fn wrap(s: &str, max: Option<usize>, indent: usize) -> String {
+    wrap_text(s, max, indent, true)
+}
+
+/// [`wrap`] for diagnostics: lines break at spaces only, and a word longer than a line (a
+/// path, an id) goes on a line of its own, whole, however far it overflows: a path broken
+/// in two can no longer be copied from the terminal.
+pub fn wrap_at_spaces(s: &str, max: Option<usize>, indent: usize) -> String {
+    wrap_text(s, max, indent, false)
+}
+
+fn wrap_text(s: &str, max: Option<usize>, indent: usize, break_long: bool) -> String {
     let Some(max) = max.filter(|m| *m > indent + 10) else {
         return s.to_string();
     };
@@ -253,7 +265,7 @@ pub fn wrap(s: &str, max: Option<usize>, indent: usize) -> String {
         let w = width(word);
         // A word longer than a line (an identifier, a URL) is broken where the line ends:
         // cut, it would lose text; whole, it would overflow.
-        if w > max - indent {
+        if break_long && w > max - indent {
             if col > 0 && col + 2 > max {
                 out.push('\n');
                 out.extend(std::iter::repeat_n(' ', indent));
