@@ -157,3 +157,28 @@ fn an_inflated_compress_by_hand_is_not_followed() {
     assert_eq!(r["events"][0]["forced"], true);
     assert_eq!(r["followed"], 0, "{r}");
 }
+
+/// The same rejected `/compress` in the human timeline: its row is marked as the agent's, and
+/// the words under the table say it was rejected, not that the replay followed it.
+#[test]
+fn a_rejected_compress_by_hand_is_not_called_followed() {
+    let out = sessions()
+        .env("COLUMNS", "100")
+        .args(["--home", HOME, "--quiet", "replay-compress", "e5f6a7b8"])
+        .args(["-A", "gemini", "--summary-tokens", "65536", "--timeline"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let t = String::from_utf8(out.stdout).unwrap();
+    assert!(t.contains("failed* 22.0k→22.0k"), "{t}");
+    assert!(!t.contains("followed the agent's own compaction"), "{t}");
+    let legend = t
+        .split("\n\nfailed* ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{t}"));
+    assert!(
+        legend.starts_with("the agent's own compaction") && legend.contains("rejected"),
+        "{t}"
+    );
+    assert!(legend.contains("nothing was followed"), "{t}");
+}

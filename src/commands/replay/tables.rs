@@ -9,7 +9,7 @@ use crate::output::safe_path;
 use crate::render::table::{Align, Column, Cut, render, render_fitted, target_width};
 use crate::render::text::wrap;
 use crate::render::{SHORT_ID, ShortIds, human_count, plot, plural, thousands};
-use crate::replay::{Algorithm, SessionReplay, Totals, validate};
+use crate::replay::{Algorithm, EventKind, SessionReplay, Totals, validate};
 
 fn signed(n: i64) -> String {
     if n < 0 {
@@ -621,9 +621,30 @@ pub(super) fn timeline_table(r: &SessionReplay) -> String {
             ]
         })
         .collect();
-    let followed = r.events.iter().any(|e| e.forced);
-    format!(
-        "{}\n{}{}",
+    // A forced event is the agent's compaction made by the replay, not the algorithm's
+    // decision; one Gemini rejected as inflated changed nothing and was not followed.
+    let forced = |failed: bool| {
+        r.events
+            .iter()
+            .any(|e| e.forced && (e.kind == EventKind::Failed) == failed)
+    };
+    let mut legend = Vec::new();
+    if forced(false) {
+        legend.push(format!(
+            "{FOLLOWED} followed the agent's own compaction (a manual /compact, or one the \
+             algorithm did not make): `forced` in JSON"
+        ));
+    }
+    if forced(true) {
+        legend.push(format!(
+            "failed{FOLLOWED} the agent's own compaction (a manual /compress, or one the \
+             algorithm did not make), tried and rejected: its summary would not have shrunk \
+             the context, so the context stayed as it was and nothing was followed: `forced` \
+             in JSON"
+        ));
+    }
+    let mut out = format!(
+        "{}\n{}",
         wrap(
             &format!(
                 "timeline: {} {}",
@@ -634,22 +655,15 @@ pub(super) fn timeline_table(r: &SessionReplay) -> String {
             2
         ),
         render(&columns, rows, target_width()),
-        if followed {
-            format!(
-                "\n{}\n",
-                wrap(
-                    &format!(
-                        "{FOLLOWED} followed the agent's own compaction (a manual /compact, or \
-                         one the algorithm did not make): `forced` in JSON"
-                    ),
-                    target_width(),
-                    2
-                )
-            )
-        } else {
-            String::new()
-        }
-    )
+    );
+    if !legend.is_empty() {
+        out.push('\n');
+    }
+    for l in legend {
+        out.push_str(&wrap(&l, target_width(), 2));
+        out.push('\n');
+    }
+    out
 }
 
 /// The mark of an event the replay followed from the recording.
