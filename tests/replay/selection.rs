@@ -243,3 +243,109 @@ fn all_notes_a_named_file_that_is_no_session() {
         .success()
         .stderr(predicate::str::contains(note));
 }
+
+/// Two Gemini files of one session (one `sessionId` and start) that diverged after a shared
+/// first exchange: both are kept and each is replayed. Their rows carry the same id; the
+/// human table tells them apart by their file and says that they share history, and so
+/// does each one's timeline. In JSON, `path` tells them apart.
+#[test]
+fn diverged_files_of_one_session_are_told_apart_by_their_file() {
+    let home = tempfile::tempdir().unwrap();
+    let meta = json!({"sessionId": "d0d0d0d0-0000-4000-8000-000000000001",
+        "projectHash": "b2".repeat(32), "startTime": "2025-12-05T10:00:00.000Z",
+        "lastUpdated": "2025-12-05T10:05:00.000Z", "kind": "main"});
+    let msg = |id: &str, min: u32, input: Option<u64>| {
+        let mut m = json!({"id": id, "type": "user", "content": id,
+            "timestamp": format!("2025-12-05T10:{min:02}:00.000Z")});
+        if let Some(input) = input {
+            m["type"] = "gemini".into();
+            m["tokens"] = json!({"input": input, "output": 10, "cached": 0, "thoughts": 0,
+                "tool": 0, "total": input + 10});
+            m["model"] = "gemini-2.5-pro".into();
+        }
+        m
+    };
+    let shared = [msg("m1", 0, None), msg("m2", 1, Some(1000))];
+    let mut paths = Vec::new();
+    for (dir, own) in [
+        ("slug", [msg("m3", 2, None), msg("m4", 3, Some(2000))]),
+        ("other", [msg("x3", 4, None), msg("x4", 5, Some(500))]),
+    ] {
+        let chats = home.path().join(".gemini/tmp").join(dir).join("chats");
+        fs::create_dir_all(&chats).unwrap();
+        let text: String = std::iter::once(&meta)
+            .chain(&shared)
+            .chain(&own)
+            .map(|v| v.to_string() + "\n")
+            .collect();
+        let path = chats.join("session-2025-12-05T10-00-d0d0d0d0.jsonl");
+        fs::write(&path, text).unwrap();
+        paths.push(path.to_str().unwrap().to_string());
+    }
+    paths.sort();
+    let replay = |extra: &[&str]| {
+        let out = sessions()
+            .arg("--home")
+            .arg(home.path())
+            .args(["--quiet", "replay-compress", "--all", "-A", "gemini"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+
+    let text = replay(&["--timeline"]);
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("gemini ")).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    let mut marks: Vec<&str> = rows
+        .iter()
+        .map(|r| r.split_whitespace().nth(2).unwrap())
+        .collect();
+    marks.sort_unstable();
+    assert_eq!(marks, ["#1", "#2"], "{text}");
+    assert!(
+        text.contains("FILE: files of one session whose histories diverge"),
+        "{text}"
+    );
+    assert!(text.contains("the history they share is in each"), "{text}");
+    // #1 is the first path, `other/`: its own exchange is the smaller one.
+    assert!(
+        rows.iter()
+            .any(|r| r.contains(" #1 ") && r.contains(" 1.5k ")),
+        "{text}"
+    );
+    for (n, p) in paths.iter().enumerate() {
+        assert!(text.contains(&format!("\n#{} {p}\n", n + 1)), "{text}");
+        assert!(
+            text.contains(&format!("\nfile #{} of the session: {p}\n", n + 1)),
+            "{text}"
+        );
+    }
+
+    let records = json_out(sessions().arg("--home").arg(home.path()).args([
+        "replay-compress",
+        "--all",
+        "-A",
+        "gemini",
+        "--format",
+        "json",
+    ]));
+    let mut got: Vec<&str> = records
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    got.sort_unstable();
+    assert_eq!(got, paths);
+
+    // A sweep lists no session, but its totals count the shared history once per file.
+    let sweep = replay(&["--sweep", "threshold=0.2,0.5"]);
+    assert!(
+        sweep.contains("these sessions include files of one session"),
+        "{sweep}"
+    );
+
+    // One session in one file: no FILE column, no such line.
+    let one = replay(&[&paths[0]]);
+    assert!(!one.contains("FILE") && !one.contains("diverge"), "{one}");
+}

@@ -18,7 +18,7 @@ mod reading;
 mod tables;
 
 use reading::{keep_budget, over_version_caps, replay_all, replay_named};
-use tables::{plot_all, session_table, sweep_table, timeline_table, validation_table};
+use tables::{SharedFiles, plot_all, session_table, sweep_table, timeline_table, validation_table};
 
 pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
     let alg = args.algorithm;
@@ -141,9 +141,10 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> CmdResult {
                     out.write_all(validation_table(&flat).as_bytes())?;
                 }
                 if args.timeline {
+                    let shared = SharedFiles::new(&flat);
                     for r in &flat {
                         writeln!(out)?;
-                        out.write_all(timeline_table(r).as_bytes())?;
+                        out.write_all(timeline_table(r, &shared).as_bytes())?;
                     }
                 }
             }

@@ -127,6 +127,96 @@ fn totals_cells(t: &Totals, usd: Option<f64>, comp: usize, peak: u64) -> Vec<Str
     ]
 }
 
+/// The replays that are one of several files of a session (one agent and id: Gemini copies
+/// that diverged, Claude files that each hold responses the others lack), each with its
+/// number, `#1`, `#2`…, in order of id, then path. Their histories diverged from a shared
+/// start, which each one's figures hold.
+pub(super) struct SharedFiles<'a>(Vec<(&'a Path, usize)>);
+
+impl<'a> SharedFiles<'a> {
+    pub(super) fn new(rs: &[&'a SessionReplay]) -> Self {
+        let mut files: Vec<(&str, &str, &Path)> = rs
+            .iter()
+            .map(|r| (r.agent.as_str(), r.id.as_str(), r.path.as_path()))
+            .collect();
+        files.sort_unstable();
+        files.dedup();
+        // Sorted, the files of one id are neighbours: linear on a store's thousands.
+        let shared = files
+            .chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
+            .filter(|group| group.len() > 1)
+            .flatten()
+            .enumerate()
+            .map(|(n, f)| (f.2, n + 1))
+            .collect();
+        SharedFiles(shared)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `#2`, for a replay of a shared file.
+    fn mark(&self, r: &SessionReplay) -> Option<String> {
+        self.0
+            .iter()
+            .find(|(p, _)| *p == r.path.as_path())
+            .map(|(_, n)| format!("#{n}"))
+    }
+
+    /// The lines under a table whose rows (or totals) include shared files: what they are,
+    /// and (`listed`, when the rows carry their marks) each file by its mark.
+    fn legend(&self, listed: bool) -> String {
+        let what = "files of one session whose histories diverge (branches from one point, a \
+                    copy resumed elsewhere, pieces of one long session), each replayed on its \
+                    own: the history they share is in each one's figures, and counted once per \
+                    file in the totals";
+        let text = if listed {
+            format!("FILE: {what}")
+        } else {
+            format!("these sessions include {what}")
+        };
+        let mut out = wrap(&text, target_width(), 2);
+        if listed {
+            for (path, n) in &self.0 {
+                out.push('\n');
+                out.push_str(&path_lines(&format!("#{n} "), path));
+            }
+        }
+        out.push('\n');
+        out
+    }
+}
+
+/// `label` and the whole of `path`, broken after a `/` where it would pass the width
+/// (continuations indented by two): copies of one session often differ in one folder only,
+/// which a path cut to fit could lose.
+fn path_lines(label: &str, path: &Path) -> String {
+    use crate::render::text::width;
+    let path = crate::render::text::safe_line(&path.to_string_lossy());
+    let max = target_width().unwrap_or(usize::MAX).max(20);
+    let mut out = label.to_string();
+    let mut col = width(label);
+    for part in path.split_inclusive('/') {
+        let w = width(part);
+        if col > 2 && col + w > max {
+            out.push_str("\n  ");
+            col = 2;
+        }
+        // A folder name longer than a line is broken where the line ends.
+        for c in part.chars() {
+            let cw = width(c.encode_utf8(&mut [0; 4]));
+            if col > 2 && col + cw > max {
+                out.push_str("\n  ");
+                col = 2;
+            }
+            out.push(c);
+            col += cw;
+        }
+    }
+    out
+}
+
 pub(super) fn session_table(rs: &[&SessionReplay]) -> String {
     let mut columns = vec![
         Column::fixed("AGENT", Align::Left).optional(5),
@@ -136,12 +226,21 @@ pub(super) fn session_table(rs: &[&SessionReplay]) -> String {
             .cut(Cut::Prefix),
         Column::fixed("REQS", Align::Right).optional(3),
     ];
+    let shared = SharedFiles::new(rs);
+    if !shared.is_empty() {
+        // Rows of one id are told apart by their file, listed under the table.
+        columns.insert(2, Column::fixed("FILE", Align::Left));
+    }
     columns.extend(TOTAL_COLUMNS);
     columns.push(Column::fixed("BASIS", Align::Left).optional(0));
-    let row = |agent: String, id: String, reqs: usize, a: &Aggregate, basis: &str| {
-        let mut cells = vec![agent, id, thousands(reqs as u64)];
+    let row = |agent: String, id: String, file: Option<String>, reqs, a: &Aggregate, basis| {
+        let mut cells = vec![agent, id];
+        if !shared.is_empty() {
+            cells.push(file.unwrap_or_default());
+        }
+        cells.push(thousands(reqs as u64));
         cells.extend(totals_cells(&a.t, a.saved_usd, a.comp, a.peak));
-        cells.push(basis.to_string());
+        cells.push(String::from(basis));
         cells
     };
     // Biggest saving first, then the newest session.
@@ -158,6 +257,7 @@ pub(super) fn session_table(rs: &[&SessionReplay]) -> String {
             row(
                 r.agent.to_string(),
                 r.id.chars().take(13).collect(),
+                shared.mark(r),
                 r.requests,
                 &aggregate(std::iter::once(*r)),
                 r.basis,
@@ -171,6 +271,7 @@ pub(super) fn session_table(rs: &[&SessionReplay]) -> String {
         rows.push(row(
             String::new(),
             format!("all ({})", all.n),
+            None,
             reqs,
             &all,
             "",
@@ -179,10 +280,15 @@ pub(super) fn session_table(rs: &[&SessionReplay]) -> String {
     let all = aggregate(rs.iter().copied());
     let (table, kept) = render_fitted(&columns, rows, target_width());
     format!(
-        "{}\n{}{}\n{}\n",
+        "{}\n{}{}\n{}{}\n",
         wrap(&header(rs, true), target_width(), 2),
         table,
         wrap(&legend(&kept), target_width(), 2),
+        if shared.is_empty() {
+            String::new()
+        } else {
+            shared.legend(true)
+        },
         wrap(&verdict(rs.first().copied(), &all, None), target_width(), 2)
     )
 }
@@ -475,11 +581,17 @@ pub(super) fn sweep_table(
         plural(per_session.len(), "session"),
         plural(points, "setting"),
     );
+    let shared = SharedFiles::new(&firsts);
     format!(
-        "{}\n{}{}\n{}\n",
+        "{}\n{}{}\n{}{}\n",
         wrap(&head, target_width(), 2),
         table,
         wrap(&legend(&kept), target_width(), 2),
+        if shared.is_empty() {
+            String::new()
+        } else {
+            shared.legend(false)
+        },
         verdicts
             .iter()
             .map(|v| wrap(v, target_width(), 2))
@@ -577,7 +689,9 @@ pub(super) fn validation_table(rs: &[&SessionReplay]) -> String {
     out
 }
 
-pub(super) fn timeline_table(r: &SessionReplay) -> String {
+/// The timeline of `r`; with `shared`, the files of its session it is one of, the file it
+/// replays under its title.
+pub(super) fn timeline_table(r: &SessionReplay, shared: &SharedFiles) -> String {
     let columns = [
         Column::fixed("REQUEST", Align::Right),
         Column::fixed("FULL", Align::Right),
@@ -643,19 +757,24 @@ pub(super) fn timeline_table(r: &SessionReplay) -> String {
              in JSON"
         ));
     }
-    let mut out = format!(
-        "{}\n{}",
-        wrap(
-            &format!(
-                "timeline: {} {}",
-                r.agent,
-                crate::render::text::safe_line(&r.id)
-            ),
-            target_width(),
-            2
+    let mut out = wrap(
+        &format!(
+            "timeline: {} {}",
+            r.agent,
+            crate::render::text::safe_line(&r.id)
         ),
-        render(&columns, rows, target_width()),
+        target_width(),
+        2,
     );
+    out.push('\n');
+    if let Some(mark) = shared.mark(r) {
+        out.push_str(&path_lines(
+            &format!("file {mark} of the session: "),
+            &r.path,
+        ));
+        out.push('\n');
+    }
+    out.push_str(&render(&columns, rows, target_width()));
     if !legend.is_empty() {
         out.push('\n');
     }
