@@ -200,6 +200,34 @@ fn a_session_id_held_by_diverging_files_replays_each() {
         files.sort_unstable();
         assert_eq!(files, pieces, "{named}");
     }
+    // In the tables, the three rows of one id are told apart by their file, in the validation
+    // table too (each piece recorded one compaction).
+    let out = sessions()
+        .arg("--home")
+        .arg(home.path())
+        .args([
+            "--quiet",
+            "replay-compress",
+            id,
+            "-A",
+            "claude",
+            "--validate",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    for (n, piece) in pieces.iter().enumerate() {
+        let mark = format!("#{}", n + 1);
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&mark) && l.ends_with(piece)),
+            "{text}"
+        );
+        let rows = text
+            .lines()
+            .filter(|l| l.starts_with("21a2e002-8b63  ") && l.contains(&format!(" {mark} ")));
+        assert_eq!(rows.count(), 1, "{mark}: {text}");
+    }
     sessions()
         .arg("--home")
         .arg(home.path())

@@ -602,7 +602,7 @@ pub(super) fn sweep_table(
 
 pub(super) fn validation_table(rs: &[&SessionReplay]) -> String {
     // 80 columns with whole ids; narrower, the ids give way first (a prefix is still an id).
-    let columns = [
+    let mut columns = vec![
         Column::fixed("SESSION", Align::Left)
             .shrink(0, 8)
             .cut(Cut::Prefix),
@@ -614,12 +614,20 @@ pub(super) fn validation_table(rs: &[&SessionReplay]) -> String {
         Column::fixed("REPLAY BEFORE", Align::Right).optional(0),
         Column::fixed("Δ%", Align::Right),
     ];
+    // The marks of the session table above, which lists the files.
+    let shared = SharedFiles::new(rs);
+    if !shared.is_empty() {
+        columns.insert(1, Column::fixed("FILE", Align::Left));
+    }
     let mut rows = Vec::new();
     for r in rs {
         for v in r.validation.iter().flatten() {
             let opt = |x: Option<u64>| x.map(human_count).unwrap_or_else(|| "-".into());
-            rows.push(vec![
-                r.id.chars().take(13).collect(),
+            let mut row = vec![r.id.chars().take(13).collect()];
+            if !shared.is_empty() {
+                row.push(shared.mark(r).unwrap_or_default());
+            }
+            row.extend([
                 format!("{:?}", v.trigger).to_lowercase(),
                 thousands(v.recorded_request as u64),
                 match (v.replay_request, v.followed) {
@@ -636,6 +644,7 @@ pub(super) fn validation_table(rs: &[&SessionReplay]) -> String {
                     .map(|x| format!("{x:+.1}"))
                     .unwrap_or_else(|| "-".into()),
             ]);
+            rows.push(row);
         }
     }
     if rows.is_empty() {
