@@ -262,6 +262,81 @@ fn control_characters_never_reach_the_terminal() {
     assert!(json.contains("\\u001b]52;c;ZXZpbA==\\u0007"));
 }
 
+/// CSV is data: piped, a cell holds the session's text byte for byte. On a terminal (here a
+/// pseudo-terminal from util-linux `script`), its cells show control characters as the tables
+/// do, for a terminal would act on them.
+#[test]
+fn csv_is_exact_when_piped_and_visible_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    hostile_home(dir.path());
+    let reports: [&[&str]; 4] = [
+        &["list"],
+        &["projects"],
+        &["usage", "session", "--breakdown"],
+        &["usage", "project"],
+    ];
+    for args in reports {
+        let mut c = common::sessions();
+        c.arg("--home")
+            .arg(dir.path())
+            .args(args)
+            .args(["--format", "csv"]);
+        let piped = stdout(&mut c);
+        assert!(piped.contains("\u{1b}]0;pwned\u{7}"), "{args:?}: {piped}");
+    }
+    let mut c = common::sessions();
+    c.arg("--home")
+        .arg(dir.path())
+        .args(["list", "--format", "csv"]);
+    let piped = stdout(&mut c);
+    let mut rows = csv::Reader::from_reader(piped.as_bytes());
+    let title = rows
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "title")
+        .unwrap();
+    let row = rows.records().next().unwrap().unwrap();
+    assert!(row[title].contains("\u{1b}[2J\u{1b}]52;c;cm0gLXJmIC8=\u{7} \u{9b}31m\u{202e}"));
+
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        println!("skipped the terminal half: no util-linux `script` to give a pseudo-terminal");
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("sessions");
+    for args in reports {
+        let line = format!(
+            "'{}' --home '{}' {} --format csv",
+            bin.display(),
+            dir.path().display(),
+            args.join(" ")
+        );
+        let out = std::process::Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .env("TZ", "UTC")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("GEMINI_CLI_HOME")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let shown = String::from_utf8(out.stdout).unwrap();
+        let bad: Vec<char> = shown
+            .chars()
+            .filter(|c| {
+                (c.is_control() && !['\n', '\r'].contains(c))
+                    || ('\u{202a}'..='\u{202e}').contains(c)
+            })
+            .collect();
+        assert!(bad.is_empty(), "{args:?}: {bad:?} in\n{shown}");
+        assert!(shown.contains("^[]0;pwned^G"), "{args:?}: {shown}");
+    }
+}
+
 #[test]
 fn wide_characters_are_cut_by_display_width() {
     let dir = tempfile::tempdir().unwrap();

@@ -11,7 +11,7 @@ pub mod usage;
 
 use std::ffi::OsStr;
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -453,24 +453,99 @@ pub fn write_json<T: serde::Serialize>(items: &[T], ndjson: bool) -> Result<(), 
 pub fn write_csv<T: serde::Serialize + Default>(items: &[T]) -> Result<(), Failure> {
     let failed = |e: csv::Error| Failure::failed(e.to_string());
     if items.is_empty() {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        w.serialize(T::default()).map_err(failed)?;
-        let text = w.into_inner().map_err(|e| Failure::failed(e.to_string()))?;
+        let mut head = csv::Writer::from_writer(Vec::new());
+        head.serialize(T::default()).map_err(failed)?;
+        let text = head
+            .into_inner()
+            .map_err(|e| Failure::failed(e.to_string()))?;
         let header = text
             .split_inclusive(|&b| b == b'\n')
             .next()
             .unwrap_or_default();
-        let mut out = stdout();
-        out.write_all(header)?;
-        out.flush()?;
-        return Ok(());
+        let mut sink = csv_writer()
+            .into_inner()
+            .map_err(|e| Failure::failed(e.to_string()))?;
+        sink.write_all(header)?;
+        return sink.finish();
     }
-    let mut w = csv::Writer::from_writer(stdout());
+    let mut w = csv_writer();
     for it in items {
         w.serialize(it).map_err(failed)?;
     }
-    w.flush()?;
-    Ok(())
+    finish_csv(w)
+}
+
+/// The writer every CSV goes through; [`finish_csv`] ends it.
+pub fn csv_writer() -> csv::Writer<CsvSink> {
+    let sink = if io::stdout().is_terminal() {
+        CsvSink::Terminal(Vec::new())
+    } else {
+        CsvSink::Piped(stdout())
+    };
+    csv::Writer::from_writer(sink)
+}
+
+pub fn finish_csv(w: csv::Writer<CsvSink>) -> Result<(), Failure> {
+    w.into_inner()
+        .map_err(|e| Failure::failed(e.to_string()))?
+        .finish()
+}
+
+/// Piped, a CSV is data and goes out byte for byte. On a terminal, a cell's escape sequence
+/// would retitle it or write the clipboard, so the CSV is held until whole and each cell is
+/// shown as the tables show a name: control characters as visible escapes. Holding it lets the
+/// cells be read back by a CSV parser, which alone knows a quoted newline from a row's end.
+pub enum CsvSink {
+    Piped(io::BufWriter<io::StdoutLock<'static>>),
+    Terminal(Vec<u8>),
+}
+
+impl CsvSink {
+    fn finish(self) -> Result<(), Failure> {
+        match self {
+            CsvSink::Piped(mut out) => out.flush()?,
+            CsvSink::Terminal(text) => {
+                let shown = csv_for_terminal(&text).map_err(|e| Failure::failed(e.to_string()))?;
+                let mut out = stdout();
+                out.write_all(&shown)?;
+                out.flush()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Write for CsvSink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            CsvSink::Piped(out) => out.write(buf),
+            CsvSink::Terminal(text) => text.write(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            CsvSink::Piped(out) => out.flush(),
+            CsvSink::Terminal(_) => Ok(()),
+        }
+    }
+}
+
+fn csv_for_terminal(text: &[u8]) -> Result<Vec<u8>, csv::Error> {
+    let mut rows = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text);
+    let mut w = csv::WriterBuilder::new()
+        .flexible(true)
+        .from_writer(Vec::new());
+    for row in rows.records() {
+        let row = row?;
+        w.write_record(
+            row.iter()
+                .map(|c| crate::render::text::safe_one_line(c).into_owned()),
+        )?;
+    }
+    w.into_inner().map_err(|e| csv::Error::from(e.into_error()))
 }
 
 /// File names for several outputs written side by side: `stem.ext`, then `stem-2.ext`,
@@ -488,5 +563,25 @@ impl Names {
             name = format!("{stem}-{n}.{ext}");
         }
         name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv_for_terminal;
+
+    #[test]
+    fn a_terminal_csv_shows_control_characters_in_cells_and_keeps_its_rows() {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(["title", "path"]).unwrap();
+        w.write_record(["\u{1b}]0;x\u{7}two\nlines, \"quoted\"", "/a\u{9b}b\u{202e}"])
+            .unwrap();
+        w.write_record(["", "plain"]).unwrap();
+        let data = w.into_inner().unwrap();
+        let shown = String::from_utf8(csv_for_terminal(&data).unwrap()).unwrap();
+        assert_eq!(
+            shown,
+            "title,path\n\"^[]0;x^Gtwo^Jlines, \"\"quoted\"\"\",/aM-^[b<U+202E>\n,plain\n"
+        );
     }
 }

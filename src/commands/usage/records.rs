@@ -6,7 +6,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::commands::{Failure, stdout, write_json};
+use crate::commands::{Failure, csv_writer, finish_csv, stdout, write_json};
 use crate::model::{Agent, Usage};
 use crate::pricing::{self, PriceSource};
 use crate::render::json::SCHEMA_VERSION;
@@ -405,7 +405,7 @@ pub(super) fn write_csv(
     let mut header: Vec<&str> = vec!["schema_version", "report", "type"];
     header.extend_from_slice(keys);
     header.extend_from_slice(&FIGURES);
-    let mut w = csv::Writer::from_writer(stdout());
+    let mut w = csv_writer();
     let err = |e: csv::Error| Failure::failed(e.to_string());
     w.write_record(&header).map_err(err)?;
     let pick = |c: &BTreeMap<String, String>, k: &str| c.get(k).cloned().unwrap_or_default();
@@ -438,6 +438,5 @@ pub(super) fn write_csv(
         }
     }))
     .map_err(err)?;
-    w.flush()?;
-    Ok(())
+    finish_csv(w)
 }
