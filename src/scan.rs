@@ -22,6 +22,8 @@ use crate::model::{
 use crate::parse::{self, Detail, SourceFile, preview};
 use crate::project::ProjectIndex;
 
+mod leaf_titles;
+
 /// Longest title kept, in characters (first prompts can be pages long).
 pub const TITLE_MAX: usize = 120;
 
@@ -394,7 +396,12 @@ fn run<T: Send>(
     result.report.warnings.extend(unread);
     sessions.sort_by(|a, b| a.source.path.cmp(&b.source.path));
 
-    apply_leaf_titles(&mut sessions);
+    let siblings = if opts.paths.is_empty() {
+        Vec::new()
+    } else {
+        leaf_titles::of_project_folders(&sessions, &opts.paths, &opts.stores.claude)
+    };
+    leaf_titles::apply(&mut sessions, &siblings);
     let unresolvable = resolve_projects(&mut sessions, &gemini_dirs, &opts.project_roots);
     result.report.extend(unresolvable.iter().cloned());
     result.project_warnings = unresolvable;
@@ -840,28 +847,6 @@ fn remove_marked(
         !drop[i - 1]
     });
     warnings
-}
-
-/// Claude `summary` records title the session that contains their `leafUuid`, usually another
-/// file of the same project. Explicit titles (`custom-title`, `ai-title`) still win.
-fn apply_leaf_titles(sessions: &mut [SessionSummary]) {
-    let mut leaf: HashMap<u64, String> = HashMap::new();
-    for s in sessions.iter() {
-        for (uuid, title) in &s.leaf_titles {
-            leaf.insert(parse::hash64(uuid), title.clone());
-        }
-    }
-    for s in sessions.iter_mut() {
-        if !leaf.is_empty() && !s.title_is_explicit {
-            // Several summaries may point into one file: the one whose leaf the file wrote
-            // last titles it (it summarises the most), the same one on every run.
-            if let Some(t) = s.record_uuids.iter().rev().find_map(|u| leaf.get(u)) {
-                s.title = Some(preview(t, TITLE_MAX));
-            }
-        }
-        s.record_uuids = Vec::new();
-        s.leaf_titles = Vec::new();
-    }
 }
 
 /// The project a session's own record gives it: the one it recorded, else its `cwd`.

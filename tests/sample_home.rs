@@ -300,6 +300,38 @@ fn the_last_written_leaf_titles_a_file() {
     assert_eq!(rows[a]["title"], "leaf 199");
 }
 
+/// A session's title may come from a `summary` record in another file of its project: named by
+/// its path (absolute, or relative from inside the store), it has the title it has by id.
+#[test]
+fn a_session_named_by_its_path_has_the_title_it_has_by_id() {
+    let folder = home().join(".claude/projects/-home-dev-webapp");
+    let name = "9e8d7c6b-5a49-4382-a1b0-c9d8e7f6a520.jsonl";
+    let file = folder.join(name);
+    let want = "Auth middleware security review";
+    let json = |args: &[&str], dir: &Path| -> Value {
+        let out = sessions().current_dir(dir).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let show = json(&["show", "9e8d7c6b", "--format", "json"], &folder);
+    assert_eq!(show["title"], want);
+    for path in [file.to_str().unwrap(), name] {
+        let show = json(&["show", path, "--format", "json"], &folder);
+        assert_eq!(show["title"], want, "show {path}");
+        let export = json(&["export", path, "-f", "json"], &folder);
+        assert_eq!(export["title"], want, "export {path}");
+        let list = json(&["list", path, "--format", "json"], &folder);
+        assert_eq!(list[0]["title"], want, "list {path}");
+        let out = sessions()
+            .current_dir(&folder)
+            .args(["export", path])
+            .output()
+            .unwrap();
+        let md = String::from_utf8(out.stdout).unwrap();
+        assert!(md.starts_with(&format!("# {want}\n")), "{md}");
+    }
+}
+
 #[test]
 fn cross_file_rules() {
     let rows = by_id(&run_json(&["list", "--kind", "all", "--format", "json"]));

@@ -911,3 +911,36 @@ fn agent_progress_copies_are_copied_requests_apart_from_the_sessions_own() {
         [("claude:progress/agent_progress".to_string(), 5)]
     );
 }
+
+/// The summaries read alone are those the full parse gathers: escaped text, the last-prompt
+/// records that also carry a `leafUuid`, an empty summary and a broken line between them.
+#[test]
+fn leaf_titles_read_alone_are_those_of_the_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s1.jsonl");
+    let lines = [
+        json!({"type": "summary", "summary": "first \"quoted\" \u{e9}", "leafUuid": "L1"})
+            .to_string(),
+        user("u1", None, json!("hi")).to_string(),
+        json!({"type": "last-prompt", "lastPrompt": "hi", "leafUuid": "u1"}).to_string(),
+        "{\"type\": \"summary\", \"leafUuid\": \"L2\", \"summ".to_string(),
+        json!({"type": "summary", "summary": "  ", "leafUuid": "L3"}).to_string(),
+        json!({"type": "summary", "summary": "second", "leafUuid": "L1"}).to_string(),
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let parsed = parse(&SourceFile::new(
+        Agent::Claude,
+        path.clone(),
+        FileRole::ClaudeMain,
+    ))
+    .unwrap()
+    .leaf_titles;
+    assert_eq!(
+        parsed,
+        vec![
+            ("L1".to_string(), "first \"quoted\" \u{e9}".to_string()),
+            ("L1".to_string(), "second".to_string()),
+        ]
+    );
+    assert_eq!(leaf_titles(&path), parsed);
+}
