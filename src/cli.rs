@@ -18,7 +18,7 @@ use crate::usage::{ReportKind, WeekStart};
 
 const AFTER_HELP: &str = "\
 Examples:
-  sessions list                                  every session, newest first
+  sessions list                                  main sessions, newest first
   sessions --home testdata/home list             the sample home shipped with the source
   sessions list --project webapp --since 7d      one project, the last week
   sessions show 6f0d3c52                         one session: header and timeline
