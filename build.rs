@@ -1,5 +1,6 @@
-//! Two facts about the machine, for the tests: whether the public session corpus is present,
-//! and whether headless Chromium is (`has_chromium`, for the HTML export test).
+//! Three facts about the machine, for the tests: whether the public session corpus is present,
+//! whether headless Chromium is (`has_chromium`, for the HTML export test), and whether
+//! util-linux `script` is (`has_script`, a pseudo-terminal for the terminal-only output test).
 //!
 //! The corpus tests read `$SESSIONS_CORPUS` (default `../shared/corpus`, where the project's CI
 //! keeps it). When it exists the `has_corpus` cfg is set and `SESSIONS_CORPUS_DIR` names it;
@@ -44,5 +45,18 @@ fn main() {
         println!("cargo::rustc-env=SESSIONS_CHROMIUM={}", b.display());
     } else {
         println!("cargo::rustc-env=SESSIONS_CHROMIUM=");
+    }
+
+    println!("cargo::rustc-check-cfg=cfg(has_script)");
+    match ["/usr/bin/script", "/bin/script"]
+        .map(PathBuf::from)
+        .into_iter()
+        .find(|p| p.is_file())
+    {
+        Some(script) => {
+            println!("cargo::rustc-cfg=has_script");
+            println!("cargo::rustc-env=SESSIONS_SCRIPT={}", script.display());
+        }
+        None => println!("cargo::rustc-env=SESSIONS_SCRIPT="),
     }
 }

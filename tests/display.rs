@@ -262,11 +262,9 @@ fn control_characters_never_reach_the_terminal() {
     assert!(json.contains("\\u001b]52;c;ZXZpbA==\\u0007"));
 }
 
-/// CSV is data: piped, a cell holds the session's text byte for byte. On a terminal (here a
-/// pseudo-terminal from util-linux `script`), its cells show control characters as the tables
-/// do, for a terminal would act on them.
+/// CSV is data: piped, a cell holds the session's text byte for byte.
 #[test]
-fn csv_is_exact_when_piped_and_visible_on_a_terminal() {
+fn csv_is_exact_when_piped() {
     let dir = tempfile::tempdir().unwrap();
     hostile_home(dir.path());
     let reports: [&[&str]; 4] = [
@@ -298,15 +296,24 @@ fn csv_is_exact_when_piped_and_visible_on_a_terminal() {
         .unwrap();
     let row = rows.records().next().unwrap().unwrap();
     assert!(row[title].contains("\u{1b}[2J\u{1b}]52;c;cm0gLXJmIC8=\u{7} \u{9b}31m\u{202e}"));
+}
 
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        println!("skipped the terminal half: no util-linux `script` to give a pseudo-terminal");
-        return;
-    }
+/// The other half: on a terminal (a pseudo-terminal from util-linux `script`), CSV cells show
+/// control characters as the tables do, for a terminal would act on them.
+#[test]
+#[cfg_attr(
+    not(has_script),
+    ignore = "needs util-linux `script` for a pseudo-terminal"
+)]
+fn csv_on_a_terminal_shows_control_characters_as_escapes() {
+    let dir = tempfile::tempdir().unwrap();
+    hostile_home(dir.path());
+    let reports: [&[&str]; 4] = [
+        &["list"],
+        &["projects"],
+        &["usage", "session", "--breakdown"],
+        &["usage", "project"],
+    ];
     let bin = assert_cmd::cargo::cargo_bin("sessions");
     for args in reports {
         let line = format!(
@@ -315,7 +322,7 @@ fn csv_is_exact_when_piped_and_visible_on_a_terminal() {
             dir.path().display(),
             args.join(" ")
         );
-        let out = std::process::Command::new("script")
+        let out = std::process::Command::new(env!("SESSIONS_SCRIPT"))
             .args(["-qec", &line, "/dev/null"])
             .env("TZ", "UTC")
             .env_remove("CLAUDE_CONFIG_DIR")
