@@ -461,7 +461,7 @@ pub struct ReplayArgs {
     pub format: ReplayFormat,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 #[command(after_long_help = "\
 Examples:
   sessions export 6f0d3c52                      Markdown on stdout
@@ -491,8 +491,8 @@ pub struct ExportArgs {
     #[arg(short, long, value_enum, default_value_t = crate::export::ExportFormat::Md)]
     pub format: crate::export::ExportFormat,
     /// Write to FILE (one session) or into DIR (one file per session, named
-    /// <agent>-<YYYY-MM-DD>-<short id>.<ext>, plus an index). Default: stdout for one session,
-    /// or for any number as JSONL.
+    /// <agent>-<YYYY-MM-DD>-<short id>.<ext>, plus an index). Default, and `-o -`: stdout for
+    /// one session, or for any number as JSONL.
     #[arg(short, long, value_name = "FILE|DIR")]
     pub output: Option<PathBuf>,
     /// Overwrite existing files.

@@ -32,6 +32,14 @@ use crate::parse::SourceFile;
 use crate::scan::{LocalProjects, SessionSummary, discover, scan, scan_each};
 
 pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
+    // `-o -` is stdout, as for most tools (a file named `-` is `-o ./-`).
+    if a.output.as_deref() == Some(Path::new("-")) {
+        let stdout = ExportArgs {
+            output: None,
+            ..a.clone()
+        };
+        return run(g, &stdout);
+    }
     let opts = ExportOptions {
         format: a.format,
         max_output_lines: a.max_output_lines,

@@ -377,3 +377,27 @@ fn extracted_images_are_linked_whatever_the_export_is_named() {
         }
     }
 }
+
+/// `-o -` is stdout, as the default is; a file named `-` is `-o ./-`.
+#[test]
+fn dash_is_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let (default, _) = ok(sample()
+        .args(["export", "6f0d3c52"])
+        .current_dir(dir.path()));
+    let (dash, _) = ok(sample()
+        .args(["export", "6f0d3c52", "-o", "-"])
+        .current_dir(dir.path()));
+    assert_eq!(dash, default);
+    assert!(dash.starts_with("# Health check work"), "{dash}");
+    assert_eq!(
+        fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "a file was written"
+    );
+    let (out, _) = ok(sample()
+        .args(["export", "6f0d3c52", "-o", "./-"])
+        .current_dir(dir.path()));
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(fs::read_to_string(dir.path().join("-")).unwrap(), default);
+}
