@@ -337,6 +337,8 @@ fn diverged_files_of_one_session_are_told_apart_by_their_file() {
         "{text}"
     );
     assert!(text.contains("the history they share is in each"), "{text}");
+    // The verdict counts sessions, and says how many files they came in.
+    assert!(text.contains(" on 1 session (2 files)"), "{text}");
     // #1 is the first path, `other/`: its own exchange is the smaller one.
     assert!(
         rows.iter()

@@ -33,12 +33,16 @@ struct Aggregate {
     comp: usize,
     followed: usize,
     peak: u64,
+    /// Sessions (distinct agent and id), and the rows: files of one session whose histories
+    /// diverge are replayed one row each.
     n: usize,
+    files: usize,
 }
 
 fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> Aggregate {
     let mut t = Totals::default();
-    let (mut comp, mut followed, mut peak, mut n) = (0, 0, 0, 0);
+    let (mut comp, mut followed, mut peak, mut files) = (0, 0, 0, 0);
+    let mut ids = std::collections::HashSet::new();
     let mut saved_usd: Option<f64> = None;
     let mut saved_vs_recorded_usd: Option<f64> = None;
     let mut agent_compactions = 0u64;
@@ -69,7 +73,8 @@ fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> Aggregate {
         comp += r.compressions;
         followed += r.followed;
         peak = peak.max(r.peak.what_if);
-        n += 1;
+        ids.insert((r.agent, r.id.as_str()));
+        files += 1;
     }
     t.saved_pct = crate::replay::pct(t.saved, t.full);
     t.saved_vs_recorded_pct = crate::replay::pct(t.saved_vs_recorded, t.recorded);
@@ -82,7 +87,8 @@ fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> Aggregate {
         comp,
         followed,
         peak,
-        n,
+        n: ids.len(),
+        files,
     }
 }
 
@@ -365,7 +371,10 @@ fn verdict(r: Option<&SessionReplay>, a: &Aggregate, setting: Option<&str>) -> S
         Some(s) if !s.is_empty() => format!("{alg} at {s}"),
         _ => alg.to_string(),
     };
-    let over = plural(a.n, "session");
+    let over = match a.files {
+        f if f > a.n => format!("{} ({f} files)", plural(a.n, "session")),
+        _ => plural(a.n, "session"),
+    };
     // Compactions the agent recorded and the replay only followed are not the algorithm's.
     let followed = match a.followed {
         0 => String::new(),
@@ -907,6 +916,7 @@ mod tests {
             followed: 2,
             peak: 0,
             n: 20,
+            files: 20,
         }
     }
 
