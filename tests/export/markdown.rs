@@ -581,3 +581,30 @@ fn blank_prompts_are_turns() {
     assert!(html.contains("<em>(blank prompt)</em>"), "{html}");
     assert!(html.contains(">1 · User"), "{html}");
 }
+
+/// A table row with more cells than its header keeps them all in md and html (GFM ignores the
+/// extra cells; the export writes messages back from the parser, so they were lost).
+#[test]
+fn a_row_wider_than_its_header_loses_no_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("table.jsonl");
+    let table = "| Flag | Meaning |\n|---|---|\n| `-a` | all | also hidden files |\n| `a|b` | regex alternation |\n";
+    write(
+        &file,
+        &(rec(
+            "assistant",
+            "a1",
+            "00:00",
+            serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": table}]}),
+        ) + "\n"),
+    );
+    for fmt in ["md", "html"] {
+        let (out, _) = ok(sessions()
+            .env("HOME", dir.path())
+            .args(["export", "-f", fmt])
+            .arg(&file));
+        for cell in ["also hidden files", "regex alternation"] {
+            assert!(out.contains(cell), "{fmt}: {cell} lost: {out}");
+        }
+    }
+}

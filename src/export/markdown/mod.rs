@@ -24,6 +24,7 @@ pub mod cmark;
 pub mod compaction;
 mod index;
 pub mod prose;
+mod tables;
 pub mod tools;
 
 use std::cell::{OnceCell, RefCell};

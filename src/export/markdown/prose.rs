@@ -53,6 +53,7 @@ fn events(text: &str) -> impl Iterator<Item = Event<'_>> {
 pub fn render(text: &str, base: usize) -> String {
     let text = normalize(text);
     let text = terminal_safe(&text);
+    let text = super::tables::widen(&text, options());
     let mut w = Writer {
         base,
         fresh_line: true,
