@@ -205,7 +205,7 @@ complete -c sessions -n "__fish_sessions_using_subcommand export" -s f -l format
 html\t'One self-contained HTML page per session'
 json\t'The unified session (as `show --format json`)'
 jsonl\t'One JSON record per message'"
-complete -c sessions -n "__fish_sessions_using_subcommand export" -s o -l output -d 'Write to FILE (one session) or into DIR (one file per session, named <agent>-<YYYY-MM-DD>-<short id>.<ext>, plus an index). Default, and `-o -`: stdout for one session, or for any number as JSONL' -r -F
+complete -c sessions -n "__fish_sessions_using_subcommand export" -s o -l output -d 'Write to FILE (one session) or into DIR (one file per session, named <agent>-<YYYY-MM-DD>-<short id>.<ext>, `undated` for a session with no time, `-2`… on a collision, plus an index). Default, and `-o -`: stdout for one session, or for any number as JSONL' -r -F
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l max-output-lines -d 'Lines of each tool output (and long tool argument) kept in md/html; 0 keeps all' -r
 complete -c sessions -n "__fish_sessions_using_subcommand export" -l images -d 'Images as a placeholder (media type, size), or extracted and linked (md/html with -o): `-o s.md` writes them into `s.files/`' -r -f -a "placeholder\t'A placeholder with the media type and size'
 extract\t'Write each image into `<export>.files/` and link it'"

@@ -491,8 +491,9 @@ pub struct ExportArgs {
     #[arg(short, long, value_enum, default_value_t = crate::export::ExportFormat::Md)]
     pub format: crate::export::ExportFormat,
     /// Write to FILE (one session) or into DIR (one file per session, named
-    /// <agent>-<YYYY-MM-DD>-<short id>.<ext>, plus an index). Default, and `-o -`: stdout for
-    /// one session, or for any number as JSONL.
+    /// <agent>-<YYYY-MM-DD>-<short id>.<ext>, `undated` for a session with no time, `-2`… on a
+    /// collision, plus an index). Default, and `-o -`: stdout for one session, or for any
+    /// number as JSONL.
     #[arg(short, long, value_name = "FILE|DIR")]
     pub output: Option<PathBuf>,
     /// Overwrite existing files.
