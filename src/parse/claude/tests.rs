@@ -1,6 +1,6 @@
 //! Unit tests of the Claude parser (records written as JSON, parsed through the file reader).
 use super::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::model::{Provenance, TextSize, Trigger};
 
