@@ -124,7 +124,8 @@ pub struct GlobalArgs {
     /// List every warning (skipped lines, duplicates, partial last lines), not just a summary.
     #[arg(short, long, global = true)]
     pub verbose: bool,
-    /// Print no warnings on stderr (the exit status still reflects --strict).
+    /// Print no warnings or notes on stderr (errors still print, and --strict still fails
+    /// with its one-line error).
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
     /// Never show a progress bar (it is only shown when stderr is a terminal anyway).

@@ -224,12 +224,16 @@ fn note_text(text: &str, width: Option<usize>) -> String {
     text.lines()
         .enumerate()
         .map(|(i, line)| {
-            let line = if i == 0 {
-                format!("note: {line}")
-            } else {
-                line.to_string()
-            };
-            crate::render::text::wrap_at_spaces(&line, width, 2)
+            if i == 0 {
+                return crate::render::text::wrap_at_spaces(&format!("note: {line}"), width, 2);
+            }
+            // A note's later lines continue it, indented as its wrapped lines are: at column
+            // 0 they read as another message.
+            crate::render::text::wrap_at_spaces(line, width.map(|w| w.saturating_sub(2)), 0)
+                .lines()
+                .map(|l| format!("  {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -299,7 +303,7 @@ mod tests {
         assert!(lines.iter().all(|l| l.chars().count() <= 40), "{out}");
         let (last, continued) = lines[1..].split_last().unwrap();
         assert!(continued.iter().all(|l| l.starts_with("  ")), "{out}");
-        assert_eq!(*last, "looked in ~/.claude/projects");
+        assert_eq!(*last, "  looked in ~/.claude/projects");
         assert_eq!(note_text("short", None), "note: short");
     }
 }

@@ -239,6 +239,18 @@ fn malformed_lines_are_reported_with_line_numbers_and_strict_fails() {
         .stderr(predicate::str::contains(
             "error: --strict: 1 problem reading the stores",
         ));
+    // `--quiet` silences the warning, not the reason for the exit status.
+    let out = sessions()
+        .arg("--home")
+        .arg(home.path())
+        .args(["--quiet", "--strict", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --strict: 1 problem reading the stores\n"
+    );
 }
 
 #[test]

@@ -108,12 +108,12 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(report) => {
             report.print(g.verbose, g.quiet);
             if g.strict && report.serious() > 0 {
-                if !g.quiet {
-                    to_stderr!(
-                        "error: --strict: {} reading the stores",
-                        crate::render::plural(report.serious(), "problem")
-                    );
-                }
+                // An error, not a warning: `--quiet` silences the warnings it counts, not the
+                // reason for the exit status (a script would get 3 and nothing else).
+                to_stderr!(
+                    "error: --strict: {} reading the stores",
+                    crate::render::plural(report.serious(), "problem")
+                );
                 ExitCode::from(exit::STRICT)
             } else {
                 ExitCode::from(exit::OK)
