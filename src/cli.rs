@@ -56,11 +56,12 @@ pub fn parse() -> Cli {
                     if v.iter().any(|a| a.contains("ID|PREFIX|PATH")));
             let tip = if !missing_targets {
                 None
-            } else if usage.contains("sessions replay-compress") {
+            // The subcommand in the usage line, whatever the binary is called.
+            } else if usage.contains(" replay-compress ") {
                 Some(
                     "name sessions (ids, prefixes or files), or replay every session the filters select with --all, e.g. `sessions replay-compress --all -A gemini`",
                 )
-            } else if usage.contains("sessions export") {
+            } else if usage.contains(" export ") {
                 Some(
                     "name sessions (ids, prefixes or files), or export every session the filters select with --all, e.g. `sessions export --all -o out/`",
                 )

@@ -717,3 +717,50 @@ fn misnamed_files_in_a_store_are_counted_under_verbose() {
     );
     assert!(!run(false).contains("note"));
 }
+
+/// Ids are hex: one written in capitals names the same session, and a match as written wins.
+#[test]
+fn ids_and_prefixes_match_regardless_of_case() {
+    let home = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/home");
+    for target in [
+        "6f0d3c52",
+        "6F0D3C52",
+        "6F0D3C52-8A1E-4B7F-9C2D-1E5A7B3C9D01",
+    ] {
+        let out = sessions()
+            .args(["--home", home, "show", target, "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{target}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(s["id"], "6f0d3c52-8a1e-4b7f-9c2d-1e5a7b3c9d01", "{target}");
+    }
+}
+
+/// `export` and `replay-compress` without a session suggest `--all`, whatever the binary is
+/// called (the tip looked for "sessions export" in clap's usage line, which names argv[0]).
+#[test]
+fn the_all_tip_does_not_depend_on_the_binary_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let renamed = dir.path().join("agent-logs");
+    fs::copy(assert_cmd::cargo::cargo_bin("sessions"), &renamed).unwrap();
+    for (args, tip) in [
+        (&["export"][..], "sessions export --all -o out/"),
+        (
+            &["replay-compress", "-A", "pi"][..],
+            "sessions replay-compress --all -A gemini",
+        ),
+    ] {
+        let out = std::process::Command::new(&renamed)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(tip), "{args:?}: {err}");
+    }
+}

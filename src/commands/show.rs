@@ -229,16 +229,25 @@ pub fn resolve_all(
     target: &str,
     warnings: &[Warning],
 ) -> Result<Vec<usize>, Failure> {
-    let exact: Vec<usize> = (0..sessions.len())
-        .filter(|&i| sessions[i].id == target)
-        .collect();
-    let matches: Vec<usize> = if exact.is_empty() {
+    // The id as written, then as a prefix; each also regardless of ASCII case (ids are hex,
+    // and some tools print them in capitals). A match as written wins.
+    let find = |rule: &dyn Fn(&[u8]) -> bool| -> Vec<usize> {
         (0..sessions.len())
-            .filter(|&i| sessions[i].id.starts_with(target))
+            .filter(|&i| rule(sessions[i].id.as_bytes()))
             .collect()
-    } else {
-        exact
     };
+    let t = target.as_bytes();
+    let rules: [&dyn Fn(&[u8]) -> bool; 4] = [
+        &|id| id == t,
+        &|id| id.eq_ignore_ascii_case(t),
+        &|id| id.starts_with(t),
+        &|id| id.get(..t.len()).is_some_and(|p| p.eq_ignore_ascii_case(t)),
+    ];
+    let matches = rules
+        .iter()
+        .map(|rule| find(*rule))
+        .find(|m| !m.is_empty())
+        .unwrap_or_default();
     let Some(&first) = matches.first() else {
         let f = Failure::failed(format!("no session matches {target:?}"));
         return Err(explain_no_match(f, target, warnings));
