@@ -231,21 +231,21 @@ pub fn resolve_all(
 ) -> Result<Vec<usize>, Failure> {
     // The id as written, then as a prefix; each also regardless of ASCII case (ids are hex,
     // and some tools print them in capitals). A match as written wins.
-    let find = |rule: &dyn Fn(&[u8]) -> bool| -> Vec<usize> {
-        (0..sessions.len())
-            .filter(|&i| rule(sessions[i].id.as_bytes()))
-            .collect()
-    };
     let t = target.as_bytes();
-    let rules: [&dyn Fn(&[u8]) -> bool; 4] = [
-        &|id| id == t,
-        &|id| id.eq_ignore_ascii_case(t),
-        &|id| id.starts_with(t),
-        &|id| id.get(..t.len()).is_some_and(|p| p.eq_ignore_ascii_case(t)),
-    ];
-    let matches = rules
-        .iter()
-        .map(|rule| find(*rule))
+    let matches = (0..4)
+        .map(|rule| {
+            (0..sessions.len())
+                .filter(|&i| {
+                    let id = sessions[i].id.as_bytes();
+                    match rule {
+                        0 => id == t,
+                        1 => id.eq_ignore_ascii_case(t),
+                        2 => id.starts_with(t),
+                        _ => id.get(..t.len()).is_some_and(|p| p.eq_ignore_ascii_case(t)),
+                    }
+                })
+                .collect::<Vec<usize>>()
+        })
         .find(|m| !m.is_empty())
         .unwrap_or_default();
     let Some(&first) = matches.first() else {
