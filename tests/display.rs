@@ -563,6 +563,29 @@ fn empty_stores_say_where_they_looked_and_exit_0() {
         .stderr(predicate::str::contains("looked in"))
         .stderr(predicate::str::contains(".claude/projects"))
         .stderr(predicate::str::contains("0 sessions"));
+    // So do the other reports of the stores, under their empty tables (not with --quiet).
+    for (cmd, empty) in [
+        ("projects", "No projects found.\n"),
+        ("compactions", "No compactions found.\n"),
+        ("usage", "No usage found.\n"),
+    ] {
+        for quiet in [false, true] {
+            let mut c = common::sessions();
+            c.env("HOME", home.path()).arg(cmd);
+            if quiet {
+                c.arg("--quiet");
+            }
+            let out = c.output().unwrap();
+            assert!(out.status.success(), "{cmd}");
+            assert_eq!(String::from_utf8_lossy(&out.stdout), empty, "{cmd}");
+            let err = String::from_utf8(out.stderr).unwrap();
+            assert_eq!(
+                err.starts_with("looked in ~/.claude/projects"),
+                !quiet,
+                "{cmd} --quiet {quiet}: {err}"
+            );
+        }
+    }
     // `--agent claude` looked in Claude's stores only.
     let mut c = common::sessions();
     c.env("HOME", home.path())

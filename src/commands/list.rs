@@ -126,8 +126,10 @@ fn home_relative(p: &std::path::Path) -> String {
     }
 }
 
-/// "looked in …", wrapped at spaces to the width tables fit: its paths stay whole.
-fn looked_in_line(stores: &Stores, agents: &[Agent]) -> String {
+/// "looked in …", wrapped at spaces to the width tables fit: its paths stay whole. What
+/// `list`, `projects`, `compactions` and `usage` say under an empty table when no path was
+/// named (an empty result says where it looked).
+pub fn looked_in_line(stores: &Stores, agents: &[Agent]) -> String {
     crate::render::text::wrap_at_spaces(
         &format!("looked in {}", looked_in(stores, agents)),
         crate::render::table::stderr_width(),

@@ -110,6 +110,10 @@ pub fn run(g: &GlobalArgs, args: &ProjectsArgs) -> CmdResult {
                 out.write_all(table(&records).as_bytes())?;
             }
             out.flush()?;
+            if records.is_empty() && args.select.paths.is_empty() && !g.quiet {
+                let agents = opts.filter.agents();
+                to_stderr!("{}", super::list::looked_in_line(&opts.stores, &agents));
+            }
         }
     }
     let mut cost = Cost::default();
