@@ -178,8 +178,8 @@ impl Report {
             if verbose || (!w.kind.is_benign() && shown < MAX_DETAILED) {
                 // File names are session data too: no raw control characters on the terminal.
                 to_stderr!(
-                    "warning: {}",
-                    crate::render::text::safe_line(&w.to_string())
+                    "{}",
+                    labelled("warning", &crate::render::text::safe_line(&w.to_string()))
                 );
                 shown += 1;
             }
@@ -198,8 +198,8 @@ impl Report {
             .collect();
         let hidden = self.warnings.len().saturating_sub(shown);
         if hidden > 0 || shown > 0 {
-            to_stderr!(
-                "warning: {} in total ({}){}",
+            let total = format!(
+                "{} in total ({}){}",
                 plural(self.warnings.len(), "warning"),
                 parts.join(", "),
                 if hidden > 0 {
@@ -208,6 +208,7 @@ impl Report {
                     ""
                 }
             );
+            to_stderr!("{}", labelled("warning", &total));
         }
     }
 }
@@ -220,12 +221,29 @@ pub fn note(text: &str) {
     to_stderr!("{}", note_text(text, crate::render::table::stderr_width()));
 }
 
+/// An error, a warning or any other line of diagnostics on stderr: `label: ` and the text,
+/// wrapped as a note is (at spaces, to the width the tables fit; a path stays whole).
+pub fn labelled(label: &str, text: &str) -> String {
+    labelled_text(label, text, crate::render::table::stderr_width())
+}
+
 fn note_text(text: &str, width: Option<usize>) -> String {
+    labelled_text("note", text, width)
+}
+
+fn labelled_text(label: &str, text: &str, width: Option<usize>) -> String {
     text.lines()
         .enumerate()
         .map(|(i, line)| {
             if i == 0 {
-                return crate::render::text::wrap_at_spaces(&format!("note: {line}"), width, 2);
+                if label.is_empty() {
+                    return crate::render::text::wrap_at_spaces(line, width, 2);
+                }
+                // The label stays with the first word (a warning's `path:line:`), even where
+                // that overflows: alone on its line it would say nothing.
+                let first = format!("{label}:\u{a0}{line}");
+                return crate::render::text::wrap_at_spaces(&first, width, 2)
+                    .replacen('\u{a0}', " ", 1);
             }
             // A note's later lines continue it, indented as its wrapped lines are: at column
             // 0 they read as another message.
@@ -292,6 +310,26 @@ mod tests {
                 "8 files in {path} not read (one, {path}, two more): names"
             ))[..]
         );
+    }
+
+    #[test]
+    fn a_warning_keeps_its_path_with_its_label_and_wraps_the_rest() {
+        let path = format!("/store/{}/s.jsonl:5:", "a".repeat(60));
+        let out = labelled_text(
+            "warning",
+            &format!("{path} skipped malformed line: EOF while parsing a string at line 1"),
+            Some(40),
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], format!("warning: {path}"), "{out}");
+        assert!(
+            lines[1..]
+                .iter()
+                .all(|l| l.starts_with("  ") && l.chars().count() <= 40),
+            "{out}"
+        );
+        assert_eq!(labelled_text("", "a b c", Some(40)), "a b c");
+        assert_eq!(labelled_text("error", "short", None), "error: short");
     }
 
     #[test]

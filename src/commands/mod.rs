@@ -77,13 +77,13 @@ pub fn run(cli: Cli) -> ExitCode {
             Ok(p) => {
                 if !g.quiet {
                     for w in p.warnings() {
-                        to_stderr!("warning: {w}");
+                        to_stderr!("{}", crate::diag::labelled("warning", &w.to_string()));
                     }
                 }
                 crate::pricing::install(p)
             }
             Err(e) => {
-                to_stderr!("error: {e}");
+                to_stderr!("{}", crate::diag::labelled("error", &e.to_string()));
                 return ExitCode::from(exit::USAGE);
             }
         }
@@ -122,7 +122,7 @@ pub fn run(cli: Cli) -> ExitCode {
         // A closed pipe (`sessions list | head`) is not an error.
         Err(f) if f.message.contains("Broken pipe") => ExitCode::from(exit::OK),
         Err(f) => {
-            to_stderr!("error: {}", f.message);
+            to_stderr!("{}", crate::diag::labelled("error", &f.message));
             ExitCode::from(f.status)
         }
     }

@@ -127,7 +127,8 @@ fn copies_of_a_claude_session_are_one_session_everywhere() {
     assert_eq!(rows[0]["tokens"]["output"], 12, "{rows:?}");
     assert_eq!(rows[0]["tokens"], shown["tokens"]);
     assert_eq!(rows[0]["cost_usd"], shown["cost_usd"]);
-    let err = String::from_utf8(out.stderr).unwrap();
+    // Each warning whole: a long one is wrapped to COLUMNS, its continuations indented.
+    let err = String::from_utf8(out.stderr).unwrap().replace("\n  ", " ");
     assert!(
         err.lines().any(|l| l.contains(&format!(
             "checkpoint-{sid}.jsonl: copy of Claude session {sid}: its 1 response is among the 2"

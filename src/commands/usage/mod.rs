@@ -162,13 +162,14 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
             }
             out.flush()?;
             if !g.quiet && !rows.is_empty() {
-                to_stderr!(
+                let footer = format!(
                     "{} in {}; times in {}; prices: {}",
                     crate::render::plural(total.tally.requests as usize, "request"),
                     crate::render::plural(rows.len(), "row"),
                     uopts.zone.name(),
                     price_label(&header.prices),
                 );
+                to_stderr!("{}", crate::diag::labelled("", &footer));
             }
         }
     }
