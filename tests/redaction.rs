@@ -89,6 +89,13 @@ fn cases() -> Vec<(&'static str, Shape, String, Expect)> {
         ("gitlab glpat bare", Text, t("token glpat-Ab3dEf6hIj9kLm2nOp5q"), Gone { kind: "gitlab_token", secret: "glpat-Ab3dEf6hIj9kLm2nOp5q", keep: &["token "] }),
         ("digitalocean", Text, t(&format!("doctl auth init -t dop_v1_{}", "a1b2c3d4".repeat(8))), Gone { kind: "digitalocean_token", secret: "a1b2c3d4a1b2c3d4", keep: &["doctl auth init -t "] }),
         ("putty key", Text, format!("cat deploy.ppk\n{PUTTY}\ndone"), Gone { kind: "private_key", secret: "PRIVATEBODY", keep: &["cat deploy.ppk\n", "\ndone"] }),
+        // --- key blocks: whole, cut (the body that is left, not the text after it), mentioned
+        ("cut pem key", Text, t("cat key.pem\n-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,3F1A9C\n\nMIIEpAIBAAKCAQEAx9YkQ2mVb7Lr0pT8sW3nC5uH1dJ6fG4kE2aZ9yX0wVqR\nb3Bl\n[output truncated]\nNext, rotate it."), Gone { kind: "private_key", secret: "MIIEpAIBAAKCAQEA", keep: &["cat key.pem\n", "\n[output truncated]\nNext, rotate it."] }),
+        ("numbered key", Text, t("     1\u{2192}-----BEGIN OPENSSH PRIVATE KEY-----\n     2\u{2192}b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n     3\u{2192}-----END OPENSSH PRIVATE KEY-----\n     4\u{2192}"), Gone { kind: "private_key", secret: "b3BlbnNzaC1rZXktdjE", keep: &["     1\u{2192}", "\n     4\u{2192}"] }),
+        ("escaped key", Text, t(r#"{"key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n", "n": 1}"#), Gone { kind: "private_key", secret: "MIIEvQIBADANBgkq", keep: &[r#"{"key": ""#, r#"\n", "n": 1}"#] }),
+        ("key header in prose", Text, t("The scanner looks for the header `-----BEGIN RSA PRIVATE KEY-----` only.\n\nSteps to fix:\n1. Add a pattern for `OPENSSH`.\n2. Run `make test`."), Kept),
+        ("key header in code", Text, t("    HEADER = \"-----BEGIN RSA PRIVATE KEY-----\"\n    def scan(path):\n        return HEADER in open(path).read()"), Kept),
+        ("key header pattern", Text, t(r#"(r"(-----BEGIN RSA PRIVATE KEY-----)", "[KEY]"),\n    (r"(AKIA...)", "[AWS]"),"#), Kept),
         ("anthropic", Text, format!("using {ANTHROPIC} now"), Gone { kind: "anthropic_api_key", secret: ANTHROPIC, keep: &["using ", " now"] }),
         // --- a key streamed across two Claude records: the merged message is redacted
         ("streamed key", Stream(22), format!("the key is {ANTHROPIC} ok"), Gone { kind: "anthropic_api_key", secret: "Zx9Yw8Vu7Ts6Rq5Po4Nm3", keep: &["the key is ", " ok"] }),

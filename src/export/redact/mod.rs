@@ -20,6 +20,8 @@ use serde_json::Value;
 
 use crate::model::{Part, Session};
 
+mod pem;
+
 /// Replacements made, per kind (`aws_access_key`, `jwt`, …), in a stable order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Redactions(pub BTreeMap<&'static str, u64>);
@@ -116,13 +118,6 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         accept,
     };
     vec![
-        // A whole key block, or what is left of it when the output was cut.
-        rule(
-            "private_key",
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
-            0,
-            any,
-        ),
         // A PuTTY key file, from its header to its MAC line (or the end of the text).
         rule(
             "private_key",
@@ -505,6 +500,10 @@ impl Taken {
 /// Every secret in `text`, in order, non-overlapping (earlier rules win).
 fn find(text: &str) -> Vec<Span> {
     let mut taken = Taken::default();
+    // Key blocks first: a key body is base64 that other rules could take a piece of.
+    for r in pem::blocks(text) {
+        taken.take(r, "private_key");
+    }
     for rule in RULES.iter() {
         for c in rule.re.captures_iter(text) {
             let Some(secret) = c.get(rule.group) else {

@@ -133,8 +133,9 @@ fn context_is_kept_around_the_secret() {
     assert_eq!(out, "Authorization: Bearer [REDACTED:bearer_token]");
     let (out, _) = red("export API_KEY='abc123def'\n");
     assert_eq!(out, "export API_KEY='[REDACTED:secret_assignment]'\n");
+    // A cut key goes up to where its material stops; the note after it stays.
     let (out, c) = red("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA (output cut)");
-    assert_eq!(out, "[REDACTED:private_key]");
+    assert_eq!(out, "[REDACTED:private_key] (output cut)");
     assert_eq!(c.total(), 1);
 }
 
