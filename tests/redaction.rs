@@ -73,6 +73,8 @@ fn cases() -> Vec<(&'static str, Shape, String, Expect)> {
         ("podman --password=", Text, t("podman login --password=Podm4nPw quay.io"), Gone { kind: "cli_password", secret: "Podm4nPw", keep: &[" quay.io"] }),
         ("comparison", Text, t("if password == confirm { retry() }"), Kept),
         ("names itself", Text, t("self.token = token\nconfig.auth = authMiddleware"), Kept),
+        ("keyword values", Text, t("const token = await getToken();\nconst secret = new Uint8Array(32);\ntoken = await self.client.fetch_token()\nsecret = yield self.vault.read()\nlet token = match cfg.auth {\nlet password = if cfg.prompt {"), Kept),
+        ("keyword-like secret", Text, t("export PASSWORD=new\n"), Gone { kind: "secret_assignment", secret: "new", keep: &["export PASSWORD=", "\n"] }),
         ("setting off", Text, t("gpg: keyserver option Auth=off"), Kept),
         ("go test verdict", Text, t("--- PASS: TestLoginWith2FA (0.00s)"), Kept),
         ("yaml pass:", Text, t("  pass: Hunter2abc"), Gone { kind: "secret_assignment", secret: "Hunter2abc", keep: &["  pass: "] }),

@@ -460,6 +460,23 @@ fn names_itself(name: &str, v: &str) -> bool {
     v.chars().all(|c| c.is_ascii_alphabetic() || c == '_') && v.to_ascii_lowercase().contains(&last)
 }
 
+/// An unquoted value that is a keyword opening an expression, with the expression after it
+/// (`token = await getToken()`, `secret = new Uint8Array(32)`, `let token = match cfg.auth {`):
+/// code, not a secret.
+fn starts_expression(v: &str, after: &str) -> bool {
+    const KEYWORDS: &[&str] = &[
+        "await", "new", "yield", "match", "if", "async", "typeof", "lambda", "not", "function",
+        "fn", "move", "loop", "unsafe", "switch", "try", "delete", "void", "select", "from",
+    ];
+    let rest = after.trim_start_matches([' ', '\t']);
+    KEYWORDS.contains(&v)
+        && rest.len() < after.len()
+        && rest
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphanumeric() || "_$|({[!*&\"'".contains(c))
+}
+
 /// A segment of generated text rather than a word of code: long with digits and letters, or
 /// with the case flipping again and again.
 fn looks_random(p: &str) -> bool {
@@ -591,7 +608,8 @@ fn assignment_value(text: &str, c: &regex::Captures, lines: &mut Lines) -> Optio
     if !quoted
         && (text[value.end()..].starts_with('(')
             || v.starts_with('=')
-            || names_itself(name.as_str(), v))
+            || names_itself(name.as_str(), v)
+            || starts_expression(v, &text[value.end()..]))
     {
         return None;
     }
