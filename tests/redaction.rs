@@ -63,6 +63,8 @@ fn cases() -> Vec<(&'static str, Shape, String, Expect)> {
         ("js object", Text, t("login({ user: 'a', password: 'hunter2' })"), Gone { kind: "secret_assignment", secret: "hunter2", keep: &["user: 'a'"] }),
         ("--password=x", Text, t("mysql --user=root --password=hunter2 app"), Gone { kind: "secret_assignment", secret: "hunter2", keep: &["--user=root", " app"] }),
         ("json field", Json, t(r#"{"env": {"DB_PASSWORD": "hunter2", "PATH": "/usr/bin"}}"#), Gone { kind: "secret_assignment", secret: "hunter2", keep: &["/usr/bin"] }),
+        ("authorization field", Json, t(r#"{"url": "https://api.example.com", "headers": {"Authorization": "Basic YWRtaW46czNjcjN0UGFzcw=="}}"#), Gone { kind: "basic_auth", secret: "YWRtaW46czNjcjN0UGFzcw==", keep: &["Basic [REDACTED:basic_auth]", "https://api.example.com"] }),
+        ("authorization bearer field", Json, t(r#"{"headers": {"authorization": "Bearer abc123def456ghi789"}}"#), Gone { kind: "bearer_token", secret: "abc123def456ghi789", keep: &["Bearer [REDACTED:bearer_token]"] }),
         // --- command lines and URLs
         ("curl -u", Text, t("curl -u admin:hunter2 https://api.example.com/x"), Gone { kind: "cli_password", secret: "hunter2", keep: &["curl -u admin:", "https://api.example.com/x"] }),
         ("curl --user", Text, t("curl -s --user admin:hunter2 https://x"), Gone { kind: "cli_password", secret: "hunter2", keep: &["--user admin:"] }),

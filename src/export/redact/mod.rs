@@ -718,6 +718,27 @@ fn redact_string(s: &mut String, counts: &mut Redactions) {
     }
 }
 
+/// Redact `s` as the text `label: s` would be, keeping `s` alone.
+fn redact_labelled(label: &str, s: &mut String, counts: &mut Redactions) {
+    let prefix = format!("{label}: ");
+    let joined = format!("{prefix}{s}");
+    let spans: Vec<Span> = find(&joined)
+        .into_iter()
+        .filter(|sp| sp.range.start >= prefix.len())
+        .map(|sp| Span {
+            range: sp.range.start - prefix.len()..sp.range.end - prefix.len(),
+            kind: sp.kind,
+        })
+        .collect();
+    if spans.is_empty() {
+        return;
+    }
+    for sp in &spans {
+        counts.add(sp.kind, 1);
+    }
+    *s = apply(s, &spans);
+}
+
 /// Redact every string in a JSON value; a string field whose key names a secret
 /// (`{"password": "hunter2"}`) is replaced whole.
 pub fn redact_value(v: &mut Value, counts: &mut Redactions) {
@@ -737,6 +758,13 @@ pub fn redact_value(v: &mut Value, counts: &mut Redactions) {
                                 counts.add("secret_assignment", 1);
                             }
                         }
+                    }
+                    // `Basic …` is only recognised after its header name.
+                    Value::String(s)
+                        if k.eq_ignore_ascii_case("authorization")
+                            || k.eq_ignore_ascii_case("proxy-authorization") =>
+                    {
+                        redact_labelled(k, s, counts)
                     }
                     _ => redact_value(x, counts),
                 }
