@@ -81,6 +81,8 @@ fn cases() -> Vec<(&'static str, Shape, String, Expect)> {
         ("go test verdict", Text, t("--- PASS: TestLoginWith2FA (0.00s)"), Kept),
         ("yaml pass:", Text, t("  pass: Hunter2abc"), Gone { kind: "secret_assignment", secret: "Hunter2abc", keep: &["  pass: "] }),
         ("redis empty user", Text, t("REDIS_URL is redis://:hunter2@cache:6379/0"), Gone { kind: "url_password", secret: "hunter2", keep: &["redis://:", "@cache:6379/0"] }),
+        ("image reference", Text, t("skopeo inspect docker://alpine:3.19@sha256:c5b1261d6d3e43071626931fc004f70149baeba2c8ec672bd4f27761f8e1ad6b"), Kept),
+        ("url password like a tag", Text, t("mongodb://admin:3.19@db.internal/app"), Gone { kind: "url_password", secret: "3.19", keep: &["mongodb://admin:", "@db.internal/app"] }),
         ("url user:pw", Text, t("postgres://admin:Sup3r-S3cret!@db.internal:5432/app"), Gone { kind: "url_password", secret: "Sup3r-S3cret!", keep: &["postgres://admin:", "@db.internal:5432/app"] }),
         // --- values with dots are not "code" when they are keys
         ("aws secret with dots", Text, t("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI.K7MDENG.bPxRfiCYEXAMPLEKEY"), Gone { kind: "secret_assignment", secret: "K7MDENG", keep: &["AWS_SECRET_ACCESS_KEY="] }),

@@ -234,6 +234,11 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     ]
 });
 
+/// `@sha256:<hex>` (an image digest) right after a `name:tag`.
+static DIGEST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^@sha(?:1|224|256|384|512):[0-9a-fA-F]{16}").expect("digest pattern")
+});
+
 /// `NAME = value`, `NAME: "value"`, `"name": "value"`, `--name=value`: a candidate assignment.
 /// Whether NAME is secret-looking is decided by [`secret_name`].
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
@@ -527,6 +532,10 @@ fn find(text: &str) -> Vec<Span> {
                 continue;
             };
             if secret.is_empty() || !(rule.accept)(secret.as_str()) {
+                continue;
+            }
+            // `docker://alpine:3.19@sha256:…`: a tag and a digest, not a password and a host.
+            if rule.kind == "url_password" && DIGEST.is_match(&text[secret.end()..]) {
                 continue;
             }
             taken.take(secret.range(), rule.kind);
