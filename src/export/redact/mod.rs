@@ -391,7 +391,49 @@ fn is_placeholder(v: &str) -> bool {
     if t.chars().count() >= 3 && t.chars().all(|c| c == first) && "*xX.-_•#".contains(first) {
         return true;
     }
-    false
+    // `your-api-key-here`, `YOUR_TOKEN_HERE`.
+    if lower.starts_with("your") && lower.ends_with("here") && lower.len() > 8 {
+        return true;
+    }
+    masked_vendor_key(t)
+}
+
+/// A vendor prefix with the key masked out (`github_pat_xxxx`, `ghp_xxxx…`, `sk-...`,
+/// `sk-ant-xxxxx`, `AKIAXXXXXXXXXXXXXXXX`): what documentation writes for a key.
+fn masked_vendor_key(t: &str) -> bool {
+    // Longest first: `sk-ant-` before `sk-`.
+    const PREFIXES: &[&str] = &[
+        "github_pat_",
+        "sk-ant-api03-",
+        "sk-ant-",
+        "sk-proj-",
+        "sk-",
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "glpat-",
+        "xoxb-",
+        "xoxp-",
+        "sk_live_",
+        "sk_test_",
+        "rk_live_",
+        "npm_",
+        "AKIA",
+        "ASIA",
+        "AIza",
+        "SG.",
+        "dop_v1_",
+    ];
+    PREFIXES.iter().any(|p| {
+        t.strip_prefix(p).is_some_and(|rest| {
+            !rest.is_empty()
+                && rest
+                    .chars()
+                    .all(|c| matches!(c, 'x' | 'X' | '.' | '*' | '…'))
+        })
+    })
 }
 
 /// A dotted identifier that reads as code (`self.password`, `config.api_key`,
@@ -531,7 +573,10 @@ fn find(text: &str) -> Vec<Span> {
             let Some(secret) = c.get(rule.group) else {
                 continue;
             };
-            if secret.is_empty() || !(rule.accept)(secret.as_str()) {
+            if secret.is_empty()
+                || !(rule.accept)(secret.as_str())
+                || is_placeholder(secret.as_str())
+            {
                 continue;
             }
             // `docker://alpine:3.19@sha256:…`: a tag and a digest, not a password and a host.
