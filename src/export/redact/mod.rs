@@ -507,6 +507,17 @@ fn names_itself(name: &str, v: &str) -> bool {
     v.chars().all(|c| c.is_ascii_alphabetic() || c == '_') && v.to_ascii_lowercase().contains(&last)
 }
 
+/// `POSTGRES_PASSWORD=mysecretpassword`, `DB_PASSWORD: mypassword`: an environment-style
+/// name (upper case) set with `=` or `:` right after it is configuration, so a value that
+/// happens to contain the name's last word is a literal. Code spaces its `=`
+/// (`DB_PASSWORD = db_password`).
+fn env_literal(name: &regex::Match, sep: Option<regex::Match>) -> bool {
+    let n = name.as_str();
+    let env_style =
+        n.bytes().any(|b| b.is_ascii_uppercase()) && !n.bytes().any(|b| b.is_ascii_lowercase());
+    env_style && sep.is_some_and(|s| s.start() == name.end())
+}
+
 /// An unquoted value that is a keyword opening an expression, with the expression after it
 /// (`token = await getToken()`, `secret = new Uint8Array(32)`, `let token = match cfg.auth {`):
 /// code, not a secret.
@@ -662,7 +673,7 @@ fn assignment_value(text: &str, c: &regex::Captures, lines: &mut Lines) -> Optio
     if !quoted
         && (text[value.end()..].starts_with('(')
             || v.starts_with('=')
-            || names_itself(name.as_str(), v)
+            || (names_itself(name.as_str(), v) && !env_literal(&name, c.get(3)))
             || starts_expression(v, &text[value.end()..]))
     {
         return None;
