@@ -65,6 +65,9 @@ fn cases() -> Vec<(&'static str, Shape, String, Expect)> {
         ("json field", Json, t(r#"{"env": {"DB_PASSWORD": "hunter2", "PATH": "/usr/bin"}}"#), Gone { kind: "secret_assignment", secret: "hunter2", keep: &["/usr/bin"] }),
         ("authorization field", Json, t(r#"{"url": "https://api.example.com", "headers": {"Authorization": "Basic YWRtaW46czNjcjN0UGFzcw=="}}"#), Gone { kind: "basic_auth", secret: "YWRtaW46czNjcjN0UGFzcw==", keep: &["Basic [REDACTED:basic_auth]", "https://api.example.com"] }),
         ("authorization bearer field", Json, t(r#"{"headers": {"authorization": "Bearer abc123def456ghi789"}}"#), Gone { kind: "bearer_token", secret: "abc123def456ghi789", keep: &["Bearer [REDACTED:bearer_token]"] }),
+        ("number under a secret name", Json, t(r#"{"user": "app", "password": 84736251, "max_tokens": 4096, "auth": 1}"#), Gone { kind: "secret_assignment", secret: "84736251", keep: &[r#""max_tokens":4096"#, r#""auth":1"#] }),
+        ("array under a secret name", Json, t(r#"{"api_key": ["a9Fk2Lq8Zp3Xw7"], "tags": ["a9Fk2Lq8Zp3Xw7b"]}"#), Gone { kind: "secret_assignment", secret: r#"["a9Fk2Lq8Zp3Xw7"]"#, keep: &[r#""tags":["a9Fk2Lq8Zp3Xw7b"]"#] }),
+        ("token as a key", Json, t(r#"{"tokens": {"ghp_R4nd0mT0k3nV4lu3Xy2Wq8Zp5Lm7Nk9Bc3Df": "ci"}}"#), Gone { kind: "github_token", secret: "ghp_R4nd0mT0k3nV4lu3Xy2Wq8Zp5Lm7Nk9Bc3Df", keep: &[r#""[REDACTED:github_token]":"ci""#] }),
         // --- command lines and URLs
         ("curl -u", Text, t("curl -u admin:hunter2 https://api.example.com/x"), Gone { kind: "cli_password", secret: "hunter2", keep: &["curl -u admin:", "https://api.example.com/x"] }),
         ("curl --user", Text, t("curl -s --user admin:hunter2 https://x"), Gone { kind: "cli_password", secret: "hunter2", keep: &["--user admin:"] }),

@@ -804,38 +804,81 @@ fn redact_labelled(label: &str, s: &mut String, counts: &mut Redactions) {
     *s = apply(s, &spans);
 }
 
-/// Redact every string in a JSON value; a string field whose key names a secret
-/// (`{"password": "hunter2"}`) is replaced whole.
+/// Redact every string in a JSON value; a field whose key names a secret
+/// (`{"password": "hunter2"}`, `{"password": 84736251}`, `{"api_key": ["…"]}`) is replaced
+/// whole, and a key that is itself a secret (`{"ghp_…": "repo"}`) is redacted like a text.
 pub fn redact_value(v: &mut Value, counts: &mut Redactions) {
     match v {
         Value::String(s) => redact_string(s, counts),
         Value::Array(a) => a.iter_mut().for_each(|x| redact_value(x, counts)),
         Value::Object(o) => {
+            redact_keys(o, counts);
             for (k, x) in o.iter_mut() {
-                match x {
-                    Value::String(s) if secret_name(k) && !is_placeholder(s) => {
-                        // A recognisable secret keeps its kind; anything else under a secret
-                        // name goes whole.
-                        match redact_str(s, counts) {
-                            Some(r) => *s = r,
-                            None => {
-                                *s = marker("secret_assignment");
-                                counts.add("secret_assignment", 1);
-                            }
-                        }
-                    }
+                // A key redacted above names a kind, not what its value is.
+                if secret_name(k) && !k.starts_with("[REDACTED") {
+                    redact_secret(k, x, counts);
+                } else if let Value::String(s) = x
+                    && (k.eq_ignore_ascii_case("authorization")
+                        || k.eq_ignore_ascii_case("proxy-authorization"))
+                {
                     // `Basic …` is only recognised after its header name.
-                    Value::String(s)
-                        if k.eq_ignore_ascii_case("authorization")
-                            || k.eq_ignore_ascii_case("proxy-authorization") =>
-                    {
-                        redact_labelled(k, s, counts)
-                    }
-                    _ => redact_value(x, counts),
+                    redact_labelled(k, s, counts)
+                } else {
+                    redact_value(x, counts)
                 }
             }
         }
         _ => {}
+    }
+}
+
+/// The value of a field whose key names a secret.
+fn redact_secret(key: &str, x: &mut Value, counts: &mut Redactions) {
+    match x {
+        Value::String(s) if !is_placeholder(s) => {
+            // A recognisable secret keeps its kind; anything else under a secret name goes
+            // whole.
+            match redact_str(s, counts) {
+                Some(r) => *s = r,
+                None => {
+                    *s = marker("secret_assignment");
+                    counts.add("secret_assignment", 1);
+                }
+            }
+        }
+        // A PIN or a numeric password; a small number under a token-ish name is a count or a
+        // setting, as in text (`"max_token": 4096`, `"auth": 1`).
+        Value::Number(n) => {
+            let last = words(key).pop().unwrap_or_default();
+            let small = n.as_u64().is_some_and(|u| u < 10_000_000);
+            if !(small && matches!(last.as_str(), "token" | "auth" | "pat" | "key" | "pass")) {
+                *x = Value::String(marker("secret_assignment"));
+                counts.add("secret_assignment", 1);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|y| redact_secret(key, y, counts)),
+        _ => redact_value(x, counts),
+    }
+}
+
+/// Redact the keys of an object that are secrets themselves. A redacted key that would
+/// collide with another gets a number (`[REDACTED:github_token] 2`): no field is lost.
+fn redact_keys(o: &mut serde_json::Map<String, Value>, counts: &mut Redactions) {
+    if !o.keys().any(|k| !find(k).is_empty()) {
+        return;
+    }
+    let old = std::mem::take(o);
+    for (k, x) in old {
+        let mut k = redact_str(&k, counts).unwrap_or(k);
+        if o.contains_key(&k) {
+            let base = k.clone();
+            let mut n = 2;
+            while o.contains_key(&k) {
+                k = format!("{base} {n}");
+                n += 1;
+            }
+        }
+        o.insert(k, x);
     }
 }
 
