@@ -239,6 +239,23 @@ static DIGEST: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^@sha(?:1|224|256|384|512):[0-9a-fA-F]{16}").expect("digest pattern")
 });
 
+/// A Kubernetes (or ECS) environment entry in YAML: `- name: DB_PASSWORD` and, on the next
+/// line, `value: "…"`. The value is a secret when the name is.
+static ENV_PAIR_YAML: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?m)^[ \t]*-[ \t]+name:[ \t]*["']?([A-Za-z_][A-Za-z0-9_.\-]*)["']?[ \t]*\r?\n[ \t]+value:[ \t]*(?:"([^"\r\n]*)"|'([^'\r\n]*)'|([^\s"'#][^\r\n]*?))[ \t\r]*$"#,
+    )
+    .expect("yaml env pair pattern")
+});
+
+/// The same entry in JSON text: `{"name": "STRIPE_WEBHOOK_SECRET", "value": "whsec_…"}`.
+static ENV_PAIR_JSON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#""name"[ \t]*:[ \t]*"([A-Za-z_][A-Za-z0-9_.\-]*)"[ \t]*,[ \t\r\n]*"value"[ \t]*:[ \t]*"((?:[^"\\\r\n]|\\.)*)""#,
+    )
+    .expect("json env pair pattern")
+});
+
 /// `NAME = value`, `NAME: "value"`, `"name": "value"`, `--name=value`: a candidate assignment.
 /// Whether NAME is secret-looking is decided by [`secret_name`].
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
@@ -603,6 +620,17 @@ fn find(text: &str) -> Vec<Span> {
             taken.take(r, "secret_assignment");
         }
     }
+    for re in [&*ENV_PAIR_YAML, &*ENV_PAIR_JSON] {
+        for c in re.captures_iter(text) {
+            let value = (2..=4).find_map(|i| c.get(i));
+            if let (Some(name), Some(value)) = (c.get(1), value)
+                && secret_name(name.as_str())
+                && !is_placeholder(value.as_str())
+            {
+                taken.take(value.range(), "secret_assignment");
+            }
+        }
+    }
     taken
         .0
         .into_iter()
@@ -813,10 +841,20 @@ pub fn redact_value(v: &mut Value, counts: &mut Redactions) {
         Value::Array(a) => a.iter_mut().for_each(|x| redact_value(x, counts)),
         Value::Object(o) => {
             redact_keys(o, counts);
+            // `{"name": "DB_PASSWORD", "value": "…"}`: an environment entry (Kubernetes, ECS).
+            let pair = o
+                .get("name")
+                .and_then(Value::as_str)
+                .filter(|n| secret_name(n))
+                .map(str::to_string);
             for (k, x) in o.iter_mut() {
                 // A key redacted above names a kind, not what its value is.
                 if secret_name(k) && !k.starts_with("[REDACTED") {
                     redact_secret(k, x, counts);
+                } else if let Some(name) = pair.as_deref()
+                    && k == "value"
+                {
+                    redact_secret(name, x, counts);
                 } else if let Value::String(s) = x
                     && (k.eq_ignore_ascii_case("authorization")
                         || k.eq_ignore_ascii_case("proxy-authorization"))
