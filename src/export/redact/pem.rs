@@ -120,13 +120,15 @@ pub(super) fn blocks(text: &str) -> Vec<Range<usize>> {
         if out.last().is_some_and(|r| r.end > m.start()) {
             continue;
         }
-        let end = key_end(text, m.end()).or_else(|| {
-            // A whole block in a shape the walk does not know (its lines prefixed some other
-            // way): up to its END line, as long as no other block starts before it.
-            let rest = &text[m.end()..];
-            let e = END.find(rest)?;
-            (!BEGIN.is_match(&rest[..e.start()])).then_some(m.end() + e.end())
-        });
+        // A whole block goes up to its END line, whatever its lines look like (a key body
+        // scrubbed by another tool, lines prefixed some unknown way), as long as no other
+        // block starts before it. Without an END line, the key is what the walk finds.
+        let rest = &text[m.end()..];
+        let whole = END
+            .find(rest)
+            .filter(|e| !BEGIN.is_match(&rest[..e.start()]))
+            .map(|e| m.end() + e.end());
+        let end = whole.or_else(|| key_end(text, m.end()));
         if let Some(end) = end {
             out.push(m.start()..end);
         }
