@@ -118,10 +118,11 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         accept,
     };
     vec![
-        // A PuTTY key file, from its header to its MAC line (or the end of the text).
+        // A PuTTY key file, from its header to its MAC line (or the end of the text when the
+        // file was cut). The header alone, with no `Encryption:` line under it, is a mention.
         rule(
             "private_key",
-            r"PuTTY-User-Key-File-[0-9]+:(?s:.*?)(?:Private-MAC:[^\r\n]*|\z)",
+            r"PuTTY-User-Key-File-[0-9]+:[^\r\n]*\r?\nEncryption:(?s:.*?)(?:Private-MAC:[^\r\n]*|\z)",
             0,
             any,
         ),
