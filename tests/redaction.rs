@@ -113,6 +113,7 @@ fn cases() -> Vec<(&'static str, Shape, String, Expect)> {
         ("putty header in prose", Text, t("Files start with `PuTTY-User-Key-File-3: ssh-ed25519`.\nThen convert it with puttygen."), Kept),
         ("key header in prose", Text, t("The scanner looks for the header `-----BEGIN RSA PRIVATE KEY-----` only.\n\nSteps to fix:\n1. Add a pattern for `OPENSSH`.\n2. Run `make test`."), Kept),
         ("key header in code", Text, t("    HEADER = \"-----BEGIN RSA PRIVATE KEY-----\"\n    def scan(path):\n        return HEADER in open(path).read()"), Kept),
+        ("key header and footer patterns", Text, t("PATTERNS = [\n    r\"-----BEGIN RSA PRIVATE KEY-----\",\n    r\"AKIA[0-9A-Z]{16}\",\n    r\"ghp_[A-Za-z0-9]{36}\",\n]\ndef scan(text):\n    return [p for p in PATTERNS if re.search(p, text)]\nFOOTER = r\"-----END RSA PRIVATE KEY-----\"\n"), Kept),
         ("key header pattern", Text, t(r#"(r"(-----BEGIN RSA PRIVATE KEY-----)", "[KEY]"),\n    (r"(AKIA...)", "[AWS]"),"#), Kept),
         ("anthropic", Text, format!("using {ANTHROPIC} now"), Gone { kind: "anthropic_api_key", secret: ANTHROPIC, keep: &["using ", " now"] }),
         // --- a key streamed across two Claude records: the merged message is redacted

@@ -51,12 +51,13 @@ fn base64_words(s: &str) -> Option<usize> {
 /// or at a written `\n` (a key inside a JSON string in a tool output).
 fn line_at(text: &str, at: usize) -> (usize, Option<usize>) {
     let rest = &text[at..];
-    let nl = rest.find('\n');
-    let esc = rest.find("\\n");
+    let nl = memchr::memchr(b'\n', rest.as_bytes());
+    // A written `\n` only before the newline: each line costs its own length, never the
+    // rest of the text (a text of many headers stays linear).
+    let esc = rest[..nl.unwrap_or(rest.len())].find("\\n");
     match (nl, esc) {
-        (Some(n), Some(e)) if e < n => (at + e, Some(at + e + 2)),
-        (Some(n), _) => (at + n, Some(at + n + 1)),
-        (None, Some(e)) => (at + e, Some(at + e + 2)),
+        (_, Some(e)) => (at + e, Some(at + e + 2)),
+        (Some(n), None) => (at + n, Some(at + n + 1)),
         (None, None) => (text.len(), None),
     }
 }
@@ -113,6 +114,31 @@ fn key_end(text: &str, from: usize) -> Option<usize> {
     }
 }
 
+/// The longest private-key block taken whole up to its END line (an RSA 4096 PEM key is about
+/// 3.3 KB, a PGP secret key block a few times that).
+const MAX_BLOCK: usize = 32 * 1024;
+
+/// Whether the lines between a header and an END line are mostly key material (base64 or
+/// armour headers), one odd line in a key aside: code between a scanner's two patterns is not.
+fn mostly_key(body: &str) -> bool {
+    let (mut key, mut other) = (0usize, 0usize);
+    for line in body.split('\n').flat_map(|l| l.split("\\n")) {
+        let skip = PREFIX.find(line).map_or(0, |m| m.end());
+        let content = line[skip..]
+            .trim_end_matches(['\r', ' ', '\t', '"', '\'', ',', '+', ';'])
+            .trim();
+        if content.is_empty() {
+            continue;
+        }
+        if ARMOUR.is_match(content) || base64_words(content).is_some() {
+            key += 1;
+        } else {
+            other += 1;
+        }
+    }
+    key > 0 && key >= 2 * other
+}
+
 /// Every private-key block in `text`.
 pub(super) fn blocks(text: &str) -> Vec<Range<usize>> {
     let mut out: Vec<Range<usize>> = Vec::new();
@@ -123,10 +149,20 @@ pub(super) fn blocks(text: &str) -> Vec<Range<usize>> {
         // A whole block goes up to its END line, whatever its lines look like (a key body
         // scrubbed by another tool, lines prefixed some unknown way), as long as no other
         // block starts before it. Without an END line, the key is what the walk finds.
+        // Looked for within a key's reach only: a text of many headers and no END line stays
+        // linear, and a scanner's BEGIN and END patterns far apart take nothing between them.
         let rest = &text[m.end()..];
+        let mut reach = rest.len().min(MAX_BLOCK);
+        while !rest.is_char_boundary(reach) {
+            reach -= 1;
+        }
+        let window = &rest[..reach];
         let whole = END
-            .find(rest)
-            .filter(|e| !BEGIN.is_match(&rest[..e.start()]))
+            .find(window)
+            .filter(|e| {
+                let body = &window[..e.start()];
+                !BEGIN.is_match(body) && mostly_key(body)
+            })
             .map(|e| m.end() + e.end());
         let end = whole.or_else(|| key_end(text, m.end()));
         if let Some(end) = end {
