@@ -10,13 +10,13 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn ledger(args: &[&str]) -> Vec<Value> {
+/// What `args` print over the sample home; the command must succeed.
+fn sample_stdout(args: &[&str]) -> Vec<u8> {
     let out = Command::cargo_bin("sessions")
         .unwrap()
         .env("TZ", "UTC")
         .arg("--home")
         .arg(root().join("testdata/home"))
-        .args(["compactions", "--kind", "all", "--format", "json"])
         .args(args)
         .output()
         .unwrap();
@@ -25,7 +25,13 @@ fn ledger(args: &[&str]) -> Vec<Value> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice::<Value>(&out.stdout)
+    out.stdout
+}
+
+fn ledger(args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["compactions", "--kind", "all", "--format", "json"];
+    all.extend_from_slice(args);
+    serde_json::from_slice::<Value>(&sample_stdout(&all))
         .unwrap()
         .as_array()
         .unwrap()
@@ -498,20 +504,9 @@ fn a_narrow_ledger_keeps_the_kind_and_shows_what_a_microcompaction_saved() {
 /// its marker the message before (`show`/`export` JSON). Codex once pointed at the marker.
 #[test]
 fn message_index_is_the_message_after_the_marker_for_every_agent() {
-    let out = Command::cargo_bin("sessions")
-        .unwrap()
-        .arg("--home")
-        .arg(root().join("testdata/home"))
-        .args(["export", "--all", "--kind", "all", "--format", "jsonl"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = sample_stdout(&["export", "--all", "--kind", "all", "--format", "jsonl"]);
     let mut agents = std::collections::BTreeSet::new();
-    for line in out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+    for line in out.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         let m: Value = serde_json::from_slice(line).unwrap();
         let Some(c) = m.get("compaction") else {
             continue;

@@ -262,18 +262,20 @@ fn control_characters_never_reach_the_terminal() {
     assert!(json.contains("\\u001b]52;c;ZXZpbA==\\u0007"));
 }
 
+/// Every report that writes CSV, with the arguments it takes here.
+const CSV_REPORTS: [&[&str]; 4] = [
+    &["list"],
+    &["projects"],
+    &["usage", "session", "--breakdown"],
+    &["usage", "project"],
+];
+
 /// CSV is data: piped, a cell holds the session's text byte for byte.
 #[test]
 fn csv_is_exact_when_piped() {
     let dir = tempfile::tempdir().unwrap();
     hostile_home(dir.path());
-    let reports: [&[&str]; 4] = [
-        &["list"],
-        &["projects"],
-        &["usage", "session", "--breakdown"],
-        &["usage", "project"],
-    ];
-    for args in reports {
+    for args in CSV_REPORTS {
         let mut c = common::sessions();
         c.arg("--home")
             .arg(dir.path())
@@ -308,14 +310,8 @@ fn csv_is_exact_when_piped() {
 fn csv_on_a_terminal_shows_control_characters_as_escapes() {
     let dir = tempfile::tempdir().unwrap();
     hostile_home(dir.path());
-    let reports: [&[&str]; 4] = [
-        &["list"],
-        &["projects"],
-        &["usage", "session", "--breakdown"],
-        &["usage", "project"],
-    ];
     let bin = assert_cmd::cargo::cargo_bin("sessions");
-    for args in reports {
+    for args in CSV_REPORTS {
         let line = format!(
             "'{}' --home '{}' {} --format csv",
             bin.display(),
