@@ -18,26 +18,42 @@ use crate::usage::{ReportKind, WeekStart};
 
 const AFTER_HELP: &str = "\
 Examples:
-  sessions list                                  main sessions, newest first
-  sessions --home testdata/home list             the sample home shipped with the source
-  sessions list --project webapp --since 7d      one project, the last week
-  sessions show 6f0d3c52                         one session: header and timeline
-  sessions export 6f0d3c52 -f html -o s.html     a transcript to read in a browser
-  sessions compactions --agent claude            every context compression Claude made
-  sessions replay-compress --all -A gemini       what Gemini's compression would save
+  sessions list
+      main sessions, newest first
+  sessions --home testdata/home list
+      the sample home shipped with the source
+  sessions list --project webapp --since 7d
+      one project, the last week
+  sessions show 6f0d3c52
+      one session: header and timeline
+  sessions export 6f0d3c52 -f html -o s.html
+      a transcript to read in a browser
+  sessions compactions --agent claude
+      every context compression Claude made
+  sessions replay-compress --all -A gemini
+      what Gemini's compression would save
 
 Environment:
-  Stores are found in $CLAUDE_CONFIG_DIR (or ~/.claude and ~/.config/claude), $CODEX_HOME (or
-  ~/.codex) and $GEMINI_CLI_HOME/.gemini (or ~/.gemini). Nothing is ever written into them,
-  nor into the default folders, nor over ~/.claude.json.
-  COLUMNS, when set, is the width tables and stderr notes fit (else the terminal's; piped
-  output is not cut).
-  TZ chooses the local time zone of human output (--utc shows UTC instead).
+  CLAUDE_PROJECTS_DIR   Claude Code's projects/ folder
+  CLAUDE_CONFIG_DIR     Claude Code config dirs, comma-separated
+                        (else ~/.claude and $XDG_CONFIG_HOME/claude)
+  XDG_CONFIG_HOME       the folder holding claude/ (else ~/.config)
+  CODEX_SESSIONS_DIR    Codex's sessions/ folder
+  CODEX_HOME            Codex's home (else ~/.codex)
+  GEMINI_SESSIONS_DIR   Gemini's data dir (.gemini)
+  GEMINI_CLI_HOME       the folder holding .gemini (else ~)
+  COLUMNS               the width tables and stderr notes fit (else the
+                        terminal's; piped output is not cut)
+  TZ                    the local time zone of human output (--utc shows
+                        UTC instead)
+  --home, --claude-dir, --codex-dir and --gemini-dir override these.
+  Nothing is ever written into the stores, nor into the default
+  folders, nor over ~/.claude.json.
 
 Exit status:
   0  success
-  1  nothing matched, an ambiguous id, an unreadable session file, no store found, or an
-     output error (a write refused or failed)
+  1  nothing matched, an ambiguous id, an unreadable session file, no
+     store found, or an output error (a write refused or failed)
   2  usage error (a bad flag, value or path)
   3  --strict and something could not be read";
 
@@ -271,16 +287,24 @@ pub enum SortKey {
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
 Examples:
-  sessions list                                   every main session, newest first
-  sessions list --agent codex --since 7d          Codex sessions active in the last week
+  sessions list
+      every main session, newest first
+  sessions list --agent codex --since 7d
+      Codex sessions active in the last week
   sessions list --project webapp --sort tokens -n 10
-  sessions list --kind all ~/backup/.claude       a backup folder, sub-agents included
-  sessions list --wide | less -S                  every column, scroll sideways
-  sessions list --format ndjson | jq -r 'select(.tokens.total > 1e6) | .path'
-  sessions list --fallback-home testdata/home     the sample home when your stores are empty
+      the ten biggest sessions of one project
+  sessions list --kind all ~/backup/.claude
+      a backup folder, sub-agents included
+  sessions list --wide | less -S
+      every column, scroll sideways
+  sessions list -f ndjson | jq -r 'select(.tokens.total > 1e6) | .path'
+      the files of sessions past a million tokens
+  sessions list --fallback-home testdata/home
+      the sample home when your stores are empty
 
-Tables fit the terminal: columns are dropped or shortened as it narrows (--wide keeps them all);
-piped output is never cut. The footer on stderr counts the sessions and their tokens.")]
+Tables fit the terminal: columns are dropped or shortened as it narrows
+(--wide keeps them all); piped output is never cut. The footer on stderr
+counts the sessions and their tokens.")]
 pub struct ListArgs {
     #[command(flatten)]
     pub select: SelectArgs,
@@ -312,15 +336,18 @@ pub enum ShowFormat {
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
 Examples:
-  sessions show 6f0d3c52                  any unique prefix of an id that `list` shows
-  sessions show ~/.codex/sessions/2026/03/14/rollout-2026-03-14T09-15-02-<uuid>.jsonl
-                                          a session file, by its path
-  sessions show 6f0d3c52 --utc            times in UTC
+  sessions show 6f0d3c52
+      any unique prefix of an id that `list` shows
+  sessions show ~/.codex/sessions/2026/03/14/rollout-<time>-<uuid>.jsonl
+      a session file, by its path
+  sessions show 6f0d3c52 --utc
+      times in UTC
   sessions show 6f0d3c52 --format json | jq '.messages | length'
+      how many messages it holds
 
-The timeline has one line per message (user, assistant, context, tool, system), each tool call
-with ✓ (succeeded), ✗ (failed) or … (no result recorded), per-request tokens, and a divider at
-each compaction.")]
+The timeline has one line per message (user, assistant, context, tool,
+system), each tool call with ✓ (succeeded), ✗ (failed) or … (no result
+recorded), per-request tokens, and a divider at each compaction.")]
 pub struct ShowArgs {
     /// A session id, a unique id prefix, or a session file path.
     #[arg(value_name = "ID|PREFIX|PATH")]
@@ -339,15 +366,18 @@ pub struct ShowArgs {
     mut_arg("kind", |a| a.default_value("all")),
     after_long_help = "\
 Examples:
-  sessions projects                           every project, most recently active first
+  sessions projects
+      every project, most recently active first
   sessions projects --agent gemini --project-root ~/code
-                                              resolve Gemini project hashes under ~/code
+      resolve Gemini project hashes under ~/code
   sessions projects --since 30d --format csv > projects.csv
+      the last month's projects as a spreadsheet
 
-A project's tokens include its sub-agent sessions (--kind all is the default here; SUB counts
-them). Gemini records only a hash of the project path: RESOLVED BY says how the path was found
-(cwd, project_root, projects_json, hash_match, folder_match), and `unresolved <hash>` marks the
-rest."
+A project's tokens include its sub-agent sessions (--kind all is the
+default here; SUB counts them). Gemini records only a hash of the project
+path: RESOLVED BY says how the path was found (cwd, project_root,
+projects_json, hash_match, folder_match), and `unresolved <hash>` marks
+the rest."
 )]
 pub struct ProjectsArgs {
     #[command(flatten)]
@@ -367,13 +397,18 @@ pub enum LedgerFormat {
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
 Examples:
-  sessions compactions                          every compaction, oldest first
+  sessions compactions
+      every compaction, oldest first
   sessions compactions --agent claude --since 30d
-  sessions compactions --stats                  counts and median sizes per agent
+      Claude's compactions of the last month
+  sessions compactions --stats
+      counts and median sizes per agent
   sessions compactions --format ndjson | jq -r .summary
+      the summaries the agents wrote
 
-BEFORE and AFTER are the context sizes in tokens: a bare number was recorded by the agent, ~
-marks an estimate, and a percentage is what Gemini's notice said.")]
+BEFORE and AFTER are the context sizes in tokens: a bare number was
+recorded by the agent, ~ marks an estimate, and a percentage is what
+Gemini's notice said.")]
 pub struct CompactionsArgs {
     #[command(flatten)]
     pub select: SelectArgs,
@@ -395,15 +430,27 @@ pub enum ReplayFormat {
 }
 
 #[derive(Debug, Args)]
-#[command(after_long_help = "\
+#[command(
+    // The generated usage line is 85 columns; one form per way of calling it fits 80.
+    override_usage = "\
+sessions replay-compress -A <ALGORITHM> [OPTIONS] <ID|PREFIX|PATH>...
+       sessions replay-compress -A <ALGORITHM> [OPTIONS] --all [PATH]...
+       sessions replay-compress -A <ALGORITHM> --list-settings",
+    after_long_help = "\
 Examples:
-  sessions replay-compress --all -A gemini                  every session, Gemini's defaults
-  sessions replay-compress 6f0d3c52 -A claude --timeline --plot replay.svg
-  sessions replay-compress --all -A gemini --sweep threshold=0.2,0.3,0.5,0.7
-  sessions replay-compress --all --agent claude --since 30d -A openclaw-prune
+  sessions replay-compress --all -A gemini
+      every session, Gemini's defaults
+  sessions replay-compress 6f0d3c52 -A claude --timeline --plot r.svg
+      one session, request by request, and a plot of it
+  sessions replay-compress --all -A gemini --sweep threshold=0.2,0.5,0.7
+      three thresholds side by side
+  sessions replay-compress --all --agent claude -A openclaw-prune
+      OpenClaw's pruning over every Claude session
   sessions replay-compress --all --agent codex -A codex --validate
-                                                            against Codex's real compactions
-  sessions replay-compress -A pi --list-settings            every key, default and range")]
+      against Codex's real compactions
+  sessions replay-compress -A pi --list-settings
+      every key, default and range"
+)]
 pub struct ReplayArgs {
     /// Sessions to replay: ids, unique id prefixes, session files or folders (an id held by
     /// several files whose histories diverge replays each). With --all: files or folders to
@@ -466,19 +513,25 @@ pub struct ReplayArgs {
 #[derive(Debug, Args, Clone)]
 #[command(after_long_help = "\
 Examples:
-  sessions export 6f0d3c52                      Markdown on stdout
+  sessions export 6f0d3c52
+      Markdown on stdout
   sessions export 6f0d3c52 --format html -o s.html
+      one self-contained HTML file
   sessions export --all --since 7d --format html -o out/
-  sessions export --all --redact --format jsonl | jq -c 'select(.role == \"user\")'
-  sessions export 6f0d3c52 --literal            message text exactly as typed, not rendered
+      the last week, one file per session and an index
+  sessions export --all --redact -f jsonl | jq -c 'select(.role==\"user\")'
+      every prompt, secrets replaced
+  sessions export 6f0d3c52 --literal
+      message text exactly as typed, not rendered
 
-Replies and prompts are Markdown and are rendered as such (headings, lists, tables, links,
-code); raw HTML and character references (&amp;) are shown as written, links keep only
-http(s) and mailto targets and show them, and images are never fetched. Nothing is ever
-written inside an agent's store or folder, over a file being read (a session file, the
---prices file) or over any file that holds an agent's session (even with --force), and
-nothing but a regular file is ever replaced (with --force). Symbolic links and `..` are
-resolved before deciding.")]
+Replies and prompts are Markdown and are rendered as such (headings,
+lists, tables, links, code); raw HTML and character references (&amp;)
+are shown as written, links keep only http(s) and mailto targets and show
+them, and images are never fetched. Nothing is ever written inside an
+agent's store or folder, over a file being read (a session file, the
+--prices file) or over any file that holds an agent's session (even with
+--force), and nothing but a regular file is ever replaced (with --force).
+Symbolic links and `..` are resolved before deciding.")]
 pub struct ExportArgs {
     /// Session ids, unique id prefixes or session files. With --all: files or folders to read
     /// instead of the agents' stores.
@@ -621,20 +674,27 @@ pub enum Order {
     )),
     after_long_help = concat!("\
 Examples:
-  sessions usage                                 tokens and cost per day (local time)
-  sessions usage monthly --breakdown             per month, one sub-row per model
+  sessions usage
+      tokens and cost per day (local time)
+  sessions usage monthly --breakdown
+      per month, one sub-row per model
   sessions usage weekly --start-of-week sunday --timezone America/New_York
+      weeks from Sunday, in New York time
   sessions usage session --agent codex --since 30d
-  sessions usage blocks --active                 the current 5-hour block: burn rate, projection
-  sessions usage daily ~/backup/.claude          files or folders instead of the stores
+      each Codex session of the last month
+  sessions usage blocks --active
+      the current 5-hour block: burn rate, projection
+  sessions usage daily ~/backup/.claude
+      files or folders instead of the stores
   sessions usage --format json | jq '.totals.cost_usd'
+      the total cost, for a script
 
-Each request counts once, on the day it was made; sub-agent sessions are included (--kind all
-is the default here). Costs use the embedded price table:
-  ", snapshot_label!(), ".
---prices FILE adds models or overrides their prices, field by field (what a listing leaves out
-keeps its embedded price). A model without a price keeps its tokens, and its cost is unknown
-(null).")
+Each request counts once, on the day it was made; sub-agent sessions are
+included (--kind all is the default here). Costs use the embedded price
+table (", snapshot_label!(), "). --prices FILE adds models or
+overrides their prices, field by field (what a listing leaves out keeps
+its embedded price). A model without a price keeps its tokens, and its
+cost is unknown (null).")
 )]
 pub struct UsageArgs {
     /// What a row is: a calendar day, week or month, a session, a project, or a 5-hour
