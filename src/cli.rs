@@ -75,11 +75,11 @@ pub fn parse() -> Cli {
             // The subcommand in the usage line, whatever the binary is called.
             } else if usage.contains(" replay-compress ") {
                 Some(
-                    "name sessions (ids, prefixes or files), or replay every session the filters select with --all, e.g. `sessions replay-compress --all -A gemini`",
+                    "name sessions (ids, prefixes, files) or replay all the filters select:\n       `sessions replay-compress --all -A gemini`",
                 )
             } else if usage.contains(" export ") {
                 Some(
-                    "name sessions (ids, prefixes or files), or export every session the filters select with --all, e.g. `sessions export --all -o out/`",
+                    "name sessions (ids, prefixes, files) or export all the filters select:\n       `sessions export --all -o out/`",
                 )
             } else {
                 None

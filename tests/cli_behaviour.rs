@@ -762,5 +762,10 @@ fn the_all_tip_does_not_depend_on_the_binary_name() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(tip), "{args:?}: {err}");
+        // And it fits an 80-column terminal, as the usage lines around it do.
+        assert!(
+            err.lines().all(|l| l.chars().count() <= 80),
+            "{args:?}: {err}"
+        );
     }
 }
