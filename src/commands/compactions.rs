@@ -171,12 +171,7 @@ pub fn run(g: &GlobalArgs, args: &CompactionsArgs) -> CmdResult {
         LedgerFormat::Table => {
             let mut out = stdout();
             if events.is_empty() {
-                writeln!(out, "No compactions found.")?;
-                if args.select.paths.is_empty() && !g.quiet {
-                    out.flush()?;
-                    let agents = opts.filter.agents();
-                    to_stderr!("{}", super::list::looked_in_line(&opts.stores, &agents));
-                }
+                super::write_empty(&mut out, "compactions", g, &opts, &args.select.paths)?;
             } else {
                 out.write_all(
                     table(

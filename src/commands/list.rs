@@ -74,15 +74,12 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
         ListFormat::Table => {
             let mut out = stdout();
             if sessions.is_empty() {
-                writeln!(out, "No sessions found.")?;
+                crate::commands::write_empty(&mut out, "sessions", g, &opts, &args.select.paths)?;
             } else {
                 out.write_all(table(sessions, &ids).as_bytes())?;
             }
             out.flush()?;
             if !g.quiet {
-                if sessions.is_empty() && args.select.paths.is_empty() {
-                    to_stderr!("{}", looked_in_line(&opts.stores, &opts.filter.agents()));
-                }
                 let usage = aggregate_usage(sessions.iter());
                 let shown = if total_found > sessions.len() {
                     format!(
@@ -126,9 +123,8 @@ fn home_relative(p: &std::path::Path) -> String {
     }
 }
 
-/// "looked in …", wrapped at spaces to the width tables fit: its paths stay whole. What
-/// `list`, `projects`, `compactions` and `usage` say under an empty table when no path was
-/// named (an empty result says where it looked).
+/// "looked in …", wrapped at spaces to the width tables fit: its paths stay whole. What an
+/// empty table says on stderr ([`write_empty`](crate::commands::write_empty)).
 pub fn looked_in_line(stores: &Stores, agents: &[Agent]) -> String {
     crate::render::text::wrap_at_spaces(
         &format!("looked in {}", looked_in(stores, agents)),

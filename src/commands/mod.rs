@@ -277,6 +277,26 @@ pub fn check_home_folder(flag: &str, h: &Path) -> Result<(), Failure> {
 /// `usage`, `export` and `replay-compress`, with `--all` or an id): when no store exists and no
 /// path was named, it fails (exit 1), saying where it looked, rather than report an empty
 /// selection as if the stores had been read.
+/// An empty table: `No {what} found.` on stdout, then on stderr where the command looked (the
+/// stores of the agents asked for), unless files were named or `--quiet` is given.
+pub fn write_empty(
+    out: &mut impl Write,
+    what: &str,
+    g: &GlobalArgs,
+    opts: &ScanOptions,
+    named: &[PathBuf],
+) -> io::Result<()> {
+    writeln!(out, "No {what} found.")?;
+    out.flush()?;
+    if named.is_empty() && !g.quiet {
+        to_stderr!(
+            "{}",
+            list::looked_in_line(&opts.stores, &opts.filter.agents())
+        );
+    }
+    Ok(())
+}
+
 pub fn require_stores(result: &ScanResult, stores: &Stores) -> Result<(), Failure> {
     if result.stores_found {
         Ok(())

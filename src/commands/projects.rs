@@ -105,15 +105,11 @@ pub fn run(g: &GlobalArgs, args: &ProjectsArgs) -> CmdResult {
         ListFormat::Table => {
             let mut out = stdout();
             if records.is_empty() {
-                writeln!(out, "No projects found.")?;
+                super::write_empty(&mut out, "projects", g, &opts, &args.select.paths)?;
             } else {
                 out.write_all(table(&records).as_bytes())?;
             }
             out.flush()?;
-            if records.is_empty() && args.select.paths.is_empty() && !g.quiet {
-                let agents = opts.filter.agents();
-                to_stderr!("{}", super::list::looked_in_line(&opts.stores, &agents));
-            }
         }
     }
     let mut cost = Cost::default();

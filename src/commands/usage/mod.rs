@@ -147,15 +147,7 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
             if a.active {
                 write_active(&mut out, &rows, &uopts.zone, now)?;
             } else if rows.is_empty() {
-                writeln!(out, "No usage found.")?;
-                if select.paths.is_empty() && !g.quiet {
-                    out.flush()?;
-                    let agents = opts.filter.agents();
-                    to_stderr!(
-                        "{}",
-                        crate::commands::list::looked_in_line(&opts.stores, &agents)
-                    );
-                }
+                crate::commands::write_empty(&mut out, "usage", g, &opts, &select.paths)?;
             } else {
                 let text = table(report, &rows, &total, a.breakdown, &uopts.zone);
                 out.write_all(text.as_bytes())?;
