@@ -8,12 +8,13 @@ use common::sessions;
 
 const HOME: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/home");
 
-fn timeline(columns: &str, extra: &[&str]) -> String {
+/// The human output of `replay-compress <args>` over the sample home at `columns`, which must
+/// succeed.
+fn replay(columns: &str, args: &[&str]) -> String {
     let out = sessions()
         .env("COLUMNS", columns)
-        .args(["--home", HOME, "--quiet", "replay-compress", "6f0d3c52"])
-        .args(["-A", "claude", "--timeline"])
-        .args(extra)
+        .args(["--home", HOME, "--quiet", "replay-compress"])
+        .args(args)
         .output()
         .unwrap();
     assert!(
@@ -22,6 +23,22 @@ fn timeline(columns: &str, extra: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// The same as JSON records.
+fn replay_json(args: &[&str]) -> Vec<serde_json::Value> {
+    common::json_array(
+        sessions()
+            .args(["--home", HOME, "--quiet", "replay-compress"])
+            .args(args)
+            .args(["--format", "json"]),
+    )
+}
+
+fn timeline(columns: &str, extra: &[&str]) -> String {
+    let mut args = vec!["6f0d3c52", "-A", "claude", "--timeline"];
+    args.extend_from_slice(extra);
+    replay(columns, &args)
 }
 
 /// 6f0d3c52 holds a manual `/compact` before request 5: replaying Claude's own algorithm
@@ -58,13 +75,17 @@ fn a_followed_compaction_is_labelled_as_followed() {
 /// Without a followed compaction there is no mark to explain: f0e1d2c3 has no compaction.
 #[test]
 fn no_mark_no_legend() {
-    let out = sessions()
-        .env("COLUMNS", "200")
-        .args(["--home", HOME, "--quiet", "replay-compress", "f0e1d2c3"])
-        .args(["-A", "claude", "--timeline", "--context-window", "8000"])
-        .output()
-        .unwrap();
-    let t = String::from_utf8(out.stdout).unwrap();
+    let t = replay(
+        "200",
+        &[
+            "f0e1d2c3",
+            "-A",
+            "claude",
+            "--timeline",
+            "--context-window",
+            "8000",
+        ],
+    );
     assert!(t.contains("compress "), "{t}");
     assert!(
         !t.contains("compress*") && !t.contains("followed the agent's own"),
@@ -80,24 +101,7 @@ fn no_mark_no_legend() {
 /// each.
 #[test]
 fn gemini_applies_a_manual_compress_and_follows_an_automatic_one() {
-    let out = sessions()
-        .args(["--home", HOME, "--quiet", "replay-compress", "e5f6a7b8"])
-        .args([
-            "-A",
-            "gemini",
-            "--validate",
-            "--timeline",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = replay_json(&["e5f6a7b8", "-A", "gemini", "--validate", "--timeline"]);
     let r = &v[0];
     assert_eq!(
         (r["followed"].as_u64(), r["compressions"].as_u64()),
@@ -138,20 +142,7 @@ fn gemini_applies_a_manual_compress_and_follows_an_automatic_one() {
 /// `failed` event, and nothing was followed.
 #[test]
 fn an_inflated_compress_by_hand_is_not_followed() {
-    let out = sessions()
-        .args(["--home", HOME, "--quiet", "replay-compress", "e5f6a7b8"])
-        .args([
-            "-A",
-            "gemini",
-            "--summary-tokens",
-            "65536",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = replay_json(&["e5f6a7b8", "-A", "gemini", "--summary-tokens", "65536"]);
     let r = &v[0];
     assert_eq!(r["events"][0]["kind"], "failed");
     assert_eq!(r["events"][0]["forced"], true);
@@ -162,14 +153,17 @@ fn an_inflated_compress_by_hand_is_not_followed() {
 /// the words under the table say it was rejected, not that the replay followed it.
 #[test]
 fn a_rejected_compress_by_hand_is_not_called_followed() {
-    let out = sessions()
-        .env("COLUMNS", "100")
-        .args(["--home", HOME, "--quiet", "replay-compress", "e5f6a7b8"])
-        .args(["-A", "gemini", "--summary-tokens", "65536", "--timeline"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let t = String::from_utf8(out.stdout).unwrap();
+    let t = replay(
+        "100",
+        &[
+            "e5f6a7b8",
+            "-A",
+            "gemini",
+            "--summary-tokens",
+            "65536",
+            "--timeline",
+        ],
+    );
     assert!(t.contains("failed* 22.0k→22.0k"), "{t}");
     assert!(!t.contains("followed the agent's own compaction"), "{t}");
     let legend = t
