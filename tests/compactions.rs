@@ -1,9 +1,10 @@
 //! `sessions compactions`: the ledger over the sample home (one fixture per detection form) and
 //! over the real corpus files that carry compactions.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -12,20 +13,12 @@ fn root() -> PathBuf {
 
 /// What `args` print over the sample home; the command must succeed.
 fn sample_stdout(args: &[&str]) -> Vec<u8> {
-    let out = Command::cargo_bin("sessions")
-        .unwrap()
-        .env("TZ", "UTC")
-        .arg("--home")
-        .arg(root().join("testdata/home"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+    common::stdout_of(
+        common::sessions()
+            .arg("--home")
+            .arg(root().join("testdata/home"))
+            .args(args),
+    )
 }
 
 fn ledger(args: &[&str]) -> Vec<Value> {
@@ -152,14 +145,10 @@ fn every_detection_form_in_the_sample_home() {
 #[test]
 fn list_counts_match_the_ledger() {
     let ev = ledger(&[]);
-    let out = Command::cargo_bin("sessions")
-        .unwrap()
-        .arg("--home")
-        .arg(root().join("testdata/home"))
-        .args(["list", "--kind", "all", "--format", "json"])
-        .output()
-        .unwrap();
-    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows: Value = serde_json::from_slice(&sample_stdout(&[
+        "list", "--kind", "all", "--format", "json",
+    ]))
+    .unwrap();
     let listed: u64 = rows
         .as_array()
         .unwrap()
@@ -171,21 +160,7 @@ fn list_counts_match_the_ledger() {
 
 #[test]
 fn stats_expose_observed_summary_sizes() {
-    let out = Command::cargo_bin("sessions")
-        .unwrap()
-        .arg("--home")
-        .arg(root().join("testdata/home"))
-        .args([
-            "compactions",
-            "--kind",
-            "all",
-            "--stats",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    let st: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let st = json_of(true, &["compactions", "--kind", "all", "--stats"]);
     assert_eq!(st["schema_version"], 1);
     assert_eq!(st["agents"]["claude"]["compactions"], 1);
     assert_eq!(st["agents"]["codex"]["compactions"], 2);
@@ -218,17 +193,11 @@ fn stats_expose_observed_summary_sizes() {
 fn corpus_files_with_compactions() {
     let corpus = Path::new(env!("SESSIONS_CORPUS_DIR"));
     let run = |file: &str| -> Vec<Value> {
-        let out = Command::cargo_bin("sessions")
-            .unwrap()
-            .args(["compactions", "--kind", "all", "--format", "json"])
-            .arg(corpus.join(file))
-            .output()
-            .unwrap();
-        serde_json::from_slice::<Value>(&out.stdout)
-            .unwrap()
-            .as_array()
-            .unwrap()
-            .clone()
+        common::json_array(
+            common::sessions()
+                .args(["compactions", "--kind", "all", "--format", "json"])
+                .arg(corpus.join(file)),
+        )
     };
     // grep -c '"subtype":"compact_boundary"' → 2; the first with preTokens 120000.
     let s = run("claude/schema-v2.1.x-all-record-types.jsonl");
@@ -297,18 +266,11 @@ fn corpus_files_with_compactions() {
 
 /// `sessions [--home testdata/home] ARGS…` with `--format json`, parsed.
 fn json_of(home: bool, args: &[&str]) -> Value {
-    let mut c = Command::cargo_bin("sessions").unwrap();
-    c.env("TZ", "UTC");
+    let mut c = common::sessions();
     if home {
         c.arg("--home").arg(root().join("testdata/home"));
     }
-    let out = c.args(args).args(["--format", "json"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::json_of(c.args(args).args(["--format", "json"]))
 }
 
 /// Checks that `show --format json` gives each compaction of `path` the provenance the ledger
@@ -407,21 +369,8 @@ fn a_compaction_in_a_resumed_sessions_copy_counts_once() {
     let resumed = format!("{}{user}\n{answer}\n", text.replace(old, new));
     std::fs::write(project.join(format!("{new}.jsonl")), resumed).unwrap();
 
-    let run = |args: &[&str]| -> Value {
-        let out = Command::cargo_bin("sessions")
-            .unwrap()
-            .env("TZ", "UTC")
-            .args(args)
-            .arg(&project)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
-    };
+    let run =
+        |args: &[&str]| -> Value { common::json_of(common::sessions().args(args).arg(&project)) };
     let events = run(&["compactions", "--format", "json"]);
     let events = events.as_array().unwrap();
     let ids: Vec<&Value> = events.iter().map(|e| &e["session_id"]).collect();
@@ -470,16 +419,13 @@ fn a_narrow_ledger_keeps_the_kind_and_shows_what_a_microcompaction_saved() {
         .join("4cfca9ed-4a40-4ce3-a9c6-ad13bc6065df.jsonl");
     std::fs::write(&file, lines.join("\n") + "\n").unwrap();
     let table = |columns: &str| {
-        let out = Command::cargo_bin("sessions")
-            .unwrap()
-            .env("TZ", "UTC")
-            .env("COLUMNS", columns)
-            .args(["compactions", "--kind", "all"])
-            .arg(&file)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        String::from_utf8(out.stdout).unwrap()
+        let out = common::stdout_of(
+            common::sessions()
+                .env("COLUMNS", columns)
+                .args(["compactions", "--kind", "all"])
+                .arg(&file),
+        );
+        String::from_utf8(out).unwrap()
     };
     let narrow = table("80");
     let header = narrow.lines().next().unwrap();

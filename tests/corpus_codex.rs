@@ -776,13 +776,7 @@ fn fixture_home_totals() {
 
 /// `sessions ARGS --format json` (a usage error or a failure fails the test).
 fn json_of(args: &[&str]) -> serde_json::Value {
-    let out = common::sessions().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::json_of(common::sessions().args(args))
 }
 
 #[test]

@@ -3,6 +3,8 @@
 //! project resolution), filters and output formats (the promise never to write into a store is
 //! tests/read_only.rs).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -18,22 +20,13 @@ fn sessions() -> Command {
 }
 
 fn sessions_in(home: &Path) -> Command {
-    let mut c = Command::cargo_bin("sessions").unwrap();
-    c.env("TZ", "UTC")
-        .env("COLUMNS", "200")
-        .arg("--home")
-        .arg(home);
+    let mut c = common::sessions();
+    c.arg("--home").arg(home);
     c
 }
 
 fn run_json(args: &[&str]) -> Value {
-    let out = sessions().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::json_of(sessions().args(args))
 }
 
 fn by_id(rows: &Value) -> BTreeMap<String, Value> {

@@ -74,19 +74,25 @@ pub fn open_to_all(dir: &std::path::Path) {
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// Runs `c`, which must succeed, and returns the JSON array it printed.
-pub fn json_array(c: &mut Command) -> Vec<serde_json::Value> {
+/// Runs `c`, which must succeed, and returns what it printed on stdout.
+pub fn stdout_of(c: &mut Command) -> Vec<u8> {
     let out = c.output().unwrap();
     assert!(
         out.status.success(),
-        "{}",
+        "{c:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice::<serde_json::Value>(&out.stdout)
-        .unwrap()
-        .as_array()
-        .expect("a JSON array")
-        .clone()
+    out.stdout
+}
+
+/// Runs `c`, which must succeed, and returns the JSON it printed.
+pub fn json_of(c: &mut Command) -> serde_json::Value {
+    serde_json::from_slice(&stdout_of(c)).unwrap()
+}
+
+/// Runs `c`, which must succeed, and returns the JSON array it printed.
+pub fn json_array(c: &mut Command) -> Vec<serde_json::Value> {
+    json_of(c).as_array().expect("a JSON array").clone()
 }
 
 /// The test a corpus test file adds so that CI, which has the corpus, never passes by skipping:

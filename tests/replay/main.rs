@@ -1,6 +1,9 @@
 //! `sessions replay-compress` through the binary: the JSON contract, a trigger point computed by
 //! hand, sweeps, settings errors, plots, and the estimated/unknown-model notes.
 
+#[path = "../common/mod.rs"]
+mod common;
+
 mod algorithms;
 mod human;
 mod plots;
@@ -10,7 +13,6 @@ mod settings;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::{Value, json};
 
@@ -18,25 +20,7 @@ fn home() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/home")
 }
 
-fn sessions() -> Command {
-    let mut c = Command::cargo_bin("sessions").unwrap();
-    c.env("TZ", "UTC").env("COLUMNS", "200");
-    c
-}
-
-fn json_out(c: &mut Command) -> Vec<Value> {
-    let out = c.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice::<Value>(&out.stdout)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
-}
+use common::{json_array as json_out, sessions};
 
 /// A Claude session of `turns` turns: each prompt is 40,000 ASCII characters (10,000 tokens at
 /// bytes/4), each reply "ok" (1 token); the recorded prompt of request k is

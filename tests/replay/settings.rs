@@ -117,19 +117,13 @@ fn settings_errors_name_the_key_and_range() {
     // A text setting's values hold commas: they are separated by `;`. Its empty value is a
     // value: every tool allowed, the default, against a restriction.
     let allowed = |sweep: &str| -> Vec<String> {
-        let out = sessions()
-            .arg("--home")
-            .arg(home())
-            .args(["replay-compress", "--all", "-A", "openclaw-prune"])
-            .args(["--sweep", sweep, "--format", "json"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let rows = super::common::json_of(
+            sessions()
+                .arg("--home")
+                .arg(home())
+                .args(["replay-compress", "--all", "-A", "openclaw-prune"])
+                .args(["--sweep", sweep, "--format", "json"]),
         );
-        let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let mut allowed: Vec<String> = rows
             .as_array()
             .unwrap()

@@ -35,13 +35,7 @@ fn sessions() -> assert_cmd::Command {
 }
 
 fn json_of(mut cmd: assert_cmd::Command, args: &[&str]) -> Value {
-    let out = cmd.args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::json_of(cmd.args(args))
 }
 
 fn usage(args: &[&str]) -> Value {
