@@ -403,10 +403,36 @@ pub fn cut_prefix(s: &str, max: usize) -> String {
     s[..end].to_string()
 }
 
-/// The byte span of the visible escape (`<U+202E>`, as [`safe_line`] writes them) that a cut
+/// The byte span of the visible escape (`^[`, `<U+202E>`, as [`safe_line`] writes them) that a cut
 /// at byte `at` would split, if any: a cut keeps such an escape whole or drops it, since half of
 /// one reads as text.
 fn escape_across(s: &str, at: usize) -> Option<(usize, usize)> {
+    caret_across(s, at).or_else(|| code_point_across(s, at))
+}
+
+/// The span of a caret escape (`^[`, `^?`, `M-^[`) that a cut at byte `at` would split. Text
+/// that merely reads like one is kept whole the same way: a column lost at a cut, never an
+/// escape shown as a `^` and a letter apart.
+fn caret_across(s: &str, at: usize) -> Option<(usize, usize)> {
+    let (before, after) = (&s.as_bytes()[..at], &s.as_bytes()[at..]);
+    let caret_char = |b: Option<&u8>| b.is_some_and(|&b| (b'@'..=b'_').contains(&b) || b == b'?');
+    // Where the escape would open and how much of it comes after the cut.
+    let (open, rest) = if before.ends_with(b"M-^") {
+        (at - 3, 1)
+    } else if before.ends_with(b"M-") && after.first() == Some(&b'^') {
+        (at - 2, 2)
+    } else if before.ends_with(b"M") && after.starts_with(b"-^") {
+        (at - 1, 3)
+    } else if before.ends_with(b"^") {
+        (at - 1, 1)
+    } else {
+        return None;
+    };
+    caret_char(s.as_bytes().get(at + rest - 1)).then_some((open, at + rest))
+}
+
+/// The span of a code point escape (`<U+202E>`) that a cut at byte `at` would split.
+fn code_point_across(s: &str, at: usize) -> Option<(usize, usize)> {
     // An escape holds no `<`: the last one before the cut opens it, if any does.
     let open = s[..at].rfind('<')?;
     let close = open + s[open..].find('>')?;
@@ -569,6 +595,29 @@ mod tests {
         assert_eq!(cut_prefix(&escaped, 11), "abc<U+202E>");
         assert_eq!(cut_prefix("a<U+x>b", 4), "a<U+");
         assert_eq!(cut_prefix("a<b>c<U+202E>", 3), "a<b");
+        // Caret escapes too: `^[` cut after its `^` would read as a `[` in the text.
+        let carets = safe_line("ab\u{1b}]0;x\u{7f}\u{9b}z");
+        assert_eq!(carets, "ab^[]0;x^?M-^[z");
+        assert_eq!(cut_end(&carets, 4), "ab…");
+        assert_eq!(cut_end(&carets, 5), "ab^[…");
+        assert_eq!(cut_prefix(&carets, 3), "ab");
+        assert_eq!(cut_prefix(&carets, 9), "ab^[]0;x");
+        assert_eq!(cut_prefix(&carets, 10), "ab^[]0;x^?");
+        for (max, kept) in [
+            (11, "ab^[]0;x^?"),
+            (12, "ab^[]0;x^?"),
+            (13, "ab^[]0;x^?"),
+            (14, "ab^[]0;x^?M-^["),
+        ] {
+            assert_eq!(cut_prefix(&carets, max), kept, "{max}");
+        }
+        assert_eq!(cut_start(&carets, 3), "…z");
+        assert_eq!(cut_start(&carets, 4), "…z");
+        assert_eq!(cut_start(&carets, 5), "…z");
+        assert_eq!(cut_start(&carets, 6), "…M-^[z");
+        assert_eq!(cut_start(&carets, 8), "…^?M-^[z");
+        assert_eq!(cut_start("ab^[]x", 5), "…^[]x");
+        assert_eq!(cut_start("ab^[]x", 4), "…]x");
         assert_eq!(pad("日本", 6, false), "日本  ");
         assert_eq!(pad("7", 3, true), "  7");
     }
