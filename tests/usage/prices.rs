@@ -122,6 +122,24 @@ fn unknown_models_keep_their_tokens_and_have_no_cost() {
         "one warning naming the model: {err}"
     );
     assert!(err.contains("no price for model"), "{err}");
+    // At 80 columns the warning wraps as every diagnostic does, its label on its first line.
+    for args in [&["usage"][..], &["list"], &["show"]] {
+        let out = common::sessions()
+            .env("COLUMNS", "80")
+            .args(args)
+            .arg(&f)
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with("warning: no price for model")),
+            "{args:?}: {err}"
+        );
+        for line in err.lines() {
+            assert!(line.chars().count() <= 80, "{args:?}: {line:?} in {err}");
+        }
+    }
     // list and show say the same.
     let list = json_of(
         common::sessions(),

@@ -217,13 +217,14 @@ fn price_label(p: &PriceSource) -> String {
     }
 }
 
-/// Stderr lines naming the models whose usage has no price.
+/// Stderr warnings naming the models whose usage has no price.
 pub fn warn_unpriced(cost: &Cost, quiet: bool) {
     if quiet {
         return;
     }
+    // Wrapped as every other warning is: model names make it long.
     for line in unpriced_warnings(cost) {
-        to_stderr!("{line}");
+        to_stderr!("{}", crate::diag::labelled("warning", &line));
     }
 }
 
@@ -248,14 +249,14 @@ fn unpriced_warnings(cost: &Cost) -> Vec<String> {
             ("models", "their")
         };
         lines.push(format!(
-            "warning: no price for {what} {}: {its} tokens are counted, {its} cost is unknown \
+            "no price for {what} {}: {its} tokens are counted, {its} cost is unknown \
              (null); --prices FILE can add prices",
             names.join(", ")
         ));
     }
     if !unrecorded.is_empty() {
         lines.push(format!(
-            "warning: no price for usage shown as {UNRECORDED_MODEL}: its session recorded no \
+            "no price for usage shown as {UNRECORDED_MODEL}: its session recorded no \
              model, so its tokens are counted and its cost is unknown (null)"
         ));
     }
