@@ -228,6 +228,22 @@ pub struct ScanResult {
     /// also in `report`: a command that reports one session's warnings only still owes these
     /// to a session they left unresolved.
     pub project_warnings: Vec<Warning>,
+    /// Ids of the sessions the filters left out, those of files skipped unread as their names
+    /// give them (a Gemini name holds the id's first 8 characters): `show` searches every
+    /// session, so a short id in a table must tell the shown ones from these too.
+    pub hidden_ids: Vec<String>,
+}
+
+impl ScanResult {
+    /// Short ids for the sessions found, each one `show` takes back whatever the filters hid.
+    pub fn short_ids(&self) -> crate::render::ShortIds {
+        crate::render::ShortIds::new(
+            self.sessions
+                .iter()
+                .map(|s| s.id.as_str())
+                .chain(self.hidden_ids.iter().map(String::as_str)),
+        )
+    }
 }
 
 /// Run the whole pipeline.
@@ -380,6 +396,14 @@ fn run<T: Send>(
     // for those rules (and the filters) only.
     let (needed, skipped) = needed_by_cross_file_rules(&parsed, skipped, &opts.filter);
     result.skipped_by_time = skipped.len();
+    result.hidden_ids = skipped
+        .iter()
+        .filter_map(|f| match f.agent {
+            Agent::Claude => Some(f.path.file_stem()?.to_str()?.to_string()),
+            Agent::Codex => codex_name_id(&f.path),
+            Agent::Gemini => gemini_name_id(&f.path),
+        })
+        .collect();
     if !needed.is_empty() {
         parsed.extend(parse_all(needed, None, &summary_view, &|_, _, _| None));
     }
@@ -424,8 +448,10 @@ fn run<T: Send>(
     count_once(&mut sessions);
     result.undated_outside_window =
         undated_outside_window(&sessions, opts.selection.as_ref().unwrap_or(&opts.filter));
-    sessions.retain(|s| opts.filter.matches(s));
-    result.sessions = sessions;
+    let (shown, hidden): (Vec<SessionSummary>, Vec<SessionSummary>) =
+        sessions.into_iter().partition(|s| opts.filter.matches(s));
+    result.hidden_ids.extend(hidden.into_iter().map(|s| s.id));
+    result.sessions = shown;
     (result, visited)
 }
 

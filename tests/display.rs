@@ -115,6 +115,62 @@ fn narrow_tables_keep_what_matters_and_wide_keeps_everything() {
     assert!(wide.lines().any(|l| display_width(l) > 100));
 }
 
+/// A table's short id is one `show` takes back even when a filter hid the session it had to
+/// be told from: one read and left out (`--until`), or one skipped unread (`--since`, by
+/// its file's time). Here the two ids share their first 25 characters.
+#[test]
+fn short_ids_stay_unique_among_the_sessions_a_filter_hides() {
+    let home = tempfile::tempdir().unwrap();
+    let folder = home.path().join(".claude/projects/-home-dev-webapp");
+    fs::create_dir_all(&folder).unwrap();
+    let id = "6f0d3c52-8a1e-4b7f-9c2d-1e5a7b3c9d01";
+    let twin = "6f0d3c52-8a1e-4b7f-9c2d-1fffffffffff";
+    let text = fs::read_to_string(
+        Path::new(ROOT)
+            .join("testdata/home/.claude/projects/-home-dev-webapp")
+            .join(format!("{id}.jsonl")),
+    )
+    .unwrap();
+    fs::copy(
+        Path::new(ROOT)
+            .join("testdata/home/.claude/projects/-home-dev-webapp")
+            .join(format!("{id}.jsonl")),
+        folder.join(format!("{id}.jsonl")),
+    )
+    .unwrap();
+    let old = folder.join(format!("{twin}.jsonl"));
+    fs::write(
+        &old,
+        text.replace(id, twin)
+            .replace("\"2026-03-14T", "\"2025-01-14T"),
+    )
+    .unwrap();
+    let january = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_736_900_000);
+    fs::File::options()
+        .write(true)
+        .open(&old)
+        .unwrap()
+        .set_modified(january)
+        .unwrap();
+    let run = |args: &[&str]| {
+        let mut c = common::sessions();
+        c.env("HOME", home.path()).env("COLUMNS", "80").args(args);
+        c
+    };
+    // `--since` skips the twin's file unread; `--until` reads the other and leaves it out.
+    for (filter, expected) in [("--since=2026-03-01", id), ("--until=2025-12-31", twin)] {
+        let listed = stdout(&mut run(&["list", filter]));
+        let shown: Vec<&str> = listed
+            .lines()
+            .filter_map(|l| l.split_whitespace().find(|w| w.starts_with("6f0d3c52")))
+            .collect();
+        assert_eq!(shown.len(), 1, "{listed}");
+        assert!(shown[0].len() > 25, "{filter}: {listed}");
+        let detail = stdout(&mut run(&["show", shown[0]]));
+        assert!(detail.contains(expected), "{filter}: {detail}");
+    }
+}
+
 #[test]
 fn replay_tables_fit_80_columns() {
     let text = stdout(sample(80).args(["replay-compress", "--all", "-A", "gemini"]));

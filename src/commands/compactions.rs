@@ -173,13 +173,7 @@ pub fn run(g: &GlobalArgs, args: &CompactionsArgs) -> CmdResult {
             if events.is_empty() {
                 super::write_empty(&mut out, "compactions", g, &opts, &args.select.paths)?;
             } else {
-                out.write_all(
-                    table(
-                        &events,
-                        &ShortIds::new(result.sessions.iter().map(|s| s.id.as_str())),
-                    )
-                    .as_bytes(),
-                )?;
+                out.write_all(table(&events, &result.short_ids()).as_bytes())?;
                 writeln!(out)?;
                 out.write_all(summary_table(&stats(&events)).as_bytes())?;
             }

@@ -49,8 +49,8 @@ pub fn run(g: &GlobalArgs, args: &ListArgs) -> CmdResult {
     crate::commands::require_stores(&result, &opts.stores)?;
     sort(&mut result.sessions, args.sort, args.reverse);
     let total_found = result.sessions.len();
-    // Told apart from every session found, not only those a limit keeps.
-    let ids = ShortIds::new(result.sessions.iter().map(|s| s.id.as_str()));
+    // Told apart from every session found, not only those a limit or a filter keeps.
+    let ids = result.short_ids();
     if let Some(n) = args.limit {
         result.sessions.truncate(n);
     }

@@ -149,7 +149,8 @@ pub fn run(g: &GlobalArgs, a: &UsageArgs) -> CmdResult {
             } else if rows.is_empty() {
                 crate::commands::write_empty(&mut out, "usage", g, &opts, &select.paths)?;
             } else {
-                let text = table(report, &rows, &total, a.breakdown, &uopts.zone);
+                let ids = result.short_ids();
+                let text = table(report, &rows, &total, a.breakdown, &uopts.zone, &ids);
                 out.write_all(text.as_bytes())?;
             }
             out.flush()?;

@@ -136,12 +136,15 @@ fn agents_cell(agents: &[Agent]) -> String {
         .join(",")
 }
 
+/// The table of `rows`; a session row's id is cut as `ids` tells it from every session the
+/// scan found or its filters hid.
 pub(super) fn table(
     report: ReportKind,
     rows: &[Row],
     total: &Row,
     breakdown: bool,
     zone: &Zone,
+    ids: &crate::render::ShortIds,
 ) -> String {
     let mut lines: Vec<Line> = Vec::new();
     // Idle gaps between blocks read naturally only when one agent's blocks are listed.
@@ -187,11 +190,6 @@ pub(super) fn table(
         ReportKind::Project => "PROJECT",
         ReportKind::Blocks => "BLOCK START",
     };
-    let ids = crate::render::ShortIds::new(rows.iter().filter_map(|r| match &r.key {
-        RowKey::Session(s) => Some(s.id.as_str()),
-        _ => None,
-    }));
-    let ids = &ids;
     let key_col = col(
         key_header,
         Align::Left,
