@@ -324,16 +324,16 @@ fn table(events: &[(&SessionSummary, &Compaction)], ids: &ShortIds) -> String {
         })
         .collect();
     // SAVED is there for microcompactions only. An AFTER with nothing in it (Claude 2.1
-    // records no postTokens) is the first to give way. Then AGENT goes before KIND, whose
-    // name starts with the agent's, so that a narrow table still tells a microcompaction from
-    // a compaction; unless KIND would go too, and then it goes first, as it did.
+    // records no postTokens) is the first to give way. Then AGENT, SAVED and the time go
+    // before KIND, whose name starts with the agent's, so that a narrow table still tells a
+    // microcompaction from a compaction; unless KIND would go too, and then it goes first.
     let empty = |i: usize| rows.iter().all(|r| r[i] == "-");
     let (after_empty, with_saved) = (empty(7), !empty(8));
     let columns = |kind_first: bool| {
         let (agent, kind, saved, time) = if kind_first {
             (5, 2, 3, 4)
         } else {
-            (3, 5, 4, 6)
+            (3, 6, 4, 5)
         };
         let after = Column::fixed("AFTER", Align::Right);
         let mut columns = vec![
