@@ -711,6 +711,7 @@ fn help_teaches() {
         "compactions",
         "replay-compress",
         "export",
+        "usage",
     ] {
         let help = stdout(common::sessions().args([sub, "--help"]));
         assert!(help.contains("Examples:\n  sessions "), "{sub}: {help}");
