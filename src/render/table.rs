@@ -256,12 +256,49 @@ fn records(
             }
             out.push_str(indent);
             out.push_str(&pad(&headers[i], label, false));
-            out.push_str(&" ".repeat(GAP));
-            out.push_str(&cut(i, cell, room));
-            out.push('\n');
+            for (k, line) in record_value(columns[i].cut, cell, room, &cut, i)
+                .iter()
+                .enumerate()
+            {
+                if k > 0 {
+                    out.push_str(indent);
+                    out.push_str(&" ".repeat(label));
+                }
+                out.push_str(&" ".repeat(GAP));
+                out.push_str(line);
+                out.push('\n');
+            }
         }
     }
     out
+}
+
+/// Most lines a record's text value wraps to; the last is cut.
+const RECORD_LINES: usize = 4;
+
+/// The lines of a value in a record `room` columns wide: free text (cut at its end in a
+/// table) wraps at spaces, since a record has the lines to spare and an event or a title cut
+/// at 30 columns says little; paths and ids are cut as in the table.
+fn record_value(
+    how: Cut,
+    cell: &str,
+    room: usize,
+    cut: &dyn Fn(usize, &str, usize) -> String,
+    i: usize,
+) -> Vec<String> {
+    if how != Cut::End || width(cell) <= room {
+        return vec![cut(i, cell, room)];
+    }
+    let wrapped = super::text::wrap(cell, Some(room), 0);
+    let mut lines: Vec<String> = wrapped.lines().map(str::to_string).collect();
+    if lines.len() < 2 || lines.iter().any(|l| width(l) > room) {
+        return vec![cut(i, cell, room)];
+    }
+    if lines.len() > RECORD_LINES {
+        let rest = lines.split_off(RECORD_LINES - 1).join(" ");
+        lines.push(cut_end(&rest, room));
+    }
+    lines
 }
 
 /// Render rows under `columns`, fitted to `width` (see the module documentation).
@@ -441,6 +478,35 @@ mod tests {
         ] {
             assert!(out.lines().any(|l| l.starts_with(cell)), "{cell}: {out}");
         }
+    }
+
+    /// In a record, free text wraps (up to [`RECORD_LINES`], the last cut) where a path keeps
+    /// one line cut at its start.
+    #[test]
+    fn a_record_wraps_its_text_and_cuts_its_paths() {
+        let cols = [
+            Column::fixed("REQUEST", Align::Right),
+            Column::fixed("FULL", Align::Right),
+            Column::fixed("PATH", Align::Left).cut(Cut::Start),
+            Column::flexible("EVENT", 0, 10),
+        ];
+        let event = "compress* 5.7k→4.6k (13 summarised, 2 kept)";
+        let path = "/home/dev/projects/api-server/src/handlers";
+        let row = |e: &str| vec!["7".into(), "22,324".into(), path.into(), e.into()];
+        let out = render(&cols, vec![row(event)], Some(30));
+        assert!(widest(&out) <= 30, "{out}");
+        let text: Vec<&str> = out.lines().collect();
+        assert_eq!(text[0], "7");
+        assert!(text[2].starts_with("  PATH   …/"), "{out}");
+        assert_eq!(text[3], "  EVENT  compress* 5.7k→4.6k");
+        assert_eq!(text[4], "         (13 summarised, 2");
+        assert_eq!(text[5], "         kept)");
+        let long = "word ".repeat(40);
+        let out = render(&cols, vec![row(&long)], Some(30));
+        let event_lines = out.lines().skip(3).count();
+        assert_eq!(event_lines, RECORD_LINES, "{out}");
+        assert!(out.trim_end().ends_with('…'), "{out}");
+        assert!(widest(&out) <= 30, "{out}");
     }
 
     #[test]
