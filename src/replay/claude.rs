@@ -172,17 +172,20 @@ pub fn estimate(item: &HistoryItem, m: &ClaudeMeasure) -> u64 {
                 output_size,
                 ..
             } => {
-                let images = attachments
+                let media: u64 = attachments
                     .iter()
-                    .filter(|a| matches!(a, Part::Image { .. }))
-                    .count() as u64;
+                    .map(|a| match a {
+                        Part::Image { media_type, .. } => m.media_tokens(media_type.as_deref()),
+                        _ => 0,
+                    })
+                    .sum();
                 let units = output_size.map_or_else(
                     || crate::replay::js::utf16_len(output),
                     |s| s.utf16 as usize,
                 );
-                round_quarter(units) + images * m.image_tokens()
+                round_quarter(units) + media
             }
-            Part::Image { .. } => m.image_tokens(),
+            Part::Image { media_type, .. } => m.media_tokens(media_type.as_deref()),
             Part::Unknown { raw, .. } if all => estimate_str(&raw.to_string()),
             _ => 0,
         })

@@ -944,3 +944,66 @@ fn leaf_titles_read_alone_are_those_of_the_parse() {
     );
     assert_eq!(leaf_titles(&path), parsed);
 }
+
+/// A `document` block with base64 data or a URL (a PDF) is a media part, as an image is: its
+/// data stays out of JSON and the replays estimate it as Claude Code does. One with its text in
+/// the block (`source.type: "text"`) stays an unknown block, its text in its JSON. Every view
+/// makes the same messages of a record holding one beside a tool result.
+#[test]
+fn a_pdf_document_is_a_media_part_in_every_view() {
+    let pdf = json!({"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQK"}});
+    let plain = json!({"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "notes"}});
+    let lines = [
+        user(
+            "u1",
+            None,
+            json!([pdf.clone(), {"type": "text", "text": "summarise this"}]),
+        ),
+        asst(
+            "a1",
+            Some("u1"),
+            "m1",
+            Some("r1"),
+            json!([{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/x.pdf"}}]),
+            out(3),
+        ),
+        user(
+            "u2",
+            Some("a1"),
+            json!([{"type": "tool_result", "tool_use_id": "t1", "content": [pdf.clone()]}, pdf, plain]),
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s1.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    let file = SourceFile::new(Agent::Claude, path, FileRole::ClaudeMain);
+    let full = parse(&file).unwrap();
+    let pdf_part = Part::Image {
+        media_type: Some("application/pdf".into()),
+        bytes: Some(9),
+        data: Some("JVBERi0xLjQK".into()),
+        url: None,
+    };
+    assert_eq!(full.messages[0].parts[0], pdf_part);
+    let Part::ToolResult { attachments, .. } = &full.messages[2].parts[0] else {
+        panic!("{:?}", full.messages[2]);
+    };
+    assert_eq!(attachments, &[pdf_part.clone()]);
+    // Beside the result: the PDF is a message of its own (as an image would be); the text
+    // document stays an unknown block with the result.
+    assert!(matches!(&full.messages[2].parts[1], Part::Unknown { kind, .. } if kind == "document"));
+    assert_eq!(full.messages[3].parts, [pdf_part]);
+    for detail in [
+        crate::parse::Detail::Summary,
+        crate::parse::Detail::Measured,
+    ] {
+        let view = crate::parse::parse_file_with(&file, detail).unwrap();
+        assert_eq!(view.messages.len(), full.messages.len(), "{detail:?}");
+        assert_eq!(view.counts(), full.counts(), "{detail:?}");
+        assert!(
+            matches!(view.messages[3].parts[..], [Part::Image { .. }]),
+            "{detail:?}"
+        );
+    }
+}

@@ -32,6 +32,17 @@ impl ClaudeMeasure {
             1_334
         }
     }
+
+    /// Tokens a media part adds: an image's ([`image_tokens`](Self::image_tokens)), a
+    /// document's (a PDF, read as a media part) 2,000 where every block is estimated and
+    /// nothing before.
+    pub fn media_tokens(&self, media_type: Option<&str>) -> u64 {
+        match crate::model::media_kind(media_type) {
+            "image" => self.image_tokens(),
+            _ if self.estimates_all_blocks => 2_000,
+            _ => 0,
+        }
+    }
 }
 
 /// Claude Code's auto-compact trigger for one version and model.

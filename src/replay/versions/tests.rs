@@ -167,6 +167,12 @@ fn claude_measure_eras() {
     assert!(m("2.1.74").estimates_all_blocks);
     assert_eq!(m("2.1.73").image_tokens(), 1_334);
     assert_eq!(m("2.1.74").image_tokens(), 2_000);
+    // A document (a PDF) costs nothing before every block is estimated, then 2,000.
+    let pdf = Some("application/pdf");
+    assert_eq!(m("2.1.73").media_tokens(pdf), 0);
+    assert_eq!(m("2.1.74").media_tokens(pdf), 2_000);
+    assert_eq!(m("2.1.73").media_tokens(Some("image/png")), 1_334);
+    assert_eq!(m("2.1.73").media_tokens(None), 1_334);
 }
 
 #[test]
