@@ -989,7 +989,7 @@ fn a_pdf_document_is_a_media_part_in_every_view() {
     let Part::ToolResult { attachments, .. } = &full.messages[2].parts[0] else {
         panic!("{:?}", full.messages[2]);
     };
-    assert_eq!(attachments, &[pdf_part.clone()]);
+    assert_eq!(attachments, std::slice::from_ref(&pdf_part));
     // Beside the result: the PDF is a message of its own (as an image would be); the text
     // document stays an unknown block with the result.
     assert!(matches!(&full.messages[2].parts[1], Part::Unknown { kind, .. } if kind == "document"));
