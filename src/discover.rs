@@ -41,8 +41,12 @@ pub struct Discovery {
     /// a copied chat): not read, and said under `--verbose`. Known from the names the walk
     /// lists anyway: no file is opened for it.
     pub misnamed: Vec<Misnamed>,
-    /// How many configured store roots exist on disk.
+    /// How many configured store roots of the agents walked exist on disk.
     pub roots_found: usize,
+    /// Whether any agent's store exists, walked or not: with `--agent codex` on a machine that
+    /// has only Claude Code, the stores are there and the filter selected none of their
+    /// sessions, which is an empty result, not a machine without stores.
+    pub any_store: bool,
     /// Gemini data dirs named as paths (a `.gemini` folder, a backup of one): read like a
     /// store, and their `projects.json` resolves projects as the store's does.
     pub gemini_dirs: Vec<PathBuf>,
@@ -107,6 +111,12 @@ impl Discovery {
                 }
             }
         }
+        d.any_store = d.roots_found > 0
+            || Agent::ALL
+                .iter()
+                .filter(|a| !agents.contains(a))
+                .flat_map(|&a| stores.roots(a))
+                .any(|root| std::fs::metadata(root).is_ok());
         d.drop_shadowed_zst();
         d
     }

@@ -366,7 +366,7 @@ fn run<T: Send>(
     parse: impl FnOnce(Vec<SourceFile>, Option<&ProgressBar>) -> Vec<Parsed<T>>,
 ) -> (ScanResult, HashMap<PathBuf, T>) {
     let mut result = ScanResult {
-        stores_found: discovery.roots_found > 0 || !opts.paths.is_empty(),
+        stores_found: discovery.any_store || !opts.paths.is_empty(),
         unrecognised: discovery.unrecognised,
         ..Default::default()
     };

@@ -97,6 +97,64 @@ fn every_store_reading_command_fails_when_no_store_exists() {
     }
 }
 
+/// `--agent` naming an agent whose store is absent, on a machine where another agent's store
+/// exists: the stores are there and the filter selects nothing, as `--since` in the future
+/// does (`No sessions found.`, exit 0, where it looked for that agent), not "no store found".
+/// A filter given, `--fallback-home` does not apply.
+#[test]
+fn an_agent_filter_without_that_agents_store_selects_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    claude_home(home.path());
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/home");
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &["list", "--agent", "codex"],
+            "No sessions found.\n",
+            ".codex/sessions",
+        ),
+        (
+            &["list", "--agent", "gemini"],
+            "No sessions found.\n",
+            ".gemini",
+        ),
+        (
+            &["list", "--agent", "codex", "--format", "json"],
+            "[]\n",
+            "",
+        ),
+        (
+            &["projects", "--agent", "codex"],
+            "No projects found.\n",
+            ".codex/sessions",
+        ),
+        (
+            &["compactions", "--agent", "gemini"],
+            "No compactions found.\n",
+            ".gemini",
+        ),
+    ];
+    for (args, stdout, looked) in cases {
+        for fallback in [false, true] {
+            let mut c = sessions();
+            c.env("HOME", home.path()).args(*args);
+            if fallback && args[0] == "list" {
+                c.arg("--fallback-home").arg(&sample);
+            }
+            let out = c.output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+            assert_eq!(String::from_utf8_lossy(&out.stdout), *stdout, "{args:?}");
+            assert!(!stderr.contains("store found"), "{args:?}: {stderr}");
+            assert!(!stderr.contains("instead"), "{args:?}: {stderr}");
+            if !looked.is_empty() {
+                let line = stderr.lines().find(|l| l.starts_with("looked in")).unwrap();
+                assert!(line.contains(looked), "{args:?}: {stderr}");
+                assert!(!line.contains(".claude"), "{args:?}: {stderr}");
+            }
+        }
+    }
+}
+
 /// `--project-root` is checked like `--home`: one that is not a folder would resolve nothing,
 /// in silence.
 #[test]
