@@ -12,7 +12,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 
 use crate::diag::{Warning, WarningKind};
 use crate::model::Agent;
-use crate::parse::{FileRole, SourceFile, sniff_agent};
+use crate::parse::{FileRole, Sniffed, SourceFile, sniff_format};
 
 mod stores;
 mod walk;
@@ -154,10 +154,10 @@ impl Discovery {
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_default();
-        if !looks_like_session(&name) {
-            if named {
-                self.unrecognised.push(path.to_path_buf());
-            }
+        // A file in a named folder is judged by its name first, as in a store (the folder holds
+        // other files too); a file the user named is judged by its content alone, whatever
+        // its name (`x.txt`, `x.JSONL`, no extension).
+        if !named && !looks_like_session(&name) {
             return;
         }
         // Files under a folder come from `files_under`, regular files only; a named path was
@@ -166,7 +166,7 @@ impl Discovery {
             self.warnings.push(w);
             return;
         }
-        let Some(agent) = sniff_agent(path) else {
+        let Some(Sniffed { agent, document }) = sniff_format(path) else {
             // A file that cannot be opened is unreadable, not "not a session".
             let opened = std::fs::metadata(path).and_then(|m| {
                 if m.is_file() {
@@ -197,7 +197,11 @@ impl Discovery {
         if !agents.contains(&agent) {
             return;
         }
-        let role = classify_by_shape(agent, path);
+        // A Codex rollout is JSON lines or (TS era) one document, which its parser knows from
+        // the role; a name that says neither leaves it to the content. (Gemini's parser tries
+        // both forms itself.)
+        let document = (!names_format(&name)).then_some(document);
+        let role = classify_by_shape(agent, path, document);
         let project_dir = match role {
             // A saved chat lies in its project's temp folder (`tmp/<project>/checkpoint-*.json`,
             // as the store walk finds it): that folder holds the `.project_root`.
@@ -495,6 +499,12 @@ fn starts_with_object(path: &Path) -> bool {
     head.trim_ascii_start().first() == Some(&b'{')
 }
 
+/// A name whose ending tells the parsers how the file is written: JSON lines or one document.
+fn names_format(name: &str) -> bool {
+    let name = name.strip_suffix(".zst").unwrap_or(name);
+    name.ends_with(".jsonl") || name.ends_with(".json")
+}
+
 /// A name that a session file of some agent could have (what discovery sniffs).
 fn looks_like_session(name: &str) -> bool {
     (name.ends_with(".jsonl") || name.ends_with(".json") || name.ends_with(".jsonl.zst"))
@@ -532,8 +542,9 @@ fn meta_sidecar(jsonl: &Path) -> Option<PathBuf> {
     meta.is_file().then_some(meta)
 }
 
-/// Classify a sniffed file by its path shape (for files outside the standard roots).
-fn classify_by_shape(agent: Agent, path: &Path) -> FileRole {
+/// Classify a sniffed file by its path shape (for files outside the standard roots), and by
+/// whether it is one document (`document`) when its name does not say.
+fn classify_by_shape(agent: Agent, path: &Path, document: Option<bool>) -> FileRole {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
@@ -567,7 +578,7 @@ fn classify_by_shape(agent: Agent, path: &Path) -> FileRole {
             }
         }
         Agent::Codex => {
-            if name.ends_with(".json") {
+            if document.unwrap_or_else(|| name.ends_with(".json")) {
                 FileRole::CodexLegacyJson
             } else {
                 FileRole::CodexRollout

@@ -827,3 +827,66 @@ fn the_all_tip_does_not_depend_on_the_binary_name() {
         );
     }
 }
+
+/// A session file named on the command line is read by its content, whatever its name: a copy
+/// saved as `x.txt`, `x.JSONL` or with no extension reads as the original does (JSON lines or
+/// one document, of each agent), in `show` and in `list`.
+#[test]
+fn a_named_session_file_is_read_by_its_content_whatever_its_name() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/home");
+    let gemini_doc = sample.join(
+        ".gemini/tmp/fd20db9cf4309815aebd3729173edf8a78abb152c57b1de8cb602a3c8b959627/chats/\
+         session-2026-03-04T09-15-a1b2c3d4.json",
+    );
+    let originals = [
+        sample.join(".claude/projects/-home-dev-webapp/6f0d3c52-8a1e-4b7f-9c2d-1e5a7b3c9d01.jsonl"),
+        sample.join(
+            ".codex/sessions/2026/03/14/\
+             rollout-2026-03-14T09-15-02-019ceba0-adf0-7a31-8c42-5d1e2f3a4b01.jsonl",
+        ),
+        sample.join(".codex/sessions/rollout-2025-04-18-a3b4c5d6-e7f8-4a9b-8c0d-1e2f3a4b5c6d.json"),
+        sample.join(".gemini/tmp/webapp/chats/session-2026-04-14T16-40-b2c3d4e5.jsonl"),
+        gemini_doc.clone(),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    // The legacy Gemini document written on one line, as a minifier leaves it.
+    let doc: Value = serde_json::from_slice(&fs::read(&gemini_doc).unwrap()).unwrap();
+    let one_line = dir.path().join("one-line.json");
+    write(&one_line, &doc.to_string());
+    let shown = |path: &Path| {
+        let mut v = common::json_of(
+            sessions()
+                .env("HOME", dir.path())
+                .args(["show", "--format", "json"])
+                .arg(path),
+        );
+        v.as_object_mut().unwrap().remove("path");
+        v
+    };
+    for (i, original) in originals.iter().chain([&one_line]).enumerate() {
+        // Beside the copies, under its own name: where a file lies can resolve its project.
+        let same_name = dir
+            .path()
+            .join(i.to_string())
+            .join(original.file_name().unwrap());
+        write(&same_name, &fs::read_to_string(original).unwrap());
+        let expected = shown(&same_name);
+        assert!(
+            expected["counts"]["user_turns"].as_u64() > Some(0),
+            "{original:?}"
+        );
+        for name in ["saved.txt", "saved.JSONL", "saved"] {
+            let copy = dir.path().join(i.to_string()).join(name);
+            write(&copy, &fs::read_to_string(original).unwrap());
+            assert_eq!(shown(&copy), expected, "{copy:?} as {original:?}");
+            let listed = common::json_array(
+                sessions()
+                    .env("HOME", dir.path())
+                    .args(["list", "--format", "json"])
+                    .arg(&copy),
+            );
+            assert_eq!(listed.len(), 1, "{copy:?}");
+            assert_eq!(listed[0]["agent"], expected["agent"], "{copy:?}");
+        }
+    }
+}

@@ -181,6 +181,21 @@ const SNIFF_BYTES: usize = 256 * 1024;
 /// iFlow, Qwen, Droid, Pi, OpenClaw, …), which shares some field names with these three, and
 /// the exports of `sessions` itself.
 pub fn sniff_agent(path: &Path) -> Option<Agent> {
+    sniff(path, true).map(|s| s.agent)
+}
+
+/// What [`sniff_format`] finds a file to hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sniffed {
+    pub agent: Agent,
+    /// One JSON document (a legacy Gemini session, a TS-era Codex rollout) rather than JSON
+    /// lines.
+    pub document: bool,
+}
+
+/// [`sniff_agent`], with whether the file is one JSON document: what a file named on the
+/// command line is read as when its name does not say (`x.txt`, `x.JSONL`, no extension).
+pub fn sniff_format(path: &Path) -> Option<Sniffed> {
     sniff(path, true)
 }
 
@@ -189,10 +204,22 @@ pub fn sniff_agent(path: &Path) -> Option<Agent> {
 /// its name. The output guard never replaces a file this recognises: one test for "a session"
 /// whether a file is read or would be written over.
 pub fn holds_session(path: &Path) -> Option<Agent> {
-    sniff(path, false)
+    sniff(path, false).map(|s| s.agent)
 }
 
-fn sniff(path: &Path, by_name: bool) -> Option<Agent> {
+fn sniff(path: &Path, by_name: bool) -> Option<Sniffed> {
+    let as_lines = |agent| {
+        Some(Sniffed {
+            agent,
+            document: false,
+        })
+    };
+    let as_document = |agent| {
+        Some(Sniffed {
+            agent,
+            document: true,
+        })
+    };
     let name = path.file_name()?.to_string_lossy().to_string();
     let mut reader = io::BufReader::new(read::open(path).ok()?);
     let mut head = Vec::new();
@@ -214,7 +241,7 @@ fn sniff(path: &Path, by_name: bool) -> Option<Agent> {
     for line in lines {
         objects += 1;
         if let Some(agent) = evidence(line) {
-            return Some(agent);
+            return as_lines(agent);
         }
     }
     // Whole-document files (pretty-printed, so no single line is a record).
@@ -226,7 +253,7 @@ fn sniff(path: &Path, by_name: bool) -> Option<Agent> {
         _ => text.contains("\"sessionId\"") && text.contains("\"projectHash\""),
     };
     if gemini_doc {
-        return Some(Agent::Gemini);
+        return as_document(Agent::Gemini);
     }
     let saved_chat = name.starts_with("checkpoint-")
         && match &doc {
@@ -236,7 +263,7 @@ fn sniff(path: &Path, by_name: bool) -> Option<Agent> {
             _ => false,
         };
     if saved_chat {
-        return Some(Agent::Gemini);
+        return as_document(Agent::Gemini);
     }
     let codex_ts = match &doc {
         Some(Value::Object(o)) => {
@@ -250,7 +277,7 @@ fn sniff(path: &Path, by_name: bool) -> Option<Agent> {
         }
     };
     if codex_ts {
-        return Some(Agent::Codex);
+        return as_document(Agent::Codex);
     }
     // The head ends inside a record longer than it (a first prompt with a pasted screenshot).
     let cut_at = head.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
@@ -259,19 +286,19 @@ fn sniff(path: &Path, by_name: bool) -> Option<Agent> {
         && objects <= SNIFF_LINES
         && cut.trim_ascii_start().first() == Some(&b'{')
     {
-        return evidence_past_head(reader, cut.to_vec(), objects);
+        return evidence_past_head(reader, cut.to_vec(), objects).and_then(as_lines);
     }
     // No record at all (an empty file, as Claude Code leaves behind): nothing contradicts what
     // the name says, and the user named the file.
     if by_name && objects == 0 && doc.is_none() && head.trim_ascii().first() != Some(&b'{') {
         if name.starts_with("rollout-") {
-            return Some(Agent::Codex);
+            return as_lines(Agent::Codex);
         }
         if name.starts_with("session-") {
-            return Some(Agent::Gemini);
+            return as_lines(Agent::Gemini);
         }
         if name.ends_with(".jsonl") {
-            return Some(Agent::Claude);
+            return as_lines(Agent::Claude);
         }
     }
     None
