@@ -103,6 +103,14 @@ impl Compaction {
         }
     }
 
+    /// `tokens_before` when the agent wrote it. An estimate (a Gemini snapshot's: the log's
+    /// text, no system prompt) can be a small fraction of the prompt the agent sent, so it is
+    /// neither priced nor compared as the agent's own figure.
+    pub fn recorded_before(&self) -> Option<u64> {
+        self.tokens_before
+            .filter(|_| self.before_provenance() == Provenance::Recorded)
+    }
+
     /// Where `tokens_after` came from: a Claude boundary with `preTokens` but no `postTokens`
     /// recorded only the figure before, so the one after is `Unknown`, not `Recorded`.
     pub fn after_provenance(&self) -> Provenance {

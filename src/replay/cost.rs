@@ -151,7 +151,8 @@ fn rewrites_at(n: usize, at: impl Iterator<Item = usize>) -> Vec<bool> {
 /// is the whole context being summarised, uncached, and whose output is the summary; Gemini
 /// CLI's two (the summary, then the verification pass over the same context and the summary,
 /// which writes it again). The context is the size the agent recorded at the compaction (Claude
-/// `preTokens`, Codex's last prompt), else the request before it (its prompt and response); the
+/// `preTokens`, Codex's last prompt, Gemini's notice; never an estimate such as a Gemini
+/// snapshot's), else the request before it (its prompt and response); the
 /// summary is the agent's, estimated as `--summary-tokens auto` sizes the replay's, else the
 /// median of the session's other summaries, else the default size of the agent's algorithm
 /// (never the replay's size: the agent's summaries are the session's, whatever is replayed). A
@@ -191,7 +192,7 @@ pub fn agent_summariser(input: &ReplayInput) -> Vec<Usage> {
         })
         .map(|c| {
             let context = c
-                .tokens_before
+                .recorded_before()
                 .or_else(|| {
                     let r = input.requests.get(c.request_index.checked_sub(1)?)?;
                     Some(r.recorded_prompt?.saturating_add(r.output))

@@ -36,8 +36,9 @@ pub fn validate(
         if !is_compaction(c) || super::engine::starts_the_log(c) {
             continue;
         }
-        // What the agent wrote, else the last recorded prompt before it.
-        let rec_before = c.tokens_before.or_else(|| {
+        // What the agent wrote, else the last recorded prompt before it (never an estimate:
+        // the column and `recorded_tokens_before` say recorded).
+        let rec_before = c.recorded_before().or_else(|| {
             c.request_index
                 .checked_sub(1)
                 .and_then(|j| timeline.get(j))

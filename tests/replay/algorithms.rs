@@ -225,6 +225,37 @@ fn the_agents_own_compaction_calls_are_priced_apart() {
     );
 }
 
+/// A Gemini snapshot's size before a compaction is estimated from the log's text (227 and 348
+/// tokens here, no system prompt): not what the agent sent. The agent's call is priced, and
+/// validated, on the request before it instead: 22,000 + 40 before the `/compress`, 5,600 + 90
+/// before the automatic one.
+#[test]
+fn a_gemini_snapshots_estimated_size_is_not_taken_as_recorded() {
+    let args = [
+        "replay-compress",
+        "-A",
+        "gemini",
+        "e5f6a7b8",
+        "--format",
+        "json",
+    ];
+    let rows = json_out(sessions().arg("--home").arg(home()).args(args));
+    // Two calls each (summary, then verification over context and summary): summaries of 134
+    // and 121 tokens; 2 × 22,040 + 134 + 2 × 5,690 + 121.
+    let agent = &rows[0]["cost"]["recorded_summariser"];
+    assert_eq!(agent["compactions"], 2, "{agent}");
+    assert_eq!(agent["input"], 55_715, "{agent}");
+    assert_eq!(agent["output"], 2 * 134 + 2 * 121, "{agent}");
+    let rows = json_out(sessions().arg("--home").arg(home()).args(args).args([
+        "--validate",
+        "--set",
+        "threshold=0.005",
+    ]));
+    let v = rows[0]["validation"].as_array().unwrap();
+    let before: Vec<&Value> = v.iter().map(|r| &r["recorded_tokens_before"]).collect();
+    assert_eq!(before, [&json!(22_000), &json!(5_600)], "{v:?}");
+}
+
 /// Pi with compaction turned off has no threshold to report or draw (as a Codex version that
 /// never compacts has none), and compacts nothing.
 #[test]

@@ -3,7 +3,7 @@
 
 use super::settings::Settings;
 use super::*;
-use crate::model::{CompactionKind, Message, Session, Trigger, Usage};
+use crate::model::{CompactionKind, Message, Provenance, Session, Trigger, Usage};
 
 fn item(role: Role, human: bool, text: &str) -> HistoryItem {
     HistoryItem {
@@ -358,6 +358,7 @@ fn validation_pairs_recorded_and_replayed_compactions() {
     let mut c = Compaction::new(CompactionKind::ClaudeBoundary);
     c.request_index = 2;
     c.tokens_before = Some(190_000);
+    c.tokens_provenance = Provenance::Recorded;
     inp.recorded_compactions = vec![c];
     let r = replay(&inp, &opts(Algorithm::Claude, 3_000, &[]));
     let v = &r.validation.as_ref().unwrap()[0];
@@ -477,6 +478,7 @@ fn a_compaction_made_where_the_agent_made_it_resyncs_with_the_recording() {
     c.request_index = 2;
     c.trigger = Trigger::Auto;
     c.tokens_before = Some(200_000);
+    c.tokens_provenance = Provenance::Recorded;
     inp.recorded_compactions = vec![c];
     let r = replay(&inp, &opts(Algorithm::Claude, 3_000, &[]));
     assert_eq!(r.compressions, 1);
@@ -513,6 +515,7 @@ fn the_agents_own_algorithm_follows_a_compaction_it_did_not_predict() {
     c.request_index = 1;
     c.trigger = Trigger::Auto;
     c.tokens_before = Some(60_000);
+    c.tokens_provenance = Provenance::Recorded;
     inp.recorded_compactions = vec![c];
     let mut o = opts(Algorithm::Claude, 3_000, &[]);
     o.follow_recording = true;
@@ -654,6 +657,7 @@ fn the_agents_own_compaction_call_is_priced_on_the_recorded_side() {
     c.trigger = Trigger::Auto;
     c.request_index = 5;
     c.tokens_before = Some(100_000);
+    c.tokens_provenance = Provenance::Recorded;
     c.summary = Some("s".repeat(12_000));
     inp.recorded_compactions = vec![c];
     let sizes = [10_000u64, 30_000, 50_000, 70_000, 90_000, 3_000];
@@ -703,6 +707,7 @@ fn only_the_compactions_the_agent_ran_are_priced() {
         c.trigger = trigger;
         c.request_index = k;
         c.tokens_before = Some(150_000);
+        c.tokens_provenance = Provenance::Recorded;
         c.summary = Some("s".repeat(4_000));
         c
     };
@@ -746,6 +751,7 @@ fn without_a_recorded_size_there_is_no_saving_against_recorded_in_dollars() {
     c.trigger = Trigger::Auto;
     c.request_index = 2;
     c.tokens_before = Some(40_000);
+    c.tokens_provenance = Provenance::Recorded;
     inp.recorded_compactions = vec![c];
     let timeline: Vec<Point> = (0..3)
         .map(|k| Point {
