@@ -61,7 +61,8 @@ pub fn validate(
             (Some(b), Some(r)) if r > 0 => Some(round1((b as f64 - r as f64) / r as f64 * 100.0)),
             _ => None,
         };
-        let auto = c.trigger != Trigger::Manual;
+        // An unknown trigger may have been a `/compress` or `/compact`: not counted as automatic.
+        let auto = c.trigger == Trigger::Auto;
         if auto {
             fidelity.recorded_auto += 1;
             if matched.is_some() {
@@ -155,7 +156,7 @@ pub fn summarize(rs: &[&super::SessionReplay]) -> Vec<Summary> {
                         Some(id) => (None, Some(id.as_str()), None, None),
                         None => (Some(&r.id), None, v.timestamp, v.recorded_tokens_before),
                     };
-                    if v.trigger == Trigger::Manual || !seen.insert(key) {
+                    if v.trigger != Trigger::Auto || !seen.insert(key) {
                         continue;
                     }
                     auto += 1;

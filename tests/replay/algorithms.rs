@@ -256,6 +256,47 @@ fn a_gemini_snapshots_estimated_size_is_not_taken_as_recorded() {
     assert_eq!(before, [&json!(22_000), &json!(5_600)], "{v:?}");
 }
 
+/// A compaction of unknown trigger (the Gemini JSON snapshot of f6a7b8c9) gets its validation
+/// row but is no automatic compaction: of the sample home's Gemini compactions, three are
+/// `auto`.
+#[test]
+fn an_unknown_trigger_is_not_counted_as_automatic() {
+    let args = ["replay-compress", "-A", "gemini", "--all", "--validate"];
+    let rows = json_out(
+        sessions()
+            .arg("--home")
+            .arg(home())
+            .args(args)
+            .args(["--format", "json"]),
+    );
+    let unknown = rows
+        .iter()
+        .find(|r| {
+            r["id"]
+                .as_str()
+                .is_some_and(|id| id.starts_with("f6a7b8c9"))
+        })
+        .expect("the session with the unknown-trigger compaction");
+    assert_eq!(unknown["validation"][0]["trigger"], "unknown", "{unknown}");
+    assert_eq!(unknown["fidelity"]["recorded_auto"], 0, "{unknown}");
+    let summary = rows
+        .iter()
+        .find(|r| r["kind"] == "validation_summary")
+        .expect("a validation summary");
+    assert_eq!(summary["recorded_auto"], 3, "{summary}");
+    let text = String::from_utf8(common::stdout_of(
+        sessions().arg("--home").arg(home()).args(args),
+    ))
+    .unwrap();
+    let fidelity = text
+        .lines()
+        .find(|l| l.starts_with("gemini ") && l.contains('%'))
+        .expect("the fidelity row");
+    let cells: Vec<&str> = fidelity.split_whitespace().collect();
+    // AGENT SESSIONS AUTO ...
+    assert_eq!(cells[2], "3", "{text}");
+}
+
 /// Pi with compaction turned off has no threshold to report or draw (as a Codex version that
 /// never compacts has none), and compacts nothing.
 #[test]
