@@ -237,3 +237,44 @@ fn notes_wrap_to_the_terminal_width() {
         );
     }
 }
+
+/// The verdict's session count is of the sessions the algorithm intervened on, out of those
+/// replayed, as the JSON's `compressions` say.
+#[test]
+fn the_verdict_says_how_many_sessions_had_an_intervention() {
+    let args = [
+        "replay-compress",
+        "--all",
+        "-A",
+        "gemini",
+        "--set",
+        "threshold=0.0001",
+    ];
+    let rows = json_out(
+        sessions()
+            .arg("--home")
+            .arg(home())
+            .args(args)
+            .args(["--format", "json"]),
+    );
+    let comp: Vec<u64> = rows
+        .iter()
+        .map(|r| r["compressions"].as_u64().unwrap())
+        .collect();
+    let acted = comp.iter().filter(|&&c| c > 0).count();
+    assert!(0 < acted && acted < rows.len(), "{comp:?}");
+    let text = String::from_utf8(common::stdout_of(
+        sessions().arg("--home").arg(home()).args(args),
+    ))
+    .unwrap();
+    let verdict = text
+        .lines()
+        .find(|l| l.starts_with("verdict:"))
+        .expect("a verdict");
+    let expected = format!(
+        "over {} interventions on {acted} of {} sessions",
+        comp.iter().sum::<u64>(),
+        rows.len()
+    );
+    assert!(verdict.contains(&expected), "{expected}: {verdict}");
+}

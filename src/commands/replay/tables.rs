@@ -37,12 +37,15 @@ struct Aggregate {
     /// diverge are replayed one row each.
     n: usize,
     files: usize,
+    /// Of the `n` sessions, those the algorithm intervened on at least once.
+    acted: usize,
 }
 
 fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> Aggregate {
     let mut t = Totals::default();
     let (mut comp, mut followed, mut peak, mut files) = (0, 0, 0, 0);
     let mut ids = std::collections::HashSet::new();
+    let mut acted = std::collections::HashSet::new();
     let mut saved_usd: Option<f64> = None;
     let mut saved_vs_recorded_usd: Option<f64> = None;
     let mut agent_compactions = 0u64;
@@ -74,6 +77,9 @@ fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> Aggregate {
         followed += r.followed;
         peak = peak.max(r.peak.what_if);
         ids.insert((r.agent, r.id.as_str()));
+        if r.compressions > 0 {
+            acted.insert((r.agent, r.id.as_str()));
+        }
         files += 1;
     }
     t.saved_pct = crate::replay::pct(t.saved, t.full);
@@ -89,6 +95,7 @@ fn aggregate<'a>(rs: impl Iterator<Item = &'a SessionReplay>) -> Aggregate {
         peak,
         n: ids.len(),
         files,
+        acted: acted.len(),
     }
 }
 
@@ -394,8 +401,14 @@ fn verdict(r: Option<&SessionReplay>, a: &Aggregate, setting: Option<&str>) -> S
         return format!("verdict: {how} would not have intervened on {over}{followed}{attempts}.");
     }
     let events = plural(comp, "intervention");
+    // The interventions fall on some sessions only: say on how many, not on how many were
+    // replayed.
+    let on = match a.acted {
+        k if k < a.n => format!("{k} of {over}"),
+        _ => over,
+    };
     let mut unmanaged = vec![format!(
-        "{} ({:.1}% of the unmanaged context) over {events} on {over}{followed}",
+        "{} ({:.1}% of the unmanaged context) over {events} on {on}{followed}",
         token_change(t.saved, "tokens"),
         t.saved_pct.abs()
     )];
@@ -917,6 +930,7 @@ mod tests {
             peak: 0,
             n: 20,
             files: 20,
+            acted: 20,
         }
     }
 
@@ -942,6 +956,23 @@ mod tests {
         assert!(recorded.contains("saved $6.96 in dollars"), "{v}");
         assert!(!recorded.contains("prompt caching"), "{v}");
         assert!(!v.contains('-') && !v.contains('−'), "a bare sign: {v}");
+    }
+
+    #[test]
+    fn the_verdict_counts_the_sessions_intervened_on() {
+        let mut a = mixed();
+        assert!(a.acted == a.n);
+        assert!(
+            verdict(None, &a, None).contains("over 23 interventions on 20 sessions (besides"),
+            "all sessions"
+        );
+        a.acted = 13;
+        a.files = 25;
+        let v = verdict(None, &a, None);
+        assert!(
+            v.contains("over 23 interventions on 13 of 20 sessions (25 files) (besides"),
+            "{v}"
+        );
     }
 
     #[test]
