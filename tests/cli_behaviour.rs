@@ -890,3 +890,65 @@ fn a_named_session_file_is_read_by_its_content_whatever_its_name() {
         }
     }
 }
+
+/// A damaged file the user names, whose name is one a store gives its sessions, is read as that
+/// agent's: its damage is reported at its line and fails `--strict` (exit 3), where it was
+/// called "not a session file" and passed. A file of another name that shows no agent is still
+/// not a session.
+#[test]
+fn a_named_damaged_session_file_reports_its_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let rollout = fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "testdata/home/.codex/sessions/2026/04/02/rollout-2026-04-02T14-30-00-019d4e99-de40-7b52-9d63-6e2f3a4b5c02.jsonl",
+        ),
+    )
+    .unwrap();
+    let zst = zstd::encode_all(&rollout[..], 3).unwrap();
+    let cases = [
+        (
+            "rollout-2026-05-20T15-58-40-019e461c-4b80-7c73-ae84-7f3a4b5c6d03.jsonl.zst",
+            zst[..zst.len() / 2].to_vec(),
+            "read error",
+        ),
+        (
+            "session-2026-05-06T10-00-aaaa0012.json",
+            br#"{"sessionId":"aaaa0012","messages":["#.to_vec(),
+            "not a valid JSON document",
+        ),
+        (
+            "6f0d3c52-8a1e-4b7f-9c2d-1e5a7b3c9d0f.jsonl",
+            b"{\"type\":\"user\",\"message\":{\"content\":tru\n".to_vec(),
+            "skipped malformed line",
+        ),
+    ];
+    for (name, bytes, said) in cases {
+        let path = dir.path().join(name);
+        fs::write(&path, bytes).unwrap();
+        // Old enough not to be a document caught mid-rewrite.
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let out = sessions()
+            .args(["--strict", "list"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{name}: {err}");
+        assert!(err.contains(&format!("{name}:1: {said}")), "{name}: {err}");
+        assert!(!err.contains("not a session file"), "{name}: {err}");
+    }
+    let other = dir.path().join("notes.jsonl");
+    fs::write(&other, "{\"a\":1}\n").unwrap();
+    sessions()
+        .args(["--strict", "list"])
+        .arg(&other)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("not a session file"));
+}

@@ -224,10 +224,19 @@ fn sniff(path: &Path, by_name: bool) -> Option<Sniffed> {
     let mut reader = io::BufReader::new(read::open(path).ok()?);
     let mut head = Vec::new();
     // A pretty-printed legacy document starts with `{` alone on its line: read enough of it.
-    (&mut reader)
+    if (&mut reader)
         .take(SNIFF_BYTES as u64)
         .read_to_end(&mut head)
-        .ok()?;
+        .is_err()
+    {
+        // A compressed file that fails to decompress (cut, corrupt): when the user named it
+        // and its name is a store's, it is read as that agent's so that its parse says what
+        // is wrong with it, rather than "not a session".
+        return by_name
+            .then(|| store_name_agent(&name))
+            .flatten()
+            .and_then(as_lines);
+    }
     if is_export(&head) {
         return None;
     }
@@ -301,7 +310,36 @@ fn sniff(path: &Path, by_name: bool) -> Option<Sniffed> {
             return as_lines(Agent::Claude);
         }
     }
+    // Content that shows no agent (a document cut short, a first record damaged) in a file
+    // named as a store names its sessions: that agent's, so that its parse reports the damage
+    // with its line, and `--strict` fails, rather than the file being "not a session".
+    if by_name && let Some(agent) = store_name_agent(&name) {
+        let document = agent != Agent::Claude && name.ends_with(".json");
+        return Some(Sniffed { agent, document });
+    }
     None
+}
+
+/// The agent whose store names its session files so: `rollout-….jsonl[.zst]` or `.json`
+/// (Codex), `session-….json[l]` (Gemini), `<uuid>.jsonl` (Claude).
+fn store_name_agent(name: &str) -> Option<Agent> {
+    let plain = name.strip_suffix(".zst").unwrap_or(name);
+    let (stem, lines) = match plain.strip_suffix(".jsonl") {
+        Some(stem) => (stem, true),
+        None => (plain.strip_suffix(".json")?, false),
+    };
+    if stem.starts_with("rollout-") {
+        return Some(Agent::Codex);
+    }
+    if stem.starts_with("session-") && !name.ends_with(".zst") {
+        return Some(Agent::Gemini);
+    }
+    let uuid = stem.len() == 36
+        && stem.bytes().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        });
+    (uuid && lines && !name.ends_with(".zst")).then_some(Agent::Claude)
 }
 
 /// Whether a file is an export of `sessions` (`export --format json|jsonl`, `show --format
