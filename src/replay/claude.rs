@@ -176,6 +176,9 @@ pub fn estimate(item: &HistoryItem, m: &ClaudeMeasure) -> u64 {
                     .iter()
                     .map(|a| match a {
                         Part::Image { media_type, .. } => m.media_tokens(media_type.as_deref()),
+                        Part::Unknown { kind, .. } if kind == "document" => {
+                            m.media_tokens(Some(DOCUMENT))
+                        }
                         _ => 0,
                     })
                     .sum();
@@ -186,11 +189,17 @@ pub fn estimate(item: &HistoryItem, m: &ClaudeMeasure) -> u64 {
                 round_quarter(units) + media
             }
             Part::Image { media_type, .. } => m.media_tokens(media_type.as_deref()),
+            // A `document` block (a PDF, base64 in its JSON) costs what a document costs,
+            // not its JSON's length.
+            Part::Unknown { kind, .. } if kind == "document" => m.media_tokens(Some(DOCUMENT)),
             Part::Unknown { raw, .. } if all => estimate_str(&raw.to_string()),
             _ => 0,
         })
         .sum()
 }
+
+/// The media type a Claude `document` block is estimated as (any document costs the same).
+const DOCUMENT: &str = "application/pdf";
 
 pub struct Claude {
     threshold: u64,
@@ -401,6 +410,29 @@ mod tests {
         let new = versions::claude(Some("2.1.74"), None).measure;
         // "Bash" + {"command":"ls -la"} = 4 + 20 units → 6; thinking 100; image 2,000.
         assert_eq!(estimate(&it, &new), 6 + 100 + 2_000);
+    }
+
+    /// A `document` block (a PDF, its base64 in its JSON) costs 2,000 from 2.1.74 and
+    /// nothing before, standing alone or inside a tool result: never its JSON's length.
+    #[test]
+    fn a_document_costs_what_claude_code_counts_it() {
+        let doc = || Part::Unknown {
+            kind: "document".into(),
+            raw: serde_json::json!({"type": "document", "source": {"type": "base64",
+                "media_type": "application/pdf", "data": "JVBERi0x".repeat(50_000)}}),
+        };
+        let result = Part::ToolResult {
+            call_id: "t".into(),
+            output: String::new(),
+            is_error: false,
+            attachments: vec![doc()],
+            output_size: None,
+        };
+        let it = item(Role::Tool, vec![doc(), result]);
+        let old = versions::claude(Some("2.1.73"), None).measure;
+        assert_eq!(estimate(&it, &old), 0);
+        let new = versions::claude(Some("2.1.74"), None).measure;
+        assert_eq!(estimate(&it, &new), 2 * 2_000);
     }
 
     #[test]

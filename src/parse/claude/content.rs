@@ -77,9 +77,6 @@ impl Parser<'_> {
             }
             Some("tool_result") => self.tool_result(o, msg_key, n, rec),
             Some("image") => image_part(o.source.as_ref(), o.media_type.as_deref()),
-            Some("document") if o.media_source => {
-                image_part(o.source.as_ref(), o.media_type.as_deref())
-            }
             Some(t) => Part::Unknown {
                 kind: t.to_string(),
                 raw: o.raw,
@@ -162,8 +159,7 @@ fn str_in<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
     v.get(key).and_then(Value::as_str)
 }
 
-/// An `image` block, or a `document` one with base64 data or a URL (a PDF: its media type
-/// tells), → [`Part::Image`]; tolerant of `url`/`file` sources and missing fields.
+/// An `image` block → [`Part::Image`]; tolerant of `url`/`file` sources and missing fields.
 fn image_part(source: Option<&Value>, media_type: Option<&str>) -> Part {
     let src = source.filter(|s| s.is_object());
     let media_type = src
@@ -187,9 +183,6 @@ fn attachment_part(v: Value) -> Part {
     let kind = match &v {
         Value::Object(o) => match o.get("type").and_then(Value::as_str) {
             Some("image") => return image_part(o.get("source"), str_in(&v, "media_type")),
-            Some("document") if super::records::is_media_source(o.get("source")) => {
-                return image_part(o.get("source"), str_in(&v, "media_type"));
-            }
             Some(t) => t.to_string(),
             None => "object".into(),
         },

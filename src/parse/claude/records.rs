@@ -304,11 +304,8 @@ pub(super) struct BlockObj<'a> {
     pub is_error: Option<bool>,
     /// `tool_result.content` (full view), as recorded.
     pub result: Option<Value>,
-    /// `source` of an image block, or of a document block with a [`media_source`] (full view).
+    /// `source` of an image block (full view).
     pub source: Option<Value>,
-    /// A `document` block's source is base64 data or a URL (a PDF, say): read as an image is,
-    /// a media part. Known in both views, so that both make the same parts of a record.
-    pub media_source: bool,
     pub media_type: Option<Cow<'a, str>>,
     /// The whole block (full view), kept for kinds the parser does not model.
     pub raw: Value,
@@ -355,10 +352,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
                     name: b.name.0,
                     tool_use_id: b.tool_use_id.0,
                     is_error: b.is_error.0,
-                    media_source: b
-                        .source
-                        .get()
-                        .is_some_and(|s| media_source_kind(s.kind.get())),
                     ..BlockObj::default()
                 }))
             }
@@ -533,26 +526,6 @@ struct SummaryBlock<'a> {
     /// (a sub-agent's type is listed with the session).
     #[serde(default, borrow)]
     input: Obj<SpawnInput<'a>>,
-    /// A document's `source.type` ([`BlockObj::media_source`]); its data is skipped unread.
-    #[serde(default, borrow)]
-    source: Obj<SourceKind<'a>>,
-}
-
-#[derive(Deserialize)]
-struct SourceKind<'a> {
-    #[serde(rename = "type", default, borrow)]
-    kind: Str<'a>,
-}
-
-/// The `source.type` of a document that is a media part: base64 data or a URL. A `text` or
-/// `content` source holds the document's text, which stays in the block's JSON.
-pub(super) fn media_source_kind(kind: Option<&str>) -> bool {
-    matches!(kind, Some("base64" | "url"))
-}
-
-/// Whether a block's `source` value is a media source ([`media_source_kind`]).
-pub(super) fn is_media_source(source: Option<&Value>) -> bool {
-    media_source_kind(source.and_then(|s| s.get("type")).and_then(Value::as_str))
 }
 
 #[derive(Deserialize)]
@@ -604,11 +577,6 @@ impl Block<'_> {
                 b.result = m.remove("content");
             }
             Some("image") => {
-                b.media_type = str_of(&m, "media_type");
-                b.source = m.remove("source");
-            }
-            Some("document") if is_media_source(m.get("source")) => {
-                b.media_source = true;
                 b.media_type = str_of(&m, "media_type");
                 b.source = m.remove("source");
             }
