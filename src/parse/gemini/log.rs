@@ -231,6 +231,15 @@ impl Log {
     fn patch_metadata(&mut self, line: u64, m: &MetaIn) {
         let s = |v: &Option<Value>| v.as_ref().and_then(Value::as_str).map(str::to_string);
         if let Some(x) = s(&m.session_id) {
+            // Gemini CLI's loader merges a later id over the first, as this does; but a file
+            // whose records name two sessions (two documents written one after the other)
+            // is worth a warning, or the first session is silently read as the second.
+            if let Some(first) = self.session_id.as_ref().filter(|first| **first != x) {
+                let msg = format!(
+                    "`sessionId` changes from {first:?} to {x:?}: records of two sessions in                      one file, read as one session under the later id"
+                );
+                self.warn(WarningKind::UnexpectedRecord, Some(line), msg);
+            }
             self.session_id = Some(x);
         }
         if let Some(x) = s(&m.project_hash) {

@@ -952,3 +952,29 @@ fn tool_calls_of_another_shape_are_reported_not_skipped() {
         )]
     );
 }
+
+/// A file whose records name two sessions (two documents written one after the other) is read
+/// as Gemini CLI reads it, one session under the later id, with a warning at the line where
+/// the id changes; `$set` with the same id, as Gemini CLI writes after a compression, is quiet.
+#[test]
+fn a_second_session_id_in_one_file_is_warned_about() {
+    let mut other = meta();
+    other["sessionId"] = json!("s-2");
+    let s = session(&[
+        meta(),
+        user("u1", "first"),
+        json!({"$set": {"sessionId": "s-1"}}),
+        other,
+        user("u2", "second"),
+    ]);
+    assert_eq!(s.id, "s-2");
+    assert_eq!(s.messages.len(), 2);
+    let changed: Vec<_> = s
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("`sessionId` changes"))
+        .collect();
+    assert_eq!(changed.len(), 1, "{:?}", s.warnings);
+    assert_eq!(changed[0].line, Some(4));
+    assert_eq!(changed[0].kind, WarningKind::UnexpectedRecord);
+}
