@@ -262,13 +262,7 @@ fn a_gemini_snapshots_estimated_size_is_not_taken_as_recorded() {
 #[test]
 fn an_unknown_trigger_is_not_counted_as_automatic() {
     let args = ["replay-compress", "-A", "gemini", "--all", "--validate"];
-    let rows = json_out(
-        sessions()
-            .arg("--home")
-            .arg(home())
-            .args(args)
-            .args(["--format", "json"]),
-    );
+    let rows = json_on_home(&args);
     let unknown = rows
         .iter()
         .find(|r| {

@@ -13,13 +13,7 @@ fn the_table_says_what_it_used_sorts_by_saving_and_ends_with_a_verdict() {
         "--context-window",
         "20000",
     ];
-    let rows = json_out(
-        sessions()
-            .arg("--home")
-            .arg(home())
-            .args(args)
-            .args(["--format", "json"]),
-    );
+    let rows = json_on_home(&args);
     let out = sessions()
         .env("COLUMNS", "80")
         .arg("--home")
@@ -250,13 +244,7 @@ fn the_verdict_says_how_many_sessions_had_an_intervention() {
         "--set",
         "threshold=0.0001",
     ];
-    let rows = json_out(
-        sessions()
-            .arg("--home")
-            .arg(home())
-            .args(args)
-            .args(["--format", "json"]),
-    );
+    let rows = json_on_home(&args);
     let comp: Vec<u64> = rows
         .iter()
         .map(|r| r["compressions"].as_u64().unwrap())

@@ -22,6 +22,17 @@ fn home() -> PathBuf {
 
 use common::{json_array as json_out, sessions};
 
+/// The JSON records of `sessions --home testdata/home <args> --format json`.
+fn json_on_home(args: &[&str]) -> Vec<Value> {
+    json_out(
+        sessions()
+            .arg("--home")
+            .arg(home())
+            .args(args)
+            .args(["--format", "json"]),
+    )
+}
+
 /// A Claude session of `turns` turns: each prompt is 40,000 ASCII characters (10,000 tokens at
 /// bytes/4), each reply "ok" (1 token); the recorded prompt of request k is
 /// 5,000 + 10,000 × (k + 1) + k, i.e. a 5,000-token overhead plus exactly the estimate. Past
