@@ -704,15 +704,7 @@ fn empty_stores_say_where_they_looked_and_exit_0() {
 
 #[test]
 fn help_teaches() {
-    for sub in [
-        "list",
-        "show",
-        "projects",
-        "compactions",
-        "replay-compress",
-        "export",
-        "usage",
-    ] {
+    for sub in common::SUBCOMMANDS {
         let help = stdout(common::sessions().args([sub, "--help"]));
         assert!(help.contains("Examples:\n  sessions "), "{sub}: {help}");
     }

@@ -7,15 +7,8 @@ use std::path::Path;
 use std::process::Command as Process;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-const SUBCOMMANDS: [&str; 7] = [
-    "list",
-    "show",
-    "projects",
-    "compactions",
-    "replay-compress",
-    "export",
-    "usage",
-];
+
+use common::SUBCOMMANDS;
 
 fn too_wide(text: &str, width: usize) -> Vec<String> {
     text.lines()

@@ -3,6 +3,17 @@
 
 use assert_cmd::Command;
 
+/// The subcommands a user reads the help of (`completions` and `man` generate files).
+pub const SUBCOMMANDS: [&str; 7] = [
+    "list",
+    "show",
+    "projects",
+    "compactions",
+    "replay-compress",
+    "export",
+    "usage",
+];
+
 /// `sessions` with the agents' store variables removed (so the machine's real stores never
 /// leak into a test), UTC time and a fixed table width.
 pub fn sessions() -> Command {
