@@ -232,10 +232,7 @@ fn sniff(path: &Path, by_name: bool) -> Option<Sniffed> {
         // A compressed file that fails to decompress (cut, corrupt): when the user named it
         // and its name is a store's, it is read as that agent's so that its parse says what
         // is wrong with it, rather than "not a session".
-        return by_name
-            .then(|| store_name_agent(&name))
-            .flatten()
-            .and_then(as_lines);
+        return by_name.then(|| by_store_name(&name)).flatten();
     }
     if is_export(&head) {
         return None;
@@ -313,33 +310,42 @@ fn sniff(path: &Path, by_name: bool) -> Option<Sniffed> {
     // Content that shows no agent (a document cut short, a first record damaged) in a file
     // named as a store names its sessions: that agent's, so that its parse reports the damage
     // with its line, and `--strict` fails, rather than the file being "not a session".
-    if by_name && let Some(agent) = store_name_agent(&name) {
-        let document = agent != Agent::Claude && name.ends_with(".json");
-        return Some(Sniffed { agent, document });
+    if by_name {
+        return by_store_name(&name);
     }
     None
 }
 
-/// The agent whose store names its session files so: `rollout-….jsonl[.zst]` or `.json`
-/// (Codex), `session-….json[l]` (Gemini), `<uuid>.jsonl` (Claude).
-fn store_name_agent(name: &str) -> Option<Agent> {
+/// What a file is, from its name alone, when a store names its session files so:
+/// `rollout-….jsonl[.zst]` or `.json` (Codex), `session-….json[l]` (Gemini), `<uuid>.jsonl`
+/// (Claude); a `.json` name is one document.
+fn by_store_name(name: &str) -> Option<Sniffed> {
     let plain = name.strip_suffix(".zst").unwrap_or(name);
     let (stem, lines) = match plain.strip_suffix(".jsonl") {
         Some(stem) => (stem, true),
         None => (plain.strip_suffix(".json")?, false),
     };
+    let sniffed = |agent| {
+        Some(Sniffed {
+            agent,
+            document: !lines,
+        })
+    };
     if stem.starts_with("rollout-") {
-        return Some(Agent::Codex);
+        return sniffed(Agent::Codex);
     }
     if stem.starts_with("session-") && !name.ends_with(".zst") {
-        return Some(Agent::Gemini);
+        return sniffed(Agent::Gemini);
     }
     let uuid = stem.len() == 36
         && stem.bytes().enumerate().all(|(i, b)| match i {
             8 | 13 | 18 | 23 => b == b'-',
             _ => b.is_ascii_hexdigit(),
         });
-    (uuid && lines && !name.ends_with(".zst")).then_some(Agent::Claude)
+    if uuid && lines && !name.ends_with(".zst") {
+        return sniffed(Agent::Claude);
+    }
+    None
 }
 
 /// Whether a file is an export of `sessions` (`export --format json|jsonl`, `show --format

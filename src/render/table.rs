@@ -256,7 +256,7 @@ fn records(
             }
             out.push_str(indent);
             out.push_str(&pad(&headers[i], label, false));
-            for (k, line) in record_value(columns[i].cut, cell, room, &cut, i)
+            for (k, line) in record_value(columns[i].cut, cell, room, || cut(i, cell, room))
                 .iter()
                 .enumerate()
             {
@@ -279,20 +279,14 @@ const RECORD_LINES: usize = 4;
 /// The lines of a value in a record `room` columns wide: free text (cut at its end in a
 /// table) wraps at spaces, since a record has the lines to spare and an event or a title cut
 /// at 30 columns says little; paths and ids are cut as in the table.
-fn record_value(
-    how: Cut,
-    cell: &str,
-    room: usize,
-    cut: &dyn Fn(usize, &str, usize) -> String,
-    i: usize,
-) -> Vec<String> {
+fn record_value(how: Cut, cell: &str, room: usize, cut: impl Fn() -> String) -> Vec<String> {
     if how != Cut::End || width(cell) <= room {
-        return vec![cut(i, cell, room)];
+        return vec![cut()];
     }
     let wrapped = super::text::wrap(cell, Some(room), 0);
     let mut lines: Vec<String> = wrapped.lines().map(str::to_string).collect();
     if lines.len() < 2 || lines.iter().any(|l| width(l) > room) {
-        return vec![cut(i, cell, room)];
+        return vec![cut()];
     }
     if lines.len() > RECORD_LINES {
         let rest = lines.split_off(RECORD_LINES - 1).join(" ");

@@ -176,9 +176,7 @@ pub fn estimate(item: &HistoryItem, m: &ClaudeMeasure) -> u64 {
                     .iter()
                     .map(|a| match a {
                         Part::Image { media_type, .. } => m.media_tokens(media_type.as_deref()),
-                        Part::Unknown { kind, .. } if kind == "document" => {
-                            m.media_tokens(Some(DOCUMENT))
-                        }
+                        Part::Unknown { kind, .. } if kind == "document" => m.document_tokens(),
                         _ => 0,
                     })
                     .sum();
@@ -191,15 +189,12 @@ pub fn estimate(item: &HistoryItem, m: &ClaudeMeasure) -> u64 {
             Part::Image { media_type, .. } => m.media_tokens(media_type.as_deref()),
             // A `document` block (a PDF, base64 in its JSON) costs what a document costs,
             // not its JSON's length.
-            Part::Unknown { kind, .. } if kind == "document" => m.media_tokens(Some(DOCUMENT)),
+            Part::Unknown { kind, .. } if kind == "document" => m.document_tokens(),
             Part::Unknown { raw, .. } if all => estimate_str(&raw.to_string()),
             _ => 0,
         })
         .sum()
 }
-
-/// The media type a Claude `document` block is estimated as (any document costs the same).
-const DOCUMENT: &str = "application/pdf";
 
 pub struct Claude {
     threshold: u64,

@@ -39,9 +39,13 @@ impl ClaudeMeasure {
     pub fn media_tokens(&self, media_type: Option<&str>) -> u64 {
         match crate::model::media_kind(media_type) {
             "image" => self.image_tokens(),
-            _ if self.estimates_all_blocks => 2_000,
-            _ => 0,
+            _ => self.document_tokens(),
         }
+    }
+
+    /// Tokens a document block (a PDF) adds: 2,000 where every block is estimated, else none.
+    pub fn document_tokens(&self) -> u64 {
+        if self.estimates_all_blocks { 2_000 } else { 0 }
     }
 }
 
