@@ -1,7 +1,7 @@
 //! End-to-end behaviour of the binary on small stores built in temporary folders: exit codes,
 //! warnings, `--strict`, symlink loops, discovery precedence and Gemini hash matching.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

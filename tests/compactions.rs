@@ -1,7 +1,7 @@
 //! `sessions compactions`: the ledger over the sample home (one fixture per detection form) and
 //! over the real corpus files that carry compactions.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -88,7 +88,7 @@
 //! It knows nothing of replayed parent prefixes: for the sub-agent and fork fixtures the numbers
 //! were worked out by hand from the lines after the replay (see `testdata/home/.codex/README.md`).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -20,7 +20,7 @@
 //!   → unique records by type, distinct toolCalls ids, gemini messages with results (each gets
 //!     one Tool message after it unless v0.44 functionResponse user messages carry them).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! reaching the terminal, one time-zone rule, empty stores and the README's fallback, and the
 //! help that teaches.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! its message and exit status (README "Exit status"). Cases about permissions run as an
 //! unprivileged user (see `common::sessions_unprivileged`), since root reads a mode-000 file.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};

@@ -5,8 +5,6 @@
 //! It asserts no panic, and that a line made malformed is reported at its line number, not
 //! dropped in silence. Inputs the fuzzers found are replayed from `testdata/fuzz-regressions`.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
 use sessions::fuzzing::{Target, parse_bytes, run};

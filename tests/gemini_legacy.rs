@@ -2,13 +2,11 @@
 //! sub-agent recordings (`src/gemini_groups.rs`), on hand-made fixtures
 //! (`testdata/gemini-legacy/README.md`) and on the real files of the corpus.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-
-corpus_is_present_in_ci!();
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/gemini-legacy")

@@ -1,6 +1,6 @@
 //! man/ and completions/ are generated from the clap definition and committed. This test
 //! regenerates them into a temporary folder and fails when the committed copies differ.
-//! To refresh them: `SESSIONS_UPDATE_GENERATED=1 cargo test --test generated`.
+//! To refresh them: `SESSIONS_UPDATE_GENERATED=1 cargo test --test suite generated`.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -63,13 +63,13 @@ fn man_pages_and_completions_are_fresh() {
         assert_eq!(
             names,
             have.keys().collect::<Vec<_>>(),
-            "{} is stale: run `SESSIONS_UPDATE_GENERATED=1 cargo test --test generated`",
+            "{} is stale: run `SESSIONS_UPDATE_GENERATED=1 cargo test --test suite generated`",
             committed.display()
         );
         for (name, text) in &want {
             assert!(
                 have.get(name) == Some(text),
-                "{}/{name} is stale: run `SESSIONS_UPDATE_GENERATED=1 cargo test --test generated`",
+                "{}/{name} is stale: run `SESSIONS_UPDATE_GENERATED=1 cargo test --test suite generated`",
                 committed.display()
             );
         }

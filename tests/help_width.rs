@@ -1,7 +1,7 @@
 //! A new user's first hour at 80 columns: every `--help` and `-h`, and every man page as
 //! `man` lays it out, fit 80 columns without a line cut mid-sentence by a wider source.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command as Process;

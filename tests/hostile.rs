@@ -2,7 +2,7 @@
 //! format through every subcommand (this test build has overflow checks on, so an overflow is
 //! a panic, i.e. a failure here), and session files whose paths are not UTF-8.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::fs;

@@ -6,7 +6,7 @@
 //! so the directory listing) before and after every subcommand, `--plot` and `export --all -o`
 //! included, and after every refused write.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -4,7 +4,7 @@
 //! redacted in the merged message, not piece by piece. Then the streamed key end to end,
 //! through the binary, in every export format.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

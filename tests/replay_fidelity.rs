@@ -6,7 +6,7 @@
 //! The figures asserted here are the agreement reached on 2026-11-24 (see the README's replay
 //! section); a change that loses fidelity fails them.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
@@ -17,8 +17,6 @@ fn real(dir: &str) -> PathBuf {
         .join("real")
         .join(dir)
 }
-
-corpus_is_present_in_ci!();
 
 /// `replay-compress --validate --format json` over one folder: the per-session records and the
 /// per-agent `validation_summary`.

@@ -2,7 +2,7 @@
 //! named session is selected by a scan and then parsed in full. Both ways give the same
 //! replay, and the summary size `--all` settles before its scan is the one the scan confirms.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -183,8 +183,6 @@ fn replays_made_before_the_summary_size_was_known_are_those_made_at_it() {
     }
     assert!(compared.0 >= 20 && compared.1 >= 40, "{compared:?}");
 }
-
-corpus_is_present_in_ci!();
 
 /// `replay-compress -A gemini` over a folder of real sessions of the corpus, as JSON.
 fn replay_real(folder: &str, extra: &[&str]) -> Vec<Value> {

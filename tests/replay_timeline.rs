@@ -2,7 +2,7 @@
 //! a compaction it only followed from the recording is told from one the algorithm decided
 //! (as JSON's `forced` tells them apart).
 
-mod common;
+use crate::common;
 
 use common::sessions;
 

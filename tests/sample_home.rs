@@ -3,7 +3,7 @@
 //! project resolution), filters and output formats (the promise never to write into a store is
 //! tests/read_only.rs).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

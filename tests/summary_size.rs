@@ -4,7 +4,7 @@
 //! reports. This holds it to that on every corpus and sample-home session, for every algorithm
 //! that writes summaries.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -28,8 +28,6 @@ fn options(alg: Algorithm, summary_tokens: u64, source: &'static str) -> ReplayO
         follow_recording: true,
     }
 }
-
-corpus_is_present_in_ci!();
 
 #[test]
 #[cfg_attr(not(has_corpus), ignore = "needs the corpus: set SESSIONS_CORPUS")]

@@ -2,7 +2,7 @@
 //! in `--since`/`--until` (the same in every command), the end of a day, and a `$TZ` that
 //! names no zone.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

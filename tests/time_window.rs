@@ -1,7 +1,7 @@
 //! `--since` skips files by mtime before opening them; the numbers must not depend on which
 //! files that was: the same data gives the same totals whatever the files' mtimes.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

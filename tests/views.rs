@@ -4,7 +4,7 @@
 //! and `replay` read), on every corpus file and every sample-home file; the views the replays
 //! read replay exactly as the full model does.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! names than the defaults, a bind mount of a store, the `--prices` file, and paths with
 //! control characters echoed to the terminal.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

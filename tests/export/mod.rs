@@ -2,8 +2,7 @@
 //! and the public corpus, hostile content, HTML in headless Chromium, JSON/JSONL, redaction,
 //! output safety (`--force`, stores), sub-agents and compactions.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod destinations;
 mod hostile;

@@ -1,8 +1,7 @@
 //! `sessions replay-compress` through the binary: the JSON contract, a trigger point computed by
 //! hand, sweeps, settings errors, plots, and the estimated/unknown-model notes.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod algorithms;
 mod human;

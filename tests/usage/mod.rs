@@ -8,8 +8,7 @@
 //! `jq -r 'select(.type=="event_msg" and .payload.type=="token_count") | .timestamp' FILE`
 //! (Codex), `jq -r 'select(.type=="gemini") | .timestamp' FILE` (Gemini JSONL).
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod blocks;
 mod copies;
