@@ -759,7 +759,7 @@ fn the_measured_view_is_the_full_view_with_string_outputs_measured() {
             "t4",
             r#"{"type":"tool_result","tool_use_id":"t4","content":"a\ud800b"}"#,
         ),
-        // A number out of range in the content: the line is malformed in both views.
+        // A number out of range as the content: read as its text in both views (and reported).
         result(
             "t6",
             r#"{"type":"tool_result","tool_use_id":"t6","content":1e999}"#,
@@ -786,10 +786,10 @@ fn the_measured_view_is_the_full_view_with_string_outputs_measured() {
     let mut expected = full.clone();
     assert_eq!(
         crate::fuzzing::measure_outputs_as(&mut expected, &measured),
-        3
+        4
     );
     assert_eq!(expected, measured);
-    // t1, t4 and t7 are measured; t2 and t3 kept.
+    // t1, t4, t6 and t7 are measured; t2 and t3 kept.
     let sizes: Vec<(&str, TextSize)> = full
         .messages
         .iter()
@@ -812,6 +812,7 @@ fn the_measured_view_is_the_full_view_with_string_outputs_measured() {
         [
             ("a \"q\"\né 😀 é🎉", size(20, 14)),
             ("a\u{fffd}b", size(5, 3)),
+            ("1e999", size(5, 5)),
             ("a\u{fffd}b", size(5, 3)),
         ]
     );

@@ -196,6 +196,25 @@ fn decode<'b, T: Records>(
     if msg.contains("surrogate") || msg.contains("hex escape") {
         return Outcome::Surrogate;
     }
+    // A number past f64's range (`1e400`) fails the whole line in serde_json, where a token
+    // count that is no count is read as 0 with a warning: the number is kept as the text it
+    // is, and the record with it.
+    if msg.starts_with("number out of range") {
+        let mut fixed = Vec::with_capacity(line.len() + 8);
+        let quoted = quote_out_of_range_numbers(line, &mut fixed);
+        if quoted > 0 {
+            warnings.push(Warning::new(
+                WarningKind::UnexpectedRecord,
+                path,
+                Some(no),
+                match quoted {
+                    1 => "a number too large for a 64-bit float, read as text".to_string(),
+                    n => format!("{n} numbers too large for a 64-bit float, read as text"),
+                },
+            ));
+            return decode::<T>(&fixed, normal, f, warnings, path, no);
+        }
+    }
     // Two or more records written on one line: each one is complete.
     if let Some(spans) = split_values(line) {
         let mut not_objects = Vec::new();
@@ -364,6 +383,51 @@ fn recoverable_tail(line: &[u8]) -> Option<usize> {
     })
 }
 
+/// Copy `line` into `out` with each number literal too large for an f64 (`1e400`, or an
+/// integer of 400 digits) written as a JSON string of its text. Returns how many were.
+fn quote_out_of_range_numbers(line: &[u8], out: &mut Vec<u8>) -> usize {
+    let is_number_byte = |b: u8| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E');
+    let mut quoted = 0;
+    let mut i = 0;
+    while let Some(&b) = line.get(i) {
+        if b == b'"' {
+            // The string, to its closing quote: the next one not escaped by a backslash.
+            let mut j = i + 1;
+            while let Some(&c) = line.get(j) {
+                j += 1;
+                match c {
+                    b'\\' => j += 1,
+                    b'"' => break,
+                    _ => {}
+                }
+            }
+            let j = j.min(line.len());
+            out.extend_from_slice(&line[i..j]);
+            i = j;
+        } else if b == b'-' || b.is_ascii_digit() {
+            let len = line[i..].iter().take_while(|&&c| is_number_byte(c)).count();
+            let text = &line[i..i + len];
+            let infinite = std::str::from_utf8(text)
+                .ok()
+                .and_then(|t| t.parse::<f64>().ok())
+                .is_some_and(f64::is_infinite);
+            if infinite {
+                out.push(b'"');
+                out.extend_from_slice(text);
+                out.push(b'"');
+                quoted += 1;
+            } else {
+                out.extend_from_slice(text);
+            }
+            i += len;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    quoted
+}
+
 fn trim_ascii_mut(b: &mut [u8]) -> &mut [u8] {
     let start = b
         .iter()
@@ -428,6 +492,38 @@ mod tests {
         let (seen, w) = run(b"{\"a\":\"half{\"a\":\"whole\"}\n");
         assert_eq!(seen, vec![(1, "whole".into())]);
         assert_eq!(w, vec![(WarningKind::MalformedLine, 1)]);
+    }
+
+    /// `1e400` fails serde_json's whole line; the record is kept with the number as its text,
+    /// and the line named. Numbers in strings, and numbers in range, are left as they are.
+    #[test]
+    fn numbers_out_of_range_keep_their_record() {
+        let big = "9".repeat(400);
+        let data = format!(
+            "{{\"a\":\"1\",\"n\":1e400}}\n{{\"n\":[-1E+999,1e308,\"2e999\"],\"a\":\"2\"}}\n\
+             {{\"a\":\"3\",\"n\":{big}}}\n{{\"a\":\"4\",\"n\":1e4\n"
+        );
+        let (seen, w) = run(data.as_bytes());
+        assert_eq!(
+            seen,
+            vec![(1, "1".into()), (2, "2".into()), (3, "3".into())]
+        );
+        assert_eq!(
+            w,
+            vec![
+                (WarningKind::UnexpectedRecord, 1),
+                (WarningKind::UnexpectedRecord, 2),
+                (WarningKind::UnexpectedRecord, 3),
+                (WarningKind::MalformedLine, 4),
+            ]
+        );
+        let mut out = Vec::new();
+        let line = br#"{"s":"a \" 1e400","n":[1e400,-2e999,3],"t":"\\","u":5e-999}"#;
+        assert_eq!(quote_out_of_range_numbers(line, &mut out), 2);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"s":"a \" 1e400","n":["1e400","-2e999",3],"t":"\\","u":5e-999}"#
+        );
     }
 
     #[test]

@@ -14,6 +14,10 @@ pub(super) struct Probe;
 pub(super) struct P<'a> {
     #[serde(default, borrow)]
     pub(super) a: Str<'a>,
+    /// Read as a value, as token counts are, so that a number out of range fails the line.
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub(super) n: Option<serde_json::Value>,
 }
 impl Records for Probe {
     type Rec<'a> = P<'a>;
