@@ -57,7 +57,7 @@ use std::collections::HashSet;
 
 use cut::{Class, CutIndex};
 use message::{
-    FileOp, estimate_tokens, file_lists_len, file_ops, from_item, serialized, serialized_len,
+    FileOp, estimate_tokens, file_lists_len, file_ops, from_item, serialized_len, sizes,
 };
 
 use crate::replay::settings::Spec;
@@ -304,9 +304,10 @@ impl Strategy for Pi {
         }
         for m in from_item(item) {
             let i = self.index.len();
-            let tokens = estimate_tokens(&m);
+            let (chars, (ser_chars, parts)) = sizes(&m, self.tool_result_max);
+            let tokens = chars.div_ceil(CHARS_PER_TOKEN);
             self.index.push(Class::of_role(m.role()), tokens);
-            let (chars, parts) = serialized(&m, self.tool_result_max);
+            let chars = ser_chars;
             self.ser_chars.push(self.ser_chars[i] + chars);
             self.ser_parts.push(self.ser_parts[i] + parts);
             self.entry_item.push(self.items);

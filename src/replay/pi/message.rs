@@ -254,41 +254,9 @@ fn loose(user: bool, blocks: Vec<Block<'_>>) -> AgentMessage<'_> {
     }
 }
 
-fn text_chars(content: &Content<'_>, image_chars: u64) -> u64 {
-    match content {
-        Content::Str(s) => len16(s) as u64,
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .map(|b| match b {
-                Block::Image => image_chars,
-                b => b.text_len().unwrap_or(0) as u64,
-            })
-            .sum(),
-    }
-}
-
 /// The character count behind `estimateTokens` (before `ceil(chars / 4)`).
 pub fn estimate_chars(m: &AgentMessage<'_>) -> u64 {
-    match m {
-        AgentMessage::User { content } => text_chars(content, 0),
-        AgentMessage::Assistant { content, .. } => content
-            .iter()
-            .map(|b| match b {
-                Block::Text(t) | Block::Thinking(t) => len16(t) as u64,
-                Block::Measured(n) => *n as u64,
-                Block::ToolCall { name, arguments } => (len16(name) + json_len(arguments)) as u64,
-                Block::Image => 0,
-            })
-            .sum(),
-        AgentMessage::ToolResult { content, .. } | AgentMessage::Custom { content } => {
-            text_chars(content, IMAGE_CHARS)
-        }
-        AgentMessage::BashExecution { command, output } => (len16(command) + len16(output)) as u64,
-        AgentMessage::BranchSummary { summary } | AgentMessage::CompactionSummary { summary } => {
-            len16(summary) as u64
-        }
-        AgentMessage::Other => 0,
-    }
+    sizes(m, usize::MAX).0
 }
 
 /// Pi 0.73.1 `estimateTokens(message)`: `ceil(chars / 4)` with the per-role rules above.
@@ -302,36 +270,61 @@ pub fn estimate_tokens(m: &AgentMessage<'_>) -> u64 {
 /// how many parts; parts are joined with `"\n\n"` (see [`serialized_len`]). Only the roles the
 /// replay produces (user, assistant, toolResult, custom) are serialised; others give nothing.
 pub fn serialized(m: &AgentMessage<'_>, tool_result_max: usize) -> (u64, u64) {
-    let joined = |content: &Content<'_>| -> usize {
+    sizes(m, tool_result_max).1
+}
+
+/// [`estimate_chars`] and [`serialized`] of one message, in one pass over its text: the replay
+/// needs both for every message, and both size the same strings (a tool call's arguments as
+/// JSON above all, which `estimateTokens` takes whole and the serialisation entry by entry).
+pub fn sizes(m: &AgentMessage<'_>, tool_result_max: usize) -> (u64, (u64, u64)) {
+    // The text blocks joined (what both count) and the images (which only the estimate
+    // counts, at `image_chars` each).
+    let text = |content: &Content<'_>, image_chars: u64| -> (u64, u64) {
         match content {
-            Content::Str(s) => len16(s),
-            Content::Blocks(b) => b.iter().map(|b| b.text_len().unwrap_or(0)).sum(),
+            Content::Str(s) => (len16(s) as u64, 0),
+            Content::Blocks(blocks) => blocks.iter().fold((0, 0), |(n, images), b| match b {
+                Block::Image => (n, images + image_chars),
+                b => (n + b.text_len().unwrap_or(0) as u64, images),
+            }),
         }
     };
     match m {
         AgentMessage::User { content } | AgentMessage::Custom { content } => {
-            let n = joined(content);
-            if n == 0 {
+            let image_chars = match m {
+                AgentMessage::User { .. } => 0,
+                _ => IMAGE_CHARS,
+            };
+            let (n, images) = text(content, image_chars);
+            let ser = if n == 0 {
                 (0, 0)
             } else {
-                ("[User]: ".len() as u64 + n as u64, 1)
-            }
+                ("[User]: ".len() as u64 + n, 1)
+            };
+            (n + images, ser)
         }
         AgentMessage::Assistant { content, .. } => {
             let (mut text, mut texts, mut think, mut thinks, mut calls, mut ncalls) =
                 (0, 0, 0, 0, 0, 0);
+            let mut estimate = 0;
             for b in content {
                 match b {
                     Block::Text(_) | Block::Measured(_) => {
-                        text += b.text_len().unwrap_or(0);
+                        let n = b.text_len().unwrap_or(0);
+                        estimate += n;
+                        text += n;
                         texts += 1;
                     }
                     Block::Thinking(t) => {
-                        think += len16(t);
+                        let n = len16(t);
+                        estimate += n;
+                        think += n;
                         thinks += 1;
                     }
                     Block::ToolCall { name, arguments } => {
-                        calls += len16(name) + 2 + args_len(arguments);
+                        let name = len16(name);
+                        let (json, entries) = arguments_lens(arguments);
+                        estimate += name + json;
+                        calls += name + 2 + entries;
                         ncalls += 1;
                     }
                     Block::Image => {}
@@ -350,60 +343,79 @@ pub fn serialized(m: &AgentMessage<'_>, tool_result_max: usize) -> (u64, u64) {
                 chars += "[Assistant tool calls]: ".len() + calls + 2 * (ncalls - 1);
                 parts += 1;
             }
-            (chars as u64, parts)
+            (estimate as u64, (chars as u64, parts))
         }
         AgentMessage::ToolResult { content, .. } => {
-            let n = joined(content);
+            let (n, images) = text(content, IMAGE_CHARS);
             if n == 0 {
-                return (0, 0);
+                return (images, (0, 0));
             }
-            let kept = if n <= tool_result_max {
+            let kept = if n as usize <= tool_result_max {
                 n
             } else {
-                tool_result_max
+                (tool_result_max
                     + format!(
                         "\n\n[... {} more characters truncated]",
-                        n - tool_result_max
+                        n as usize - tool_result_max
                     )
-                    .len()
+                    .len()) as u64
             };
-            (("[Tool result]: ".len() + kept) as u64, 1)
+            (n + images, ("[Tool result]: ".len() as u64 + kept, 1))
         }
-        _ => (0, 0),
+        AgentMessage::BashExecution { command, output } => {
+            ((len16(command) + len16(output)) as u64, (0, 0))
+        }
+        AgentMessage::BranchSummary { summary } | AgentMessage::CompactionSummary { summary } => {
+            (len16(summary) as u64, (0, 0))
+        }
+        AgentMessage::Other => (0, (0, 0)),
     }
 }
 
-/// `Object.entries(args).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")`.length.
-fn args_len(v: &Value) -> usize {
-    let entries: Vec<usize> = match v {
-        Value::Object(o) => o.iter().map(|(k, v)| len16(k) + 1 + json_len(v)).collect(),
-        Value::Array(a) => a
-            .iter()
-            .enumerate()
-            .map(|(i, v)| i.to_string().len() + 1 + json_len(v))
-            .collect(),
+/// A tool call's arguments: `JSON.stringify(args).length`, and
+/// `Object.entries(args).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")`.length, from
+/// one sizing of each entry's value.
+fn arguments_lens(v: &Value) -> (usize, usize) {
+    let joined = |entries: usize, sum: usize| sum + 2 * entries.saturating_sub(1);
+    match v {
+        Value::Object(o) => {
+            let (mut json, mut args) = (2 + o.len().saturating_sub(1), 0);
+            for (k, v) in o {
+                let value = json_len(v);
+                json += json_str_len(k) + 1 + value;
+                args += len16(k) + 1 + value;
+            }
+            (json, joined(o.len(), args))
+        }
+        Value::Array(a) => {
+            let (mut json, mut args) = (2 + a.len().saturating_sub(1), 0);
+            for (i, v) in a.iter().enumerate() {
+                let value = json_len(v);
+                json += value;
+                args += i.to_string().len() + 1 + value;
+            }
+            (json, joined(a.len(), args))
+        }
         // Object.entries of a string: one entry per UTF-16 code unit.
         Value::String(s) => {
-            let mut out = Vec::new();
-            let mut i = 0usize;
+            let (mut i, mut args) = (0usize, 0usize);
             for c in s.chars() {
                 if c.len_utf16() == 2 {
                     // each half is a lone surrogate, written as \udXXX
                     for _ in 0..2 {
-                        out.push(i.to_string().len() + 1 + 8);
+                        args += i.to_string().len() + 1 + 8;
                         i += 1;
                     }
                 } else {
                     let mut buf = [0u8; 4];
-                    out.push(i.to_string().len() + 1 + json_str_len(c.encode_utf8(&mut buf)));
+                    args += i.to_string().len() + 1 + json_str_len(c.encode_utf8(&mut buf));
                     i += 1;
                 }
             }
-            out
+            (json_str_len(s), joined(i, args))
         }
-        _ => Vec::new(),
-    };
-    entries.iter().sum::<usize>() + 2 * entries.len().saturating_sub(1)
+        v => (json_len(v), 0),
+    }
 }
 
 /// `serializeConversation(messages).length` from the per-message `(chars, parts)` sums.
