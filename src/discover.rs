@@ -374,7 +374,7 @@ impl Discovery {
                             WarningKind::Unreadable,
                             e.path(),
                             None,
-                            "a folder, not a regular file: not read".to_string(),
+                            "a folder, not a regular file: not read as a session (the files in it are)".to_string(),
                         ));
                     }
                 }
