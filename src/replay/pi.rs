@@ -304,10 +304,9 @@ impl Strategy for Pi {
         }
         for m in from_item(item) {
             let i = self.index.len();
-            let (chars, (ser_chars, parts)) = sizes(&m, self.tool_result_max);
-            let tokens = chars.div_ceil(CHARS_PER_TOKEN);
+            let (estimate, (chars, parts)) = sizes(&m, self.tool_result_max);
+            let tokens = estimate.div_ceil(CHARS_PER_TOKEN);
             self.index.push(Class::of_role(m.role()), tokens);
-            let chars = ser_chars;
             self.ser_chars.push(self.ser_chars[i] + chars);
             self.ser_parts.push(self.ser_parts[i] + parts);
             self.entry_item.push(self.items);
