@@ -53,7 +53,9 @@ pub use titles::leaf_titles;
 struct Lines;
 
 impl Records for Lines {
-    type Rec<'a> = Rec<'a>;
+    // Boxed, as Codex's records are: one copy of a large record instead of one per step from
+    // serde to the parser.
+    type Rec<'a> = Box<Rec<'a>>;
 }
 
 /// Parse one Claude Code transcript. `Err` when the file cannot be opened, or holds records
@@ -63,7 +65,7 @@ pub fn parse(file: &SourceFile) -> Result<Session, Warning> {
     let mut parser = Parser::new(file);
     let mut line_warnings = Vec::new();
     parse::for_each_record::<Lines>(&file.path, reader, &mut line_warnings, |line, rec, _| {
-        parser.record(line, rec)
+        parser.record(line, *rec)
     });
     if parser.records > 0 && parser.claude_records == 0 {
         return Err(Warning::new(

@@ -30,7 +30,9 @@ use log::Log;
 struct Lines;
 
 impl Records for Lines {
-    type Rec<'a> = records::G;
+    // Boxed, as Codex's records are: one copy of a large record instead of one per step from
+    // serde to the log.
+    type Rec<'a> = Box<records::G>;
 }
 
 /// Stable id of the environment-context user turn (first 32 hex of sha256("environment-context")).
@@ -270,11 +272,12 @@ fn read_log(
     src: impl std::io::Read,
     stem: &str,
     ident: Ident,
-    pre: impl FnMut(&[u8]) -> Option<records::G>,
+    mut pre: impl FnMut(&[u8]) -> Option<records::G>,
 ) -> Log {
     let mut log = Log::new(path, stem, ident);
     log.skeletons = detail() == Detail::Summary;
     let mut warnings = Vec::new();
+    let pre = |line: &[u8]| pre(line).map(Box::new);
     parse::for_each_record_pre::<Lines>(path, src, &mut warnings, pre, |n, g, raw| {
         log.line(n, g.into_line(raw))
     });
