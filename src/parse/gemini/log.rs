@@ -236,7 +236,8 @@ impl Log {
             // is worth a warning, or the first session is silently read as the second.
             if let Some(first) = self.session_id.as_ref().filter(|first| **first != x) {
                 let msg = format!(
-                    "`sessionId` changes from {first:?} to {x:?}: records of two sessions in                      one file, read as one session under the later id"
+                    "`sessionId` changes from {first:?} to {x:?}: records of two sessions in \
+                     one file, read as one session under the later id"
                 );
                 self.warn(WarningKind::UnexpectedRecord, Some(line), msg);
             }

@@ -977,4 +977,9 @@ fn a_second_session_id_in_one_file_is_warned_about() {
     assert_eq!(changed.len(), 1, "{:?}", s.warnings);
     assert_eq!(changed[0].line, Some(4));
     assert_eq!(changed[0].kind, WarningKind::UnexpectedRecord);
+    assert_eq!(
+        changed[0].message,
+        "`sessionId` changes from \"s-1\" to \"s-2\": records of two sessions in one file, \
+         read as one session under the later id"
+    );
 }
