@@ -315,19 +315,9 @@ fn too_deep(line: &[u8]) -> bool {
     while let Some(&b) = line.get(i) {
         match b {
             b'"' => {
-                // To the closing quote: the next one not preceded by an odd run of backslashes.
-                let mut j = i + 1;
-                loop {
-                    let Some(q) = memchr::memchr(b'"', &line[j..]) else {
-                        return false;
-                    };
-                    let at = j + q;
-                    let escapes = line[..at].iter().rev().take_while(|&&c| c == b'\\').count();
-                    j = at + 1;
-                    if escapes % 2 == 0 {
-                        break;
-                    }
-                }
+                let Some(j) = string_end(line, i) else {
+                    return false;
+                };
                 i = j;
                 continue;
             }
@@ -383,6 +373,20 @@ fn recoverable_tail(line: &[u8]) -> Option<usize> {
     })
 }
 
+/// The end (past its closing quote) of the JSON string literal opening at `open`: the next quote
+/// not preceded by an odd run of backslashes. `None` when the line ends first.
+fn string_end(line: &[u8], open: usize) -> Option<usize> {
+    let mut j = open + 1;
+    loop {
+        let at = j + memchr::memchr(b'"', &line[j..])?;
+        let escapes = line[..at].iter().rev().take_while(|&&c| c == b'\\').count();
+        j = at + 1;
+        if escapes % 2 == 0 {
+            return Some(j);
+        }
+    }
+}
+
 /// Copy `line` into `out` with each number literal too large for an f64 (`1e400`, or an
 /// integer of 400 digits) written as a JSON string of its text. Returns how many were.
 fn quote_out_of_range_numbers(line: &[u8], out: &mut Vec<u8>) -> usize {
@@ -391,17 +395,7 @@ fn quote_out_of_range_numbers(line: &[u8], out: &mut Vec<u8>) -> usize {
     let mut i = 0;
     while let Some(&b) = line.get(i) {
         if b == b'"' {
-            // The string, to its closing quote: the next one not escaped by a backslash.
-            let mut j = i + 1;
-            while let Some(&c) = line.get(j) {
-                j += 1;
-                match c {
-                    b'\\' => j += 1,
-                    b'"' => break,
-                    _ => {}
-                }
-            }
-            let j = j.min(line.len());
+            let j = string_end(line, i).unwrap_or(line.len());
             out.extend_from_slice(&line[i..j]);
             i = j;
         } else if b == b'-' || b.is_ascii_digit() {
