@@ -156,44 +156,54 @@ pub fn estimate(item: &HistoryItem, m: &ClaudeMeasure) -> u64 {
     let all = m.estimates_all_blocks;
     item.parts
         .iter()
-        .map(|p| match p {
-            Part::Text { text } => estimate_str(text),
-            Part::Thinking { text } if all => estimate_str(text),
-            Part::ToolCall { name, input, .. } if all => {
-                let json = match input {
-                    serde_json::Value::String(s) => crate::replay::js::utf16_len(s),
-                    v => crate::replay::compact_json_size(v, crate::replay::js::JsonUnits::Utf16),
-                };
-                round_quarter(crate::replay::js::utf16_len(name) + json)
+        .map(|p| {
+            if let Some(media) = media_tokens(p, m) {
+                return media;
             }
-            Part::ToolResult {
-                output,
-                attachments,
-                output_size,
-                ..
-            } => {
-                let media: u64 = attachments
-                    .iter()
-                    .map(|a| match a {
-                        Part::Image { media_type, .. } => m.media_tokens(media_type.as_deref()),
-                        Part::Unknown { kind, .. } if kind == "document" => m.document_tokens(),
-                        _ => 0,
-                    })
-                    .sum();
-                let units = output_size.map_or_else(
-                    || crate::replay::js::utf16_len(output),
-                    |s| s.utf16 as usize,
-                );
-                round_quarter(units) + media
+            match p {
+                Part::Text { text } => estimate_str(text),
+                Part::Thinking { text } if all => estimate_str(text),
+                Part::ToolCall { name, input, .. } if all => {
+                    let json = match input {
+                        serde_json::Value::String(s) => crate::replay::js::utf16_len(s),
+                        v => {
+                            crate::replay::compact_json_size(v, crate::replay::js::JsonUnits::Utf16)
+                        }
+                    };
+                    round_quarter(crate::replay::js::utf16_len(name) + json)
+                }
+                Part::ToolResult {
+                    output,
+                    attachments,
+                    output_size,
+                    ..
+                } => {
+                    let media: u64 = attachments
+                        .iter()
+                        .map(|a| media_tokens(a, m).unwrap_or(0))
+                        .sum();
+                    let units = output_size.map_or_else(
+                        || crate::replay::js::utf16_len(output),
+                        |s| s.utf16 as usize,
+                    );
+                    round_quarter(units) + media
+                }
+                Part::Unknown { raw, .. } if all => estimate_str(&raw.to_string()),
+                _ => 0,
             }
-            Part::Image { media_type, .. } => m.media_tokens(media_type.as_deref()),
-            // A `document` block (a PDF, base64 in its JSON) costs what a document costs,
-            // not its JSON's length.
-            Part::Unknown { kind, .. } if kind == "document" => m.document_tokens(),
-            Part::Unknown { raw, .. } if all => estimate_str(&raw.to_string()),
-            _ => 0,
         })
         .sum()
+}
+
+/// What an image or a `document` block (a PDF, base64 in its JSON) costs, standing alone or
+/// attached to a tool result: what Claude Code counts for it, never its JSON's length. `None`
+/// for any other part.
+fn media_tokens(p: &Part, m: &ClaudeMeasure) -> Option<u64> {
+    match p {
+        Part::Image { media_type, .. } => Some(m.media_tokens(media_type.as_deref())),
+        Part::Unknown { kind, .. } if kind == "document" => Some(m.document_tokens()),
+        _ => None,
+    }
 }
 
 pub struct Claude {
