@@ -193,6 +193,22 @@ pub struct Sniffed {
     pub document: bool,
 }
 
+impl Sniffed {
+    fn lines(agent: Agent) -> Self {
+        Sniffed {
+            agent,
+            document: false,
+        }
+    }
+
+    fn document(agent: Agent) -> Self {
+        Sniffed {
+            agent,
+            document: true,
+        }
+    }
+}
+
 /// [`sniff_agent`], with whether the file is one JSON document: what a file named on the
 /// command line is read as when its name does not say (`x.txt`, `x.JSONL`, no extension).
 pub fn sniff_format(path: &Path) -> Option<Sniffed> {
@@ -208,18 +224,6 @@ pub fn holds_session(path: &Path) -> Option<Agent> {
 }
 
 fn sniff(path: &Path, by_name: bool) -> Option<Sniffed> {
-    let as_lines = |agent| {
-        Some(Sniffed {
-            agent,
-            document: false,
-        })
-    };
-    let as_document = |agent| {
-        Some(Sniffed {
-            agent,
-            document: true,
-        })
-    };
     let name = path.file_name()?.to_string_lossy().to_string();
     let mut reader = io::BufReader::new(read::open(path).ok()?);
     let mut head = Vec::new();
@@ -247,7 +251,7 @@ fn sniff(path: &Path, by_name: bool) -> Option<Sniffed> {
     for line in lines {
         objects += 1;
         if let Some(agent) = evidence(line) {
-            return as_lines(agent);
+            return Some(Sniffed::lines(agent));
         }
     }
     // Whole-document files (pretty-printed, so no single line is a record).
@@ -259,7 +263,7 @@ fn sniff(path: &Path, by_name: bool) -> Option<Sniffed> {
         _ => text.contains("\"sessionId\"") && text.contains("\"projectHash\""),
     };
     if gemini_doc {
-        return as_document(Agent::Gemini);
+        return Some(Sniffed::document(Agent::Gemini));
     }
     let saved_chat = name.starts_with("checkpoint-")
         && match &doc {
@@ -269,7 +273,7 @@ fn sniff(path: &Path, by_name: bool) -> Option<Sniffed> {
             _ => false,
         };
     if saved_chat {
-        return as_document(Agent::Gemini);
+        return Some(Sniffed::document(Agent::Gemini));
     }
     let codex_ts = match &doc {
         Some(Value::Object(o)) => {
@@ -283,7 +287,7 @@ fn sniff(path: &Path, by_name: bool) -> Option<Sniffed> {
         }
     };
     if codex_ts {
-        return as_document(Agent::Codex);
+        return Some(Sniffed::document(Agent::Codex));
     }
     // The head ends inside a record longer than it (a first prompt with a pasted screenshot).
     let cut_at = head.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
@@ -292,19 +296,19 @@ fn sniff(path: &Path, by_name: bool) -> Option<Sniffed> {
         && objects <= SNIFF_LINES
         && cut.trim_ascii_start().first() == Some(&b'{')
     {
-        return evidence_past_head(reader, cut.to_vec(), objects).and_then(as_lines);
+        return evidence_past_head(reader, cut.to_vec(), objects).map(Sniffed::lines);
     }
     // No record at all (an empty file, as Claude Code leaves behind): nothing contradicts what
     // the name says, and the user named the file.
     if by_name && objects == 0 && doc.is_none() && head.trim_ascii().first() != Some(&b'{') {
         if name.starts_with("rollout-") {
-            return as_lines(Agent::Codex);
+            return Some(Sniffed::lines(Agent::Codex));
         }
         if name.starts_with("session-") {
-            return as_lines(Agent::Gemini);
+            return Some(Sniffed::lines(Agent::Gemini));
         }
         if name.ends_with(".jsonl") {
-            return as_lines(Agent::Claude);
+            return Some(Sniffed::lines(Agent::Claude));
         }
     }
     // Content that shows no agent (a document cut short, a first record damaged) in a file
