@@ -502,12 +502,7 @@ fn since_skips_old_files_without_reading_them() {
         .join(".claude/projects/p/22222222-aaaa-4000-8000-000000000009.jsonl");
     write(&old, "garbage\n");
     let t = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
-    fs::File::options()
-        .write(true)
-        .open(&old)
-        .unwrap()
-        .set_modified(t)
-        .unwrap();
+    common::set_modified(&old, t);
     sessions()
         .arg("--home")
         .arg(home.path())
@@ -610,12 +605,7 @@ fn a_legacy_gemini_document_cut_short_is_mid_rewrite_only_when_just_written() {
             .success()
             .stderr(predicate::str::contains("1 truncated_document"));
         let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-        fs::File::options()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_modified(hour_ago)
-            .unwrap();
+        common::set_modified(&path, hour_ago);
         sessions()
             .arg("--home")
             .arg(home.path())
@@ -652,12 +642,7 @@ fn show_of_an_id_names_the_warnings_of_files_named_like_it() {
     // The full id, of which Gemini's file name holds the first 8 characters.
     show("gggg0001-0000-4000-8000-000000000001", "truncated_document");
     let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    fs::File::options()
-        .write(true)
-        .open(&cut)
-        .unwrap()
-        .set_modified(hour_ago)
-        .unwrap();
+    common::set_modified(&cut, hour_ago);
     show("gggg0001", "malformed_document");
 }
 
@@ -927,12 +912,7 @@ fn a_named_damaged_session_file_reports_its_damage() {
         fs::write(&path, bytes).unwrap();
         // Old enough not to be a document caught mid-rewrite.
         let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
-        fs::File::options()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
+        common::set_modified(&path, old);
         let out = sessions()
             .args(["--strict", "list"])
             .arg(&path)

@@ -146,12 +146,7 @@ fn short_ids_stay_unique_among_the_sessions_a_filter_hides() {
     )
     .unwrap();
     let january = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_736_900_000);
-    fs::File::options()
-        .write(true)
-        .open(&old)
-        .unwrap()
-        .set_modified(january)
-        .unwrap();
+    common::set_modified(&old, january);
     let run = |args: &[&str]| {
         let mut c = common::sessions();
         c.env("HOME", home.path()).env("COLUMNS", "80").args(args);

@@ -17,12 +17,7 @@ fn write(path: &Path, text: &str) {
 
 fn set_mtime(path: &Path, rfc3339: &str) {
     let t = DateTime::parse_from_rfc3339(rfc3339).unwrap().timestamp() as u64;
-    fs::File::options()
-        .write(true)
-        .open(path)
-        .unwrap()
-        .set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(t))
-        .unwrap();
+    common::set_modified(path, SystemTime::UNIX_EPOCH + Duration::from_secs(t));
 }
 
 fn json(home: &Path, args: &[&str]) -> Vec<Value> {

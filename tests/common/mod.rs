@@ -132,3 +132,13 @@ pub fn session_files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         .map(|f| f.path)
         .collect()
 }
+
+/// Set a file's modification time (the scan's `--since`, the rewrite window of a document).
+pub fn set_modified(path: &std::path::Path, t: std::time::SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
