@@ -53,8 +53,8 @@ pub use titles::leaf_titles;
 struct Lines;
 
 impl Records for Lines {
-    // Boxed, as Codex's records are: one copy of a large record instead of one per step from
-    // serde to the parser.
+    // Read into its box in place (`boxed_record!`), as Codex's records are: a large record is
+    // not copied on its way from serde to the parser.
     type Rec<'a> = Box<Rec<'a>>;
 }
 
@@ -860,7 +860,7 @@ fn is_claude_record(rec: &Rec) -> bool {
 /// Whether one JSONL line is a Claude Code record (for telling the agent of a file named on
 /// the command line).
 pub(crate) fn owns(line: &[u8]) -> bool {
-    serde_json::from_slice::<Rec>(line).is_ok_and(|r| is_claude_record(&r))
+    serde_json::from_slice::<Box<Rec>>(line).is_ok_and(|r| is_claude_record(&r))
 }
 
 #[cfg(test)]

@@ -17,79 +17,50 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::model::TextSize;
-use crate::parse::json::{Detail, Field, Flag, Num, Obj, OptBool, Str, Time, detail};
+use crate::parse::json::{Detail, Field, Flag, Num, Obj, OptBool, Str, Time, boxed_record, detail};
 
-/// One line of a transcript.
-#[derive(Deserialize, Default)]
-pub(super) struct Rec<'a> {
-    #[serde(rename = "type", default, borrow)]
-    pub kind: Str<'a>,
-    #[serde(default, borrow)]
-    pub uuid: Str<'a>,
-    #[serde(rename = "parentUuid", default, borrow)]
-    pub parent_uuid: Str<'a>,
-    #[serde(rename = "logicalParentUuid", default, borrow)]
-    pub logical_parent_uuid: Str<'a>,
-    #[serde(rename = "sessionId", default, borrow)]
-    pub session_id: Str<'a>,
-    #[serde(rename = "session_id", default, borrow)]
-    pub session_id_snake: Str<'a>,
-    #[serde(default)]
-    pub timestamp: Time,
-    #[serde(default, borrow)]
-    pub cwd: Str<'a>,
-    #[serde(default, borrow)]
-    pub version: Str<'a>,
-    #[serde(rename = "gitBranch", default, borrow)]
-    pub git_branch: Str<'a>,
-    #[serde(rename = "isSidechain", default)]
-    pub is_sidechain: Flag,
-    #[serde(rename = "isMeta", default)]
-    pub is_meta: Flag,
-    #[serde(rename = "isCompactSummary", default)]
-    pub is_compact_summary: Flag,
-    #[serde(rename = "requestId", default, borrow)]
-    pub request_id: Str<'a>,
-    #[serde(rename = "sourceToolUseID", default, borrow)]
-    pub source_tool_use_id: Str<'a>,
-    /// Present (any value) on tool-result carriers; an object may name the spawned agent.
-    #[serde(rename = "toolUseResult", default, borrow)]
-    pub tool_use_result: Field<Obj<UseResult<'a>>>,
-    #[serde(default, borrow)]
-    pub message: Obj<Msg<'a>>,
-    // `system` records
-    #[serde(default, borrow)]
-    pub subtype: Str<'a>,
-    /// Also a `queue-operation`'s text (what the user typed while the agent worked).
-    #[serde(default, borrow)]
-    pub content: Str<'a>,
-    /// `queue-operation`: `enqueue`, `dequeue`, `remove`, `popAll`.
-    #[serde(default, borrow)]
-    pub operation: Str<'a>,
-    #[serde(rename = "compactMetadata", default)]
-    pub compact_metadata: Option<Value>,
-    #[serde(rename = "microcompactMetadata", default)]
-    pub microcompact_metadata: Option<Value>,
-    /// Qwen Code's `system` records carry this; Claude Code's never do.
-    #[serde(rename = "systemPayload", default)]
-    pub system_payload: Field<IgnoredAny>,
-    #[serde(default, borrow)]
-    pub trigger: Str<'a>,
-    // titles and branch hints
-    #[serde(rename = "leafUuid", default, borrow)]
-    pub leaf_uuid: Str<'a>,
-    #[serde(default, borrow)]
-    pub summary: Str<'a>,
-    #[serde(rename = "customTitle", default, borrow)]
-    pub custom_title: Str<'a>,
-    #[serde(rename = "aiTitle", default, borrow)]
-    pub ai_title: Str<'a>,
-    // `progress` / `attachment` sub-kinds: of their bodies only an `agent_progress` copy's
-    // ids and usage are read
-    #[serde(default, borrow)]
-    pub data: Obj<Progress<'a>>,
-    #[serde(default, borrow)]
-    pub attachment: Obj<Typed<'a>>,
+boxed_record! {
+    /// One line of a transcript.
+    pub(super) struct Rec<'a> {
+        pub kind: Str<'a> = "type",
+        pub uuid: Str<'a> = "uuid",
+        pub parent_uuid: Str<'a> = "parentUuid",
+        pub logical_parent_uuid: Str<'a> = "logicalParentUuid",
+        pub session_id: Str<'a> = "sessionId",
+        pub session_id_snake: Str<'a> = "session_id",
+        pub timestamp: Time = "timestamp",
+        pub cwd: Str<'a> = "cwd",
+        pub version: Str<'a> = "version",
+        pub git_branch: Str<'a> = "gitBranch",
+        pub is_sidechain: Flag = "isSidechain",
+        pub is_meta: Flag = "isMeta",
+        pub is_compact_summary: Flag = "isCompactSummary",
+        pub request_id: Str<'a> = "requestId",
+        pub source_tool_use_id: Str<'a> = "sourceToolUseID",
+        /// Present (any value) on tool-result carriers; an object may name the spawned agent.
+        pub tool_use_result: Field<Obj<UseResult<'a>>> = "toolUseResult",
+        pub message: Obj<Msg<'a>> = "message",
+        // `system` records
+        pub subtype: Str<'a> = "subtype",
+        /// Also a `queue-operation`'s text (what the user typed while the agent worked).
+        pub content: Str<'a> = "content",
+        /// `queue-operation`: `enqueue`, `dequeue`, `remove`, `popAll`.
+        pub operation: Str<'a> = "operation",
+        pub compact_metadata: Option<Value> = "compactMetadata",
+        pub microcompact_metadata: Option<Value> = "microcompactMetadata",
+        /// Qwen Code's `system` records carry this; Claude Code's never do.
+        pub system_payload: Field<IgnoredAny> = "systemPayload",
+        pub trigger: Str<'a> = "trigger",
+        // titles and branch hints
+        pub leaf_uuid: Str<'a> = "leafUuid",
+        pub summary: Str<'a> = "summary",
+        pub custom_title: Str<'a> = "customTitle",
+        pub ai_title: Str<'a> = "aiTitle",
+        // `progress` / `attachment` sub-kinds: of their bodies only an `agent_progress` copy's
+        // ids and usage are read
+        pub data: Obj<Progress<'a>> = "data",
+        pub attachment: Obj<Typed<'a>> = "attachment",
+    }
 }
 
 #[derive(Deserialize, Default)]

@@ -14,109 +14,68 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use super::content::OutputError;
-use crate::parse::json::{Body, Detail, Field, Kept, List, Num, Obj, Str, Time, Uint, detail};
+use crate::parse::json::{
+    Body, Detail, Field, Kept, List, Num, Obj, Str, Time, Uint, boxed_record, detail,
+};
 
-#[derive(Deserialize, Default)]
-pub(super) struct P<'a> {
-    // envelope
-    #[serde(rename = "type", default, borrow)]
-    pub kind: Str<'a>,
-    #[serde(default)]
-    pub timestamp: Option<Time>,
-    #[serde(default)]
-    pub ordinal: Uint,
-    #[serde(default, borrow)]
-    pub payload: Field<Obj<Box<P<'a>>>>,
-    #[serde(default, borrow)]
-    pub record_type: Field<Str<'a>>,
-    // session_meta (and the bare-era meta line)
-    #[serde(default, borrow)]
-    pub id: Str<'a>,
-    #[serde(default, borrow)]
-    pub session_id: Str<'a>,
-    #[serde(default, borrow)]
-    pub cwd: Str<'a>,
-    #[serde(default, borrow)]
-    pub cli_version: Str<'a>,
-    #[serde(default, borrow)]
-    pub git: Field<Obj<Git<'a>>>,
-    #[serde(default)]
-    pub instructions: Field<IgnoredAny>,
-    #[serde(default, borrow)]
-    pub source: Obj<Source<'a>>,
-    #[serde(default, borrow)]
-    pub parent_thread_id: Str<'a>,
-    #[serde(default, borrow)]
-    pub forked_from_id: Str<'a>,
-    #[serde(default)]
-    pub subagent_history_start_ordinal: Uint,
-    #[serde(default)]
-    pub history_base: Obj<HistoryBase>,
-    // turn_context
-    #[serde(default, borrow)]
-    pub model: Str<'a>,
-    // ResponseItems
-    #[serde(default, borrow)]
-    pub role: Str<'a>,
-    #[serde(default)]
-    pub content: Option<Value>,
-    #[serde(default, borrow)]
-    pub summary: Field<List<Obj<Thought<'a>>>>,
-    #[serde(default, borrow)]
-    pub call_id: Str<'a>,
-    #[serde(default, borrow)]
-    pub name: Str<'a>,
-    #[serde(default, borrow)]
-    pub namespace: Str<'a>,
-    #[serde(default)]
-    pub arguments: Kept,
-    #[serde(default)]
-    pub input: Kept,
-    #[serde(default)]
-    pub action: Kept,
-    #[serde(default)]
-    pub output: Output,
-    #[serde(default)]
-    pub tools: Option<Value>,
-    #[serde(default, borrow)]
-    pub status: Str<'a>,
-    #[serde(default, borrow)]
-    pub result: Body<'a>,
-    // event_msg payloads
-    #[serde(default, borrow)]
-    pub message: Field<Str<'a>>,
-    /// Pi, OpenClaw and Droid lines carry these; Codex lines never do.
-    #[serde(rename = "parentId", default)]
-    pub parent_id: Field<IgnoredAny>,
-    /// `user_message.kind` (2025): `plain`, `user_instructions`, `environment_context`.
-    #[serde(rename = "kind", default, borrow)]
-    pub message_kind: Str<'a>,
-    #[serde(default, borrow)]
-    pub images: List<Str<'a>>,
-    #[serde(default)]
-    pub local_images: Option<Value>,
-    #[serde(default, borrow)]
-    pub item: Obj<Box<P<'a>>>,
-    #[serde(default)]
-    /// Boxed: most lines have none, and the struct is built, moved and boxed for every line.
-    pub info: Field<Obj<Box<Info>>>,
-    #[serde(default, borrow)]
-    pub thread_name: Str<'a>,
-    #[serde(default)]
-    pub num_turns: Num,
-    #[serde(default, borrow)]
-    pub new_thread_id: Str<'a>,
-    #[serde(default, borrow)]
-    pub new_agent_role: Str<'a>,
-    /// `turn_aborted`'s reason.
-    #[serde(default, borrow)]
-    pub reason: Str<'a>,
-    /// `turn_context`, `task_started` and the other turn events (later builds).
-    #[serde(default, borrow)]
-    pub turn_id: Str<'a>,
-    /// `task_complete`'s failure (`{message, codex_error_info}`).
-    #[serde(default, borrow)]
-    pub error: Obj<Box<P<'a>>>,
+boxed_record! {
+    pub(super) struct P<'a> {
+        // envelope
+        pub kind: Str<'a> = "type",
+        pub timestamp: Option<Time> = "timestamp",
+        pub ordinal: Uint = "ordinal",
+        pub payload: Field<Obj<Box<P<'a>>>> = "payload",
+        pub record_type: Field<Str<'a>> = "record_type",
+        // session_meta (and the bare-era meta line)
+        pub id: Str<'a> = "id",
+        pub session_id: Str<'a> = "session_id",
+        pub cwd: Str<'a> = "cwd",
+        pub cli_version: Str<'a> = "cli_version",
+        pub git: Field<Obj<Git<'a>>> = "git",
+        pub instructions: Field<IgnoredAny> = "instructions",
+        pub source: Obj<Source<'a>> = "source",
+        pub parent_thread_id: Str<'a> = "parent_thread_id",
+        pub forked_from_id: Str<'a> = "forked_from_id",
+        pub subagent_history_start_ordinal: Uint = "subagent_history_start_ordinal",
+        pub history_base: Obj<HistoryBase> = "history_base",
+        // turn_context
+        pub model: Str<'a> = "model",
+        // ResponseItems
+        pub role: Str<'a> = "role",
+        pub content: Option<Value> = "content",
+        pub summary: Field<List<Obj<Thought<'a>>>> = "summary",
+        pub call_id: Str<'a> = "call_id",
+        pub name: Str<'a> = "name",
+        pub namespace: Str<'a> = "namespace",
+        pub arguments: Kept = "arguments",
+        pub input: Kept = "input",
+        pub action: Kept = "action",
+        pub output: Output = "output",
+        pub tools: Option<Value> = "tools",
+        pub status: Str<'a> = "status",
+        pub result: Body<'a> = "result",
+        // event_msg payloads
+        pub message: Field<Str<'a>> = "message",
+        /// Pi, OpenClaw and Droid lines carry these; Codex lines never do.
+        pub parent_id: Field<IgnoredAny> = "parentId",
+        /// `user_message.kind` (2025): `plain`, `user_instructions`, `environment_context`.
+        pub message_kind: Str<'a> = "kind",
+        pub images: List<Str<'a>> = "images",
+        pub local_images: Option<Value> = "local_images",
+        pub item: Obj<Box<P<'a>>> = "item",
+        /// Boxed: most lines have none, and the struct is built, moved and boxed for every line.
+        pub info: Field<Obj<Box<Info>>> = "info",
+        pub thread_name: Str<'a> = "thread_name",
+        pub num_turns: Num = "num_turns",
+        pub new_thread_id: Str<'a> = "new_thread_id",
+        pub new_agent_role: Str<'a> = "new_agent_role",
+        /// `turn_aborted`'s reason.
+        pub reason: Str<'a> = "reason",
+        /// `turn_context`, `task_started` and the other turn events (later builds).
+        pub turn_id: Str<'a> = "turn_id",
+        /// `task_complete`'s failure (`{message, codex_error_info}`).
+        pub error: Obj<Box<P<'a>>> = "error",
+    }
 }
 
 #[derive(Deserialize, Default)]

@@ -30,8 +30,8 @@ use log::Log;
 struct Lines;
 
 impl Records for Lines {
-    // Boxed, as Codex's records are: one copy of a large record instead of one per step from
-    // serde to the log.
+    // Read into its box in place (`boxed_record!`), as Codex's records are: a large record is
+    // not copied on its way from serde to the log.
     type Rec<'a> = Box<records::G>;
 }
 
@@ -96,14 +96,14 @@ enum View {
 
 /// A JSONL line's record, deserialised by a caller from its own tree of the line: see
 /// [`view_with`].
-pub struct TreeRecord(records::G);
+pub struct TreeRecord(Box<records::G>);
 
 impl TreeRecord {
     /// The record of a line from a deserialiser over the caller's tree of it; `None` when the
     /// line is not an object or its record does not deserialise (its text is then decoded as
     /// usual, with the usual warnings).
     pub fn from_tree<'de, D: serde::Deserializer<'de>>(d: D) -> Option<TreeRecord> {
-        match json::from_tree(|| Obj::<records::G>::deserialize(d)) {
+        match json::from_tree(|| Obj::<Box<records::G>>::deserialize(d)) {
             Ok(Obj::Is(g)) => Some(TreeRecord(g)),
             _ => None,
         }
@@ -272,12 +272,11 @@ fn read_log(
     src: impl std::io::Read,
     stem: &str,
     ident: Ident,
-    mut pre: impl FnMut(&[u8]) -> Option<records::G>,
+    pre: impl FnMut(&[u8]) -> Option<Box<records::G>>,
 ) -> Log {
     let mut log = Log::new(path, stem, ident);
     log.skeletons = detail() == Detail::Summary;
     let mut warnings = Vec::new();
-    let pre = |line: &[u8]| pre(line).map(Box::new);
     parse::for_each_record_pre::<Lines>(path, src, &mut warnings, pre, |n, g, raw| {
         log.line(n, g.into_line(raw))
     });
@@ -310,7 +309,9 @@ fn document(path: &Path, stem: &str, ident: Ident, doc: Value) -> Session {
     match doc {
         // A document is read whole: it is one value already, nothing to skip through.
         Value::Object(map) => {
-            match with_detail(Detail::Full, || records::G::deserialize(Value::Object(map))) {
+            match with_detail(Detail::Full, || {
+                <Box<records::G>>::deserialize(Value::Object(map))
+            }) {
                 Ok(g) => log.metadata(0, g.into_meta()),
                 Err(e) => log.warn(
                     WarningKind::UnexpectedRecord,

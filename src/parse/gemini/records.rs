@@ -10,46 +10,31 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
 use serde_json::Value;
 
-use crate::parse::json::{Field, Num, Obj, Odd, SKEL_THOUGHTS, SKEL_TOOL_BODIES, Skel};
+use crate::parse::json::{
+    Field, Num, Obj, Odd, SKEL_THOUGHTS, SKEL_TOOL_BODIES, Skel, boxed_record,
+};
 
-#[derive(Deserialize, Default)]
-pub(super) struct G {
-    #[serde(rename = "$rewindTo", default)]
-    rewind_to: Field<Value>,
-    #[serde(rename = "$set", default)]
-    set: Field<Obj<Box<G>>>,
-    #[serde(rename = "sessionId", default)]
-    session_id: Field<Value>,
-    #[serde(rename = "projectHash", default)]
-    project_hash: Field<Value>,
-    #[serde(rename = "startTime", default)]
-    start_time: Field<Value>,
-    #[serde(rename = "lastUpdated", default)]
-    last_updated: Field<Value>,
-    #[serde(default)]
-    kind: Field<Value>,
-    #[serde(default)]
-    summary: Field<Value>,
-    #[serde(default)]
-    messages: Field<Messages>,
-    #[serde(default)]
-    id: Field<Value>,
-    #[serde(default)]
-    timestamp: Field<Value>,
-    #[serde(rename = "type", default)]
-    typ: Field<Value>,
-    #[serde(default)]
-    content: Field<Value>,
-    #[serde(rename = "displayContent", default)]
-    display_content: Field<Value>,
-    #[serde(default)]
-    model: Field<Value>,
-    #[serde(default)]
-    thoughts: Field<Skel<SKEL_THOUGHTS>>,
-    #[serde(default)]
-    tokens: Field<Obj<Counts>>,
-    #[serde(rename = "toolCalls", default)]
-    tool_calls: Field<Skel<SKEL_TOOL_BODIES>>,
+boxed_record! {
+    pub(super) struct G {
+        rewind_to: Field<Value> = "$rewindTo",
+        set: Field<Obj<Box<G>>> = "$set",
+        session_id: Field<Value> = "sessionId",
+        project_hash: Field<Value> = "projectHash",
+        start_time: Field<Value> = "startTime",
+        last_updated: Field<Value> = "lastUpdated",
+        kind: Field<Value> = "kind",
+        summary: Field<Value> = "summary",
+        messages: Field<Messages> = "messages",
+        id: Field<Value> = "id",
+        timestamp: Field<Value> = "timestamp",
+        typ: Field<Value> = "type",
+        content: Field<Value> = "content",
+        display_content: Field<Value> = "displayContent",
+        model: Field<Value> = "model",
+        thoughts: Field<Skel<SKEL_THOUGHTS>> = "thoughts",
+        tokens: Field<Obj<Counts>> = "tokens",
+        tool_calls: Field<Skel<SKEL_TOOL_BODIES>> = "toolCalls",
+    }
 }
 
 /// A `tokens` object's counts, each read as [`Num`] (what [`crate::parse::u64_of`] does: 0 when
