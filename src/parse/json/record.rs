@@ -18,7 +18,7 @@
 macro_rules! boxed_record {
     (
         $(#[$meta:meta])*
-        $vis:vis struct $name:ident<$lt:lifetime> {
+        $vis:vis struct $name:ident $(<$lt:lifetime>)? {
             $(
                 $(#[$fmeta:meta])*
                 $fvis:vis $field:ident : $ty:ty = $key:literal
@@ -27,51 +27,21 @@ macro_rules! boxed_record {
     ) => {
         $(#[$meta])*
         #[derive(Default)]
-        $vis struct $name<$lt> {
+        $vis struct $name $(<$lt>)? {
             $( $(#[$fmeta])* $fvis $field: $ty, )*
         }
 
         const _: () = {
             boxed_record!(@keys $( $field = $key ),*);
 
-            impl<'de: $lt, $lt> ::serde::Deserialize<'de> for Box<$name<$lt>> {
+            impl<'de $(: $lt, $lt)?> ::serde::Deserialize<'de> for Box<$name $(<$lt>)?> {
                 fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    struct V<$lt>(::std::marker::PhantomData<&$lt ()>);
-                    impl<'de: $lt, $lt> ::serde::de::Visitor<'de> for V<$lt> {
-                        type Value = Box<$name<$lt>>;
+                    struct V $(<$lt>)? ($(::std::marker::PhantomData<&$lt ()>)?);
+                    impl<'de $(: $lt, $lt)?> ::serde::de::Visitor<'de> for V $(<$lt>)? {
+                        type Value = Box<$name $(<$lt>)?>;
                         boxed_record!(@visit $name; $( $field ),*);
                     }
-                    d.deserialize_map(V(::std::marker::PhantomData))
-                }
-            }
-        };
-    };
-    (
-        $(#[$meta:meta])*
-        $vis:vis struct $name:ident {
-            $(
-                $(#[$fmeta:meta])*
-                $fvis:vis $field:ident : $ty:ty = $key:literal
-            ),* $(,)?
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(Default)]
-        $vis struct $name {
-            $( $(#[$fmeta])* $fvis $field: $ty, )*
-        }
-
-        const _: () = {
-            boxed_record!(@keys $( $field = $key ),*);
-
-            impl<'de> ::serde::Deserialize<'de> for Box<$name> {
-                fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    struct V;
-                    impl<'de> ::serde::de::Visitor<'de> for V {
-                        type Value = Box<$name>;
-                        boxed_record!(@visit $name; $( $field ),*);
-                    }
-                    d.deserialize_map(V)
+                    d.deserialize_map(V($(::std::marker::PhantomData::<&$lt ()>)?))
                 }
             }
         };
