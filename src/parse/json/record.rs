@@ -3,8 +3,9 @@
 //! serde derive reads a struct into one `Option` per field on the stack, builds the struct
 //! from them, and `Box<T>`'s `Deserialize` then moves it to the heap. For a record of
 //! many fields (Codex's line, 1 KB) that is two copies of the whole struct per object read,
-//! and the copies, not the parsing, were the largest cost of reading Codex's lines. The
-//! macro declares the struct and a `Deserialize` for `Box<Struct>` that allocates the box
+//! which cost more time than their instructions say (a sampling profile of `list` over Codex's
+//! files: the derived visitor 8.6% of the time for 4.0% of the instructions, `memmove` 5.8%).
+//! The macro declares the struct and a `Deserialize` for `Box<Struct>` that allocates the box
 //! first, defaulted, and writes each key's value into its field as it is read.
 //!
 //! It reads what derive with `#[serde(default)]` on every field reads: keys it does not
