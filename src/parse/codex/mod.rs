@@ -131,9 +131,8 @@ use records::{P, RawTokens};
 struct Lines;
 
 impl Records for Lines {
-    // Boxed: a record is 1,056 bytes. Handed from serde to the builder by value it was copied
-    // on every step (4% of `list`'s instructions over Codex's files); `boxed_record!` reads it
-    // into its box in place, with no copy at all.
+    // A record is 1,056 bytes: `boxed_record!` reads it into its box in place, and the box goes
+    // from serde to the builder without a copy of the record.
     type Rec<'a> = Box<P<'a>>;
 }
 

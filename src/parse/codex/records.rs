@@ -63,7 +63,7 @@ boxed_record! {
         pub images: List<Str<'a>> = "images",
         pub local_images: Option<Value> = "local_images",
         pub item: Obj<Box<P<'a>>> = "item",
-        /// Boxed: most lines have none, and the struct is built, moved and boxed for every line.
+        /// Boxed: most lines have none, and every line's record is defaulted whole before it is read.
         pub info: Field<Obj<Box<Info>>> = "info",
         pub thread_name: Str<'a> = "thread_name",
         pub num_turns: Num = "num_turns",
