@@ -21,23 +21,7 @@ pub fn estimate_text(s: &str) -> u64 {
     (s.len() as u64).div_ceil(4)
 }
 
-/// `s.length`: UTF-16 code units. Every byte that starts a character counts one, and a
-/// four-byte character (a surrogate pair) one more; counted without decoding, so the compiler
-/// vectorises it (the estimators measure every message, and tool outputs are long).
-pub fn utf16_len(s: &str) -> usize {
-    let units = |b: u8| u8::from((b & 0xc0) != 0x80) + u8::from(b >= 0xf0);
-    // 64 bytes count at most 128 units: one byte-wide counter per block.
-    let mut blocks = s.as_bytes().chunks_exact(64);
-    let mut n = 0;
-    for block in &mut blocks {
-        n += usize::from(block.iter().fold(0u8, |k, &b| k + units(b)));
-    }
-    n + blocks
-        .remainder()
-        .iter()
-        .map(|&b| usize::from(units(b)))
-        .sum::<usize>()
-}
+pub use textstats::utf16_len;
 
 #[cfg(test)]
 mod tests {

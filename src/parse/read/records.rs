@@ -286,27 +286,8 @@ fn nested_too_deep() -> String {
 
 /// Whether a line that parsed nests arrays and objects deeper than [`MAX_DEPTH`].
 fn too_deep(line: &[u8]) -> bool {
-    // A line with few brackets (nearly all of them) cannot nest deeply: a count in blocks of
-    // 192 bytes, each summed in a `u8` (`[` is `{` without bit 0x20), stopped once it is past
-    // the limit. A block of a fixed size, a multiple of every vector width, is counted by the
-    // compiler's vector code alone; blocks of 255 bytes each ended in a byte-by-byte tail,
-    // which cost as much as the rest of the count.
-    let count = |block: &[u8]| {
-        usize::from(
-            block
-                .iter()
-                .fold(0u8, |n, &b| n.wrapping_add(u8::from((b | 0x20) == b'{'))),
-        )
-    };
-    let mut blocks = line.chunks_exact(192);
-    let mut openers = 0;
-    for block in &mut blocks {
-        openers += count(block);
-        if openers > MAX_DEPTH {
-            break;
-        }
-    }
-    openers += count(blocks.remainder());
+    // A line with few brackets (nearly all of them) cannot nest deeply.
+    let openers = textstats::openers_up_to(line, MAX_DEPTH);
     if openers <= MAX_DEPTH {
         return false;
     }

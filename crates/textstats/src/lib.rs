@@ -1,0 +1,175 @@
+//! Counts of byte classes in UTF-8 text and JSON lines: a string's UTF-16 length, the length
+//! of its JSON literal, the brackets of a line. Each is counted from the bytes, without
+//! decoding, in fixed-size blocks of branch-free comparisons that the compiler turns into
+//! vector code: the replays measure every message and tool output, and the readers check
+//! every line.
+//!
+//! A crate of its own so that it is optimised in every build (`[profile.dev.package.textstats]`
+//! in the workspace's manifest). The test build compiles `sessions` itself without
+//! optimisation, and there these loops ran byte by byte with every check on: a third of the
+//! unit tests' time and a tenth of the integration tests'. The functions are deliberately not
+//! `#[inline]`: an inline function is compiled in its caller's crate, at its caller's
+//! optimisation level. Release builds inline them across crates all the same (thin LTO).
+
+#![forbid(unsafe_code)]
+
+/// Sizes of a string that JavaScript's `.length` and `JSON.stringify` give.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StrStats {
+    /// `.length`: UTF-16 code units.
+    pub units: u64,
+    /// Code units above 127 (a surrogate pair counts twice).
+    pub non_ascii: u64,
+    /// Length of the JSON string literal without its quotes.
+    pub escaped: u64,
+    /// Surrogate pairs (code points above U+FFFF): what per-code-point iteration counts once.
+    pub astral: u64,
+}
+
+/// `JSON.stringify` length of each ASCII character inside a string literal.
+const ESCAPED_ASCII: [u8; 128] = {
+    let mut t = [1u8; 128];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = 6;
+        i += 1;
+    }
+    t[0x08] = 2;
+    t[0x09] = 2;
+    t[0x0a] = 2;
+    t[0x0c] = 2;
+    t[0x0d] = 2;
+    t[0x22] = 2;
+    t[0x5c] = 2;
+    t
+};
+
+/// `s.length`: UTF-16 code units. Every byte that starts a character counts one, and a
+/// four-byte character (a surrogate pair) one more.
+pub fn utf16_len(s: &str) -> usize {
+    let units = |b: u8| u8::from((b & 0xc0) != 0x80) + u8::from(b >= 0xf0);
+    // 64 bytes count at most 128 units: one byte-wide counter per block.
+    let mut blocks = s.as_bytes().chunks_exact(64);
+    let mut n = 0;
+    for block in &mut blocks {
+        n += usize::from(block.iter().fold(0u8, |k, &b| k + units(b)));
+    }
+    n + blocks
+        .remainder()
+        .iter()
+        .map(|&b| usize::from(units(b)))
+        .sum::<usize>()
+}
+
+/// Stats of well-formed text, from its UTF-8 bytes: an ASCII byte is one unit, a lead byte
+/// one non-ASCII unit (two for a 4-byte sequence, a surrogate pair), continuation bytes none.
+pub fn text_stats(s: &str) -> StrStats {
+    // Every figure is a count of bytes in some class: 64 bytes at a time, the tail byte by
+    // byte. Tool outputs are long, and a replay sizes them again at every setting of a sweep.
+    let bytes = s.as_bytes();
+    let mut chunks = bytes.chunks_exact(64);
+    let mut st = StrStats::default();
+    let mut ascii_escaped = 0u64;
+    for c in &mut chunks {
+        let (mut ascii, mut lead, mut four, mut ctl, mut quote, mut short) =
+            (0u8, 0u8, 0u8, 0u8, 0u8, 0u8);
+        for &b in c {
+            ascii += u8::from(b < 0x80);
+            lead += u8::from(b >= 0xc0);
+            four += u8::from(b >= 0xf0);
+            ctl += u8::from(b < 0x20);
+            quote += u8::from((b == b'"') | (b == b'\\'));
+            short += u8::from((b == 0x08) | (b == 0x09) | (b == 0x0a) | (b == 0x0c) | (b == 0x0d));
+        }
+        let wide = u64::from(lead) + u64::from(four);
+        st.units += u64::from(ascii) + wide;
+        st.non_ascii += wide;
+        st.astral += u64::from(four);
+        // `\"`, `\\`, `\n` and the like take 2; other controls `\u00XX`, 6.
+        ascii_escaped +=
+            u64::from(ascii) + u64::from(quote) + u64::from(short) + 5 * u64::from(ctl - short);
+    }
+    let tail = text_stats_bytes(chunks.remainder());
+    StrStats {
+        units: st.units + tail.units,
+        non_ascii: st.non_ascii + tail.non_ascii,
+        escaped: ascii_escaped + st.non_ascii + tail.escaped,
+        astral: st.astral + tail.astral,
+    }
+}
+
+/// What escaping adds to `s` in a JSON string literal (quotes aside): one for `\"`, `\\`,
+/// `\b`, `\t`, `\n`, `\f`, `\r`, five for each other control character (`\u00XX`). The same
+/// in bytes and in UTF-16 units (escapes are ASCII); counted as [`text_stats`] counts, with
+/// only the three counts this needs.
+pub fn json_escape_extra(s: &str) -> usize {
+    let mut chunks = s.as_bytes().chunks_exact(64);
+    let mut extra = 0;
+    for c in &mut chunks {
+        let (mut ctl, mut quote, mut short) = (0u8, 0u8, 0u8);
+        for &b in c {
+            ctl += u8::from(b < 0x20);
+            quote += u8::from((b == b'"') | (b == b'\\'));
+            short += u8::from((b == 0x08) | (b == 0x09) | (b == 0x0a) | (b == 0x0c) | (b == 0x0d));
+        }
+        extra += usize::from(quote) + usize::from(short) + 5 * usize::from(ctl - short);
+    }
+    extra
+        + chunks
+            .remainder()
+            .iter()
+            .filter(|&&b| b < 0x80)
+            .map(|&b| usize::from(ESCAPED_ASCII[usize::from(b)]) - 1)
+            .sum::<usize>()
+}
+
+/// [`text_stats`] one byte at a time.
+fn text_stats_bytes(bytes: &[u8]) -> StrStats {
+    let (mut units, mut non_ascii, mut escaped, mut astral) = (0u64, 0u64, 0u64, 0u64);
+    for &b in bytes {
+        if b < 0x80 {
+            units += 1;
+            escaped += ESCAPED_ASCII[b as usize] as u64;
+        } else if b >= 0xc0 {
+            let n = 1 + u64::from(b >= 0xf0);
+            units += n;
+            non_ascii += n;
+            astral += n - 1;
+        }
+    }
+    StrStats {
+        units,
+        non_ascii,
+        escaped: escaped + non_ascii,
+        astral,
+    }
+}
+
+/// The opening brackets (`[` and `{`) of `line`, counted until the count passes `limit`: a
+/// line with no more than `limit` of them cannot nest deeper than that, and nearly every line
+/// has few. Returns the exact count when it is at most `limit`, and some count above `limit`
+/// otherwise.
+pub fn openers_up_to(line: &[u8], limit: usize) -> usize {
+    // Blocks of a fixed size, a multiple of every vector width, each summed in a `u8` (`[` is
+    // `{` without bit 0x20): blocks of 255 bytes each ended in a byte-by-byte tail, which cost
+    // as much as the rest of the count.
+    let count = |block: &[u8]| {
+        usize::from(
+            block
+                .iter()
+                .fold(0u8, |n, &b| n.wrapping_add(u8::from((b | 0x20) == b'{'))),
+        )
+    };
+    let mut blocks = line.chunks_exact(192);
+    let mut openers = 0;
+    for block in &mut blocks {
+        openers += count(block);
+        if openers > limit {
+            return openers;
+        }
+    }
+    openers + count(blocks.remainder())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,105 @@
+use super::*;
+
+/// Text that crosses block boundaries with every class of byte the counts tell apart.
+fn mixed() -> String {
+    let pieces = [
+        "plain ascii text ",
+        "\"quoted\" \\ ",
+        "\n\r\t\u{8}\u{c}",
+        "\u{1}\u{1f}\u{7f}",
+        "é ü ",
+        "日本語 ",
+        "emoji 🎉 ",
+        "\u{2028}",
+        "{\"a\": [1, {\"b\": []}]} ",
+    ];
+    let mut text = String::new();
+    for i in 0..400usize {
+        text.push_str(pieces[(i * 7 + i / 3) % pieces.len()]);
+    }
+    text
+}
+
+/// Every prefix of `text` that ends on a character boundary.
+fn prefixes(text: &str) -> impl Iterator<Item = &str> {
+    (0..=text.len())
+        .filter(|&e| text.is_char_boundary(e))
+        .map(|e| &text[..e])
+}
+
+#[test]
+fn utf16_len_counts_code_units() {
+    for s in [
+        "",
+        "abc",
+        "é",
+        "日本語",
+        "🎉",
+        "a🎉b\u{10FFFF}c",
+        "\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}",
+    ] {
+        assert_eq!(utf16_len(s), s.encode_utf16().count(), "{s:?}");
+    }
+    // Past one 64-byte block, every prefix: the blocks and the tail agree with the decoder.
+    let long = "x🎉é日\u{10FFFF}".repeat(40);
+    for s in prefixes(&long) {
+        assert_eq!(utf16_len(s), s.encode_utf16().count(), "{}", s.len());
+    }
+}
+
+#[test]
+fn text_stats_in_blocks_equal_byte_by_byte_and_the_decoder() {
+    let text = mixed();
+    for t in prefixes(&text) {
+        let st = text_stats(t);
+        assert_eq!(st, text_stats_bytes(t.as_bytes()), "{t:?}");
+        assert_eq!(st.units as usize, t.encode_utf16().count());
+        assert_eq!(
+            st.astral as usize,
+            t.chars().filter(|c| c.len_utf16() == 2).count()
+        );
+        assert_eq!(
+            st.non_ascii as usize,
+            t.chars()
+                .filter(|c| !c.is_ascii())
+                .map(char::len_utf16)
+                .sum::<usize>()
+        );
+    }
+}
+
+#[test]
+fn the_escaped_length_is_that_of_serde_jsons_literal() {
+    // serde_json writes a string as `JSON.stringify` does: the short escapes, `\u00XX` for
+    // the other controls, everything else as it is.
+    let text = mixed();
+    for t in prefixes(&text).step_by(7) {
+        let literal = serde_json::to_string(t).unwrap();
+        let inner = &literal[1..literal.len() - 1];
+        assert_eq!(
+            text_stats(t).escaped as usize,
+            inner.encode_utf16().count(),
+            "{t:?}"
+        );
+        assert_eq!(json_escape_extra(t), inner.len() - t.len(), "{t:?}");
+    }
+}
+
+#[test]
+fn openers_are_counted_exactly_up_to_the_limit() {
+    let text = mixed();
+    for line in prefixes(&text).step_by(5) {
+        let want = line.bytes().filter(|&b| b == b'[' || b == b'{').count();
+        for limit in [0, 1, 3, 127] {
+            let got = openers_up_to(line.as_bytes(), limit);
+            if want <= limit {
+                assert_eq!(got, want, "{line:?} {limit}");
+            } else {
+                assert!(
+                    got > limit && got <= want,
+                    "{line:?} {limit}: {got} of {want}"
+                );
+            }
+        }
+    }
+}
