@@ -103,3 +103,28 @@ fn openers_are_counted_exactly_up_to_the_limit() {
         }
     }
 }
+
+/// The counts built for AVX2 (which the public functions run where this CPU has it) equal the
+/// portable build's, at every length of text several blocks long.
+#[test]
+fn both_builds_of_the_counts_agree() {
+    let text = mixed().repeat(2);
+    for t in prefixes(&text).step_by(3) {
+        assert_eq!(text_stats(t), text_stats_body(t), "{}", t.len());
+        assert_eq!(utf16_len(t), utf16_len_body(t), "{}", t.len());
+        assert_eq!(
+            json_escape_extra(t),
+            json_escape_extra_body(t),
+            "{}",
+            t.len()
+        );
+        for limit in [0, 3, 127, usize::MAX] {
+            assert_eq!(
+                openers_up_to(t.as_bytes(), limit),
+                openers_up_to_body(t.as_bytes(), limit),
+                "{} {limit}",
+                t.len()
+            );
+        }
+    }
+}
