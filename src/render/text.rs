@@ -25,49 +25,11 @@ fn needs_escape(c: char) -> bool {
     c.is_control() || is_bidi_control(c)
 }
 
-/// Whether the character that starts with byte `b0`, followed by `b1` and `b2` (0 past the end
-/// of the text), [`needs_escape`] and is not a newline or tab: C0 controls and DEL are one byte,
-/// C1 controls `C2 80`–`C2 9F`, U+061C `D8 9C`, U+202A–U+202E `E2 80 AA`–`E2 80 AE` and
-/// U+2066–U+2069 `E2 81 A6`–`E2 81 A9`. No continuation byte (`80`–`BF`) matches, so the test
-/// can run at every byte of a text, not only at character boundaries; and it is branch-free,
-/// so that it runs many bytes at a time.
-#[inline(always)]
-fn escape_starts(b0: u8, b1: u8, b2: u8) -> bool {
-    ((b0 < 0x20) & (b0 != b'\n') & (b0 != b'\t'))
-        | (b0 == 0x7f)
-        | ((b0 == 0xc2) & (0x80..=0x9f).contains(&b1))
-        | ((b0 == 0xd8) & (b1 == 0x9c))
-        | ((b0 == 0xe2)
-            & (((b1 == 0x80) & (0xaa..=0xae).contains(&b2))
-                | ((b1 == 0x81) & (0xa6..=0xa9).contains(&b2))))
-}
-
-/// Whether a character of `s` other than a newline or tab [`needs_escape`], from its bytes
-/// ([`escape_starts`]), 64 at a time. Nothing is decoded: tool outputs run to megabytes, and
-/// the characters that share the escapes' lead bytes are common (`→`, on every line of
-/// Claude's file reads; `—`, `…`, box drawing).
-fn has_escape(s: &str) -> bool {
-    let b = s.as_bytes();
-    let at = |i: usize| b.get(i).copied().unwrap_or(0);
-    // Each position with the two bytes after it; the last two positions apart.
-    let main = b.len().saturating_sub(2);
-    let mut start = 0;
-    while start < main {
-        let end = (start + 64).min(main);
-        let hit = b[start..end]
-            .iter()
-            .zip(&b[start + 1..end + 1])
-            .zip(&b[start + 2..end + 2])
-            .fold(false, |acc, ((&b0, &b1), &b2)| {
-                acc | escape_starts(b0, b1, b2)
-            });
-        if hit {
-            return true;
-        }
-        start = end;
-    }
-    (main..b.len()).any(|i| escape_starts(b[i], at(i + 1), at(i + 2)))
-}
+// The byte test of the characters that need an escape, and the check of a whole text with
+// it, are in `textstats`, built for AVX2 where the CPU has it: tool outputs run to megabytes.
+use textstats::has_terminal_escape as has_escape;
+#[cfg(test)]
+use textstats::terminal_escape_starts as escape_starts;
 
 fn push_escape(out: &mut String, c: char) {
     let n = c as u32;

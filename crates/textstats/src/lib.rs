@@ -1,8 +1,8 @@
 //! Counts of byte classes in UTF-8 text and JSON lines: a string's UTF-16 length, the length
-//! of its JSON literal, the brackets of a line. Each is counted from the bytes, without
-//! decoding, in fixed-size blocks of branch-free comparisons that the compiler turns into
-//! vector code: the replays measure every message and tool output, and the readers check
-//! every line.
+//! of its JSON literal, the brackets of a line, whether a text holds a character a terminal
+//! acts on. Each is counted from the bytes, without decoding, in fixed-size blocks of
+//! branch-free comparisons that the compiler turns into vector code: the replays measure every
+//! message and tool output, the readers check every line, and the exports check every text.
 //!
 //! A crate of its own so that it is optimised in every build (`[profile.dev.package.textstats]`
 //! in the workspace's manifest). The test build compiles `sessions` itself without
@@ -91,6 +91,12 @@ vectorised! {
     /// has few. Returns the exact count when it is at most `limit`, and some count above `limit`
     /// otherwise.
     pub fn openers_up_to(line: &[u8], limit: usize) -> usize = openers_up_to_body;
+    /// Whether a character of `s` other than a newline or tab is one a terminal acts on (a
+    /// control character or a bidirectional override), from its bytes
+    /// ([`terminal_escape_starts`]), 64 at a time. Nothing is decoded: tool outputs run to
+    /// megabytes, and the characters that share those characters' lead bytes are common (`→`,
+    /// on every line of Claude's file reads; `—`, `…`, box drawing).
+    pub fn has_terminal_escape(s: &str) -> bool = has_terminal_escape_body;
 }
 
 /// Bytes counted a block in [`text_stats`] and [`json_escape_extra`], whose counts are at
@@ -196,6 +202,48 @@ fn text_stats_bytes(bytes: &[u8]) -> StrStats {
         escaped: escaped + non_ascii,
         astral,
     }
+}
+
+/// Whether the character that starts with byte `b0`, followed by `b1` and `b2` (0 past the end
+/// of the text), is one a terminal acts on, other than a newline or tab: C0 controls and DEL
+/// are one byte, C1 controls `C2 80`–`C2 9F`, U+061C `D8 9C`, U+202A–U+202E `E2 80 AA`–`E2 80
+/// AE` and U+2066–U+2069 `E2 81 A6`–`E2 81 A9`. No continuation byte (`80`–`BF`) matches, so
+/// the test can run at every byte of a text, not only at character boundaries; and it is
+/// branch-free, so that it runs many bytes at a time.
+#[inline(always)]
+pub fn terminal_escape_starts(b0: u8, b1: u8, b2: u8) -> bool {
+    ((b0 < 0x20) & (b0 != b'\n') & (b0 != b'\t'))
+        | (b0 == 0x7f)
+        | ((b0 == 0xc2) & (0x80..=0x9f).contains(&b1))
+        | ((b0 == 0xd8) & (b1 == 0x9c))
+        | ((b0 == 0xe2)
+            & (((b1 == 0x80) & (0xaa..=0xae).contains(&b2))
+                | ((b1 == 0x81) & (0xa6..=0xa9).contains(&b2))))
+}
+
+/// [`has_terminal_escape`], for the target CPU or, inlined there, for AVX2.
+#[inline(always)]
+fn has_terminal_escape_body(s: &str) -> bool {
+    let b = s.as_bytes();
+    let at = |i: usize| b.get(i).copied().unwrap_or(0);
+    // Each position with the two bytes after it; the last two positions apart.
+    let main = b.len().saturating_sub(2);
+    let mut start = 0;
+    while start < main {
+        let end = (start + 64).min(main);
+        let hit = b[start..end]
+            .iter()
+            .zip(&b[start + 1..end + 1])
+            .zip(&b[start + 2..end + 2])
+            .fold(false, |acc, ((&b0, &b1), &b2)| {
+                acc | terminal_escape_starts(b0, b1, b2)
+            });
+        if hit {
+            return true;
+        }
+        start = end;
+    }
+    (main..b.len()).any(|i| terminal_escape_starts(b[i], at(i + 1), at(i + 2)))
 }
 
 /// [`openers_up_to`], for the target CPU or, inlined there, for AVX2.

@@ -108,13 +108,20 @@ fn openers_are_counted_exactly_up_to_the_limit() {
 /// portable build's, at every length of text several blocks long.
 #[test]
 fn both_builds_of_the_counts_agree() {
-    let text = mixed().repeat(2);
+    // Controls and a bidirectional override past the first blocks, for the terminal check.
+    let text = mixed().repeat(2) + "\u{1b}[0m" + &mixed() + "\u{202e}";
     for t in prefixes(&text).step_by(3) {
         assert_eq!(text_stats(t), text_stats_body(t), "{}", t.len());
         assert_eq!(utf16_len(t), utf16_len_body(t), "{}", t.len());
         assert_eq!(
             json_escape_extra(t),
             json_escape_extra_body(t),
+            "{}",
+            t.len()
+        );
+        assert_eq!(
+            has_terminal_escape(t),
+            has_terminal_escape_body(t),
             "{}",
             t.len()
         );
