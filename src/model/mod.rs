@@ -8,7 +8,7 @@ mod compaction;
 mod message;
 mod usage;
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -302,8 +302,8 @@ impl Session {
         if let Some(c) = self.counts_as_read {
             return c;
         }
-        let mut calls: HashSet<&str> = HashSet::new();
-        let mut errors: HashSet<&str> = HashSet::new();
+        let mut calls: HashSet<&str> = HashSet::default();
+        let mut errors: HashSet<&str> = HashSet::default();
         let mut counts = Counts::default();
         for m in &self.messages {
             if m.is_human {
