@@ -97,6 +97,10 @@ vectorised! {
     /// megabytes, and the characters that share those characters' lead bytes are common (`→`,
     /// on every line of Claude's file reads; `—`, `…`, box drawing).
     pub fn has_terminal_escape(s: &str) -> bool = has_terminal_escape_body;
+    /// [`text_stats`] of UTF-16 code units that hold no surrogate (`None` when they hold
+    /// one: a pair or a lone surrogate, which the caller counts unit by unit).
+    pub fn units_stats_without_surrogates(w: &[u16]) -> Option<StrStats> =
+        units_stats_without_surrogates_body;
 }
 
 /// Bytes counted a block in [`text_stats`] and [`json_escape_extra`], whose counts are at
@@ -244,6 +248,42 @@ fn has_terminal_escape_body(s: &str) -> bool {
         start = end;
     }
     (main..b.len()).any(|i| terminal_escape_starts(b[i], at(i + 1), at(i + 2)))
+}
+
+/// [`units_stats_without_surrogates`], for the target CPU or, inlined there, for AVX2.
+#[inline(always)]
+fn units_stats_without_surrogates_body(w: &[u16]) -> Option<StrStats> {
+    let mut blocks = w.chunks_exact(BLOCK);
+    let (mut non_ascii, mut extra) = (0u64, 0u64);
+    let mut count = |block: &[u16]| {
+        let (mut surrogate, mut wide, mut ctl, mut quote, mut short) = (0u8, 0u8, 0u8, 0u8, 0u8);
+        for &u in block {
+            surrogate |= u8::from((0xd800..0xe000).contains(&u));
+            wide += u8::from(u > 0x7f);
+            ctl += u8::from(u < 0x20);
+            quote += u8::from((u == 0x22) | (u == 0x5c));
+            short += u8::from((u == 0x08) | (u == 0x09) | (u == 0x0a) | (u == 0x0c) | (u == 0x0d));
+        }
+        non_ascii += u64::from(wide);
+        // `\"`, `\\`, `\n` and the like take 2; other controls `\u00XX`, 6.
+        extra += u64::from(quote) + u64::from(short) + 5 * u64::from(ctl - short);
+        surrogate == 0
+    };
+    for block in &mut blocks {
+        if !count(block) {
+            return None;
+        }
+    }
+    if !count(blocks.remainder()) {
+        return None;
+    }
+    let units = w.len() as u64;
+    Some(StrStats {
+        units,
+        non_ascii,
+        escaped: units + extra,
+        astral: 0,
+    })
 }
 
 /// [`openers_up_to`], for the target CPU or, inlined there, for AVX2.

@@ -135,3 +135,30 @@ fn both_builds_of_the_counts_agree() {
         }
     }
 }
+
+/// The vectorised stats of UTF-16 units are the UTF-8 text's, and refuse units with a
+/// surrogate.
+#[test]
+fn units_without_surrogates_count_as_their_text() {
+    // Without its one astral character, then with it: several blocks, every few lengths.
+    for text in [mixed().replace("🎉", "ok").repeat(2), mixed().repeat(2)] {
+        for t in prefixes(&text).step_by(5) {
+            let units: Vec<u16> = t.encode_utf16().collect();
+            let has_pair = t.chars().any(|c| c.len_utf16() == 2);
+            let got = units_stats_without_surrogates(&units);
+            assert_eq!(
+                got,
+                units_stats_without_surrogates_body(&units),
+                "{}",
+                t.len()
+            );
+            assert_eq!(got, (!has_pair).then(|| text_stats(t)), "{}", t.len());
+        }
+    }
+    let plain: Vec<u16> = "a\"b\\c\nd\u{1}é日".encode_utf16().collect();
+    assert_eq!(
+        units_stats_without_surrogates(&plain),
+        Some(text_stats("a\"b\\c\nd\u{1}é日"))
+    );
+    assert_eq!(units_stats_without_surrogates(&[0x61, 0xdc00, 0x62]), None);
+}

@@ -185,6 +185,10 @@ fn text_byte_range(s: &str, from: usize, to: usize) -> Option<(usize, usize)> {
 
 /// Stats of raw UTF-16 (lone surrogates are escaped as `\udXXX` by `JSON.stringify`).
 pub fn units_stats(w: &[u16]) -> StrStats {
+    // Nearly every text holds no surrogate: those are counted a vector at a time.
+    if let Some(st) = textstats::units_stats_without_surrogates(w) {
+        return st;
+    }
     let mut st = StrStats::default();
     let mut i = 0;
     while i < w.len() {

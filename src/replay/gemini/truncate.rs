@@ -271,8 +271,24 @@ fn find(hay: &[u16], needle: &[u16]) -> Option<usize> {
         .position(|w| w[0] == first && w[1..] == *rest)
 }
 
+/// The first `h` UTF-16 units of `s` (all of them when it has fewer).
+fn head_units(s: &str, h: usize) -> Vec<u16> {
+    // Where its first `h` bytes are ASCII, they are its first `h` units.
+    let first = &s.as_bytes()[..h.min(s.len())];
+    if first.is_ascii() {
+        return first.iter().map(|&b| u16::from(b)).collect();
+    }
+    s.encode_utf16().take(h).collect()
+}
+
 /// The last `t` UTF-16 units of `s` (`t` at most its length), without encoding all of it.
 fn tail_units(s: &str, t: usize) -> Vec<u16> {
+    // Where its last `t` bytes are ASCII, they are its last `t` units: widened a vector at a
+    // time (outputs long enough to be truncated are mostly ASCII).
+    let last = &s.as_bytes()[s.len().saturating_sub(t)..];
+    if last.is_ascii() {
+        return last.iter().map(|&b| u16::from(b)).collect();
+    }
     let (mut n, mut start) = (0, s.len());
     for (i, c) in s.char_indices().rev() {
         if n >= t {
@@ -318,7 +334,7 @@ impl Truncated {
         let (len, head, tail) = match content {
             JsStr::Text(s) => {
                 let len = crate::replay::js::utf16_len(s);
-                let head: Vec<u16> = s.encode_utf16().take(h).collect();
+                let head = head_units(s, h);
                 (len, head, tail_units(s, t))
             }
             _ => {
@@ -593,13 +609,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tails_and_finds_are_those_of_the_units() {
-        for s in ["", "abc", "a😀b😀", "😀😀😀", "é漢😀x", "ab<tag<tag>"] {
+    fn heads_tails_and_finds_are_those_of_the_units() {
+        for s in [
+            "",
+            "abc",
+            "a😀b😀",
+            "😀😀😀",
+            "é漢😀x",
+            "ab<tag<tag>",
+            "xyé",
+            "éxy",
+        ] {
             let units: Vec<u16> = s.encode_utf16().collect();
             for t in 0..=units.len() {
                 // A tail may start inside a pair: with its lone low surrogate.
                 assert_eq!(tail_units(s, t), units[units.len() - t..], "{s:?} {t}");
+                // And a head may end inside one.
+                assert_eq!(head_units(s, t), units[..t], "{s:?} {t}");
             }
+            assert_eq!(head_units(s, units.len() + 3), units, "{s:?}");
             for needle in ["", "<tag>", "<", "b😀", "😀😀", "zz"] {
                 let n: Vec<u16> = needle.encode_utf16().collect();
                 let naive = if n.is_empty() {
