@@ -54,7 +54,8 @@ const ESCAPED_ASCII: [u8; 128] = {
 /// Each count is built twice, for the CPU the build targets and for AVX2, and runs the AVX2
 /// build where the CPU has it (detected once, then read from the standard library's cached
 /// flags). The Gemini replay sizes every message and tool output with these counts: with
-/// AVX2 it takes 3% fewer instructions, `list` 1% fewer (docs/benchmarks.md).
+/// AVX2 it took 3% fewer instructions, `list` about 1% fewer (docs/benchmarks.md, "The
+/// ninth session").
 macro_rules! vectorised {
     ($($(#[$doc:meta])* pub fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty = $body:ident;)*) => {$(
         $(#[$doc])*
