@@ -16,8 +16,8 @@
 //! bytes a vector) and for AVX2 (32), and runs the AVX2 build on a CPU that has it
 //! (`vectorised!`).
 
-// The only `unsafe` code: the calls of the counts' AVX2 builds, each made after checking that
-// the CPU has AVX2 (`vectorised!`).
+// The crate's only `unsafe` code: the calls of the counts' AVX2 builds, each made after
+// checking that the CPU has AVX2 (`vectorised!`).
 #![deny(unsafe_code)]
 
 /// Sizes of a string that JavaScript's `.length` and `JSON.stringify` give.
@@ -57,7 +57,10 @@ const ESCAPED_ASCII: [u8; 128] = {
 /// AVX2 it took 3% fewer instructions, `list` about 1% fewer (docs/benchmarks.md, "The
 /// ninth session").
 macro_rules! vectorised {
-    ($($(#[$doc:meta])* pub fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty = $body:ident;)*) => {$(
+    ($(
+        $(#[$doc:meta])*
+        pub fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty = $body:ident;
+    )*) => {$(
         $(#[$doc])*
         pub fn $name($($arg: $ty),*) -> $ret {
             #[cfg(target_arch = "x86_64")]
