@@ -113,6 +113,28 @@ vectorised! {
 /// 64-byte blocks took 5% more instructions).
 const BLOCK: usize = 192;
 
+/// Which of the classes JSON escaping tells apart a character (a byte of UTF-8 text, or a
+/// UTF-16 unit) is in: a control character, `"` or `\\`, and a control character written in
+/// two characters (`\b`, `\t`, `\n`, `\f`, `\r`; the others take six, `\u00XX`). Each a 0 or a
+/// 1, for the block counts to add.
+#[inline(always)]
+fn escape_classes<T: Copy + PartialOrd + From<u8>>(c: T) -> (u8, u8, u8) {
+    let is = |b: u8| c == T::from(b);
+    (
+        u8::from(c < T::from(0x20)),
+        u8::from(is(b'"') | is(b'\\')),
+        u8::from(is(0x08) | is(0x09) | is(0x0a) | is(0x0c) | is(0x0d)),
+    )
+}
+
+/// What escaping adds to a text of `ctl` control characters, `quote` quotes and backslashes,
+/// `short` of the controls written in two characters: one for each two-character escape, five
+/// for each `\u00XX`.
+#[inline(always)]
+fn escape_extra(ctl: u64, quote: u64, short: u64) -> u64 {
+    quote + short + 5 * (ctl - short)
+}
+
 /// [`utf16_len`], for the target CPU or, inlined there, for AVX2.
 #[inline(always)]
 fn utf16_len_body(s: &str) -> usize {
@@ -146,9 +168,8 @@ fn text_stats_body(s: &str) -> StrStats {
             ascii += u8::from(b < 0x80);
             lead += u8::from(b >= 0xc0);
             four += u8::from(b >= 0xf0);
-            ctl += u8::from(b < 0x20);
-            quote += u8::from((b == b'"') | (b == b'\\'));
-            short += u8::from((b == 0x08) | (b == 0x09) | (b == 0x0a) | (b == 0x0c) | (b == 0x0d));
+            let (c, q, sh) = escape_classes(b);
+            (ctl, quote, short) = (ctl + c, quote + q, short + sh);
         }
         let wide = u64::from(lead) + u64::from(four);
         st.units += u64::from(ascii) + wide;
@@ -156,7 +177,7 @@ fn text_stats_body(s: &str) -> StrStats {
         st.astral += u64::from(four);
         // `\"`, `\\`, `\n` and the like take 2; other controls `\u00XX`, 6.
         ascii_escaped +=
-            u64::from(ascii) + u64::from(quote) + u64::from(short) + 5 * u64::from(ctl - short);
+            u64::from(ascii) + escape_extra(u64::from(ctl), u64::from(quote), u64::from(short));
     }
     let tail = text_stats_bytes(chunks.remainder());
     StrStats {
@@ -175,11 +196,10 @@ fn json_escape_extra_body(s: &str) -> usize {
     for c in &mut chunks {
         let (mut ctl, mut quote, mut short) = (0u8, 0u8, 0u8);
         for &b in c {
-            ctl += u8::from(b < 0x20);
-            quote += u8::from((b == b'"') | (b == b'\\'));
-            short += u8::from((b == 0x08) | (b == 0x09) | (b == 0x0a) | (b == 0x0c) | (b == 0x0d));
+            let (c, q, sh) = escape_classes(b);
+            (ctl, quote, short) = (ctl + c, quote + q, short + sh);
         }
-        extra += usize::from(quote) + usize::from(short) + 5 * usize::from(ctl - short);
+        extra += escape_extra(u64::from(ctl), u64::from(quote), u64::from(short)) as usize;
     }
     extra
         + chunks
@@ -264,13 +284,11 @@ fn units_stats_without_surrogates_body(w: &[u16]) -> Option<StrStats> {
         for &u in block {
             surrogate |= u8::from((0xd800..0xe000).contains(&u));
             wide += u8::from(u > 0x7f);
-            ctl += u8::from(u < 0x20);
-            quote += u8::from((u == 0x22) | (u == 0x5c));
-            short += u8::from((u == 0x08) | (u == 0x09) | (u == 0x0a) | (u == 0x0c) | (u == 0x0d));
+            let (c, q, sh) = escape_classes(u);
+            (ctl, quote, short) = (ctl + c, quote + q, short + sh);
         }
         non_ascii += u64::from(wide);
-        // `\"`, `\\`, `\n` and the like take 2; other controls `\u00XX`, 6.
-        extra += u64::from(quote) + u64::from(short) + 5 * u64::from(ctl - short);
+        extra += escape_extra(u64::from(ctl), u64::from(quote), u64::from(short));
         surrogate == 0
     };
     for block in &mut blocks {
