@@ -437,8 +437,8 @@ impl<'de> Deserialize<'de> for ItemText {
                     is_object: true,
                     ..ItemText::default()
                 };
-                while let Some(key) = map.next_key::<std::borrow::Cow<str>>()? {
-                    match key.as_ref() {
+                while let Some(key) = map.next_key::<crate::parse::json::Key>()? {
+                    match &*key {
                         "type" => {
                             it.has_type = true;
                             it.ty = map.next_value::<crate::parse::json::Str>()?.owned();
@@ -661,8 +661,8 @@ impl<'de> Deserialize<'de> for Structured {
                     is_object: true,
                     ..ItemText::default()
                 };
-                while let Some(key) = map.next_key::<std::borrow::Cow<str>>()? {
-                    match key.as_ref() {
+                while let Some(key) = map.next_key::<crate::parse::json::Key>()? {
+                    match &*key {
                         // Read only when no exit code decides (most JSON outputs carry one).
                         "output" => output = Some(map.next_value()?),
                         "content" => content = Some(map.next_value()?),

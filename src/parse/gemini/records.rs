@@ -81,8 +81,8 @@ impl<'de> Deserialize<'de> for Counts {
             }
             fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Counts, A::Error> {
                 let mut c = Counts::default();
-                while let Some(key) = map.next_key::<std::borrow::Cow<str>>()? {
-                    let (slot, k) = match key.as_ref() {
+                while let Some(key) = map.next_key::<crate::parse::json::Key>()? {
+                    let (slot, k) = match &*key {
                         "input" => (&mut c.input, 0),
                         "output" => (&mut c.output, 1),
                         "cached" => (&mut c.cached, 2),

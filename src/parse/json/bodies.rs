@@ -144,12 +144,12 @@ impl<'de> Visitor<'de> for SkelSeed {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = serde_json::Map::new();
-        while let Some(k) = map.next_key::<Cow<'de, str>>()? {
-            if self.0.contains(&k.as_ref()) {
+        while let Some(k) = map.next_key::<super::Key>()? {
+            if self.0.contains(&&*k) {
                 map.next_value::<IgnoredAny>()?;
                 continue;
             }
-            if self.1.contains(&k.as_ref()) {
+            if self.1.contains(&&*k) {
                 let v = if FROM_TREE.with(Cell::get) {
                     match map.next_value::<Value>()? {
                         Value::String(s) => stand_in(&Body {
@@ -169,11 +169,11 @@ impl<'de> Visitor<'de> for SkelSeed {
                         serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null)
                     }
                 };
-                out.insert(k.into_owned(), v);
+                out.insert(k.0.into_owned(), v);
                 continue;
             }
             let v = map.next_value_seed(self)?;
-            out.insert(k.into_owned(), v);
+            out.insert(k.0.into_owned(), v);
         }
         Ok(Value::Object(out))
     }

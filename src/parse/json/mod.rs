@@ -163,6 +163,42 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
     }
 }
 
+// ---------------------------------------------------------------------------------- Key
+
+/// An object's key, borrowed from the line unless it holds an escape. serde's own
+/// `Cow<str>` reads a `String` first, one allocation a key, for objects whose keys a visitor
+/// only compares.
+pub struct Key<'a>(pub Cow<'a, str>);
+
+impl std::ops::Deref for Key<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Key<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V(PhantomData))
+    }
+}
+
 // ---------------------------------------------------------------------------------- Flag
 
 /// A boolean field: `true` only for JSON `true` (what `Value::as_bool().unwrap_or(false)` did).
@@ -511,6 +547,34 @@ mod tests {
     struct Inner {
         #[serde(default)]
         x: Num,
+    }
+
+    #[test]
+    fn keys_borrow_from_the_line_unless_escaped() {
+        struct Keys(Vec<(String, bool)>);
+        impl<'de> Deserialize<'de> for Keys {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = Keys;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str("an object")
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
+                        let mut out = Vec::new();
+                        while let Some(k) = map.next_key::<Key>()? {
+                            map.next_value::<IgnoredAny>()?;
+                            out.push((k.to_string(), matches!(k.0, Cow::Borrowed(_))));
+                        }
+                        Ok(Keys(out))
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+        let keys: Keys = serde_json::from_str(r#"{"input":1,"in\u0070ut":2,"\"":3}"#).unwrap();
+        let want = [("input", true), ("input", false), ("\"", false)];
+        assert_eq!(keys.0, want.map(|(k, b)| (k.to_string(), b)));
     }
 
     #[test]
