@@ -137,34 +137,71 @@ const MAY_ESCAPE: [bool; 256] = {
     t
 };
 
+/// Whether `b` may take a backslash away from a line's first byte and the byte after its
+/// leading digits: `\` `` ` `` `*` `[` `]` `<` `&` `~` `|` `_` `#` `>`, and `^`, which never
+/// does but shares a test. Comparisons only, so that the compiler tests a vector at once.
+#[inline(always)]
+fn may_escape_inside(b: u8) -> bool {
+    (b.wrapping_sub(b'[') <= b'`' - b'[')
+        | ((b | 2) == b'~')
+        | ((b | 2) == b'>')
+        | (b == b'*')
+        | (b == b'&')
+        | (b == b'#')
+}
+
+/// The index of the first byte from `i` that [`may_escape_inside`], or the length. Prose
+/// has one every few dozen bytes: a block of 32 is tested whole before its bytes are.
+fn next_inside(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(block) = bytes.get(i..i + 32) {
+        if block
+            .iter()
+            .fold(false, |hit, &b| hit | may_escape_inside(b))
+        {
+            break;
+        }
+        i += 32;
+    }
+    while i < bytes.len() && !may_escape_inside(bytes[i]) {
+        i += 1;
+    }
+    i
+}
+
 pub(super) fn escape_chars(out: &mut String, s: &str, everywhere: bool) {
-    // Every character that may need a backslash is ASCII: scan bytes, copy the runs between.
+    // Every character that may need a backslash is ASCII: find them, copy the runs between.
     let bytes = s.as_bytes();
     // A line-start digit run followed by `.` or `)` would be an ordered list marker.
     let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
     let mut copied = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if !MAY_ESCAPE[usize::from(b)] {
-            continue;
+    // The first byte (a digit when `digits > 0`, which never escapes) and the byte after the
+    // digits are looked at whatever they are; the bytes after them only when they may escape.
+    let mut i = digits;
+    loop {
+        if i > digits {
+            i = next_inside(bytes, i);
         }
-        let escape = match b {
-            b'\\' | b'`' | b'*' | b'[' | b']' | b'<' | b'&' | b'~' | b'|' => true,
-            b'_' => {
-                let before = s[..i].chars().next_back();
-                let after = s[i + 1..].chars().next();
-                !(before.is_some_and(char::is_alphanumeric)
-                    && after.is_some_and(char::is_alphanumeric))
-            }
-            b'#' | b'>' => everywhere || i == 0,
-            b'-' | b'+' | b'=' => i == 0,
-            b'.' | b')' => digits > 0 && i == digits,
-            _ => false,
-        };
+        let Some(&b) = bytes.get(i) else { break };
+        let escape = MAY_ESCAPE[usize::from(b)]
+            && match b {
+                b'\\' | b'`' | b'*' | b'[' | b']' | b'<' | b'&' | b'~' | b'|' => true,
+                b'_' => {
+                    let before = s[..i].chars().next_back();
+                    let after = s[i + 1..].chars().next();
+                    !(before.is_some_and(char::is_alphanumeric)
+                        && after.is_some_and(char::is_alphanumeric))
+                }
+                b'#' | b'>' => everywhere || i == 0,
+                b'-' | b'+' | b'=' => i == 0,
+                b'.' | b')' => digits > 0 && i == digits,
+                _ => false,
+            };
         if escape {
             out.push_str(&s[copied..i]);
             out.push('\\');
             copied = i;
         }
+        i += 1;
     }
     out.push_str(&s[copied..]);
 }
@@ -272,6 +309,77 @@ pub fn text_block(text: &str) -> String {
 mod tests {
     use super::*;
     use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+
+    /// [`escape_chars`] as it was first written, every byte looked at by every rule: what
+    /// the block scan must give on every input.
+    fn escape_bytewise(s: &str, everywhere: bool) -> String {
+        let bytes = s.as_bytes();
+        let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+        let mut out = String::new();
+        for (i, c) in s.char_indices() {
+            let escape = match c {
+                '\\' | '`' | '*' | '[' | ']' | '<' | '&' | '~' | '|' => true,
+                '_' => {
+                    let before = s[..i].chars().next_back();
+                    let after = s[i + 1..].chars().next();
+                    !(before.is_some_and(char::is_alphanumeric)
+                        && after.is_some_and(char::is_alphanumeric))
+                }
+                '#' | '>' => everywhere || i == 0,
+                '-' | '+' | '=' => i == 0,
+                '.' | ')' => digits > 0 && i == digits,
+                _ => false,
+            };
+            if escape {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        out
+    }
+
+    #[test]
+    fn the_block_scan_escapes_as_the_bytewise_rules_do() {
+        let specials: Vec<char> = "\\`*[]<&~|_#>-+=.)^}{@0123456789".chars().collect();
+        let plain: Vec<char> = "abcXYZ 019\té→😀".chars().collect();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for case in 0..6000 {
+            // Dense cases put a candidate in nearly every block, sparse ones leave most blocks
+            // without one; lengths run past two blocks of 32 bytes.
+            let one_in = [2, 40][case % 2];
+            let len = case % 97;
+            let s: String = (0..len)
+                .map(|_| match next(one_in) {
+                    0 => specials[next(specials.len())],
+                    _ => plain[next(plain.len())],
+                })
+                .collect();
+            for everywhere in [false, true] {
+                let mut got = String::new();
+                escape_chars(&mut got, &s, everywhere);
+                assert_eq!(
+                    got,
+                    escape_bytewise(&s, everywhere),
+                    "{s:?}, everywhere {everywhere}"
+                );
+            }
+        }
+        for s in [
+            "12. item", "7) x", "# h", "> q", "- l", "+ l", "= l", "1.5", "a.b", "",
+        ] {
+            for everywhere in [false, true] {
+                let mut got = String::new();
+                escape_chars(&mut got, s, everywhere);
+                assert_eq!(got, escape_bytewise(s, everywhere), "{s:?}");
+            }
+        }
+    }
 
     fn events(md: &str) -> Vec<Event<'_>> {
         Parser::new(md).collect()
