@@ -137,9 +137,9 @@ const MAY_ESCAPE: [bool; 256] = {
     t
 };
 
-/// Whether `b` may take a backslash away from a line's first byte and the byte after its
-/// leading digits: `\` `` ` `` `*` `[` `]` `<` `&` `~` `|` `_` `#` `>`, and `^`, which never
-/// does but shares a test. Comparisons only, so that the compiler tests a vector at once.
+/// Whether `b` may take a backslash anywhere in a line but its first byte and the byte after
+/// its leading digits: `\` `` ` `` `*` `[` `]` `<` `&` `~` `|` `_` `#` `>`, and `^`, which
+/// never does but shares a test. Comparisons only, so that the compiler tests a vector at once.
 #[inline(always)]
 fn may_escape_inside(b: u8) -> bool {
     (b.wrapping_sub(b'[') <= b'`' - b'[')

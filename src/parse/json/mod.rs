@@ -165,9 +165,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
 
 // ---------------------------------------------------------------------------------- Key
 
-/// An object's key, borrowed from the line unless it holds an escape. serde's own
-/// `Cow<str>` reads a `String` first, one allocation a key, for objects whose keys a visitor
-/// only compares.
+/// An object's key, borrowed from the line unless it holds an escape, for a visitor that only
+/// compares keys: serde's own `Cow<str>` reads a `String` first, an allocation for every key.
 pub struct Key<'a>(pub Cow<'a, str>);
 
 impl std::ops::Deref for Key<'_> {
