@@ -243,10 +243,14 @@ impl Writer {
 
     /// Write text, adding the container prefixes at each line start.
     fn write(&mut self, s: &str) {
-        for piece in s.split_inclusive('\n') {
-            let (body, newline) = match piece.strip_suffix('\n') {
-                Some(b) => (b, true),
-                None => (piece, false),
+        // `split_inclusive('\n')`, with the `memchr` crate's search (the standard library's
+        // searches 8 bytes at a time; a tool output's lines run long).
+        let mut rest = s;
+        while !rest.is_empty() {
+            let (body, newline);
+            (body, newline, rest) = match memchr::memchr(b'\n', rest.as_bytes()) {
+                Some(n) => (&rest[..n], true, &rest[n + 1..]),
+                None => (rest, false, ""),
             };
             if self.fresh_line {
                 let p = self.prefix(body.is_empty());
