@@ -22,7 +22,9 @@ pub fn zone(t: DateTime<Utc>) -> String {
     if settings().utc {
         "UTC".into()
     } else {
-        zoned(t).format("%:z").to_string()
+        let mut out = String::with_capacity(6);
+        push_offset(&mut out, *zoned(t).offset());
+        out
     }
 }
 
@@ -33,9 +35,9 @@ pub fn minutes(t: DateTime<Utc>) -> String {
 
 /// `09:00:05` (no zone).
 pub fn clock(t: DateTime<Utc>) -> String {
-    zoned(t)
-        .format_with_items(DATE_TIME[6..].iter())
-        .to_string()
+    let mut out = String::with_capacity(8);
+    push_date_time(&mut out, &zoned(t), 6);
+    out
 }
 
 /// The calendar day in the display zone. chrono's `date_naive` panics when the offset carries
@@ -70,15 +72,68 @@ const DATE_TIME: [Item<'static>; 11] = [
 /// `2026-03-14 09:00:05 +01:00`, or `2026-03-14 08:00:05 UTC` under `--utc`.
 pub fn timestamp(t: DateTime<Utc>) -> String {
     let z = zoned(t);
-    let when = z.format_with_items(DATE_TIME.iter());
+    let mut out = String::with_capacity(26);
+    push_date_time(&mut out, &z, 0);
     if settings().utc {
-        format!("{when} UTC")
+        out.push_str(" UTC");
     } else {
-        format!(
-            "{when} {}",
-            z.format_with_items([Item::Fixed(Fixed::TimezoneOffsetColon)].iter())
-        )
+        out.push(' ');
+        push_offset(&mut out, *z.offset());
     }
+    out
+}
+
+/// `DATE_TIME[from..]` of `z` (`0`: the date and time, `6`: the time), written digit by digit
+/// where chrono writes the items one by one through `fmt` and first prints the offset, which
+/// these items do not show (an export formats a time for every message); through chrono for a
+/// year outside 0–9999 (written with a sign) or a leap second (`:60`).
+fn push_date_time(out: &mut String, z: &DateTime<FixedOffset>, from: usize) {
+    use chrono::{Datelike, Timelike};
+    use std::fmt::Write;
+    if !(0..=9999).contains(&z.year()) || z.nanosecond() >= 1_000_000_000 {
+        let _ = write!(out, "{}", z.format_with_items(DATE_TIME[from..].iter()));
+        return;
+    }
+    if from == 0 {
+        let y = z.year() as u32;
+        push2(out, y / 100);
+        push2(out, y % 100);
+        out.push('-');
+        push2(out, z.month());
+        out.push('-');
+        push2(out, z.day());
+        out.push(' ');
+    }
+    push2(out, z.hour());
+    out.push(':');
+    push2(out, z.minute());
+    out.push(':');
+    push2(out, z.second());
+}
+
+/// The last two digits of `n`, zero-padded.
+fn push2(out: &mut String, n: u32) {
+    out.push(char::from(b'0' + (n / 10 % 10) as u8));
+    out.push(char::from(b'0' + (n % 10) as u8));
+}
+
+/// `%:z` of an offset (`+01:00`), through chrono where it has seconds.
+fn push_offset(out: &mut String, offset: FixedOffset) {
+    let secs = offset.local_minus_utc();
+    if secs % 60 != 0 {
+        out.push_str(
+            &DateTime::<Utc>::UNIX_EPOCH
+                .with_timezone(&offset)
+                .format_with_items([Item::Fixed(Fixed::TimezoneOffsetColon)].iter())
+                .to_string(),
+        );
+        return;
+    }
+    let minutes = secs.unsigned_abs() / 60;
+    out.push(if secs < 0 { '-' } else { '+' });
+    push2(out, minutes / 60);
+    out.push(':');
+    push2(out, minutes % 60);
 }
 
 /// The zone every one of `times` shows, when they share one (`None` across a daylight-saving
@@ -156,6 +211,54 @@ impl Days {
 #[cfg(test)]
 mod tests {
     use chrono::{DateTime, FixedOffset, NaiveDate, TimeZone, Utc};
+
+    /// The digits written by hand are chrono's, at every offset a zone can have and at times
+    /// from year 0 to 9999, the edges and a leap second (which go through chrono) included.
+    #[test]
+    fn hand_written_times_are_chronos() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: i64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as i64
+        };
+        let first = NaiveDate::from_ymd_opt(0, 1, 1)
+            .unwrap()
+            .and_hms_opt(0, 0, 0)
+            .unwrap();
+        let last = NaiveDate::from_ymd_opt(9999, 12, 31)
+            .unwrap()
+            .and_hms_opt(23, 59, 59)
+            .unwrap();
+        let span = (last - first).num_seconds();
+        let leap = NaiveDate::from_ymd_opt(2016, 12, 31)
+            .unwrap()
+            .and_hms_milli_opt(23, 59, 59, 1_500)
+            .unwrap();
+        let mut times = vec![first, last, leap];
+        times.extend((0..3000).map(|_| first + chrono::Duration::seconds(next(span + 1))));
+        for (k, naive) in times.into_iter().enumerate() {
+            // Whole minutes mostly, seconds in a few (old local mean times), both signs.
+            let secs = match k % 7 {
+                0 => next(2 * 86_399 + 1) - 86_399,
+                _ => (next(2 * 1_439 + 1) - 1_439) * 60,
+            };
+            let offset = FixedOffset::east_opt(secs as i32).unwrap();
+            let Some(z) = offset.from_local_datetime(&naive).single() else {
+                continue;
+            };
+            let mut got = String::new();
+            super::push_date_time(&mut got, &z, 0);
+            got.push(' ');
+            super::push_offset(&mut got, offset);
+            let want = z.format("%Y-%m-%d %H:%M:%S %:z").to_string();
+            assert_eq!(got, want, "{naive} at {secs} s");
+            let mut clock = String::new();
+            super::push_date_time(&mut clock, &z, 6);
+            assert_eq!(clock, z.format("%H:%M:%S").to_string());
+        }
+    }
 
     /// The day of a time in a zone east of UTC, up to the last instant chrono holds (where
     /// `date_naive` panicked): that one keeps its UTC day.
