@@ -37,5 +37,7 @@ pub mod project;
 pub mod render;
 pub mod replay;
 pub mod scan;
+#[cfg(test)]
+mod testing;
 pub mod tokens;
 pub mod usage;

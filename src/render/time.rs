@@ -216,13 +216,8 @@ mod tests {
     /// from year 0 to 9999, the edges and a leap second (which go through chrono) included.
     #[test]
     fn hand_written_times_are_chronos() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: i64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as i64
-        };
+        let mut rng = crate::testing::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: i64| rng.below(n as u64) as i64;
         let first = NaiveDate::from_ymd_opt(0, 1, 1)
             .unwrap()
             .and_hms_opt(0, 0, 0)

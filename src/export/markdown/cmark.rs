@@ -342,22 +342,16 @@ mod tests {
     fn the_block_scan_escapes_as_the_bytewise_rules_do() {
         let specials: Vec<char> = "\\`*[]<&~|_#>-+=.)^}{@0123456789".chars().collect();
         let plain: Vec<char> = "abcXYZ 019\té→😀".chars().collect();
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut rng = crate::testing::Rng(0x2545_f491_4f6c_dd1d);
         for case in 0..6000 {
             // Dense cases put a candidate in nearly every block, sparse ones leave most blocks
             // without one; lengths run past two blocks of 32 bytes.
             let one_in = [2, 40][case % 2];
             let len = case % 97;
             let s: String = (0..len)
-                .map(|_| match next(one_in) {
-                    0 => specials[next(specials.len())],
-                    _ => plain[next(plain.len())],
+                .map(|_| match rng.below(one_in) {
+                    0 => *rng.pick(&specials),
+                    _ => *rng.pick(&plain),
                 })
                 .collect();
             for everywhere in [false, true] {

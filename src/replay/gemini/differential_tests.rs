@@ -14,22 +14,7 @@ use super::*;
 use crate::model::{Part, Role};
 use crate::replay::{EventKind, HistoryItem, Strategy};
 
-pub(super) struct Rng(pub(super) u64);
-
-impl Rng {
-    pub(super) fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    pub(super) fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    pub(super) fn chance(&mut self, pct: u64) -> bool {
-        self.below(100) < pct
-    }
-}
+pub(super) use crate::testing::Rng;
 
 const PIECES: [&str; 14] = [
     "fn main() ",

@@ -15,6 +15,7 @@ use crate::model::{Part, Role};
 use crate::replay::pi::message::{AgentMessage, from_item_kept, from_json};
 use crate::replay::settings::Settings;
 use crate::replay::window::{Limits, WindowSource};
+use crate::testing::Rng;
 
 fn load(name: &str) -> Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -363,32 +364,20 @@ impl FullPass {
     }
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n.max(1)
+/// Text of up to `max` bytes beyond 600 (most shorter), of ASCII, CJK, emoji and newlines.
+fn random_text(rng: &mut Rng, max: u64) -> String {
+    let n = match rng.below(10) {
+        0..=2 => rng.below(40),
+        3..=6 => rng.below(600),
+        _ => 600 + rng.below(max),
+    };
+    let mut s = String::new();
+    let pieces = ["abc ", "日本語", "😀", "\n", "x", "tool output line "];
+    while (s.len() as u64) < n {
+        let p: &str = rng.pick::<&str>(&pieces);
+        s.push_str(p);
     }
-    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[self.next(xs.len() as u64) as usize]
-    }
-    fn text(&mut self, max: u64) -> String {
-        let n = match self.next(10) {
-            0..=2 => self.next(40),
-            3..=6 => self.next(600),
-            _ => 600 + self.next(max),
-        };
-        let mut s = String::new();
-        let pieces = ["abc ", "日本語", "😀", "\n", "x", "tool output line "];
-        while (s.len() as u64) < n {
-            let p: &str = self.pick::<&str>(&pieces);
-            s.push_str(p);
-        }
-        s
-    }
+    s
 }
 
 /// Requests: (items in context, timestamp).
@@ -400,12 +389,12 @@ fn random_session(rng: &mut Rng) -> (Vec<HistoryItem>, Requests) {
     let mut requests = Vec::new();
     let mut now = t0();
     let mut tick = |rng: &mut Rng| {
-        now += Duration::seconds(match rng.next(10) {
-            0..=6 => rng.next(60) as i64,
-            7..=8 => rng.next(900) as i64,
-            _ => rng.next(7_200) as i64,
+        now += Duration::seconds(match rng.below(10) {
+            0..=6 => rng.below(60) as i64,
+            7..=8 => rng.below(900) as i64,
+            _ => rng.below(7_200) as i64,
         });
-        (rng.next(20) > 0).then_some(now)
+        (rng.below(20) > 0).then_some(now)
     };
     let image = || Part::Image {
         media_type: None,
@@ -413,21 +402,21 @@ fn random_session(rng: &mut Rng) -> (Vec<HistoryItem>, Requests) {
         data: None,
         url: None,
     };
-    let steps = 3 + rng.next(45);
-    let mut started = rng.next(3) == 0; // sometimes tool activity before the first user message
+    let steps = 3 + rng.below(45);
+    let mut started = rng.below(3) == 0; // sometimes tool activity before the first user message
     for _ in 0..steps {
-        if !started || rng.next(4) > 0 {
+        if !started || rng.below(4) > 0 {
             // an agentic step: assistant calls, results
-            let calls = 1 + rng.next(3) as usize;
+            let calls = 1 + rng.below(3) as usize;
             let mut parts = Vec::new();
-            if rng.next(3) == 0 {
+            if rng.below(3) == 0 {
                 parts.push(Part::Thinking {
-                    text: rng.text(500),
+                    text: random_text(rng, 500),
                 });
             }
-            if rng.next(2) == 0 {
+            if rng.below(2) == 0 {
                 parts.push(Part::Text {
-                    text: rng.text(500),
+                    text: random_text(rng, 500),
                 });
             }
             let mut called = Vec::new();
@@ -436,7 +425,7 @@ fn random_session(rng: &mut Rng) -> (Vec<HistoryItem>, Requests) {
                 parts.push(Part::ToolCall {
                     id: "c".into(),
                     name: n.clone(),
-                    input: json!({"cmd": rng.text(60), "n": rng.next(1000)}),
+                    input: json!({"cmd": random_text(rng, 60), "n": rng.below(1000)}),
                 });
                 called.push(n);
             }
@@ -452,22 +441,22 @@ fn random_session(rng: &mut Rng) -> (Vec<HistoryItem>, Requests) {
             let mut rnames = Vec::new();
             for n in called {
                 let mut attachments = Vec::new();
-                if rng.next(8) == 0 {
+                if rng.below(8) == 0 {
                     attachments.push(image());
                 }
-                if rng.next(8) == 0 {
+                if rng.below(8) == 0 {
                     attachments.push(Part::Text {
-                        text: rng.text(2_000),
+                        text: random_text(rng, 2_000),
                     });
                 }
                 results.push(Part::ToolResult {
                     call_id: "c".into(),
-                    output: rng.text(4_500),
+                    output: random_text(rng, 4_500),
                     is_error: false,
                     attachments,
                     output_size: None,
                 });
-                rnames.push((rng.next(15) > 0).then_some(n));
+                rnames.push((rng.below(15) > 0).then_some(n));
             }
             let ts = tick(rng);
             items.push(item(Role::Tool, false, ts, results, rnames));
@@ -475,7 +464,7 @@ fn random_session(rng: &mut Rng) -> (Vec<HistoryItem>, Requests) {
         } else {
             // the run ends with an answer, then a human prompt
             let ts = tick(rng);
-            let nt = rng.text(800);
+            let nt = random_text(rng, 800);
             items.push(item(
                 Role::Assistant,
                 false,
@@ -484,19 +473,19 @@ fn random_session(rng: &mut Rng) -> (Vec<HistoryItem>, Requests) {
                 vec![None],
             ));
             let mut parts = vec![Part::Text {
-                text: rng.text(2_000),
+                text: random_text(rng, 2_000),
             }];
-            if rng.next(6) == 0 {
+            if rng.below(6) == 0 {
                 parts.push(image());
             }
             let np = parts.len();
             let ts = tick(rng);
             items.push(item(Role::User, true, ts, parts, vec![None; np]));
-            requests.push((items.len(), if rng.next(10) == 0 { None } else { ts }));
+            requests.push((items.len(), if rng.below(10) == 0 { None } else { ts }));
         }
-        if !started && rng.next(2) == 0 {
+        if !started && rng.below(2) == 0 {
             let ts = tick(rng);
-            let t = rng.text(100);
+            let t = random_text(rng, 100);
             items.push(item(
                 Role::User,
                 true,
