@@ -1,7 +1,7 @@
 //! What the unit tests of several modules share.
 
 /// Small, deterministic pseudo-random numbers (xorshift64): a test's generated inputs are the
-/// same on every run, and a failure names the input it failed on.
+/// same on every run, so a failure repeats.
 pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {

@@ -36,7 +36,7 @@ pub fn minutes(t: DateTime<Utc>) -> String {
 /// `09:00:05` (no zone).
 pub fn clock(t: DateTime<Utc>) -> String {
     let mut out = String::with_capacity(8);
-    push_date_time(&mut out, &zoned(t), 6);
+    push_date_time(&mut out, &zoned(t), false);
     out
 }
 
@@ -73,7 +73,7 @@ const DATE_TIME: [Item<'static>; 11] = [
 pub fn timestamp(t: DateTime<Utc>) -> String {
     let z = zoned(t);
     let mut out = String::with_capacity(26);
-    push_date_time(&mut out, &z, 0);
+    push_date_time(&mut out, &z, true);
     if settings().utc {
         out.push_str(" UTC");
     } else {
@@ -83,18 +83,23 @@ pub fn timestamp(t: DateTime<Utc>) -> String {
     out
 }
 
-/// `DATE_TIME[from..]` of `z` (`0`: the date and time, `6`: the time), written digit by digit
-/// where chrono writes the items one by one through `fmt` and first prints the offset, which
-/// these items do not show (an export formats a time for every message); through chrono for a
-/// year outside 0–9999 (written with a sign) or a leap second (`:60`).
-fn push_date_time(out: &mut String, z: &DateTime<FixedOffset>, from: usize) {
+/// [`DATE_TIME`] of `z` (its time alone without `with_date`), written digit by digit where
+/// chrono writes the items one by one through `fmt` and first prints the offset, which these
+/// items do not show (an export formats a time for every message); through chrono for a year
+/// outside 0–9999 (written with a sign) or a leap second (`:60`).
+fn push_date_time(out: &mut String, z: &DateTime<FixedOffset>, with_date: bool) {
     use chrono::{Datelike, Timelike};
     use std::fmt::Write;
     if !(0..=9999).contains(&z.year()) || z.nanosecond() >= 1_000_000_000 {
-        let _ = write!(out, "{}", z.format_with_items(DATE_TIME[from..].iter()));
+        let items = if with_date {
+            &DATE_TIME[..]
+        } else {
+            &DATE_TIME[6..]
+        };
+        let _ = write!(out, "{}", z.format_with_items(items.iter()));
         return;
     }
-    if from == 0 {
+    if with_date {
         let y = z.year() as u32;
         push2(out, y / 100);
         push2(out, y % 100);
@@ -244,13 +249,13 @@ mod tests {
                 continue;
             };
             let mut got = String::new();
-            super::push_date_time(&mut got, &z, 0);
+            super::push_date_time(&mut got, &z, true);
             got.push(' ');
             super::push_offset(&mut got, offset);
             let want = z.format("%Y-%m-%d %H:%M:%S %:z").to_string();
             assert_eq!(got, want, "{naive} at {secs} s");
             let mut clock = String::new();
-            super::push_date_time(&mut clock, &z, 6);
+            super::push_date_time(&mut clock, &z, false);
             assert_eq!(clock, z.format("%H:%M:%S").to_string());
         }
     }
