@@ -52,7 +52,7 @@ fn key_gemini_requests(s: &mut SessionSummary) {
     for (r, m) in s.requests.iter_mut().zip(&s.request_messages) {
         if let (None, Some(m)) = (&r.dedup_key, m) {
             r.dedup_key = Some(DedupKey {
-                message_id: format!("{}\u{0}{m:016x}", s.id),
+                message_id: format!("{}\u{0}{m:016x}", s.id).into(),
                 request_id: None,
                 sidechain: false,
                 copy: false,

@@ -123,13 +123,12 @@ impl SessionSummary {
     pub fn from_session(session: &mut Session, source: SourceFile) -> Self {
         let counts = session.counts();
         let usage = session.usage();
-        let mut models = Vec::new();
         let gemini = session.agent == Agent::Gemini;
         let requests = session
             .requests
             .iter()
             .chain(&session.copied_requests)
-            .map(|r| RequestUsage::of(r, &mut models))
+            .map(RequestUsage::of)
             .collect();
         // Gemini only, for the copy rule ([`crate::gemini_groups`]): the file's message ids
         // and each request's, hashed.

@@ -89,7 +89,7 @@ fn check(s: &Session, e: &Expect) {
     for r in &s.requests {
         let m = &s.messages[r.message_index.expect("message index")];
         assert_eq!(m.role, Role::Assistant);
-        assert_eq!(m.usage, Some(r.usage));
+        assert_eq!(m.usage.as_deref(), Some(&r.usage));
     }
     // Every compaction has exactly one marker, right before `message_index`.
     for (i, c) in s.compactions.iter().enumerate() {

@@ -596,6 +596,7 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
         }
         let tokens = m
             .usage
+            .as_deref()
             .map(|u| {
                 format!(
                     "  [in {} · out {}]",

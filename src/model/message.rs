@@ -1,5 +1,7 @@
 //! Messages and their parts, and what the human typed in them (for titles and previews).
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -86,14 +88,17 @@ pub enum Part {
 pub struct Message {
     /// The agent's id for the message (Claude `message.id` or first record `uuid`, Gemini `id`,
     /// Codex item `id`), when it has one.
-    pub id: Option<String>,
+    pub id: Option<Box<str>>,
     pub role: Role,
     #[serde(serialize_with = "serialize_time")]
     pub timestamp: Option<DateTime<Utc>>,
-    pub model: Option<String>,
+    /// Shared by the messages of a model within a session.
+    pub model: Option<Arc<str>>,
     pub parts: Vec<Part>,
-    /// Per-message usage as recorded (after in-file de-duplication), for the timeline.
-    pub usage: Option<Usage>,
+    /// Per-message usage as recorded (after in-file de-duplication), for the timeline. Boxed:
+    /// most messages have none, and a message's size is paid by every message of a long
+    /// session.
+    pub usage: Option<Box<Usage>>,
     /// True only for text the human typed (not meta injections, tool-result carriers, compaction
     /// summaries or environment context). `counts.user_turns` counts these.
     pub is_human: bool,
@@ -107,12 +112,12 @@ pub struct Message {
     /// Agent-specific kind when it is not obvious from the role (e.g. `compact_summary`,
     /// `info`, `environment_context`, `meta`, `api_error`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subtype: Option<String>,
+    pub subtype: Option<Box<str>>,
     /// What the user typed when the agent sent something else in its place (Gemini
     /// `displayContent`: `/init` for the prompt it expands to, the prompt before `@file`
     /// injection). Titles use it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub display: Option<String>,
+    pub display: Option<Box<str>>,
 }
 
 impl Message {
@@ -144,7 +149,10 @@ impl Message {
         if !self.is_human {
             return None;
         }
-        let shown = self.display.clone().unwrap_or_else(|| self.text());
+        let shown = self
+            .display
+            .as_deref()
+            .map_or_else(|| self.text(), String::from);
         Some(typed_text(&shown)).filter(|t| !t.is_empty())
     }
 

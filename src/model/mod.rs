@@ -19,7 +19,7 @@ use crate::diag::Warning;
 
 pub use compaction::{Compaction, CompactionId, CompactionKind, Provenance, Trigger};
 pub use message::{Message, Part, TextSize, media_kind, text_of, typed_text};
-pub use usage::{DedupKey, Request, RequestUsage, TokenTotals, Usage};
+pub use usage::{DedupKey, ModelNames, Request, RequestUsage, TokenTotals, Usage};
 
 #[derive(
     Debug,

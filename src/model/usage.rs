@@ -97,7 +97,8 @@ impl From<Usage> for TokenTotals {
 pub struct Request {
     #[serde(serialize_with = "serialize_time")]
     pub timestamp: Option<DateTime<Utc>>,
-    pub model: Option<String>,
+    /// Shared with the session's messages and other requests of that model ([`ModelNames`]).
+    pub model: Option<Arc<str>>,
     /// Billable usage attributed to this call (what totals sum).
     pub usage: Usage,
     /// The prompt size the agent reported for this call (Claude input + cache read + cache
@@ -109,6 +110,25 @@ pub struct Request {
     /// Cross-file de-duplication key (Claude `message.id` + `requestId`). Aggregates over several
     /// files count each key once. `None` means the request is unique to this file.
     pub dedup_key: Option<DedupKey>,
+}
+
+/// Model names shared between the messages and requests of a session: a long session names
+/// a handful of models in 100,000 messages, and a name of its own in each would cost each an
+/// allocation.
+#[derive(Debug, Default)]
+pub struct ModelNames(Vec<Arc<str>>);
+
+impl ModelNames {
+    /// The shared copy of `name`.
+    pub fn get(&mut self, name: &str) -> Arc<str> {
+        // A session names few models, most often the one named last.
+        if let Some(x) = self.0.iter().rev().find(|x| x.as_ref() == name) {
+            return Arc::clone(x);
+        }
+        let x: Arc<str> = name.into();
+        self.0.push(Arc::clone(&x));
+        x
+    }
 }
 
 /// One model request's billable usage: the atom every usage report sums.
@@ -143,20 +163,11 @@ fn counted_by_default() -> bool {
 }
 
 impl RequestUsage {
-    /// The atom of one request. `models` interns model names across the requests of a session
-    /// (a store holds ~100k requests and a handful of models).
-    pub fn of(r: &Request, models: &mut Vec<Arc<str>>) -> Self {
-        let model = r.model.as_deref().map(|m| {
-            if let Some(x) = models.iter().find(|x| x.as_ref() == m) {
-                return x.clone();
-            }
-            let x: Arc<str> = m.into();
-            models.push(x.clone());
-            x
-        });
+    /// The atom of one request.
+    pub fn of(r: &Request) -> Self {
         RequestUsage {
             timestamp: r.timestamp,
-            model,
+            model: r.model.clone(),
             usage: r.usage,
             own: None,
             dedup_key: r.dedup_key.clone(),
@@ -197,8 +208,10 @@ impl RequestUsage {
 /// sidechain request whose `message_id` was already seen as a duplicate.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct DedupKey {
-    pub message_id: String,
-    pub request_id: Option<String>,
+    /// Shared with the parser's own tables and with the summary's copy of the request: a
+    /// long session holds one key per response.
+    pub message_id: Arc<str>,
+    pub request_id: Option<Arc<str>>,
     pub sidechain: bool,
     /// A copy of a sub-agent's response embedded in its parent's transcript (`agent_progress`):
     /// it counts only when no other record has its key ([`crate::scan::count_once`]).

@@ -4,6 +4,8 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::diag::Warning;
+use std::sync::Arc;
+
 use crate::model::{Agent, Compaction, CompactionKind, Message, Part, Role, Session};
 use crate::parse::{Detail, SourceFile};
 use crate::tokens::estimate_text;
@@ -70,12 +72,13 @@ impl ReplayInput {
                 }
         }
         let text = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+        let name = |s: &Option<Arc<str>>| s.as_ref().map_or(0, |s| s.len());
         let items: usize = self
             .items
             .iter()
             .map(|it| {
                 size_of::<HistoryItem>()
-                    + text(&it.model)
+                    + name(&it.model)
                     + it.parts.iter().map(part).sum::<usize>()
                     + it.tool_names
                         .iter()
@@ -86,7 +89,7 @@ impl ReplayInput {
         let requests: usize = self
             .requests
             .iter()
-            .map(|r| size_of::<RequestPoint>() + text(&r.model))
+            .map(|r| size_of::<RequestPoint>() + name(&r.model))
             .sum();
         (items + requests) as u64
     }

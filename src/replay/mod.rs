@@ -39,6 +39,7 @@ pub mod versions;
 pub mod window;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -212,7 +213,7 @@ pub struct HistoryItem {
     /// Typed by the human: a new user turn starts here.
     pub is_human: bool,
     pub timestamp: Option<DateTime<Utc>>,
-    pub model: Option<String>,
+    pub model: Option<Arc<str>>,
     pub parts: Vec<Part>,
     /// For each part: the tool name of a `ToolResult` (from its call), else `None`.
     pub tool_names: Vec<Option<String>>,
@@ -237,7 +238,7 @@ pub struct RequestPoint {
     /// Output tokens (recorded, else estimated from the response text).
     pub output: u64,
     pub timestamp: Option<DateTime<Utc>>,
-    pub model: Option<String>,
+    pub model: Option<Arc<str>>,
     /// The usage the agent recorded for it, with its cache split (for the cost model).
     pub usage: Option<crate::model::Usage>,
 }

@@ -156,7 +156,7 @@ impl<'a> Responses<'a> {
         // transcript holds the transcript's responses whatever progress records either kept.
         for k in s.own_requests() {
             let k = k.dedup_key.as_ref()?;
-            let (mid, rid) = (k.message_id.as_str(), k.request_id.as_deref());
+            let (mid, rid) = (&*k.message_id, k.request_id.as_deref());
             r.keys.insert((mid, rid));
             r.ids.insert(mid);
             if rid.is_none() {
@@ -183,15 +183,15 @@ fn raise_to_copies(requests: &mut [RequestUsage], copied: &[(DedupKey, Usage)]) 
     let mut of: FxHashMap<(&str, Option<&str>), Usage> = FxHashMap::default();
     for (k, u) in copied {
         for key in [
-            (k.message_id.as_str(), k.request_id.as_deref()),
-            (k.message_id.as_str(), None),
+            (&*k.message_id, k.request_id.as_deref()),
+            (&*k.message_id, None),
         ] {
             of.entry(key).and_modify(|x| x.max_with(u)).or_insert(*u);
         }
     }
     for r in requests {
         let Some(k) = &r.dedup_key else { continue };
-        let mid = k.message_id.as_str();
+        let mid = &*k.message_id;
         // By its own ids, else (a copy without a `requestId` on either side) by message id.
         let u = of
             .get(&(mid, k.request_id.as_deref()))

@@ -81,13 +81,13 @@ pub fn count_once(sessions: &mut [SessionSummary]) {
                     .filter_map(|r| r.dedup_key.as_ref())
                 {
                     if let Some(rid) = k.request_id.as_deref() {
-                        request_of.entry(k.message_id.as_str()).or_insert(rid);
+                        request_of.entry(&*k.message_id).or_insert(rid);
                     }
                 }
             }
         }
         fn key_in<'k>(k: &'k DedupKey, request_of: &FxHashMap<&'k str, &'k str>) -> Key<'k> {
-            let mid = k.message_id.as_str();
+            let mid = &*k.message_id;
             let rid = k.request_id.as_deref();
             (mid, rid.or_else(|| request_of.get(mid).copied()))
         }
@@ -104,7 +104,7 @@ pub fn count_once(sessions: &mut [SessionSummary]) {
                     main.entry(key_of(k))
                         .and_modify(|(_, _, u)| u.max_with(&r.usage))
                         .or_insert((si, ri, r.usage));
-                    main_ids.insert(k.message_id.as_str());
+                    main_ids.insert(&*k.message_id);
                 }
             }
         }
@@ -131,7 +131,7 @@ pub fn count_once(sessions: &mut [SessionSummary]) {
                     // The same response, also written into a sidechain.
                     u.max_with(&r.usage);
                     dropped.push((si, ri));
-                } else if main_ids.contains(k.message_id.as_str()) {
+                } else if main_ids.contains(&*k.message_id) {
                     dropped.push((si, ri));
                 } else {
                     match side.entry(key) {

@@ -266,7 +266,7 @@ mod tests {
                 prompt_tokens: None,
                 message_index: None,
                 dedup_key: Some(DedupKey {
-                    message_id: format!("{id}-{i}"),
+                    message_id: format!("{id}-{i}").into(),
                     request_id: None,
                     sidechain: false,
                     copy: false,

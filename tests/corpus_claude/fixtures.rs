@@ -70,14 +70,14 @@ fn fixture_webapp_main_2_1() {
     assert!(
         s.requests
             .iter()
-            .all(|r| r.dedup_key.as_ref().unwrap().message_id != "msg_A_sub1")
+            .all(|r| r.dedup_key.as_ref().unwrap().message_id.as_ref() != "msg_A_sub1")
     );
     let [copy] = &s.copied_requests[..] else {
         panic!("{:?}", s.copied_requests)
     };
     let key = copy.dedup_key.as_ref().unwrap();
     assert_eq!(
-        (key.message_id.as_str(), key.request_id.as_deref()),
+        (&*key.message_id, key.request_id.as_deref()),
         ("msg_A_sub1", Some("req_A_sub1"))
     );
     assert!(key.sidechain && key.copy);
@@ -205,7 +205,7 @@ fn fixture_webapp_old_era_inline_sidechain() {
         .messages
         .iter()
         .filter(|m| m.sidechain)
-        .map(|m| m.id.clone().unwrap())
+        .map(|m| m.id.as_deref().unwrap())
         .collect();
     assert_eq!(side, ["b-s1", "msg_B2", "b-s3", "msg_B3"]);
     assert!(

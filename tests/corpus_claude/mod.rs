@@ -122,8 +122,8 @@ fn check(s: &Session, e: &Expect) {
             .expect("every Claude request has its message");
         assert_eq!(s.messages[m].role, Role::Assistant, "{what}: request {i}");
         assert_eq!(
-            s.messages[m].usage,
-            Some(r.usage),
+            s.messages[m].usage.as_deref(),
+            Some(&r.usage),
             "{what}: request {i} usage on its message"
         );
         assert_eq!(
@@ -149,7 +149,7 @@ fn request_for<'a>(s: &'a Session, message_id: &str) -> &'a Request {
         .find(|r| {
             r.dedup_key
                 .as_ref()
-                .is_some_and(|k| k.message_id == message_id)
+                .is_some_and(|k| *k.message_id == *message_id)
         })
         .unwrap_or_else(|| panic!("no request for {message_id}"))
 }

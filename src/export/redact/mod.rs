@@ -979,8 +979,10 @@ pub fn redact_session(s: &mut Session) -> Redactions {
     for m in &mut s.messages {
         redact_parts(&mut m.parts, &mut counts);
         // What the user typed when the agent sent something else (Gemini `displayContent`).
-        if let Some(d) = &mut m.display {
-            redact_string(d, &mut counts);
+        if let Some(d) = &mut m.display
+            && let Some(r) = redact_str(d, &mut counts)
+        {
+            *d = r.into();
         }
     }
     if from_prompt {

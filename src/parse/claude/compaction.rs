@@ -47,8 +47,8 @@ impl Parser<'_> {
         marker.timestamp = c.timestamp;
         marker.sidechain = rec.is_sidechain.0;
         if own_record {
-            marker.id = rec.uuid.owned();
-            c.record_id.clone_from(&marker.id);
+            marker.id = rec.uuid.get().map(Box::from);
+            c.record_id = rec.uuid.owned();
         }
         self.s.messages.push(marker);
         c.message_index = self.s.messages.len();

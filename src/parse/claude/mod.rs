@@ -38,9 +38,12 @@ use std::path::Path;
 
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
+use std::sync::Arc;
+
 use crate::diag::{Warning, WarningKind};
 use crate::model::{
-    Agent, DedupKey, Message, Part, Request, Role, Session, SessionKind, SubagentLink, Usage,
+    Agent, DedupKey, Message, ModelNames, Part, Request, Role, Session, SessionKind, SubagentLink,
+    Usage,
 };
 use crate::parse::{self, FileRole, Records, SourceFile, hash64};
 
@@ -174,7 +177,8 @@ enum Slot {
     Carrier(usize, usize),
 }
 
-type ResponseKey = (String, Option<String>);
+/// A response's `message.id` and `requestId`, shared with its request's [`DedupKey`].
+type ResponseKey = (Arc<str>, Option<Arc<str>>);
 
 struct Parser<'a> {
     file: &'a SourceFile,
@@ -187,9 +191,10 @@ struct Parser<'a> {
     first_parent_session_id: Option<String>,
     stem_is_session_id: bool,
     responses: FxHashMap<ResponseKey, Response>,
+    models: ModelNames,
     /// `agent_progress` copies: the index of each copied response in `copied_requests`.
     copies: FxHashMap<ResponseKey, usize>,
-    main_message_ids: FxHashSet<String>,
+    main_message_ids: FxHashSet<Arc<str>>,
     seen_records: FxHashSet<(u64, u64)>,
     graph: Graph,
     pending_calls: VecDeque<String>,
@@ -225,6 +230,7 @@ impl<'a> Parser<'a> {
             first_parent_session_id: None,
             stem_is_session_id: false,
             responses: FxHashMap::default(),
+            models: ModelNames::default(),
             copies: FxHashMap::default(),
             main_message_ids: FxHashSet::default(),
             seen_records: FxHashSet::default(),
@@ -414,7 +420,7 @@ impl<'a> Parser<'a> {
         let parts = self.content_parts(content, &key, 0, rec);
 
         let mut m = Message::new(Role::User);
-        m.id = uuid.map(String::from);
+        m.id = uuid.map(Box::from);
         m.timestamp = rec.timestamp.0;
         m.sidechain = sidechain;
         let tool_carrier = rec.tool_use_result.present()
@@ -448,7 +454,7 @@ impl<'a> Parser<'a> {
                 u.timestamp = m.timestamp;
                 u.sidechain = sidechain;
                 let (subtype, human) = classify_prompt(&beside);
-                u.subtype = subtype.map(String::from);
+                u.subtype = subtype.map(Box::from);
                 u.is_human = human && !sidechain;
                 u.parts = beside;
                 self.s.messages.push(m);
@@ -461,7 +467,7 @@ impl<'a> Parser<'a> {
             m.parts = parts;
         } else {
             let (subtype, human) = classify_prompt(&parts);
-            m.subtype = subtype.map(String::from);
+            m.subtype = subtype.map(Box::from);
             m.is_human = human && !sidechain;
             m.parts = parts;
         }
@@ -555,8 +561,10 @@ impl<'a> Parser<'a> {
         if let Some(model) = model {
             self.s.note_model(model);
         }
+        let model = model.map(|m| self.models.get(m));
+        let model = model.as_ref();
 
-        let key = msg_id.map(|id| (id.to_string(), req_id.map(String::from)));
+        let key: Option<ResponseKey> = msg_id.map(|id| (id.into(), req_id.map(Arc::from)));
         if let (false, Some(key)) = (synthetic, &key)
             && let Some(idx) = self.responses.get(key).map(|r| r.message)
         {
@@ -566,7 +574,7 @@ impl<'a> Parser<'a> {
             let msg = &mut self.s.messages[idx];
             msg.parts.extend(parts);
             if msg.model.is_none() {
-                msg.model = model.map(String::from);
+                msg.model = model.cloned();
             }
             if msg.timestamp.is_none() {
                 msg.timestamp = timestamp;
@@ -581,14 +589,14 @@ impl<'a> Parser<'a> {
         let msg_key = msg_id
             .or_else(|| rec.uuid.get())
             .map_or_else(|| format!("line{line}"), String::from);
-        msg.model = model.map(String::from);
+        msg.model = model.cloned();
         msg.timestamp = timestamp;
         msg.sidechain = sidechain;
         if synthetic {
             msg.subtype = Some("synthetic".into());
         }
         msg.parts = self.content_parts(content, &msg_key, 0, rec);
-        msg.id = Some(msg_key);
+        msg.id = Some(msg_key.into());
         let idx = self.s.messages.len();
         self.s.messages.push(msg);
         if synthetic {
@@ -597,7 +605,7 @@ impl<'a> Parser<'a> {
         }
         match key {
             Some(key) => {
-                let replay = sidechain && self.main_message_ids.contains(&key.0);
+                let replay = sidechain && self.main_message_ids.contains(&*key.0);
                 if replay {
                     self.s.note_other("claude:sidechain_replay");
                 }
@@ -619,10 +627,10 @@ impl<'a> Parser<'a> {
             }
             None => {
                 if let Some(u) = usage {
-                    self.s.messages[idx].usage = Some(u);
+                    self.s.messages[idx].usage = Some(Box::new(u));
                     self.s.requests.push(Request {
                         timestamp,
-                        model: model.map(String::from),
+                        model: model.cloned(),
                         usage: u,
                         prompt_tokens: None,
                         message_index: Some(idx),
@@ -653,16 +661,15 @@ impl<'a> Parser<'a> {
         if copied.kind.get().is_some_and(|k| k != "assistant") || model == Some("<synthetic>") {
             return;
         }
+        let model = model.map(|m| self.models.get(m));
+        let model = model.as_ref();
         let usage = usage_of(raw);
-        let key = (
-            id.to_string(),
-            copied.request_id.nonempty().map(String::from),
-        );
+        let key: ResponseKey = (id.into(), copied.request_id.nonempty().map(Arc::from));
         if let Some(&i) = self.copies.get(&key) {
             let r = &mut self.s.copied_requests[i];
             r.usage.max_with(&usage);
             if r.model.is_none() {
-                r.model = model.map(String::from);
+                r.model = model.cloned();
             }
             return;
         }
@@ -671,7 +678,7 @@ impl<'a> Parser<'a> {
         self.s.copied_requests.push(Request {
             // When the sub-agent made the request; the progress record is written just after.
             timestamp: copied.timestamp.0.or(rec.timestamp.0),
-            model: model.map(String::from),
+            model: model.cloned(),
             usage,
             prompt_tokens: None,
             message_index: None,
@@ -690,7 +697,7 @@ impl<'a> Parser<'a> {
         key: &ResponseKey,
         u: Usage,
         timestamp: Option<chrono::DateTime<chrono::Utc>>,
-        model: Option<&str>,
+        model: Option<&Arc<str>>,
     ) {
         let Some(r) = self.responses.get_mut(key) else {
             return;
@@ -703,7 +710,7 @@ impl<'a> Parser<'a> {
                 let req = &mut self.s.requests[q];
                 req.usage.max_with(&u);
                 if req.model.is_none() {
-                    req.model = model.map(String::from);
+                    req.model = model.cloned();
                 }
                 req.usage
             }
@@ -711,7 +718,7 @@ impl<'a> Parser<'a> {
                 r.request = Some(self.s.requests.len());
                 self.s.requests.push(Request {
                     timestamp,
-                    model: model.map(String::from),
+                    model: model.cloned(),
                     usage: u,
                     prompt_tokens: None,
                     message_index: Some(r.message),
@@ -725,7 +732,7 @@ impl<'a> Parser<'a> {
                 u
             }
         };
-        self.s.messages[r.message].usage = Some(merged);
+        self.s.messages[r.message].usage = Some(Box::new(merged));
     }
 
     fn system(&mut self, rec: &Rec, sidechain: bool) -> Slot {
@@ -742,7 +749,7 @@ impl<'a> Parser<'a> {
         match rec.content.nonempty() {
             Some(text) => {
                 let mut m = Message::new(Role::System);
-                m.id = rec.uuid.owned();
+                m.id = rec.uuid.get().map(Box::from);
                 m.timestamp = rec.timestamp.0;
                 m.sidechain = sidechain;
                 m.subtype = Some(
@@ -751,7 +758,7 @@ impl<'a> Parser<'a> {
                     } else {
                         subtype
                     }
-                    .to_string(),
+                    .into(),
                 );
                 m.parts.push(Part::Text {
                     text: text.to_string(),

@@ -74,7 +74,7 @@ fn split_pieces_merge_by_max_even_when_not_adjacent() {
     assert_eq!(s.requests[0].usage.input, 10); // never summed across pieces
     assert_eq!(s.requests[0].message_index, Some(1));
     assert_eq!(s.requests[0].prompt_tokens, Some(110));
-    assert_eq!(m1.usage, Some(s.requests[0].usage));
+    assert_eq!(m1.usage.as_deref(), Some(&s.requests[0].usage));
     assert_eq!(s.usage().output, 257);
 }
 
@@ -89,7 +89,7 @@ fn dedup_key_falls_back_to_message_id_and_keyless_records_still_count() {
     assert_eq!(s.requests.len(), 2);
     let k = s.requests[0].dedup_key.as_ref().unwrap();
     assert_eq!(
-        (k.message_id.as_str(), k.request_id.as_deref(), k.sidechain),
+        (&*k.message_id, k.request_id.as_deref(), k.sidechain),
         ("m1", None, false)
     );
     assert_eq!(s.requests[0].usage.output, 5);
@@ -146,7 +146,7 @@ fn synthetic_messages_are_kept_without_model_or_usage() {
     assert_eq!(s.messages.len(), 2);
     assert_eq!(s.messages[0].subtype.as_deref(), Some("synthetic"));
     assert_eq!(
-        (s.messages[0].model.as_deref(), s.messages[0].usage),
+        (s.messages[0].model.as_deref(), s.messages[0].usage.as_deref()),
         (None, None)
     );
     assert_eq!(s.requests.len(), 1);
@@ -195,7 +195,7 @@ fn only_typed_prompts_are_human() {
         .messages
         .iter()
         .filter(|m| m.is_human)
-        .map(|m| m.id.clone().unwrap())
+        .map(|m| m.id.as_deref().unwrap())
         .collect();
     assert_eq!(human, ["u1", "u6", "u8", "u10"]);
     assert_eq!(s.messages[3].role, Role::Tool);

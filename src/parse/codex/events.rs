@@ -125,7 +125,7 @@ impl Builder {
         };
         let mut m = Message::new(Role::System);
         m.timestamp = ts;
-        m.subtype = Some(subtype.to_string());
+        m.subtype = Some(subtype.into());
         m.parts.push(Part::Text {
             text: text.to_string(),
         });
@@ -317,7 +317,7 @@ impl Builder {
         self.comp_estimate.push(None);
         let mut marker = Message::new(Role::System);
         marker.timestamp = ts;
-        marker.subtype = Some("compaction".to_string());
+        marker.subtype = Some("compaction".into());
         marker.parts.push(Part::Compaction { index: ci });
         // The first message after the compaction, as every agent's parser sets it: the
         // marker is the one before.
@@ -376,7 +376,7 @@ impl Builder {
         if !summary.is_empty() {
             let mut m = Message::new(Role::User);
             m.timestamp = ts;
-            m.subtype = Some("compact_summary".to_string());
+            m.subtype = Some("compact_summary".into());
             m.parts.push(Part::Text { text: summary });
             self.push_msg(m);
         }

@@ -49,7 +49,7 @@ impl Builder {
         };
         let m = &mut self.s.messages[idx];
         if m.id.is_none() {
-            m.id = id.map(str::to_string);
+            m.id = id.map(Box::from);
         }
         m.parts.push(part);
     }
@@ -60,7 +60,7 @@ impl Builder {
             None => {
                 let mut m = Message::new(Role::Tool);
                 m.timestamp = ts;
-                m.id = id.map(str::to_string);
+                m.id = id.map(Box::from);
                 let i = self.push_msg(m);
                 self.open_tool = Some(i);
                 i
@@ -145,8 +145,8 @@ impl Builder {
                 // 2026 inter-agent message delivered into this thread's history.
                 let mut m = Message::new(Role::User);
                 m.timestamp = ts;
-                m.id = id.map(str::to_string);
-                m.subtype = Some("inter_agent".to_string());
+                m.id = id.map(Box::from);
+                m.subtype = Some("inter_agent".into());
                 m.parts = content_parts(p.content.as_ref());
                 self.push_msg(m);
             }
@@ -162,7 +162,7 @@ impl Builder {
             None => {
                 let key = self
                     .open_asst
-                    .and_then(|i| self.s.messages[i].id.clone())
+                    .and_then(|i| self.s.messages[i].id.as_deref().map(String::from))
                     .unwrap_or_else(|| format!("msg{}", self.s.messages.len()));
                 self.synth_id(&key)
             }
@@ -233,8 +233,8 @@ impl Builder {
             _ => {
                 let mut m = Message::new(Role::System);
                 m.timestamp = ts;
-                m.id = id.map(str::to_string);
-                m.subtype = Some(if role.is_empty() { "system" } else { role }.to_string());
+                m.id = id.map(Box::from);
+                m.subtype = Some(if role.is_empty() { "system" } else { role }.into());
                 m.parts = content_parts(p.content.as_ref());
                 self.push_msg(m);
             }
@@ -251,7 +251,7 @@ impl Builder {
         }
         let mut m = Message::new(Role::User);
         m.timestamp = ts;
-        m.id = p.id.owned();
+        m.id = p.id.get().map(Box::from);
         let key = prompt_key(&text);
         if let Some(pos) = self.unmatched_events.iter().position(|(_, k)| *k == key) {
             // The event already recorded this prompt; the copy may hold its decoded images.
@@ -271,7 +271,7 @@ impl Builder {
             m.parts.extend(merged_attachments(copy, event));
             return;
         }
-        m.subtype = Some("model_input".to_string());
+        m.subtype = Some("model_input".into());
         m.parts = parts;
         let idx = self.push_msg(m);
         self.pending_copies.push((idx, key));
@@ -306,8 +306,8 @@ impl Builder {
         self.unpaired_harness.push((from_event, key.to_string()));
         let mut m = Message::new(Role::User);
         m.timestamp = ts;
-        m.id = id.map(str::to_string);
-        m.subtype = Some(kind.to_string());
+        m.id = id.map(Box::from);
+        m.subtype = Some(kind.into());
         m.parts = parts;
         self.push_msg(m);
     }
@@ -365,7 +365,7 @@ impl Builder {
         }
         let mut m = Message::new(Role::User);
         m.timestamp = ts;
-        m.id = src.item_id.map(str::to_string);
+        m.id = src.item_id.map(Box::from);
         m.is_human = true;
         m.parts.push(Part::Text { text: key.clone() });
         m.parts.extend(images);

@@ -111,13 +111,14 @@
 //! `patch rejected`.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::diag::{Warning, WarningKind};
-use crate::model::{Agent, Part, Provenance, Session, SessionKind, Usage};
+use crate::model::{Agent, ModelNames, Part, Provenance, Session, SessionKind, Usage};
 use crate::parse::json::Obj as JsonObj;
 use crate::parse::{self, FileRole, Records, SourceFile};
 
@@ -386,7 +387,8 @@ struct Builder {
     lead_second: Option<i64>,
     lead_active: bool,
     lead_confirmed: bool,
-    model: Option<String>,
+    model: Option<Arc<str>>,
+    models: ModelNames,
     open_asst: Option<usize>,
     open_tool: Option<usize>,
     /// Assistant message created since the last counted request and not claimed by one.
@@ -432,6 +434,7 @@ impl Builder {
             lead_active: true,
             lead_confirmed: false,
             model: None,
+            models: ModelNames::default(),
             open_asst: None,
             open_tool: None,
             fresh_asst: None,
@@ -685,7 +688,7 @@ impl Builder {
             self.turn_id = Some(t.to_string());
         }
         if let Some(m) = p.model.filled() {
-            self.model = Some(m.to_string());
+            self.model = Some(self.models.get(m));
             if !replayed {
                 self.s.note_model(m);
             }
@@ -738,7 +741,7 @@ impl Builder {
         for r in 0..self.s.requests.len() {
             let (mi, usage) = (self.s.requests[r].message_index, self.s.requests[r].usage);
             if let Some(m) = mi.and_then(|i| self.s.messages.get_mut(i)) {
-                m.usage.get_or_insert_with(Usage::default).add(&usage);
+                m.usage.get_or_insert_with(Box::default).add(&usage);
             }
         }
         if self.s.id.is_empty() {

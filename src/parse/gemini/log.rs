@@ -14,8 +14,8 @@ use super::records::{Counts, LineIn, MessagesIn, MetaIn, MsgIn, Rec};
 use super::{ENV_CONTEXT_ID, Ident, SNAPSHOT_TAG};
 use crate::diag::{Warning, WarningKind};
 use crate::model::{
-    Agent, Compaction, CompactionKind, Message, Part, Provenance, Request, Role, Session,
-    SessionKind, Trigger, Usage,
+    Agent, Compaction, CompactionKind, Message, ModelNames, Part, Provenance, Request, Role,
+    Session, SessionKind, Trigger, Usage,
 };
 use crate::parse::{self, parse_time, str_field};
 
@@ -618,6 +618,7 @@ impl Log {
             pending: Vec::new(),
         };
         let mut events: Vec<Option<Compaction>> = self.events.drain(..).map(Some).collect();
+        let mut models = ModelNames::default();
         for slot in &self.slots {
             match *slot {
                 Slot::Marker(ci) => {
@@ -626,7 +627,7 @@ impl Log {
                     };
                     let index = s.compactions.len();
                     let mut m = Message::new(Role::System);
-                    m.subtype = Some("compaction".to_string());
+                    m.subtype = Some("compaction".into());
                     m.timestamp = c.timestamp;
                     m.parts.push(Part::Compaction { index });
                     s.messages.push(m);
@@ -637,7 +638,7 @@ impl Log {
                 Slot::Msg(i) => {
                     let e = &self.entries[i];
                     let built = build_parts(e, &mut ctx);
-                    let mut m = base_message(e);
+                    let mut m = base_message(e, &mut models);
                     m.parts = built.parts;
                     let index = s.messages.len();
                     if m.role == Role::Assistant
@@ -645,7 +646,7 @@ impl Log {
                     {
                         let (usage, prompt) = usage_of(t);
                         if !usage.is_zero() {
-                            m.usage = Some(usage);
+                            m.usage = Some(Box::new(usage));
                             s.requests.push(Request {
                                 timestamp: e.timestamp,
                                 model: m.model.clone(),
@@ -674,7 +675,7 @@ impl Log {
 }
 
 /// The message for an entry, without parts: role, human flag, subtype.
-fn base_message(e: &Entry) -> Message {
+fn base_message(e: &Entry, models: &mut ModelNames) -> Message {
     let typ = e.typ();
     let content = e.rec.get("content");
     let text = e.text();
@@ -710,17 +711,17 @@ fn base_message(e: &Entry) -> Message {
         other => (Role::System, Some(other), false),
     };
     let mut m = Message::new(role);
-    m.id = (!e.synthetic_id).then(|| e.id.clone());
+    m.id = (!e.synthetic_id).then(|| e.id.as_str().into());
     m.timestamp = e.timestamp;
-    m.model = e.rec.str("model").map(str::to_owned);
+    m.model = e.rec.str("model").map(|n| models.get(n));
     m.is_human = human;
     m.superseded = e.superseded;
-    m.subtype = subtype.map(str::to_owned);
+    m.subtype = subtype.map(Box::from);
     if human {
         // `/init` and `@file` prompts are sent expanded; the file keeps what was typed.
         let shown = content_text(e.rec.get("displayContent"));
         if !shown.trim().is_empty() && shown.trim() != text.trim() {
-            m.display = Some(shown);
+            m.display = Some(shown.into());
         }
     }
     m

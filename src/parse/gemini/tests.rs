@@ -78,7 +78,7 @@ fn ids(s: &Session) -> Vec<String> {
                 if m.superseded {
                     format!("~{id}")
                 } else {
-                    id.clone()
+                    id.to_string()
                 }
             }
             (None, Some(Part::Compaction { index })) => format!("X{index}"),
@@ -103,7 +103,7 @@ fn upserts_keep_first_position_and_last_tokens() {
     assert_eq!(s.usage().output, 25);
     assert_eq!(s.usage().total(), 125);
     assert_eq!(s.requests[0].message_index, Some(1));
-    assert_eq!(s.messages[1].usage.map(|u| u.output), Some(25));
+    assert_eq!(s.messages[1].usage.as_ref().map(|u| u.output), Some(25));
 }
 
 #[test]

@@ -22,7 +22,7 @@ use super::PLACEHOLDER_ENV_TEXT;
 use super::content::GRole;
 use super::json::{J, JsStr, Key, js_trim, to_json};
 use super::load::{load_record, string_field};
-use crate::model::{Agent, CompactionKind, Part, Role, Session};
+use crate::model::{Agent, CompactionKind, ModelNames, Part, Role, Session};
 use crate::replay::{HistoryItem, ReplayInput, RequestPoint};
 use crate::tokens::estimate_text;
 
@@ -736,6 +736,9 @@ pub fn replay_input(s: &Session) -> Option<ReplayInput> {
 pub fn input_from(s: &Session, mut resumed: Resumed, keep: Keep) -> ReplayInput {
     let mut turns = std::mem::take(&mut resumed.turns);
     let m = &resumed.messages;
+    // One name for each model, shared by the items and requests that name it.
+    let mut models = ModelNames::default();
+    let mut model_of = |j: Option<&J>| lossy(j).map(|n| models.get(&n));
     let items: Vec<HistoryItem> = turns
         .iter_mut()
         .map(|t| {
@@ -766,7 +769,7 @@ pub fn input_from(s: &Session, mut resumed: Resumed, keep: Keep) -> ReplayInput 
                     .and_then(|m| m.get("timestamp"))
                     .and_then(J::as_str)
                     .and_then(|t| crate::parse::parse_time_str(&t.to_string_lossy())),
-                model: msg.and_then(|m| lossy(m.get("model"))),
+                model: model_of(msg.and_then(|m| m.get("model"))),
                 parts,
                 tool_names,
                 is_context,
@@ -786,7 +789,7 @@ pub fn input_from(s: &Session, mut resumed: Resumed, keep: Keep) -> ReplayInput 
                     .get("timestamp")
                     .and_then(J::as_str)
                     .and_then(|t| crate::parse::parse_time_str(&t.to_string_lossy())),
-                model: lossy(msg.get("model")),
+                model: model_of(msg.get("model")),
                 usage: None,
             }
         })
@@ -863,7 +866,7 @@ fn compactions(s: &Session, resumed: &Resumed) -> Vec<crate::model::Compaction> 
         .map(|c| {
             let at = s.messages[c.message_index.min(s.messages.len())..]
                 .iter()
-                .find_map(|m| m.id.as_ref().and_then(|id| position.get(id)))
+                .find_map(|m| m.id.as_deref().and_then(|id| position.get(id)))
                 .copied()
                 .unwrap_or(resumed.messages.len());
             let mut c = c.clone();

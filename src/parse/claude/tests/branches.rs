@@ -31,7 +31,7 @@ fn rewinds_are_superseded_but_parallel_tool_results_are_not() {
         .messages
         .iter()
         .filter(|m| m.superseded)
-        .map(|m| m.id.clone().unwrap())
+        .map(|m| m.id.as_deref().unwrap())
         .collect();
     assert_eq!(sup, ["p1", "m3"]);
     assert_eq!(s.usage().output, 9 + 2 + 2 + 2); // superseded turns were still paid for
@@ -88,7 +88,7 @@ fn parallel_tool_results_stay_live_whichever_result_the_reply_follows() {
         .messages
         .iter()
         .filter(|m| m.superseded)
-        .map(|m| m.id.clone().unwrap_or_default())
+        .map(|m| m.id.as_deref().unwrap_or_default().to_string())
         .collect();
     assert!(sup.contains(&"mx".to_string()), "{sup:?}");
     assert!(!sup.contains(&"m1".to_string()), "{sup:?}");
@@ -107,7 +107,7 @@ fn last_prompt_leaf_picks_the_branch() {
         .messages
         .iter()
         .filter(|m| m.superseded)
-        .map(|m| m.id.clone().unwrap())
+        .map(|m| m.id.as_deref().unwrap())
         .collect();
     assert_eq!(sup, ["b2"]);
     // Without the hint, the latest record wins.
@@ -137,7 +137,7 @@ fn a_last_prompt_written_before_a_rewind_does_not_hold_the_branch() {
         .messages
         .iter()
         .filter(|m| m.superseded)
-        .map(|m| m.id.clone().unwrap())
+        .map(|m| m.id.as_deref().unwrap())
         .collect();
     assert_eq!(sup, ["u2", "m2"]);
     // Records written after the hint below its leaf, or a parallel call's result above it,
@@ -179,7 +179,7 @@ fn a_last_prompt_written_before_a_rewind_does_not_hold_the_branch() {
         .messages
         .iter()
         .filter(|m| m.superseded)
-        .map(|m| m.id.clone().unwrap())
+        .map(|m| m.id.as_deref().unwrap())
         .collect();
     assert_eq!(sup, ["b2"]);
 }
@@ -279,7 +279,7 @@ fn text_beside_tool_results_is_a_user_message() {
         .messages
         .iter()
         .filter(|m| m.superseded)
-        .map(|m| (m.id.clone().unwrap(), m.role))
+        .map(|m| (m.id.as_deref().unwrap().to_string(), m.role))
         .collect();
     assert_eq!(
         sup,

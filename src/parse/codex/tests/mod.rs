@@ -258,7 +258,7 @@ fn assistant_items_group_until_a_break_and_requests_find_their_message() {
     assert_eq!(s.messages[2].parts.len(), 2);
     assert_eq!(s.requests[0].message_index, Some(1));
     assert_eq!(s.requests[1].message_index, Some(3));
-    assert_eq!(s.messages[3].usage.map(|u| u.total()), Some(160));
+    assert_eq!(s.messages[3].usage.as_ref().map(|u| u.total()), Some(160));
 
     // 0.39: token_count before the items of its response.
     let s = parse_lines(
@@ -277,7 +277,7 @@ fn assistant_items_group_until_a_break_and_requests_find_their_message() {
     assert_eq!(s.counts().assistant_messages, 2);
     assert_eq!(s.requests[0].message_index, Some(1));
     assert_eq!(s.requests[1].message_index, Some(3));
-    assert_eq!(s.messages[1].usage.map(|u| u.output), Some(10));
+    assert_eq!(s.messages[1].usage.as_ref().map(|u| u.output), Some(10));
 }
 
 #[test]
