@@ -146,7 +146,10 @@ fn synthetic_messages_are_kept_without_model_or_usage() {
     assert_eq!(s.messages.len(), 2);
     assert_eq!(s.messages[0].subtype.as_deref(), Some("synthetic"));
     assert_eq!(
-        (s.messages[0].model.as_deref(), s.messages[0].usage.as_deref()),
+        (
+            s.messages[0].model.as_deref(),
+            s.messages[0].usage.as_deref()
+        ),
         (None, None)
     );
     assert_eq!(s.requests.len(), 1);
