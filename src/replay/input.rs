@@ -206,14 +206,19 @@ impl ReplayInput {
             if !keep {
                 continue;
             }
-            let tool_names = m
-                .parts
-                .iter()
-                .map(|p| match p {
-                    Part::ToolResult { call_id, .. } => names.get(call_id).cloned(),
-                    _ => None,
-                })
-                .collect();
+            // Only an item with results names tools: most items are spared a vector.
+            let results = m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. }));
+            let tool_names = if results {
+                m.parts
+                    .iter()
+                    .map(|p| match p {
+                        Part::ToolResult { call_id, .. } => names.get(call_id).cloned(),
+                        _ => None,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
             let is_context = m.role == Role::User
                 && !m.is_human
                 && !m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. }));

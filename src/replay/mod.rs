@@ -215,7 +215,8 @@ pub struct HistoryItem {
     pub timestamp: Option<DateTime<Utc>>,
     pub model: Option<Arc<str>>,
     pub parts: Vec<Part>,
-    /// For each part: the tool name of a `ToolResult` (from its call), else `None`.
+    /// For each part: the tool name of a `ToolResult` (from its call), else `None`. Read with
+    /// `get`: it may be empty when no part is a result.
     pub tool_names: Vec<Option<String>>,
     /// Harness context in the user slot (environment, instructions): Codex keeps these out of
     /// the user messages it carries across a compaction.
