@@ -172,7 +172,11 @@ fn memo_get<K: PartialEq, V: Clone>(m: &Memo<K, V>, k: &K) -> Option<V> {
 }
 
 fn memo_put<K, V>(m: &Memo<K, V>, k: K, v: V) {
-    m.lock().unwrap_or_else(|e| e.into_inner()).push((k, v));
+    let mut entries = m.lock().unwrap_or_else(|e| e.into_inner());
+    // One entry per setting that matters, most often one: a first push would make room for
+    // four, for every function response of a session.
+    entries.reserve_exact(1);
+    entries.push((k, v));
 }
 
 /// A resumed turn as the history receives it: parts stripped ([`native_parts`]) and sized.
