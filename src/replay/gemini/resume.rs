@@ -738,7 +738,11 @@ pub fn input_from(s: &Session, mut resumed: Resumed, keep: Keep) -> ReplayInput 
     let m = &resumed.messages;
     // One name for each model, shared by the items and requests that name it.
     let mut models = ModelNames::default();
-    let mut model_of = |j: Option<&J>| lossy(j).map(|n| models.get(&n));
+    let mut model_of = |j: Option<&J>| match j.and_then(J::as_str)? {
+        // Well-formed text, as a model name is, is looked up without a copy of its own.
+        JsStr::Text(t) => Some(models.get(t)),
+        other => Some(models.get(&other.to_string_lossy())),
+    };
     let items: Vec<HistoryItem> = turns
         .iter_mut()
         .map(|t| {
