@@ -14,6 +14,7 @@ pub mod gemini;
 pub mod json;
 pub mod read;
 pub mod subagents;
+mod time;
 
 use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ pub use json::Detail;
 pub use read::{
     MAX_DECOMPRESSED_BYTES, MAX_LINE_BYTES, Records, for_each_record, for_each_record_pre,
 };
+pub use time::parse_time_str;
 
 /// What discovery knows about a file before parsing it, from its place in the store.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -637,20 +639,6 @@ pub fn time_from_number(x: f64) -> Option<DateTime<Utc>> {
     let ms = if x > 1e11 { x } else { x * 1000.0 };
     Utc.timestamp_millis_opt(ms as i64)
         .single()
-        .and_then(in_range)
-}
-
-/// An RFC 3339 string (or one without an offset, read as UTC), in [`YEARS`].
-pub fn parse_time_str(s: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(s)
-        .ok()
-        .map(|d| d.with_timezone(&Utc))
-        .or_else(|| {
-            // Some writers omit the offset; treat those as UTC.
-            chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f")
-                .ok()
-                .map(|n| n.and_utc())
-        })
         .and_then(in_range)
 }
 
