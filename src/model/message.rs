@@ -149,11 +149,15 @@ impl Message {
         if !self.is_human {
             return None;
         }
-        let shown = self
-            .display
-            .as_deref()
-            .map_or_else(|| self.text(), String::from);
-        Some(typed_text(&shown)).filter(|t| !t.is_empty())
+        let text;
+        let shown = match self.display.as_deref() {
+            Some(d) => d,
+            None => {
+                text = self.text();
+                &text
+            }
+        };
+        Some(typed_text(shown)).filter(|t| !t.is_empty())
     }
 
     /// The text a one-line preview of the message starts from: what the human typed, else

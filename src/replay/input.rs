@@ -1,11 +1,11 @@
 //! Turning a parsed [`Session`] into what a replay consumes: the model-visible history and
 //! the requests made against it, with the agent's own compactions mapped onto those requests.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::diag::Warning;
-use std::sync::Arc;
-
 use crate::model::{Agent, Compaction, CompactionKind, Message, Part, Role, Session};
 use crate::parse::{Detail, SourceFile};
 use crate::tokens::estimate_text;
@@ -219,9 +219,7 @@ impl ReplayInput {
             } else {
                 Vec::new()
             };
-            let is_context = m.role == Role::User
-                && !m.is_human
-                && !m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. }));
+            let is_context = m.role == Role::User && !m.is_human && !results;
             items.push(HistoryItem {
                 role: m.role,
                 is_human: m.is_human,

@@ -35,10 +35,9 @@ mod titles;
 use std::collections::VecDeque;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::path::Path;
+use std::sync::Arc;
 
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
-
-use std::sync::Arc;
 
 use crate::diag::{Warning, WarningKind};
 use crate::model::{
