@@ -634,7 +634,7 @@ fn write_timeline(out: &mut impl Write, s: &Session, width: Option<usize>) -> st
                         None => "…",
                     };
                     let prefix = format!("{indent}→ {mark} {}: ", safe_line(name));
-                    let (summary, cut) = call_summary(input);
+                    let (summary, cut) = call_summary(&input.to_value());
                     let line = fit_line(&prefix, &summary, "", width, cut);
                     writeln!(out, "{line}")?;
                 }

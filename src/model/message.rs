@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Role, Usage, serialize_time};
+use super::{Role, ToolInput, Usage, serialize_time};
 
 /// What the replays' estimators need of a text they do not keep: its length in UTF-8 bytes
 /// and in UTF-16 code units (JavaScript's `.length`).
@@ -38,7 +38,7 @@ pub enum Part {
         id: String,
         name: String,
         /// Arguments as recorded. A raw string when the agent stored something that is not JSON.
-        input: Value,
+        input: ToolInput,
     },
     ToolResult {
         call_id: String,

@@ -6,6 +6,7 @@
 
 mod compaction;
 mod message;
+mod tool_input;
 mod usage;
 
 use rustc_hash::FxHashSet as HashSet;
@@ -19,6 +20,7 @@ use crate::diag::Warning;
 
 pub use compaction::{Compaction, CompactionId, CompactionKind, Provenance, Trigger};
 pub use message::{Message, Part, TextSize, media_kind, text_of, typed_text};
+pub use tool_input::{JsonShape, JsonTree, ToolInput};
 pub use usage::{DedupKey, ModelNames, Request, RequestUsage, TokenTotals, Usage};
 
 #[derive(

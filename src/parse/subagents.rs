@@ -114,8 +114,7 @@ fn spawn_type(s: &Session, id: &str) -> Option<String> {
             Part::ToolCall {
                 id: call, input, ..
             } if call == id => input
-                .get("subagent_type")
-                .and_then(Value::as_str)
+                .str_at("subagent_type")
                 .filter(|t| !t.is_empty())
                 .map(String::from),
             _ => None,

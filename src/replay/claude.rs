@@ -164,11 +164,12 @@ pub fn estimate(item: &HistoryItem, m: &ClaudeMeasure) -> u64 {
                 Part::Text { text } => estimate_str(text),
                 Part::Thinking { text } if all => estimate_str(text),
                 Part::ToolCall { name, input, .. } if all => {
-                    let json = match input {
-                        serde_json::Value::String(s) => crate::replay::js::utf16_len(s),
-                        v => {
-                            crate::replay::compact_json_size(v, crate::replay::js::JsonUnits::Utf16)
-                        }
+                    let json = match input.as_str() {
+                        Some(s) => crate::replay::js::utf16_len(s),
+                        None => crate::replay::compact_json_size(
+                            input.tree(),
+                            crate::replay::js::JsonUnits::Utf16,
+                        ),
                     };
                     round_quarter(crate::replay::js::utf16_len(name) + json)
                 }
@@ -397,7 +398,7 @@ mod tests {
             Part::ToolCall {
                 id: "t".into(),
                 name: "Bash".into(),
-                input: serde_json::json!({"command": "ls -la"}),
+                input: serde_json::json!({"command": "ls -la"}).into(),
             },
             Part::Thinking {
                 text: "x".repeat(400),

@@ -54,7 +54,9 @@ impl ReplayInput {
             size_of::<Part>()
                 + match p {
                     Part::Text { text } | Part::Thinking { text } => text.len(),
-                    Part::ToolCall { id, name, input } => id.len() + name.len() + value(input),
+                    Part::ToolCall { id, name, input } => {
+                        id.len() + name.len() + input.held_bytes()
+                    }
                     Part::ToolResult {
                         call_id,
                         output,

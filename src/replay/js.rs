@@ -2,6 +2,8 @@
 
 use std::fmt::Write;
 
+use crate::model::{JsonShape, JsonTree};
+
 pub use textstats::{StrStats, json_escape_extra, text_stats, utf16_len};
 
 /// What [`json_text_size`] counts.
@@ -17,13 +19,11 @@ pub enum JsonUnits {
 /// escaped as `JSON.stringify` and serde_json both escape them, each number `number_len` long
 /// (the writers differ there: `1e21` and `1e+21`). Counted from the value rather than printed:
 /// each string is measured in one vectorised pass where printing walks it byte by byte.
-pub fn json_text_size(
-    v: &serde_json::Value,
+pub fn json_text_size<T: JsonTree + ?Sized>(
+    v: &T,
     units: JsonUnits,
     number_len: &dyn Fn(&serde_json::Number) -> usize,
 ) -> usize {
-    use serde_json::Value;
-    let size = |x: &Value| json_text_size(x, units, number_len);
     let string = |s: &str| {
         2 + match units {
             // The literal's UTF-16 length, escapes included, in one pass.
@@ -31,18 +31,19 @@ pub fn json_text_size(
             JsonUnits::Bytes => s.len() + json_escape_extra(s),
         }
     };
-    match v {
-        Value::Null => 4,
-        Value::Bool(true) => 4,
-        Value::Bool(false) => 5,
-        Value::Number(n) => number_len(n),
-        Value::String(s) => string(s),
-        Value::Array(a) => 2 + a.len().saturating_sub(1) + a.iter().map(size).sum::<usize>(),
-        Value::Object(o) => {
-            2 + o.len().saturating_sub(1)
-                + o.iter()
-                    .map(|(k, x)| string(k) + 1 + size(x))
-                    .sum::<usize>()
+    match v.shape() {
+        JsonShape::Null => 4,
+        JsonShape::Bool(true) => 4,
+        JsonShape::Bool(false) => 5,
+        JsonShape::Number(n) => number_len(n),
+        JsonShape::Str(s) => string(s),
+        JsonShape::Array(n) | JsonShape::Object(n) => {
+            // Brackets and commas, then each element (an entry: its key and colon first).
+            let mut size = 2 + n.saturating_sub(1);
+            v.each_child(&mut |k, x| {
+                size += k.map_or(0, |k| string(k) + 1) + json_text_size(x, units, number_len);
+            });
+            size
         }
     }
 }

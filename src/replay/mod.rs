@@ -44,7 +44,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::model::{Agent, Compaction, Part, Role, Trigger};
+use crate::model::{Agent, Compaction, JsonTree, Part, Role, Trigger};
 use calibrate::Calibration;
 use settings::{Settings, Spec};
 use window::Limits;
@@ -636,13 +636,13 @@ pub const IMAGE_TOKENS: u64 = 1_600;
 /// names and arguments, tool outputs; images at [`IMAGE_TOKENS`]. Codex's own estimator, and
 /// the neutral one for Claude Code, which publishes none.
 /// `v.to_string().len()`: every replay sizes every tool call's arguments with it.
-fn compact_json_len(v: &serde_json::Value) -> usize {
+fn compact_json_len<T: JsonTree + ?Sized>(v: &T) -> usize {
     compact_json_size(v, js::JsonUnits::Bytes)
 }
 
 /// The size of `v.to_string()` (serde_json's compact form: keys as the map holds them, numbers
 /// as serde_json prints them), counted from the value rather than printed.
-pub(crate) fn compact_json_size(v: &serde_json::Value, units: js::JsonUnits) -> usize {
+pub(crate) fn compact_json_size<T: JsonTree + ?Sized>(v: &T, units: js::JsonUnits) -> usize {
     js::json_text_size(v, units, &|n| n.to_string().len())
 }
 
@@ -654,9 +654,9 @@ pub fn bytes4_tokens(item: &HistoryItem) -> u64 {
             Part::Text { text } | Part::Thinking { text } => bytes += text.len(),
             Part::ToolCall { name, input, .. } => {
                 bytes += name.len();
-                bytes += match input {
-                    serde_json::Value::String(s) => s.len(),
-                    v => compact_json_len(v),
+                bytes += match input.as_str() {
+                    Some(s) => s.len(),
+                    None => compact_json_len(input.tree()),
                 };
             }
             Part::ToolResult {

@@ -759,7 +759,9 @@ impl<'s, 'e> Document<'s, 'e> {
                     details_into(out, "Thinking", false, |o| o.push_str(&self.text(text)));
                 }
             }
-            Part::ToolCall { id, name, input } => self.tool_call(out, mi, id, name, input),
+            Part::ToolCall { id, name, input } => {
+                self.tool_call(out, mi, id, name, &input.to_value())
+            }
             Part::ToolResult {
                 call_id,
                 output,

@@ -950,7 +950,11 @@ fn redact_parts(parts: &mut [Part], counts: &mut Redactions) {
             continue;
         }
         match &mut parts[i] {
-            Part::ToolCall { input, .. } => redact_value(input, counts),
+            Part::ToolCall { input, .. } => {
+                let mut v = input.to_value();
+                redact_value(&mut v, counts);
+                *input = v.into();
+            }
             Part::ToolResult {
                 output,
                 attachments,

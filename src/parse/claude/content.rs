@@ -72,7 +72,7 @@ impl Parser<'_> {
                 Part::ToolCall {
                     id,
                     name: text(o.name),
-                    input: o.input,
+                    input: o.input.into(),
                 }
             }
             Some("tool_result") => self.tool_result(o, msg_key, n, rec),

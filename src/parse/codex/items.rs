@@ -200,7 +200,7 @@ impl Builder {
             Part::ToolCall {
                 id: call_id,
                 name,
-                input,
+                input: input.into(),
             },
             ts,
             id_field,

@@ -115,7 +115,7 @@ impl PartBuilder<'_, '_> {
                 out.push(Part::ToolCall {
                     id,
                     name,
-                    input: fc.get("args").cloned().unwrap_or(Value::Null),
+                    input: fc.get("args").cloned().unwrap_or(Value::Null).into(),
                 });
             }
             return;
@@ -397,7 +397,7 @@ pub(super) fn build_parts(e: &Entry, ctx: &mut Ctx) -> Built {
                     parts.push(Part::ToolCall {
                         id: id.clone(),
                         name,
-                        input: call.get("args").cloned().unwrap_or(Value::Null),
+                        input: call.get("args").cloned().unwrap_or(Value::Null).into(),
                     });
                 }
                 if b.ctx.fr_ids.contains(&id) {
@@ -428,7 +428,7 @@ pub(super) fn estimate_parts(parts: &[Part]) -> u64 {
         .map(|p| match p {
             Part::Text { text } => estimate_text(text),
             Part::ToolCall { name, input, .. } => {
-                estimate_text(name) + estimate_text(&canonical_json(input))
+                estimate_text(name) + estimate_text(&canonical_json(&input.to_value()))
             }
             Part::ToolResult { output, .. } => estimate_text(output),
             Part::Unknown { raw, .. } => estimate_text(&canonical_json(raw)),

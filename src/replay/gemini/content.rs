@@ -132,9 +132,10 @@ impl Converted {
                     true,
                 ),
                 Part::ToolCall { name, input, .. } => {
-                    let args = match input {
-                        serde_json::Value::Null => J::Obj(Vec::new()),
-                        v => J::from_value(&v),
+                    let args = if input.is_null() {
+                        J::Obj(Vec::new())
+                    } else {
+                        J::from_value(input.tree())
                     };
                     push(
                         J::obj(vec![(

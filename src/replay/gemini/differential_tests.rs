@@ -98,7 +98,7 @@ pub(super) fn random_session(seed: u64, turns: usize) -> Vec<HistoryItem> {
                 parts.push(Part::ToolCall {
                     id: id.clone(),
                     name: tool.into(),
-                    input: serde_json::json!({"path": format!("src/{call}.rs"), "n": call}),
+                    input: serde_json::json!({"path": format!("src/{call}.rs"), "n": call}).into(),
                 });
                 let size = if r.chance(20) {
                     5_000 + r.below(30_000)

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 pub use super::key::Key;
 use super::truncate::Truncated;
+use crate::model::{JsonShape, JsonTree};
 pub use crate::replay::js::StrStats;
 use crate::replay::js::text_stats;
 
@@ -345,21 +346,26 @@ impl J {
         }
     }
 
-    /// From a `serde_json::Value` (whose objects are sorted), putting integer-like keys first in
-    /// numeric order as JavaScript objects do.
-    pub fn from_value(v: &serde_json::Value) -> J {
-        use serde_json::Value;
-        match v {
-            Value::Null => J::Null,
-            Value::Bool(b) => J::Bool(*b),
-            Value::Number(n) => J::Num(n.as_f64().unwrap_or(0.0)),
-            Value::String(s) => J::Str(JsStr::Text(s.clone())),
-            Value::Array(a) => J::Arr(a.iter().map(J::from_value).collect()),
-            Value::Object(o) => J::Obj(js_key_order(
-                o.iter()
-                    .map(|(k, v)| (Key::new(k), J::from_value(v)))
-                    .collect(),
-            )),
+    /// From a `serde_json::Value` or a tool call's arguments (whose objects are sorted),
+    /// putting integer-like keys first in numeric order as JavaScript objects do.
+    pub fn from_value<T: JsonTree>(v: &T) -> J {
+        match v.shape() {
+            JsonShape::Null => J::Null,
+            JsonShape::Bool(b) => J::Bool(b),
+            JsonShape::Number(n) => J::Num(n.as_f64().unwrap_or(0.0)),
+            JsonShape::Str(s) => J::Str(JsStr::Text(s.to_string())),
+            JsonShape::Array(n) => {
+                let mut a = Vec::with_capacity(n);
+                v.each_child(&mut |_, x| a.push(J::from_value(x)));
+                J::Arr(a)
+            }
+            JsonShape::Object(n) => {
+                let mut o = Vec::with_capacity(n);
+                v.each_child(&mut |k, x| {
+                    o.push((Key::new(k.unwrap_or_default()), J::from_value(x)))
+                });
+                J::Obj(js_key_order(o))
+            }
         }
     }
 }

@@ -654,7 +654,8 @@ fn unified(turn: &mut Turn, take: bool) -> (Vec<Part>, Vec<Option<String>>) {
                     input: fc
                         .get("args")
                         .map(to_value)
-                        .unwrap_or(serde_json::Value::Null),
+                        .unwrap_or(serde_json::Value::Null)
+                        .into(),
                 };
                 (call, None)
             }

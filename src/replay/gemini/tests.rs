@@ -41,7 +41,7 @@ pub(super) fn call_item(id: &str, tool: &str) -> HistoryItem {
         parts: vec![Part::ToolCall {
             id: id.into(),
             name: tool.into(),
-            input: serde_json::json!({"file_path": "src/lib.rs"}),
+            input: serde_json::json!({"file_path": "src/lib.rs"}).into(),
         }],
         tool_names: vec![None],
         is_context: false,

@@ -130,7 +130,7 @@ pub fn estimate_message_chars(m: &AgentMessage<'_>) -> u64 {
                     if arguments.is_null() {
                         2
                     } else {
-                        json_len(arguments) as u64
+                        json_len(arguments.tree()) as u64
                     }
                 }
                 Block::Image => 0,

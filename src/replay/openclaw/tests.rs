@@ -226,7 +226,7 @@ fn ttl_gating_vectors() {
                     Part::ToolCall {
                         id: "c".into(),
                         name: "bash".into(),
-                        input: json!({"command": "ls"}),
+                        input: json!({"command": "ls"}).into(),
                     },
                     None,
                 )
@@ -425,7 +425,7 @@ fn random_session(rng: &mut Rng) -> (Vec<HistoryItem>, Requests) {
                 parts.push(Part::ToolCall {
                     id: "c".into(),
                     name: n.clone(),
-                    input: json!({"cmd": random_text(rng, 60), "n": rng.below(1000)}),
+                    input: json!({"cmd": random_text(rng, 60), "n": rng.below(1000)}).into(),
                 });
                 called.push(n);
             }
@@ -589,7 +589,7 @@ fn engine_replay_reports_prune_events() {
             vec![Part::ToolCall {
                 id: "c".into(),
                 name: "bash".into(),
-                input: json!({}),
+                input: json!({}).into(),
             }],
             vec![None],
         ));
@@ -687,7 +687,7 @@ fn after_a_prune_that_is_not_sticky_what_if_is_full() {
         let call = vec![Part::ToolCall {
             id: "c".into(),
             name: "bash".into(),
-            input: json!({}),
+            input: json!({}).into(),
         }];
         items.push(item(Role::Assistant, false, at(10), call, vec![None]));
         let result = vec![Part::ToolResult {

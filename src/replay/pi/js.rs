@@ -2,7 +2,7 @@
 //! code units) and the length of `JSON.stringify(value)`, including JavaScript's number
 //! formatting (`1e+21`, `1.5e-7`, shortest round-trip digits).
 
-use serde_json::{Number, Value};
+use serde_json::Number;
 
 /// `s.length` in JavaScript: UTF-16 code units.
 pub use crate::replay::js::utf16_len as len16;
@@ -15,7 +15,7 @@ pub fn json_str_len(s: &str) -> usize {
 }
 
 /// `JSON.stringify(value).length` in UTF-16 code units (no indentation).
-pub fn json_len(v: &Value) -> usize {
+pub fn json_len<T: crate::model::JsonTree + ?Sized>(v: &T) -> usize {
     crate::replay::js::json_text_size(v, crate::replay::js::JsonUnits::Utf16, &|n| {
         js_number(n).len()
     })

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::js::{json_len, json_str_len, len16};
-use crate::model::{Part, Role, TextSize};
+use crate::model::{JsonShape, JsonTree, Part, Role, TextSize, ToolInput};
 use crate::replay::HistoryItem;
 
 /// Pi's chars-per-token heuristic (`Math.ceil(chars / 4)` per message).
@@ -29,7 +29,7 @@ pub enum Block<'a> {
     Image,
     ToolCall {
         name: Cow<'a, str>,
-        arguments: Cow<'a, Value>,
+        arguments: Cow<'a, ToolInput>,
     },
 }
 
@@ -322,7 +322,7 @@ pub fn sizes(m: &AgentMessage<'_>, tool_result_max: usize) -> (u64, (u64, u64)) 
                     }
                     Block::ToolCall { name, arguments } => {
                         let name = len16(name);
-                        let (json, entries) = arguments_lens(arguments);
+                        let (json, entries) = arguments_lens(arguments.tree());
                         estimate += name + json;
                         calls += name + 2 + entries;
                         ncalls += 1;
@@ -375,29 +375,31 @@ pub fn sizes(m: &AgentMessage<'_>, tool_result_max: usize) -> (u64, (u64, u64)) 
 /// A tool call's arguments: `JSON.stringify(args).length`, and
 /// `Object.entries(args).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")`.length, from
 /// one sizing of each entry's value.
-fn arguments_lens(v: &Value) -> (usize, usize) {
+fn arguments_lens<T: JsonTree + ?Sized>(v: &T) -> (usize, usize) {
     let joined = |entries: usize, sum: usize| sum + 2 * entries.saturating_sub(1);
-    match v {
-        Value::Object(o) => {
-            let (mut json, mut args) = (2 + o.len().saturating_sub(1), 0);
-            for (k, v) in o {
+    match v.shape() {
+        JsonShape::Object(n) => {
+            let (mut json, mut args) = (2 + n.saturating_sub(1), 0);
+            v.each_child(&mut |k, v| {
+                let k = k.unwrap_or_default();
                 let value = json_len(v);
                 json += json_str_len(k) + 1 + value;
                 args += len16(k) + 1 + value;
-            }
-            (json, joined(o.len(), args))
+            });
+            (json, joined(n, args))
         }
-        Value::Array(a) => {
-            let (mut json, mut args) = (2 + a.len().saturating_sub(1), 0);
-            for (i, v) in a.iter().enumerate() {
+        JsonShape::Array(n) => {
+            let (mut json, mut args, mut i) = (2 + n.saturating_sub(1), 0, 0usize);
+            v.each_child(&mut |_, v| {
                 let value = json_len(v);
                 json += value;
                 args += i.to_string().len() + 1 + value;
-            }
-            (json, joined(a.len(), args))
+                i += 1;
+            });
+            (json, joined(n, args))
         }
         // Object.entries of a string: one entry per UTF-16 code unit.
-        Value::String(s) => {
+        JsonShape::Str(s) => {
             let (mut i, mut args) = (0usize, 0usize);
             for c in s.chars() {
                 if c.len_utf16() == 2 {
@@ -414,7 +416,7 @@ fn arguments_lens(v: &Value) -> (usize, usize) {
             }
             (json_str_len(s), joined(i, args))
         }
-        v => (json_len(v), 0),
+        _ => (json_len(v), 0),
     }
 }
 
@@ -450,10 +452,10 @@ pub fn file_ops<'m>(m: &'m AgentMessage<'_>) -> Vec<(FileOp, &'m str)> {
                 "edit" => FileOp::Edit,
                 _ => continue,
             };
-            if let Some(Value::String(p)) = arguments.get("path")
+            if let Some(p) = arguments.str_at("path")
                 && !p.is_empty()
             {
-                out.push((op, p.as_str()));
+                out.push((op, p));
             }
         }
     }
@@ -527,7 +529,7 @@ pub fn from_json(v: &Value) -> AgentMessage<'static> {
                         Some("toolCall") => Some(Block::ToolCall {
                             name: s(b.get("name")),
                             arguments: Cow::Owned(
-                                b.get("arguments").cloned().unwrap_or(Value::Null),
+                                b.get("arguments").cloned().unwrap_or(Value::Null).into(),
                             ),
                         }),
                         _ => None,

@@ -476,7 +476,7 @@ fn call(name: &str, args: Value) -> HistoryItem {
         parts: vec![Part::ToolCall {
             id: "c".into(),
             name: name.into(),
-            input: args,
+            input: args.into(),
         }],
         tool_names: vec![None],
         is_context: false,

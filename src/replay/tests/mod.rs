@@ -383,7 +383,7 @@ fn from_session_drops_management_artifacts_and_sidechains() {
     a.parts.push(Part::ToolCall {
         id: "c1".into(),
         name: "Bash".into(),
-        input: serde_json::json!({"command": "ls"}),
+        input: serde_json::json!({"command": "ls"}).into(),
     });
     let mut t = Message::new(Role::Tool);
     t.parts.push(Part::ToolResult {

@@ -85,7 +85,7 @@ fn tool_arguments_are_sized_as_their_compact_json() {
             parts: vec![Part::ToolCall {
                 id: "c".into(),
                 name: "Bash".into(),
-                input: a.clone(),
+                input: a.clone().into(),
             }],
             ..item(Role::Assistant, false, "")
         };
@@ -97,12 +97,14 @@ fn tool_arguments_are_sized_as_their_compact_json() {
 /// The sizes counted from a value are the sizes of its printed compact JSON, in bytes and in
 /// UTF-16 units, over values built from every kind of character an escape or a width depends
 /// on, nested, and numbers serde_json prints its own way.
-#[test]
-fn compact_json_sizes_are_the_printed_sizes() {
+/// `n` generated JSON values: strings of up to 200 pieces (past the 64-byte blocks the
+/// measures count in) with every kind of escape, numbers JavaScript and serde_json print
+/// differently, nested arrays and objects (keys of any text, digits included).
+fn generated_values(n: usize) -> Vec<serde_json::Value> {
     use serde_json::{Value, json};
     let pieces = [
         "", "a", " ", "\"", "\\", "/", "\u{0}", "\u{7}", "\u{8}", "\t", "\n", "\u{b}", "\u{c}",
-        "\r", "\u{1f}", "\u{7f}", "é", "日本", "🙂", "\u{2028}", "\u{ffff}",
+        "\r", "\u{1f}", "\u{7f}", "é", "日本", "🙂", "\u{2028}", "\u{ffff}", "7", "10",
     ];
     let numbers = [
         json!(0),
@@ -115,45 +117,52 @@ fn compact_json_sizes_are_the_printed_sizes() {
         json!(0.1),
         json!(123456.789),
     ];
-    // A small deterministic generator: strings of up to 200 pieces (past the 64-byte blocks
-    // the measure counts in), nested arrays and objects.
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
+    let mut rng = crate::testing::Rng(0x2545_f491_4f6c_dd1d);
     fn build(
         depth: usize,
-        next: &mut impl FnMut(usize) -> usize,
+        rng: &mut crate::testing::Rng,
         pieces: &[&str],
         numbers: &[Value],
     ) -> Value {
-        let text = |next: &mut dyn FnMut(usize) -> usize| -> String {
-            let n = next(200);
-            (0..n).map(|_| pieces[next(pieces.len())]).collect()
+        let text = |rng: &mut crate::testing::Rng| -> String {
+            let n = rng.below(200);
+            (0..n).map(|_| *rng.pick(pieces)).collect()
         };
-        match next(if depth == 0 { 4 } else { 6 }) {
-            0 => Value::String(text(next)),
-            1 => numbers[next(numbers.len())].clone(),
-            2 => [Value::Null, Value::Bool(true), Value::Bool(false)][next(3)].clone(),
-            3 => Value::String(pieces[next(pieces.len())].to_string()),
+        match rng.below(if depth == 0 { 4 } else { 6 }) {
+            0 => Value::String(text(rng)),
+            1 => rng.pick(numbers).clone(),
+            2 => rng
+                .pick(&[Value::Null, Value::Bool(true), Value::Bool(false)])
+                .clone(),
+            3 => Value::String(rng.pick(pieces).to_string()),
             4 => Value::Array(
-                (0..next(4))
-                    .map(|_| build(depth - 1, next, pieces, numbers))
+                (0..rng.below(4))
+                    .map(|_| build(depth - 1, rng, pieces, numbers))
                     .collect(),
             ),
             _ => Value::Object(
-                (0..next(4))
-                    .map(|_| (text(next), build(depth - 1, next, pieces, numbers)))
+                (0..rng.below(4))
+                    .map(|_| {
+                        let key = if rng.chance(30) {
+                            rng.pick(pieces).to_string()
+                        } else {
+                            text(rng)
+                        };
+                        (key, build(depth - 1, rng, pieces, numbers))
+                    })
                     .collect(),
             ),
         }
     }
+    (0..n)
+        .map(|_| build(3, &mut rng, &pieces, &numbers))
+        .collect()
+}
+
+#[test]
+fn compact_json_sizes_are_the_printed_sizes() {
     let mut escapes = 0;
-    for _ in 0..3000 {
-        let v = build(3, &mut next, &pieces, &numbers);
+    for v in generated_values(3000) {
         let printed = v.to_string();
         escapes += usize::from(printed.contains("\\u00"));
         assert_eq!(
@@ -169,6 +178,50 @@ fn compact_json_sizes_are_the_printed_sizes() {
     }
     // The values did hold the escapes whose sizes differ from their characters'.
     assert!(escapes > 100, "{escapes}");
+}
+
+/// A tool call's arguments, held as a [`ToolInput`], read back, print, size and convert for
+/// Gemini exactly as the `Value` they were made from.
+#[test]
+fn tool_inputs_are_the_values_they_were_made_from() {
+    use crate::model::ToolInput;
+    use crate::replay::gemini::json::J;
+    let (mut objects, mut floats) = (0, 0);
+    for v in generated_values(3000) {
+        let input = ToolInput::from(v.clone());
+        let printed = v.to_string();
+        objects += usize::from(v.is_object() && printed.len() > 2);
+        floats += usize::from(printed.contains('.'));
+        assert_eq!(input.to_value(), v, "{printed}");
+        assert_eq!(serde_json::to_string(&input).unwrap(), printed);
+        assert_eq!(
+            serde_json::to_string_pretty(&input).unwrap(),
+            serde_json::to_string_pretty(&v).unwrap()
+        );
+        for units in [JsonUnits::Bytes, JsonUnits::Utf16] {
+            assert_eq!(
+                compact_json_size(input.tree(), units),
+                compact_json_size(&v, units),
+                "{printed}"
+            );
+        }
+        assert_eq!(
+            crate::replay::pi::js::json_len(input.tree()),
+            crate::replay::pi::js::json_len(&v),
+            "{printed}"
+        );
+        assert_eq!(J::from_value(input.tree()), J::from_value(&v), "{printed}");
+        assert_eq!(input.is_null(), v.is_null());
+        assert_eq!(input.as_str(), v.as_str());
+        if let Some(o) = v.as_object() {
+            for k in o.keys() {
+                assert_eq!(input.str_at(k), o.get(k).and_then(|x| x.as_str()), "{k}");
+            }
+        }
+        let back: ToolInput = serde_json::from_str(&printed).unwrap();
+        assert_eq!(back, input);
+    }
+    assert!(objects > 300 && floats > 300, "{objects} {floats}");
 }
 
 /// What an input holds grows with the text and values it owns, byte for byte at least.
@@ -191,7 +244,7 @@ fn an_inputs_held_bytes_count_its_text_and_values() {
     big.items[1].parts.push(Part::ToolCall {
         id: "c".into(),
         name: "edit".into(),
-        input: serde_json::json!({"path": "a", "text": "y".repeat(50_000), "n": [1, 2]}),
+        input: serde_json::json!({"path": "a", "text": "y".repeat(50_000), "n": [1, 2]}).into(),
     });
     let grown = big.held_bytes() - base;
     assert!((150_000..151_000).contains(&grown), "{grown}");

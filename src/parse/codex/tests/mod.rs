@@ -406,7 +406,9 @@ fn tool_calls_of_every_kind_keep_ids_and_raw_arguments() {
         .parts
         .iter()
         .filter_map(|p| match p {
-            Part::ToolCall { id, name, input } => Some((id.clone(), name.clone(), input.clone())),
+            Part::ToolCall { id, name, input } => {
+                Some((id.clone(), name.clone(), input.to_value()))
+            }
             _ => None,
         })
         .collect();
