@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::Parser;
 use super::records::{Block, BlockObj, Content, Rec};
 use crate::model::Part;
-use crate::parse::{self, json_kind};
+use crate::parse::{self, hash64, json_kind};
 
 impl Parser<'_> {
     /// `message.content` (a string or a block array) → parts. `msg_key` and `start` name
@@ -97,7 +97,16 @@ impl Parser<'_> {
                 .or_else(|| rec.source_tool_use_id.nonempty().map(String::from))
                 .unwrap_or_else(|| format!("{msg_key}:{n}")),
         };
-        self.answered_calls.insert(call_id.clone());
+        self.answered_calls.insert(hash64(&call_id));
+        // Calls answered in order leave the queue now, as the next id-less result would take
+        // them off: a long transcript does not keep every call's id to the end.
+        while self
+            .pending_calls
+            .front()
+            .is_some_and(|f| self.answered_calls.contains(&hash64(f)))
+        {
+            self.pending_calls.pop_front();
+        }
         let items = match o.result {
             Some(Value::Array(items)) => items,
             Some(v @ (Value::String(_) | Value::Object(_))) => vec![v],
@@ -147,7 +156,7 @@ impl Parser<'_> {
 
     fn next_pending_call(&mut self) -> Option<String> {
         while let Some(id) = self.pending_calls.pop_front() {
-            if !self.answered_calls.contains(&id) {
+            if !self.answered_calls.contains(&hash64(&id)) {
                 return Some(id);
             }
         }

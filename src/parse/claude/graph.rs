@@ -20,21 +20,85 @@ pub(super) struct Node {
 
 #[derive(Default)]
 pub(super) struct Graph {
-    pub nodes: Vec<Node>,
+    nodes: Vec<Stored>,
     /// uuid hash → first node with that uuid.
-    pub index: FxHashMap<u64, usize>,
+    index: FxHashMap<u64, u32>,
 }
 
-impl Node {
+/// "None" of a node's or a message's 32-bit index. A transcript would need billions of
+/// records to reach it, and memory for them long before.
+const NONE: u32 = u32::MAX;
+
+/// A [`Node`] as the graph keeps it: 24 bytes where the node takes 56, for each of a long
+/// transcript's 10^5 records, whose graph is held at the peak of its parse.
+struct Stored {
+    /// The parent's uuid hash, when `HAS_PARENT`.
+    parent: u64,
+    message: u32,
+    companion: u32,
+    flags: u8,
+}
+
+const HAS_PARENT: u8 = 1;
+const CONVERSATIONAL: u8 = 2;
+const SIDECHAIN: u8 = 4;
+
+fn index32(i: Option<usize>) -> u32 {
+    i.and_then(|i| u32::try_from(i).ok()).unwrap_or(NONE)
+}
+
+impl Stored {
+    fn of(node: Node) -> Stored {
+        let flag = |on: bool, f: u8| if on { f } else { 0 };
+        Stored {
+            parent: node.parent.unwrap_or(0),
+            message: index32(node.message),
+            companion: index32(node.companion),
+            flags: flag(node.parent.is_some(), HAS_PARENT)
+                | flag(node.conversational, CONVERSATIONAL)
+                | flag(node.sidechain, SIDECHAIN),
+        }
+    }
+
+    fn parent(&self) -> Option<u64> {
+        (self.flags & HAS_PARENT != 0).then_some(self.parent)
+    }
+
+    fn message(&self) -> Option<usize> {
+        (self.message != NONE).then_some(self.message as usize)
+    }
+
+    fn sidechain(&self) -> bool {
+        self.flags & SIDECHAIN != 0
+    }
+
+    fn conversational(&self) -> bool {
+        self.flags & CONVERSATIONAL != 0
+    }
+
+    /// The message, then the companion.
     fn messages(&self) -> impl Iterator<Item = usize> {
-        self.message.into_iter().chain(self.companion)
+        [self.message, self.companion]
+            .into_iter()
+            .filter(|&m| m != NONE)
+            .map(|m| m as usize)
     }
 }
 
 impl Graph {
     pub fn add(&mut self, uuid: u64, node: Node) {
-        self.index.entry(uuid).or_insert(self.nodes.len());
-        self.nodes.push(node);
+        let at = index32(Some(self.nodes.len()));
+        self.index.entry(uuid).or_insert(at);
+        self.nodes.push(Stored::of(node));
+    }
+
+    /// How many records the graph holds.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn node_of(&self, uuid: u64) -> Option<u32> {
+        self.index.get(&uuid).copied().filter(|&i| i != NONE)
     }
 
     /// Flag messages that sit on abandoned branches of the graph.
@@ -49,27 +113,33 @@ impl Graph {
     /// or an assistant reply): a rewind or an abandoned retry. Side branches made only of tool
     /// results are parallel tool calls, which stay live. Records in components that never touch
     /// the branch (inline sidechains, files without parent links) are left alone.
+    ///
+    /// Its tables index nodes in 32 bits (4 bytes a record each), as the graph does: they come
+    /// on top of the whole session at the peak of a long transcript's parse.
     pub fn mark_superseded(&self, hint: Option<(u64, usize)>, messages: &mut [Message]) {
         let nodes = &self.nodes;
         let n = nodes.len();
-        if n == 0 {
+        // Past 32-bit indices (never reached: see `NONE`) nothing is marked.
+        if n == 0 || n >= NONE as usize {
             return;
         }
-        let parent: Vec<Option<usize>> = nodes
+        let parent: Vec<u32> = nodes
             .iter()
             .enumerate()
             .map(|(i, node)| {
-                node.parent
-                    .and_then(|p| self.index.get(&p))
-                    .copied()
-                    .filter(|&p| p != i)
+                node.parent()
+                    .and_then(|p| self.node_of(p))
+                    .filter(|&p| p as usize != i)
+                    .unwrap_or(NONE)
             })
             .collect();
+        let parent_of = |i: usize| (parent[i] != NONE).then(|| parent[i] as usize);
         let children = Children::of(&parent);
-        let candidate =
-            |i: usize| nodes[i].conversational && !nodes[i].sidechain && nodes[i].message.is_some();
+        let candidate = |i: usize| {
+            nodes[i].conversational() && !nodes[i].sidechain() && nodes[i].message().is_some()
+        };
         let latest = (0..n).rev().find(|&i| candidate(i));
-        let hinted = hint.and_then(|(l, at)| Some((*self.index.get(&l)?, at)));
+        let hinted = hint.and_then(|(l, at)| Some((self.node_of(l)? as usize, at)));
         let tip = match hinted {
             Some((leaf, written_at)) => {
                 let mut seen = vec![false; n];
@@ -82,7 +152,7 @@ impl Graph {
                     if candidate(i) && best.is_none_or(|b| i > b) {
                         best = Some(i);
                     }
-                    stack.extend(children.of_node(i).iter().copied());
+                    stack.extend(children.of_node(i).iter().map(|&c| c as usize));
                 }
                 // Tool results alone do not make a branch: a parallel call's result can hang
                 // above the leaf.
@@ -110,38 +180,41 @@ impl Graph {
             if std::mem::replace(&mut on_branch[c], true) {
                 break;
             }
-            cur = parent[c];
+            cur = parent_of(c);
         }
 
         // For each off-branch node: the root of its side branch (the child of the fork on the
-        // current branch), or None when its chain never reaches the branch.
-        let mut side_root: Vec<Option<Option<usize>>> = vec![None; n];
+        // current branch), `NO_ROOT` when its chain never reaches the branch, `UNSET` while
+        // not worked out.
+        const UNSET: u32 = NONE;
+        const NO_ROOT: u32 = NONE - 1;
+        let mut side_root: Vec<u32> = vec![UNSET; n];
         let mut in_path = vec![false; n];
         for i in 0..n {
-            if on_branch[i] || side_root[i].is_some() {
+            if on_branch[i] || side_root[i] != UNSET {
                 continue;
             }
             let mut path = Vec::new();
             let mut cur = i;
             let result = loop {
                 if on_branch[cur] {
-                    break path.last().copied();
+                    break path.last().map_or(NO_ROOT, |&p| p as u32);
                 }
-                if let Some(r) = side_root[cur] {
-                    break r;
+                if side_root[cur] != UNSET {
+                    break side_root[cur];
                 }
                 if in_path[cur] {
-                    break None; // a cycle
+                    break NO_ROOT; // a cycle
                 }
                 in_path[cur] = true;
                 path.push(cur);
-                match parent[cur] {
+                match parent_of(cur) {
                     Some(p) => cur = p,
-                    None => break None,
+                    None => break NO_ROOT,
                 }
             };
             for &p in &path {
-                side_root[p] = Some(result);
+                side_root[p] = result;
                 in_path[p] = false;
             }
         }
@@ -152,25 +225,26 @@ impl Graph {
         // abandoned side.
         let mut live = vec![false; messages.len()];
         for (i, node) in nodes.iter().enumerate() {
-            if on_branch[i] && !node.sidechain {
+            if on_branch[i] && !node.sidechain() {
                 for m in node.messages() {
                     live[m] = true;
                 }
             }
         }
-        let mut abandoned: FxHashMap<usize, bool> = FxHashMap::default();
+        let mut abandoned: FxHashMap<u32, bool> = FxHashMap::default();
         let mut dropped = vec![false; messages.len()];
         for i in 0..n {
             let node = &nodes[i];
-            let Some(m) = node.message else { continue };
-            if node.sidechain || on_branch[i] {
+            let Some(m) = node.message() else { continue };
+            if node.sidechain() || on_branch[i] {
                 continue;
             }
-            let Some(Some(root)) = side_root[i] else {
+            let root = side_root[i];
+            if root == NO_ROOT || root == UNSET {
                 continue;
-            };
+            }
             let is_abandoned = *abandoned.entry(root).or_insert_with(|| {
-                let mut stack = vec![root];
+                let mut stack = vec![root as usize];
                 let mut seen = FxHashSet::default();
                 while let Some(j) = stack.pop() {
                     if !seen.insert(j) {
@@ -181,14 +255,14 @@ impl Graph {
                             return true;
                         }
                     }
-                    stack.extend(children.of_node(j).iter().copied());
+                    stack.extend(children.of_node(j).iter().map(|&c| c as usize));
                 }
                 false
             });
             if is_abandoned {
                 dropped[m] = true;
-                if let Some(c) = node.companion {
-                    dropped[c] = true;
+                if node.companion != NONE {
+                    dropped[node.companion as usize] = true;
                 }
             }
         }
@@ -204,32 +278,34 @@ impl Graph {
 /// otherwise hold a vector per record at the end of its parse, the peak of `show`'s memory.
 struct Children {
     /// `start[i]..start[i + 1]` are node `i`'s children in `list`.
-    start: Vec<usize>,
-    list: Vec<usize>,
+    start: Vec<u32>,
+    list: Vec<u32>,
 }
 
 impl Children {
-    fn of(parent: &[Option<usize>]) -> Children {
-        let mut start = vec![0; parent.len() + 1];
-        for p in parent.iter().flatten() {
-            start[p + 1] += 1;
+    /// From each node's parent (`NONE` for none). Fewer than `NONE` nodes.
+    fn of(parent: &[u32]) -> Children {
+        let mut start = vec![0u32; parent.len() + 1];
+        for &p in parent.iter().filter(|&&p| p != NONE) {
+            start[p as usize + 1] += 1;
         }
         for i in 0..parent.len() {
             start[i + 1] += start[i];
         }
         let mut next = start.clone();
-        let mut list = vec![0; start[parent.len()]];
-        for (i, p) in parent.iter().enumerate() {
-            if let Some(p) = *p {
-                list[next[p]] = i;
-                next[p] += 1;
+        let mut list = vec![0u32; start[parent.len()] as usize];
+        for (i, &p) in parent.iter().enumerate() {
+            if p != NONE {
+                let at = &mut next[p as usize];
+                list[*at as usize] = i as u32;
+                *at += 1;
             }
         }
         Children { start, list }
     }
 
-    fn of_node(&self, i: usize) -> &[usize] {
-        &self.list[self.start[i]..self.start[i + 1]]
+    fn of_node(&self, i: usize) -> &[u32] {
+        &self.list[self.start[i] as usize..self.start[i + 1] as usize]
     }
 }
 
@@ -239,10 +315,11 @@ mod tests {
 
     #[test]
     fn children_are_listed_per_parent_in_file_order() {
-        let parent = [None, Some(0), Some(0), Some(1), None, Some(0), Some(4)];
+        use super::NONE;
+        let parent = [NONE, 0, 0, 1, NONE, 0, 4];
         let c = Children::of(&parent);
-        let got: Vec<&[usize]> = (0..parent.len()).map(|i| c.of_node(i)).collect();
-        let want: Vec<&[usize]> = vec![&[1, 2, 5], &[3], &[], &[], &[6], &[], &[]];
+        let got: Vec<&[u32]> = (0..parent.len()).map(|i| c.of_node(i)).collect();
+        let want: Vec<&[u32]> = vec![&[1, 2, 5], &[3], &[], &[], &[6], &[], &[]];
         assert_eq!(got, want);
         assert!(Children::of(&[]).list.is_empty());
     }

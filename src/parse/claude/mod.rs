@@ -197,7 +197,8 @@ struct Parser<'a> {
     seen_records: FxHashSet<(u64, u64)>,
     graph: Graph,
     pending_calls: VecDeque<String>,
-    answered_calls: FxHashSet<String>,
+    /// Hashes of the call ids results answered ([`hash64`], as the graph's uuids).
+    answered_calls: FxHashSet<u64>,
     custom_title: Option<String>,
     ai_title: Option<String>,
     /// The leaf the last `last-prompt` record names, and how many graph nodes preceded it.
@@ -308,7 +309,7 @@ impl<'a> Parser<'a> {
             }
             "last-prompt" => {
                 if let Some(l) = rec.leaf_uuid.nonempty() {
-                    self.last_prompt_leaf = Some((hash64(l), self.graph.nodes.len()));
+                    self.last_prompt_leaf = Some((hash64(l), self.graph.len()));
                 }
                 (Slot::Node(None), false)
             }
@@ -778,6 +779,14 @@ impl<'a> Parser<'a> {
     }
 
     fn finish(mut self, line_warnings: Vec<Warning>) -> Session {
+        // The record tables are done with: freed before the marking builds its own, which
+        // would otherwise come on top of them at the peak of a long transcript's parse.
+        self.responses = FxHashMap::default();
+        self.copies = FxHashMap::default();
+        self.main_message_ids = FxHashSet::default();
+        self.seen_records = FxHashSet::default();
+        self.pending_calls = VecDeque::new();
+        self.answered_calls = FxHashSet::default();
         self.graph
             .mark_superseded(self.last_prompt_leaf, &mut self.s.messages);
         for r in self

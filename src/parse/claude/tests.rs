@@ -291,6 +291,42 @@ fn tool_results_of_every_shape() {
     assert_eq!(s.counts().tool_errors, 1);
 }
 
+/// A result without a `tool_use_id` answers the oldest call no result has answered yet,
+/// whichever order the other results came in.
+#[test]
+fn id_less_results_take_the_oldest_unanswered_call() {
+    let call = |id: &str| json!({"type": "tool_use", "id": id, "name": "Bash", "input": {}});
+    let result = |id: Option<&str>| match id {
+        Some(id) => json!({"type": "tool_result", "tool_use_id": id, "content": "x"}),
+        None => json!({"type": "tool_result", "content": "x"}),
+    };
+    let s = main(&[
+        asst(
+            "a1",
+            None,
+            "m1",
+            Some("r1"),
+            json!([call("c1"), call("c2"), call("c3"), call("c4"), call("c5")]),
+            out(1),
+        ),
+        user("u1", Some("a1"), json!([result(Some("c2"))])),
+        user("u2", Some("u1"), json!([result(None)])),
+        user("u3", Some("u2"), json!([result(Some("c3")), result(None)])),
+        user("u4", Some("u3"), json!([result(Some("c5")), result(None), result(None)])),
+    ]);
+    let answered: Vec<&str> = s
+        .messages
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter_map(|p| match p {
+            Part::ToolResult { call_id, .. } => Some(call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    // The last two find every call answered: each is named after its message and place.
+    assert_eq!(answered, ["c2", "c1", "c3", "c4", "c5", "u4:1", "u4:2"]);
+}
+
 fn boundary(uuid: &str, logical: &str, meta: Value) -> Value {
     json!({"type": "system", "subtype": "compact_boundary", "uuid": uuid, "parentUuid": null,
            "logicalParentUuid": logical, "timestamp": "2026-03-01T11:00:00Z",
