@@ -312,7 +312,11 @@ fn id_less_results_take_the_oldest_unanswered_call() {
         user("u1", Some("a1"), json!([result(Some("c2"))])),
         user("u2", Some("u1"), json!([result(None)])),
         user("u3", Some("u2"), json!([result(Some("c3")), result(None)])),
-        user("u4", Some("u3"), json!([result(Some("c5")), result(None), result(None)])),
+        user(
+            "u4",
+            Some("u3"),
+            json!([result(Some("c5")), result(None), result(None)]),
+        ),
     ]);
     let answered: Vec<&str> = s
         .messages

@@ -101,9 +101,10 @@ pub fn sign_first_call(parts: &mut [Arc<J>]) {
 #[derive(Debug)]
 pub struct Converted {
     role: GRole,
-    parts: Vec<Arc<J>>,
-    /// Which parts are the item's thinking.
-    thought: Vec<bool>,
+    /// Boxed slices, not vectors: one conversion is held per item of a session.
+    parts: Box<[Arc<J>]>,
+    /// Which parts are the item's thinking; `None` when none is.
+    thought: Option<Box<[bool]>>,
 }
 
 impl Converted {
@@ -115,14 +116,10 @@ impl Converted {
             Role::User | Role::Tool => GRole::User,
             Role::System => return None,
         };
-        let mut c = Converted {
-            role,
-            parts: Vec::new(),
-            thought: Vec::new(),
-        };
-        let mut push = |j: J, thought: bool| {
-            c.parts.push(Arc::new(j));
-            c.thought.push(thought);
+        let (mut out, mut thought) = (Vec::with_capacity(parts.len()), Vec::new());
+        let mut push = |j: J, is_thought: bool| {
+            out.push(Arc::new(j));
+            thought.push(is_thought);
         };
         for (i, p) in parts.into_iter().enumerate() {
             match p {
@@ -186,19 +183,24 @@ impl Converted {
                 }
             }
         }
-        Some(c)
+        Some(Converted {
+            role,
+            parts: out.into_boxed_slice(),
+            thought: thought.contains(&true).then(|| thought.into_boxed_slice()),
+        })
     }
 
     /// The parts Gemini sends, thoughts stripped or not; `None` when none are left.
     pub fn parts(&self, strip_thoughts: bool) -> Option<(GRole, Vec<Arc<J>>)> {
+        let thought = |k: usize| self.thought.as_ref().is_some_and(|t| t[k]);
         let mut parts: Vec<Arc<J>> = self
             .parts
             .iter()
-            .zip(&self.thought)
-            .filter(|&(_, &t)| !(strip_thoughts && t))
-            .map(|(p, _)| Arc::clone(p))
+            .enumerate()
+            .filter(|&(k, _)| !(strip_thoughts && thought(k)))
+            .map(|(_, p)| Arc::clone(p))
             .collect();
-        let had_thought = self.thought.contains(&true);
+        let had_thought = self.thought.is_some();
         if strip_thoughts && had_thought && self.role == GRole::Model {
             sign_first_call(&mut parts);
         }

@@ -23,9 +23,11 @@ use super::{
 mod contents;
 mod steps;
 
-/// Content slots are spaced so a compression can put up to three new contents (environment,
-/// snapshot, acknowledgement) in front of the first kept one without renumbering.
-const STRIDE: usize = 4;
+/// Contents take consecutive slots, after this many left free at the start. A compression
+/// puts up to three new contents (environment, snapshot, acknowledgement) in the slots just
+/// before the first kept one, which the contents it removed held (or these, the first time),
+/// without renumbering.
+const HEAD_SLOTS: usize = 3;
 
 #[derive(Debug, Clone)]
 pub struct Params {
@@ -113,8 +115,9 @@ struct VPart {
     j: Arc<J>,
     json: u64,
     est: Est,
-    /// The stats of the text a function response's budget measures (see [`PartSizes`]).
-    measured: Option<StrStats>,
+    /// The stats of the text a function response's budget measures (see [`PartSizes`]); boxed:
+    /// only function responses have them, and every part of a long session is sized.
+    measured: Option<Box<StrStats>>,
     fr: Option<usize>,
     /// For a part as the session recorded it: what the session's replays found out about it
     /// (shared by them). A part the replay rewrote has none.
@@ -136,7 +139,7 @@ impl VPart {
         VPart {
             json,
             est,
-            measured,
+            measured: measured.map(Box::new),
             j,
             fr: None,
             memo: None,
@@ -230,13 +233,16 @@ pub struct SizedTurns {
 }
 
 impl SizedTurns {
-    /// Convert `items` for the Gemini algorithm now, taking their parts: the items keep their
-    /// metadata, and only this algorithm may replay the input afterwards.
+    /// Convert `items` for the Gemini algorithm now, taking their parts and tool names: the
+    /// items keep their metadata, and only this algorithm may replay the input afterwards.
     pub fn take_items(&mut self, items: &mut [HistoryItem]) {
         self.converted = Some(
             items
                 .iter_mut()
-                .map(|it| Converted::of(it.role, std::mem::take(&mut it.parts), &it.tool_names))
+                .map(|it| {
+                    let names = std::mem::take(&mut it.tool_names);
+                    Converted::of(it.role, std::mem::take(&mut it.parts), &names)
+                })
                 .collect(),
         );
     }
@@ -366,13 +372,15 @@ struct Undo {
 
 pub struct Gemini {
     p: Params,
-    /// Live contents by slot. Slots are spaced ([`STRIDE`]) and never reused, so most are
-    /// empty: a slot holds a box (8 bytes), not the content (96), which kept a long session's
-    /// empty slots at several times the size of its live contents.
+    /// Live contents by slot. The slots of removed contents stay empty (but for those a
+    /// compression's new contents take): a slot holds a box (8 bytes), not the content (96).
     contents: Vec<Option<Box<VContent>>>,
     /// Slot of the first live content (`next_id` when there is none).
     start: usize,
     next_id: usize,
+    /// The slot after the last compression's new contents (`HEAD_SLOTS` before any): a split
+    /// falls on a content pushed after them, never among them.
+    head_end: usize,
     last: Option<usize>,
     json: Fenwick,
     valid: BTreeSet<usize>,
@@ -471,7 +479,7 @@ fn json_i(x: u64) -> i64 {
 fn fr_figures(part: &VPart, m: i64, style: TruncStyle, w: Estimator) -> FrFigures {
     let null = J::Null;
     let fr_j = part.j.get("functionResponse").unwrap_or(&null);
-    let stats = part.measured;
+    let stats = part.measured.as_deref().copied();
     let len = stats.map_or(0, |s| s.units);
     let tok = stats.map_or(0, |s| text_est_of(s, w).tokens(w));
     // Truncating again changes nothing once an output is short enough and already a plain
@@ -557,8 +565,9 @@ impl Gemini {
         Gemini {
             p,
             contents: Vec::new(),
-            start: 0,
-            next_id: 0,
+            start: HEAD_SLOTS,
+            next_id: HEAD_SLOTS,
+            head_end: HEAD_SLOTS,
             last: None,
             json: Fenwick::default(),
             valid: BTreeSet::new(),
@@ -676,7 +685,7 @@ impl Gemini {
             }
             None => {
                 let cid = self.next_id;
-                self.next_id += STRIDE;
+                self.next_id += 1;
                 if self.last.is_none() {
                     self.start = cid;
                 }

@@ -14,7 +14,7 @@ use crate::replay::gemini::estimate::{Est, estimate_token_count_sync, part_est, 
 use crate::replay::gemini::json::{J, JsStr};
 use crate::replay::gemini::masking::{MaskingConfig, candidate, masked_part};
 
-use super::{Gemini, STRIDE, Undo, VContent, VPart, memo_get, memo_put};
+use super::{Gemini, HEAD_SLOTS, Undo, VContent, VPart, memo_get, memo_put};
 
 impl Gemini {
     /// CONTENT_TRUNCATED or NOOP, while a failed attempt is remembered.
@@ -216,9 +216,11 @@ impl Gemini {
             (None, _) => head.push((GRole::User, vec![summary], 1)),
         }
         head.push((GRole::Model, vec![ack], 1));
-        // `end` is a pushed content's slot (a multiple of STRIDE) or the next one.
-        debug_assert_eq!(end % STRIDE, 0);
+        // `end` is a pushed content's slot or the next one, every slot before it free: at
+        // least the `HEAD_SLOTS` left at the start.
+        debug_assert!(end >= self.head_end && head.len() <= HEAD_SLOTS);
         let first = end - head.len();
+        self.head_end = end;
         let everything = end >= self.next_id;
         for (k, (role, parts, items)) in head.into_iter().enumerate() {
             let cid = first + k;
