@@ -49,6 +49,26 @@ impl From<Value> for Node {
 }
 
 impl Node {
+    /// A copy of `v`, for a tree that is read, not taken.
+    fn copied<T: JsonTree + ?Sized>(v: &T) -> Node {
+        match v.shape() {
+            JsonShape::Null => Node::Null,
+            JsonShape::Bool(b) => Node::Bool(b),
+            JsonShape::Number(n) => Node::Number(n.clone()),
+            JsonShape::Str(s) => Node::String(s.into()),
+            JsonShape::Array(n) => {
+                let mut a = Vec::with_capacity(n);
+                v.each_child(&mut |_, x| a.push(Node::copied(x)));
+                Node::Array(a.into_boxed_slice())
+            }
+            JsonShape::Object(n) => {
+                let mut o = Vec::with_capacity(n);
+                v.each_child(&mut |k, x| o.push((k.unwrap_or_default().into(), Node::copied(x))));
+                Node::Object(o.into_boxed_slice())
+            }
+        }
+    }
+
     fn to_value(&self) -> Value {
         match self {
             Node::Null => Value::Null,
@@ -122,6 +142,13 @@ impl ToolInput {
 impl From<Value> for ToolInput {
     fn from(v: Value) -> ToolInput {
         ToolInput(Node::from(v))
+    }
+}
+
+/// A copy of a value that stays where it is.
+impl From<&Value> for ToolInput {
+    fn from(v: &Value) -> ToolInput {
+        ToolInput(Node::copied(v))
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::MASK_TAG;
 use super::log::Entry;
 use super::records::Rec;
-use crate::model::Part;
+use crate::model::{Part, ToolInput};
 use crate::parse::{self, base64_decoded_len, hash64, parse_time, str_field};
 use crate::tokens::estimate_text;
 
@@ -115,7 +115,9 @@ impl PartBuilder<'_, '_> {
                 out.push(Part::ToolCall {
                     id,
                     name,
-                    input: fc.get("args").cloned().unwrap_or(Value::Null).into(),
+                    input: fc
+                        .get("args")
+                        .map_or_else(ToolInput::default, ToolInput::from),
                 });
             }
             return;
@@ -397,7 +399,9 @@ pub(super) fn build_parts(e: &Entry, ctx: &mut Ctx) -> Built {
                     parts.push(Part::ToolCall {
                         id: id.clone(),
                         name,
-                        input: call.get("args").cloned().unwrap_or(Value::Null).into(),
+                        input: call
+                            .get("args")
+                            .map_or_else(ToolInput::default, ToolInput::from),
                     });
                 }
                 if b.ctx.fr_ids.contains(&id) {

@@ -220,6 +220,7 @@ fn tool_inputs_are_the_values_they_were_made_from() {
         }
         let back: ToolInput = serde_json::from_str(&printed).unwrap();
         assert_eq!(back, input);
+        assert_eq!(ToolInput::from(&v), input, "{printed}");
     }
     assert!(objects > 300 && floats > 300, "{objects} {floats}");
 }
