@@ -316,7 +316,6 @@ pub fn markdown_to_html(md: &str) -> String {
 
 /// One session page. Sections are converted and written one at a time.
 pub fn write_page(out: &mut dyn Write, doc: &Document) -> io::Result<()> {
-    let outline = doc.outline();
     let mut title = String::new();
     let mut started = false;
     doc.render(&mut |sec: Section| -> io::Result<()> {
@@ -331,7 +330,7 @@ pub fn write_page(out: &mut dyn Write, doc: &Document) -> io::Result<()> {
                 "<p class=\"title\"><a href=\"#top\">{}</a></p>\n<ol>",
                 html_escape(&title)
             )?;
-            for e in &outline {
+            for e in doc.outline() {
                 let class = match e.kind {
                     SectionKind::Turn => format!("turn role-{}", e.role),
                     k => k.as_str().to_string(),

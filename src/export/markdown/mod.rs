@@ -463,9 +463,10 @@ impl<'s, 'e> Document<'s, 'e> {
         })
     }
 
-    /// The table of contents (header excluded), in document order.
-    pub fn outline(&self) -> Vec<Entry> {
-        self.items.iter().map(|it| self.entry(it)).collect()
+    /// The table of contents (header excluded), in document order: an entry at a time, as a
+    /// page writes them (a long session's would otherwise be held whole).
+    pub fn outline(&self) -> impl Iterator<Item = Entry> + '_ {
+        self.items.iter().map(|it| self.entry(it))
     }
 
     fn entry(&self, it: &Item) -> Entry {
