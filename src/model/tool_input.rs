@@ -137,6 +137,11 @@ impl ToolInput {
     pub fn held_bytes(&self) -> usize {
         self.0.held_bytes()
     }
+
+    /// The tree the sizing walks read ([`JsonTree`]).
+    pub fn tree(&self) -> &impl JsonTree {
+        &self.0
+    }
 }
 
 impl From<Value> for ToolInput {
@@ -248,12 +253,5 @@ impl JsonTree for Node {
             Node::Object(o) => o.iter().for_each(|(k, x)| f(Some(k), x)),
             _ => {}
         }
-    }
-}
-
-impl ToolInput {
-    /// The tree the sizing walks read ([`JsonTree`]).
-    pub fn tree(&self) -> &impl JsonTree {
-        &self.0
     }
 }
