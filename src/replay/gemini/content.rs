@@ -116,10 +116,13 @@ impl Converted {
             Role::User | Role::Tool => GRole::User,
             Role::System => return None,
         };
-        let (mut out, mut thought) = (Vec::with_capacity(parts.len()), Vec::new());
+        // The thoughts' places: most items have none, and build no flags.
+        let (mut out, mut thoughts) = (Vec::with_capacity(parts.len()), Vec::new());
         let mut push = |j: J, is_thought: bool| {
+            if is_thought {
+                thoughts.push(out.len());
+            }
             out.push(Arc::new(j));
-            thought.push(is_thought);
         };
         for (i, p) in parts.into_iter().enumerate() {
             match p {
@@ -183,10 +186,15 @@ impl Converted {
                 }
             }
         }
+        let thought = (!thoughts.is_empty()).then(|| {
+            let mut flags = vec![false; out.len()].into_boxed_slice();
+            thoughts.into_iter().for_each(|k| flags[k] = true);
+            flags
+        });
         Some(Converted {
             role,
             parts: out.into_boxed_slice(),
-            thought: thought.contains(&true).then(|| thought.into_boxed_slice()),
+            thought,
         })
     }
 
