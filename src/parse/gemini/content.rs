@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::MASK_TAG;
 use super::log::Entry;
-use super::records::Rec;
+use super::records::{Call, CallIn, Rec};
 use crate::model::{Part, ToolInput};
 use crate::parse::{self, base64_decoded_len, hash64, parse_time, str_field};
 use crate::tokens::estimate_text;
@@ -189,10 +189,10 @@ impl PartBuilder<'_, '_> {
     }
 
     /// `toolCalls[].result` (Part[], a Part or a string) → tool results for call `id`.
-    fn result(&mut self, call: &Map<String, Value>, id: &str, out: &mut Vec<Part>) {
-        let status = str_field(call, "status").unwrap_or("");
+    fn result(&mut self, call: &Call, id: &str, out: &mut Vec<Part>) {
+        let status = call.status.as_deref().unwrap_or("");
         let is_error = failed_status(status);
-        let parts: Vec<&Value> = match call.get("result") {
+        let parts: Vec<&Value> = match &call.result {
             Some(Value::Array(a)) => a.iter().collect(),
             Some(Value::Null) | None => Vec::new(),
             Some(v) => vec![v],
@@ -257,8 +257,8 @@ impl PartBuilder<'_, '_> {
         }
         if out.len() == start && matches!(status, "error" | "cancelled") {
             self.ctx.answered(id);
-            let output = match call.get("resultDisplay") {
-                Some(Value::String(s)) if !s.is_empty() => s.clone(),
+            let output = match &call.result_display {
+                Some(s) if !s.is_empty() => s.clone(),
                 _ => format!("[{status}]"),
             };
             out.push(Part::ToolResult {
@@ -333,19 +333,11 @@ pub(super) fn flatten_response(r: Option<&Value>) -> (String, bool) {
 }
 
 pub(super) fn build_parts(e: &Entry, ctx: &mut Ctx) -> Built {
-    let known_calls: Vec<(String, String)> = match e.rec.get("toolCalls") {
-        Some(Value::Array(calls)) => calls
-            .iter()
-            .filter_map(Value::as_object)
-            .filter_map(|c| {
-                Some((
-                    str_field(c, "id")?.to_string(),
-                    str_field(c, "name")?.to_string(),
-                ))
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    let known_calls: Vec<(String, String)> = e
+        .rec
+        .calls()
+        .filter_map(|c| Some((c.id.clone()?, c.name.clone()?)))
+        .collect();
     let mut b = PartBuilder {
         ctx,
         msg_id: &e.id,
@@ -357,61 +349,50 @@ pub(super) fn build_parts(e: &Entry, ctx: &mut Ctx) -> Built {
     let mut results = Vec::new();
     let mut results_ts = None;
     if e.typ() == "gemini" {
-        let mut has_thoughts = false;
-        if let Some(Value::Array(thoughts)) = e.rec.get("thoughts") {
-            for t in thoughts {
-                let text = match t {
-                    Value::Object(o) => {
-                        let subject = str_field(o, "subject").unwrap_or("").trim();
-                        let desc = str_field(o, "description").unwrap_or("").trim();
-                        match (subject.is_empty(), desc.is_empty()) {
-                            (false, false) => format!("{subject}\n{desc}"),
-                            (false, true) => subject.to_string(),
-                            _ => desc.to_string(),
-                        }
-                    }
-                    Value::String(s) => s.trim().to_string(),
-                    _ => String::new(),
-                };
-                if !text.is_empty() {
-                    has_thoughts = true;
-                    parts.push(Part::Thinking { text });
-                }
-            }
-        }
+        // Read as their texts ([`Thoughts`](super::records::Thoughts)).
+        let thoughts = e.rec.thoughts.as_deref().unwrap_or_default();
+        let has_thoughts = !thoughts.is_empty();
+        parts.extend(
+            thoughts
+                .iter()
+                .map(|text| Part::Thinking { text: text.clone() }),
+        );
         b.content(e.rec.get("content"), has_thoughts, &mut parts);
-        if let Some(Value::Array(calls)) = e.rec.get("toolCalls") {
-            for c in calls {
-                let Value::Object(call) = c else {
+        let calls = e.rec.tool_calls.as_ref().map_or(&[][..], |t| &t.calls[..]);
+        for c in calls {
+            let call = match c {
+                CallIn::Call(call) => call,
+                CallIn::Other(raw) => {
                     parts.push(Part::Unknown {
                         kind: "toolCall".to_string(),
-                        raw: c.clone(),
+                        raw: raw.clone(),
                     });
                     continue;
-                };
-                let id = match str_field(call, "id") {
-                    Some(id) => id.to_string(),
-                    None => b.synth_id(),
-                };
-                let name = str_field(call, "name").unwrap_or("unknown").to_string();
-                if b.emitted_calls.insert(id.clone()) {
-                    b.ctx.call(&name, &id);
-                    parts.push(Part::ToolCall {
-                        id: id.clone(),
-                        name,
-                        input: call
-                            .get("args")
-                            .map_or_else(ToolInput::default, ToolInput::from),
-                    });
                 }
-                if b.ctx.fr_ids.contains(&id) {
-                    continue; // v0.44+: the functionResponse user message carries it
-                }
-                let before = results.len();
-                b.result(call, &id, &mut results);
-                if results.len() > before && results_ts.is_none() {
-                    results_ts = call.get("timestamp").and_then(parse_time);
-                }
+            };
+            let id = match &call.id {
+                Some(id) => id.clone(),
+                None => b.synth_id(),
+            };
+            let name = call.name.as_deref().unwrap_or("unknown").to_string();
+            if b.emitted_calls.insert(id.clone()) {
+                b.ctx.call(&name, &id);
+                parts.push(Part::ToolCall {
+                    id: id.clone(),
+                    name,
+                    input: call
+                        .args
+                        .as_ref()
+                        .map_or_else(ToolInput::default, ToolInput::from),
+                });
+            }
+            if b.ctx.fr_ids.contains(&id) {
+                continue; // v0.44+: the functionResponse user message carries it
+            }
+            let before = results.len();
+            b.result(call, &id, &mut results);
+            if results.len() > before && results_ts.is_none() {
+                results_ts = call.timestamp.as_ref().and_then(parse_time);
             }
         }
     } else {
@@ -506,9 +487,7 @@ pub(super) fn masked_keys(rec: &Rec) -> Vec<String> {
     {
         lists.push(c);
     }
-    if let Some(Value::Array(calls)) = rec.get("toolCalls") {
-        lists.extend(calls.iter().filter_map(|c| c.get("result")));
-    }
+    lists.extend(rec.calls().filter_map(|c| c.result.as_ref()));
     for l in lists {
         match l {
             Value::Array(a) => a.iter().for_each(&mut visit),

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::content::{
     Ctx, build_parts, collect_response_ids, content_text, has_function_response, masked_keys,
 };
-use super::records::{Counts, LineIn, MessagesIn, MetaIn, MsgIn, Rec};
+use super::records::{CallIn, Counts, LineIn, MessagesIn, MetaIn, MsgIn, Rec};
 use super::{ENV_CONTEXT_ID, Ident, SNAPSHOT_TAG};
 use crate::diag::{Warning, WarningKind};
 use crate::model::{
@@ -293,7 +293,7 @@ impl Log {
         let MsgIn {
             timestamp,
             tokens,
-            mut rec,
+            rec,
             ..
         } = m;
         let odd = tokens.as_ref().filter(|t| t.odd.is_some());
@@ -307,32 +307,19 @@ impl Log {
         }
         // `toolCalls` of another shape than an array is nothing this parser can read: said, not
         // skipped in silence.
-        if let Some(other) = rec
-            .tool_calls
-            .as_ref()
-            .filter(|v| !v.is_array() && !v.is_null())
-        {
-            let kind = parse::json_kind(other);
+        if let Some(kind) = rec.tool_calls.as_ref().and_then(|t| t.not_array) {
             self.warn(
                 WarningKind::UnexpectedRecord,
                 Some(line),
                 format!("`toolCalls` of message {id} is a JSON {kind}, not an array: not read"),
             );
         }
-        // UI renderings (file diffs with whole old/new contents) are never used: drop them
-        // instead of holding them for the whole parse. String renderings stay (error text).
-        if let Some(Value::Array(calls)) = &mut rec.tool_calls {
-            for c in calls.iter_mut().filter_map(Value::as_object_mut) {
-                if c.get("resultDisplay").is_some_and(|v| !v.is_string()) {
-                    c.remove("resultDisplay");
-                }
-            }
-        }
         // A call's time dates its results (content.rs), read when the session is built: the
         // line is known only here.
-        if let Some(Value::Array(calls)) = &rec.tool_calls {
-            for (k, c) in calls.iter().enumerate() {
-                if let Some(Err(bad)) = c.get("timestamp").map(parse::read_time) {
+        if let Some(t) = &rec.tool_calls {
+            for (k, c) in t.calls.iter().enumerate() {
+                let CallIn::Call(c) = c else { continue };
+                if let Some(Err(bad)) = c.timestamp.as_ref().map(parse::read_time) {
                     let what = format!("`toolCalls[{k}].timestamp` of message {id}");
                     let w = bad.warning(&self.session.path, Some(line).filter(|l| *l > 0), &what);
                     self.session.warnings.push(w);
@@ -596,13 +583,11 @@ impl Log {
         let mut status: HashMap<String, String> = HashMap::default();
         let mut tool_results = false;
         for e in &self.entries {
-            if let Some(Value::Array(calls)) = e.rec.get("toolCalls") {
-                for c in calls.iter().filter_map(Value::as_object) {
-                    if let (Some(id), Some(st)) = (str_field(c, "id"), str_field(c, "status")) {
-                        status.insert(id.to_string(), st.to_string());
-                    }
-                    tool_results |= c.get("result").is_some_and(|r| !r.is_null());
+            for c in e.rec.calls() {
+                if let (Some(id), Some(st)) = (&c.id, &c.status) {
+                    status.insert(id.clone(), st.clone());
                 }
+                tool_results |= c.result.as_ref().is_some_and(|r| !r.is_null());
             }
         }
         if !matches!(self.ident, Ident::SavedChat { .. }) {

@@ -2,16 +2,18 @@
 //! (formats.md §3.4–§3.5): metadata keys, `$set`/`$rewindTo`, and a message record's `id`,
 //! `timestamp`, `type`, `content`, `displayContent`, `model`, `thoughts`, `tokens` and
 //! `toolCalls`. Everything else (`directories`, `memoryScratchpad`, UI renderings…) is skipped
-//! unread. In [`Detail::Summary`](crate::parse::json::Detail::Summary) the bodies inside `thoughts` and `toolCalls` (arguments,
-//! outputs, result displays, thinking) are read as skeletons ([`Skel`]): every id, name and
-//! status survives, no output is copied.
+//! unread. `thoughts` are read as the texts of their thinking parts ([`Thoughts`]), and each
+//! call of `toolCalls` into the keys the engine reads of it ([`Call`]). In
+//! [`Detail::Summary`](crate::parse::json::Detail::Summary) their bodies (arguments, outputs,
+//! result displays, thinking) are skipped or stood in for ([`Skel`], [`StandIn`]): every id,
+//! name and status survives, no output is copied.
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
 use serde_json::Value;
 
 use crate::parse::json::{
-    Field, Num, Obj, Odd, SKEL_THOUGHTS, SKEL_TOOL_BODIES, Skel, boxed_record,
+    Field, Num, Obj, Odd, SKEL_TOOL_BODIES, Skel, StandIn, boxed_record, skel_str,
 };
 
 boxed_record! {
@@ -31,9 +33,9 @@ boxed_record! {
         content: Field<Value> = "content",
         display_content: Field<Value> = "displayContent",
         model: Field<Value> = "model",
-        thoughts: Field<Skel<SKEL_THOUGHTS>> = "thoughts",
+        thoughts: Field<Thoughts> = "thoughts",
         tokens: Field<Obj<Counts>> = "tokens",
-        tool_calls: Field<Skel<SKEL_TOOL_BODIES>> = "toolCalls",
+        tool_calls: Field<ToolCalls> = "toolCalls",
     }
 }
 
@@ -106,6 +108,287 @@ impl<'de> Deserialize<'de> for Counts {
     }
 }
 
+/// A message's `thoughts`, read as the texts of the thinking parts they become: a thought
+/// object's trimmed `subject` and `description` on two lines (either alone when the other is
+/// blank), a thought string trimmed; thoughts that leave no text are left out, and so is
+/// anything but an array. The texts are whole in the full view and stood in for in the summary
+/// ([`StandIn`], [`skel_str`]). Read straight into texts, not kept as JSON values: a session
+/// has a thought or more on most model records, and their values are several allocations each.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Thoughts(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for Thoughts {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Thoughts;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a thoughts array")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Thoughts, A::Error> {
+                let mut out = Vec::new();
+                while let Some(t) = seq.next_element::<Thought>()? {
+                    out.extend(t.0);
+                }
+                Ok(Thoughts(out))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Thoughts, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Thoughts::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Thoughts, E> {
+                Ok(Thoughts::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Thoughts, E> {
+                Ok(Thoughts::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Thoughts, E> {
+                Ok(Thoughts::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Thoughts, E> {
+                Ok(Thoughts::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Thoughts, E> {
+                Ok(Thoughts::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Thoughts, E> {
+                Ok(Thoughts::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One thought's text (see [`Thoughts`]), `None` when it leaves none.
+struct Thought(Option<String>);
+
+impl<'de> Deserialize<'de> for Thought {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        fn text(s: &str) -> Thought {
+            let t = skel_str(s);
+            let t = t.trim();
+            Thought((!t.is_empty()).then(|| t.to_string()))
+        }
+        impl<'de> Visitor<'de> for V {
+            type Value = Thought;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a thought")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Thought, E> {
+                Ok(text(s))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Thought, A::Error> {
+                // A repeated key: its last value, as a JSON object keeps it.
+                let (mut subject, mut desc) = (None, None);
+                while let Some(key) = map.next_key::<crate::parse::json::Key>()? {
+                    match &*key {
+                        "subject" => subject = map.next_value::<StandIn>()?.0,
+                        "description" => desc = map.next_value::<StandIn>()?.0,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                let subject = subject.as_deref().unwrap_or("").trim();
+                let desc = desc.as_deref().unwrap_or("").trim();
+                Ok(Thought(match (subject.is_empty(), desc.is_empty()) {
+                    (false, false) => Some(format!("{subject}\n{desc}")),
+                    (false, true) => Some(subject.to_string()),
+                    (true, false) => Some(desc.to_string()),
+                    (true, true) => None,
+                }))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Thought, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Thought(None))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Thought, E> {
+                Ok(Thought(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Thought, E> {
+                Ok(Thought(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Thought, E> {
+                Ok(Thought(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Thought, E> {
+                Ok(Thought(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Thought, E> {
+                Ok(Thought(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A message's `toolCalls`: each call object read into the keys the engine reads, each key's
+/// value as a skeleton reads it ([`Skel`]: whole in the full view; in the summary without
+/// arguments, outputs and renderings, long strings stood in for). Typed rather than kept as a
+/// skeleton value: a call's object, its keys and the keys nobody reads were a dozen
+/// allocations, on most model records.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct ToolCalls {
+    pub calls: Vec<CallIn>,
+    /// The JSON kind of a `toolCalls` that is no array (nor `null`): warned of, not read.
+    pub not_array: Option<&'static str>,
+}
+
+/// One element of `toolCalls`.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum CallIn {
+    Call(Box<Call>),
+    /// Anything but an object, as a skeleton.
+    Other(Value),
+}
+
+/// A tool call object: the keys the engine reads (a repeated key: its last value).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Call {
+    /// `id`, `name`, `status`: when they are strings.
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub status: Option<String>,
+    pub timestamp: Option<Value>,
+    /// The arguments (the full view only).
+    pub args: Option<Value>,
+    pub result: Option<Value>,
+    /// A string `resultDisplay` (the full view only): a rendering of another kind (a file
+    /// diff with whole old and new contents) is never used, and not kept.
+    pub result_display: Option<String>,
+}
+
+type CallSkel = Skel<SKEL_TOOL_BODIES>;
+
+fn skel_string(v: CallSkel) -> Option<String> {
+    match v.0 {
+        Value::String(s) => Some(s),
+        _ => None,
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolCalls {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ToolCalls;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a toolCalls array")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ToolCalls, A::Error> {
+                let mut calls = Vec::new();
+                while let Some(c) = seq.next_element::<CallIn>()? {
+                    calls.push(c);
+                }
+                Ok(ToolCalls {
+                    calls,
+                    not_array: None,
+                })
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<ToolCalls, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(ToolCalls::not("object"))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<ToolCalls, E> {
+                Ok(ToolCalls::not("string"))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<ToolCalls, E> {
+                Ok(ToolCalls::not("boolean"))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<ToolCalls, E> {
+                Ok(ToolCalls::not("number"))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<ToolCalls, E> {
+                Ok(ToolCalls::not("number"))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<ToolCalls, E> {
+                Ok(ToolCalls::not("number"))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<ToolCalls, E> {
+                Ok(ToolCalls::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl ToolCalls {
+    fn not(kind: &'static str) -> Self {
+        ToolCalls {
+            calls: Vec::new(),
+            not_array: Some(kind),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CallIn {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::IntoDeserializer;
+        use serde::de::value::SeqAccessDeserializer;
+        struct V;
+        // What is no object is read as its skeleton, as it was before calls were typed.
+        fn other<'de, E: de::Error>(d: impl Deserializer<'de, Error = E>) -> Result<CallIn, E> {
+            CallSkel::deserialize(d).map(|v| CallIn::Other(v.0))
+        }
+        impl<'de> Visitor<'de> for V {
+            type Value = CallIn;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a tool call")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<CallIn, A::Error> {
+                let mut c = Call::default();
+                while let Some(key) = map.next_key::<crate::parse::json::Key>()? {
+                    match &*key {
+                        "id" => c.id = skel_string(map.next_value()?),
+                        "name" => c.name = skel_string(map.next_value()?),
+                        "status" => c.status = skel_string(map.next_value()?),
+                        "timestamp" => c.timestamp = Some(map.next_value::<CallSkel>()?.0),
+                        "result" => c.result = Some(map.next_value::<CallSkel>()?.0),
+                        // Dropped from the summary's skeletons: read in the full view only.
+                        "args" | "resultDisplay" if !crate::parse::json::full() => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                        "args" => c.args = Some(map.next_value()?),
+                        "resultDisplay" => {
+                            c.result_display = match map.next_value()? {
+                                Value::String(s) => Some(s),
+                                _ => None,
+                            }
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(CallIn::Call(Box::new(c)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<CallIn, A::Error> {
+                other(SeqAccessDeserializer::new(seq))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<CallIn, E> {
+                other(v.into_deserializer())
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<CallIn, E> {
+                Ok(CallIn::Other(Value::Bool(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<CallIn, E> {
+                Ok(CallIn::Other(Value::from(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<CallIn, E> {
+                Ok(CallIn::Other(Value::from(v)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<CallIn, E> {
+                Ok(CallIn::Other(Value::from(v)))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<CallIn, E> {
+                Ok(CallIn::Other(Value::Null))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// A `messages` array (of records), or the kind of whatever else stood there.
 enum Messages {
     List(Vec<Obj<Box<G>>>),
@@ -152,15 +435,17 @@ impl<'de> Deserialize<'de> for Messages {
 }
 
 /// A message record as the log keeps it: the keys the engine reads, each as recorded
-/// (`Some(Value::Null)` for a key written as `null`), overlaid field by field by later upserts.
+/// (`Some(Value::Null)` for a key written as `null`; `thoughts` and `toolCalls` as read, see
+/// [`Thoughts`] and [`ToolCalls`]), overlaid field by field by later upserts.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Rec {
     pub typ: Option<Value>,
     pub content: Option<Value>,
     pub display_content: Option<Value>,
     pub model: Option<Value>,
-    pub thoughts: Option<Value>,
-    pub tool_calls: Option<Value>,
+    /// The thinking texts of `thoughts` ([`Thoughts`]); empty when it held none.
+    pub thoughts: Option<Vec<String>>,
+    pub tool_calls: Option<ToolCalls>,
 }
 
 impl Rec {
@@ -171,8 +456,6 @@ impl Rec {
             "content" => self.content.as_ref(),
             "displayContent" => self.display_content.as_ref(),
             "model" => self.model.as_ref(),
-            "thoughts" => self.thoughts.as_ref(),
-            "toolCalls" => self.tool_calls.as_ref(),
             _ => None,
         }
     }
@@ -181,9 +464,18 @@ impl Rec {
         self.get(key).and_then(Value::as_str)
     }
 
+    /// The call objects of `toolCalls`.
+    pub fn calls(&self) -> impl Iterator<Item = &Call> {
+        let calls = self.tool_calls.as_ref().map_or(&[][..], |t| &t.calls[..]);
+        calls.iter().filter_map(|c| match c {
+            CallIn::Call(c) => Some(&**c),
+            CallIn::Other(_) => None,
+        })
+    }
+
     /// A later record of the same id: the keys it holds replace the recorded ones.
     pub fn overlay(&mut self, later: Rec) {
-        fn take(slot: &mut Option<Value>, v: Option<Value>) {
+        fn take<T>(slot: &mut Option<T>, v: Option<T>) {
             if v.is_some() {
                 *slot = v;
             }
@@ -202,14 +494,6 @@ fn value(f: Field<Value>) -> Option<Value> {
         Field::Absent => None,
         Field::Null => Some(Value::Null),
         Field::Val(v) => Some(v),
-    }
-}
-
-fn skel<const D: usize>(f: Field<Skel<D>>) -> Option<Value> {
-    match f {
-        Field::Absent => None,
-        Field::Null => Some(Value::Null),
-        Field::Val(Skel(v)) => Some(v),
     }
 }
 
@@ -296,8 +580,16 @@ impl G {
                 content: value(std::mem::take(&mut self.content)),
                 display_content: value(std::mem::take(&mut self.display_content)),
                 model: value(std::mem::take(&mut self.model)),
-                thoughts: skel(std::mem::take(&mut self.thoughts)),
-                tool_calls: skel(std::mem::take(&mut self.tool_calls)),
+                thoughts: match std::mem::take(&mut self.thoughts) {
+                    Field::Absent => None,
+                    Field::Null => Some(Vec::new()),
+                    Field::Val(Thoughts(t)) => Some(t),
+                },
+                tool_calls: match std::mem::take(&mut self.tool_calls) {
+                    Field::Absent => None,
+                    Field::Null => Some(ToolCalls::default()),
+                    Field::Val(t) => Some(t),
+                },
             },
         }
     }
@@ -341,3 +633,7 @@ impl G {
         self.meta()
     }
 }
+
+#[cfg(test)]
+#[path = "records_tests.rs"]
+mod tests;

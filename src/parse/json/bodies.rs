@@ -41,8 +41,9 @@ const SKELETON_STRING_MAX: usize = 128;
 /// A value read whole in [`Detail::Full`]; in [`Detail::Summary`] its skeleton: every key but
 /// the dropped ones (`DROP`: bodies the summary never reads, skipped unread) and every short
 /// string kept, every long string replaced by a one-character stand-in that keeps whether it
-/// was blank (`"…"` or `" "`). Logic that looks at structure, ids, statuses or emptiness reads
-/// a skeleton exactly as it reads the whole value, without the bodies being copied or kept.
+/// was blank (`"…"` or `" "`, see [`skel_str`]). Logic that looks at structure, ids, statuses
+/// or emptiness reads a skeleton exactly as it reads the whole value, without the bodies being
+/// copied or kept.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Skel<const DROP: usize = 0>(pub Value);
 
@@ -50,25 +51,18 @@ pub struct Skel<const DROP: usize = 0>(pub Value);
 pub const SKEL_KEEP_ALL: usize = 0;
 /// Gemini tool calls: arguments, outputs and UI renderings are dropped.
 pub const SKEL_TOOL_BODIES: usize = 1;
-/// Gemini thoughts: `subject` and `description` are bodies known to be strings, kept as
-/// stand-ins read from their raw text (never decoded).
-pub const SKEL_THOUGHTS: usize = 2;
 
-/// `(keys dropped, keys whose strings are only stood in for)` of a key list.
-fn key_lists(list: usize) -> (&'static [&'static str], &'static [&'static str]) {
+/// The keys dropped by a key list.
+fn dropped(list: usize) -> &'static [&'static str] {
     match list {
-        SKEL_TOOL_BODIES => (
-            &[
-                "args",
-                "output",
-                "resultDisplay",
-                "description",
-                "displayName",
-            ],
-            &[],
-        ),
-        SKEL_THOUGHTS => (&[], &["subject", "description"]),
-        _ => (&[], &[]),
+        SKEL_TOOL_BODIES => &[
+            "args",
+            "output",
+            "resultDisplay",
+            "description",
+            "displayName",
+        ],
+        _ => &[],
     }
 }
 
@@ -77,23 +71,105 @@ impl<'de, const DROP: usize> Deserialize<'de> for Skel<DROP> {
         if full() {
             return Value::deserialize(d).map(Skel);
         }
-        let (drop, stand_in) = key_lists(DROP);
-        de::DeserializeSeed::deserialize(SkelSeed(drop, stand_in), d).map(Skel)
+        de::DeserializeSeed::deserialize(SkelSeed(dropped(DROP)), d).map(Skel)
     }
 }
 
 #[derive(Clone, Copy)]
-struct SkelSeed(&'static [&'static str], &'static [&'static str]);
+struct SkelSeed(&'static [&'static str]);
 
-/// The stand-in of a long string, keeping whether it was empty or blank.
-fn stand_in(b: &Body) -> Value {
-    Value::String(if !b.is_str || b.empty {
-        String::new()
-    } else if b.blank {
-        " ".to_string()
+/// A string as a skeleton keeps it ([`Skel`]): whole in [`Detail::Full`] and when short; in
+/// [`Detail::Summary`] a long one as its one-character stand-in.
+pub fn skel_str(s: &str) -> Cow<'_, str> {
+    if full() || s.len() <= SKELETON_STRING_MAX {
+        Cow::Borrowed(s)
     } else {
-        "…".to_string()
+        stand_in(false, s.trim().is_empty())
+    }
+}
+
+/// The stand-in of a string body, keeping whether it was empty or blank.
+fn stand_in(empty: bool, blank: bool) -> Cow<'static, str> {
+    Cow::Borrowed(if empty {
+        ""
+    } else if blank {
+        " "
+    } else {
+        "…"
     })
+}
+
+// ------------------------------------------------------------------------------- StandIn
+
+/// A body known to be a string when it is one (Gemini's thought subjects and descriptions):
+/// whole in [`Detail::Full`]; in [`Detail::Summary`] only its stand-in (`""`, `" "` or `"…"`,
+/// as empty, blank or not), read from its raw text without being decoded. `None` for any
+/// other value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StandIn(pub Option<Cow<'static, str>>);
+
+impl<'de> Deserialize<'de> for StandIn {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if full() {
+            let s = d.deserialize_any(MaybeStr)?;
+            return Ok(StandIn(s.map(|s| Cow::Owned(s.into_owned()))));
+        }
+        // A tree's strings are decoded already: nothing to spare by reading them raw.
+        if FROM_TREE.with(Cell::get) {
+            let s = d.deserialize_any(MaybeStr)?;
+            return Ok(StandIn(
+                s.map(|s| stand_in(s.is_empty(), s.trim().is_empty())),
+            ));
+        }
+        let raw = <&'de serde_json::value::RawValue>::deserialize(d)?;
+        let b = Body::of_raw(raw.get());
+        Ok(StandIn(b.is_str.then(|| stand_in(b.empty, b.blank))))
+    }
+}
+
+/// A string, borrowed where the input allows; `None` for any other value (read and dropped).
+struct MaybeStr;
+
+impl<'de> Visitor<'de> for MaybeStr {
+    type Value = Option<Cow<'de, str>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(v)))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
 }
 
 impl<'de> de::DeserializeSeed<'de> for SkelSeed {
@@ -127,13 +203,7 @@ impl<'de> Visitor<'de> for SkelSeed {
         Ok(Value::Null)
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(if v.len() <= SKELETON_STRING_MAX {
-            v.to_string()
-        } else if v.trim().is_empty() {
-            " ".to_string()
-        } else {
-            "…".to_string()
-        }))
+        Ok(Value::String(skel_str(v).into_owned()))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::new();
@@ -147,29 +217,6 @@ impl<'de> Visitor<'de> for SkelSeed {
         while let Some(k) = map.next_key::<super::Key>()? {
             if self.0.contains(&&*k) {
                 map.next_value::<IgnoredAny>()?;
-                continue;
-            }
-            if self.1.contains(&&*k) {
-                let v = if FROM_TREE.with(Cell::get) {
-                    match map.next_value::<Value>()? {
-                        Value::String(s) => stand_in(&Body {
-                            text: None,
-                            is_str: true,
-                            empty: s.is_empty(),
-                            blank: s.trim().is_empty(),
-                        }),
-                        other => other,
-                    }
-                } else {
-                    let raw = map.next_value::<&'de serde_json::value::RawValue>()?;
-                    let b = Body::of_raw(raw.get());
-                    if b.is_str {
-                        stand_in(&b)
-                    } else {
-                        serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null)
-                    }
-                };
-                out.insert(k.0.into_owned(), v);
                 continue;
             }
             let v = map.next_value_seed(self)?;

@@ -3,8 +3,6 @@
 
 use std::cell::Cell;
 
-#[cfg(doc)]
-use super::Skel;
 use crate::model::TextSize;
 
 /// How much of a file a parse materialises.
@@ -96,7 +94,7 @@ pub fn measured<R>(f: impl FnOnce() -> R) -> (R, bool) {
 }
 
 /// Whether bodies are read: every view but the summary reads them.
-pub(super) fn full() -> bool {
+pub fn full() -> bool {
     detail() != Detail::Summary
 }
 
@@ -105,8 +103,8 @@ thread_local! {
 }
 
 /// Run `f`, which deserialises records from an in-memory tree instead of JSON text: a
-/// [`Skel`] then reads its stood-in bodies as values, since a tree has no raw text to hand
-/// out (the stand-ins are the same).
+/// [`StandIn`](super::StandIn) then reads its body's decoded string, since a tree has no raw
+/// text to hand out (the stand-ins are the same).
 pub fn from_tree<R>(f: impl FnOnce() -> R) -> R {
     scoped(&FROM_TREE, true, f)
 }

@@ -103,8 +103,10 @@ mod detail;
 mod num;
 mod record;
 
-pub use bodies::{Body, Kept, SKEL_KEEP_ALL, SKEL_THOUGHTS, SKEL_TOOL_BODIES, Skel};
-pub use detail::{Detail, detail, from_tree, kept_output, measured, unmeasurable, with_detail};
+pub use bodies::{Body, Kept, SKEL_KEEP_ALL, SKEL_TOOL_BODIES, Skel, StandIn, skel_str};
+pub use detail::{
+    Detail, detail, from_tree, full, kept_output, measured, unmeasurable, with_detail,
+};
 pub use num::{Num, Odd, Uint, odd_count, odd_counts};
 pub(crate) use record::boxed_record;
 
