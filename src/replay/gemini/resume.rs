@@ -632,7 +632,9 @@ fn part_kind(p: &J) -> PartKind {
 }
 
 fn unified(turn: &mut Turn, take: bool) -> (Vec<Part>, Vec<Option<String>>) {
-    let mut parts: Vec<Part> = Vec::new();
+    let mut parts: Vec<Part> = Vec::with_capacity(turn.parts.len());
+    // Names only from the first result on (see `HistoryItem::tool_names`): most turns have
+    // none, and are spared the vector.
     let mut names: Vec<Option<String>> = Vec::new();
     for p in &mut turn.parts {
         let (part, name) = match part_kind(p) {
@@ -647,10 +649,12 @@ fn unified(turn: &mut Turn, take: bool) -> (Vec<Part>, Vec<Option<String>>) {
                 (part, None)
             }
             PartKind::Call => {
-                let fc = p.get("functionCall").unwrap_or(&J::Null);
+                let Some(fc) = p.get_mut("functionCall") else {
+                    continue;
+                };
                 let call = Part::ToolCall {
-                    id: lossy(fc.get("id")).unwrap_or_default(),
-                    name: lossy(fc.get("name")).unwrap_or_else(|| "unknown".into()),
+                    id: text(fc.get_mut("id"), take).unwrap_or_default(),
+                    name: text(fc.get_mut("name"), take).unwrap_or_else(|| "unknown".into()),
                     input: fc
                         .get("args")
                         .map(to_value)
@@ -663,8 +667,8 @@ fn unified(turn: &mut Turn, take: bool) -> (Vec<Part>, Vec<Option<String>>) {
                 let Some(fr) = p.get_mut("functionResponse") else {
                     continue;
                 };
-                let name = lossy(fr.get("name"));
-                let call_id = lossy(fr.get("id")).unwrap_or_default();
+                let name = text(fr.get_mut("name"), take);
+                let call_id = text(fr.get_mut("id"), take).unwrap_or_default();
                 let response = fr.get_mut("response");
                 let is_str = |r: &J, k: &str| matches!(r.get(k), Some(J::Str(_)));
                 let (output, is_error) = match response {
@@ -715,8 +719,13 @@ fn unified(turn: &mut Turn, take: bool) -> (Vec<Part>, Vec<Option<String>>) {
                 (unknown, None)
             }
         };
+        if name.is_some() && names.is_empty() {
+            names.resize(parts.len(), None);
+        }
+        if !names.is_empty() {
+            names.push(name);
+        }
         parts.push(part);
-        names.push(name);
     }
     (parts, names)
 }
