@@ -270,46 +270,13 @@ fn skel_string(v: CallSkel) -> Option<String> {
 
 impl<'de> Deserialize<'de> for ToolCalls {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ToolCalls;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a toolCalls array")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ToolCalls, A::Error> {
-                let mut calls = Vec::new();
-                while let Some(c) = seq.next_element::<CallIn>()? {
-                    calls.push(c);
-                }
-                Ok(ToolCalls {
-                    calls,
-                    not_array: None,
-                })
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<ToolCalls, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(ToolCalls::not("object"))
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<ToolCalls, E> {
-                Ok(ToolCalls::not("string"))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<ToolCalls, E> {
-                Ok(ToolCalls::not("boolean"))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<ToolCalls, E> {
-                Ok(ToolCalls::not("number"))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<ToolCalls, E> {
-                Ok(ToolCalls::not("number"))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<ToolCalls, E> {
-                Ok(ToolCalls::not("number"))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<ToolCalls, E> {
-                Ok(ToolCalls::default())
-            }
-        }
-        d.deserialize_any(V)
+        Ok(match ListOr::<CallIn>::deserialize(d)? {
+            ListOr::List(calls) => ToolCalls {
+                calls,
+                not_array: None,
+            },
+            ListOr::Not(kind) => ToolCalls::not(kind),
+        })
     }
 }
 
@@ -389,48 +356,54 @@ impl<'de> Deserialize<'de> for CallIn {
     }
 }
 
-/// A `messages` array (of records), or the kind of whatever else stood there.
-enum Messages {
-    List(Vec<Obj<Box<G>>>),
+/// An array of `T` (`messages`, `toolCalls`), or the JSON kind of whatever else stood there; a
+/// `null` read on its own is an empty array (a key written `null` is [`Field::Null`]).
+pub(super) enum ListOr<T> {
+    List(Vec<T>),
     Not(&'static str),
 }
 
-impl<'de> Deserialize<'de> for Messages {
+type Messages = ListOr<Obj<Box<G>>>;
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ListOr<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Messages;
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = ListOr<T>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a messages array")
+                f.write_str("an array")
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Messages, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ListOr<T>, A::Error> {
                 let mut out = Vec::new();
-                while let Some(m) = seq.next_element::<Obj<Box<G>>>()? {
+                while let Some(m) = seq.next_element::<T>()? {
                     out.push(m);
                 }
-                Ok(Messages::List(out))
+                Ok(ListOr::List(out))
             }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Messages, A::Error> {
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<ListOr<T>, A::Error> {
                 while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Messages::Not("object"))
+                Ok(ListOr::Not("object"))
             }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Messages, E> {
-                Ok(Messages::Not("string"))
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<ListOr<T>, E> {
+                Ok(ListOr::Not("string"))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Messages, E> {
-                Ok(Messages::Not("boolean"))
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<ListOr<T>, E> {
+                Ok(ListOr::Not("boolean"))
             }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Messages, E> {
-                Ok(Messages::Not("number"))
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<ListOr<T>, E> {
+                Ok(ListOr::Not("number"))
             }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Messages, E> {
-                Ok(Messages::Not("number"))
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<ListOr<T>, E> {
+                Ok(ListOr::Not("number"))
             }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Messages, E> {
-                Ok(Messages::Not("number"))
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<ListOr<T>, E> {
+                Ok(ListOr::Not("number"))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<ListOr<T>, E> {
+                Ok(ListOr::List(Vec::new()))
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_any(V(std::marker::PhantomData))
     }
 }
 

@@ -120,21 +120,46 @@ fn calls_of(v: &Value) -> ToolCalls {
     }
 }
 
+/// The keys the engine reads of a call.
+const ENGINE_KEYS: &[&str] = &[
+    "id",
+    "name",
+    "status",
+    "timestamp",
+    "args",
+    "result",
+    "resultDisplay",
+];
+
+/// Keys nested in a call's values besides the engine's: bodies the summary drops at any depth.
+const NESTED_KEYS: &[&str] = &[
+    "description",
+    "output",
+    "functionResponse",
+    "response",
+    "text",
+];
+
+/// Keys of a call object besides the engine's: ones nobody reads.
+const CALL_KEYS: &[&str] = &["displayName", "renderOutputAsMarkdown"];
+
+/// An object of up to `n - 1` entries, repeats included, with keys the engine reads two times
+/// in three and from `others` the third.
+fn object(rng: &mut Rng, others: &[&str], n: u64, depth: u32) -> String {
+    let entries: Vec<String> = (0..rng.below(n))
+        .map(|_| {
+            let k = if rng.chance(67) {
+                rng.pick(ENGINE_KEYS)
+            } else {
+                rng.pick(others)
+            };
+            format!("\"{k}\":{}", call_value(rng, depth + 1))
+        })
+        .collect();
+    format!("{{{}}}", entries.join(","))
+}
+
 fn call_value(rng: &mut Rng, depth: u32) -> String {
-    let keys = [
-        "id",
-        "name",
-        "status",
-        "timestamp",
-        "args",
-        "result",
-        "resultDisplay",
-        "description",
-        "output",
-        "functionResponse",
-        "response",
-        "text",
-    ];
     match rng.below(if depth > 2 { 5 } else { 8 }) {
         0 => "null".into(),
         1 => "3".into(),
@@ -146,12 +171,7 @@ fn call_value(rng: &mut Rng, depth: u32) -> String {
                 .collect();
             format!("[{}]", items.join(","))
         }
-        _ => {
-            let entries: Vec<String> = (0..rng.below(4))
-                .map(|_| format!("\"{}\":{}", rng.pick(&keys), call_value(rng, depth + 1)))
-                .collect();
-            format!("{{{}}}", entries.join(","))
-        }
+        _ => object(rng, NESTED_KEYS, 4, depth),
     }
 }
 
@@ -170,26 +190,7 @@ fn tool_calls_read_typed_are_what_their_values_held() {
                 let items: Vec<String> = (0..rng.below(4))
                     .map(|_| match rng.below(8) {
                         0 => call_value(&mut rng, 1),
-                        _ => {
-                            let n = rng.below(6);
-                            let entries: Vec<String> = (0..n)
-                                .map(|_| {
-                                    let k = *rng.pick(&[
-                                        "id",
-                                        "name",
-                                        "status",
-                                        "timestamp",
-                                        "args",
-                                        "result",
-                                        "resultDisplay",
-                                        "displayName",
-                                        "renderOutputAsMarkdown",
-                                    ]);
-                                    format!("\"{k}\":{}", call_value(&mut rng, 1))
-                                })
-                                .collect();
-                            format!("{{{}}}", entries.join(","))
-                        }
+                        _ => object(&mut rng, CALL_KEYS, 6, 0),
                     })
                     .collect();
                 format!("[{}]", items.join(","))
