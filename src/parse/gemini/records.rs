@@ -119,43 +119,10 @@ pub(super) struct Thoughts(pub Vec<String>);
 
 impl<'de> Deserialize<'de> for Thoughts {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Thoughts;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a thoughts array")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Thoughts, A::Error> {
-                let mut out = Vec::new();
-                while let Some(t) = seq.next_element::<Thought>()? {
-                    out.extend(t.0);
-                }
-                Ok(Thoughts(out))
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Thoughts, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Thoughts::default())
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Thoughts, E> {
-                Ok(Thoughts::default())
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Thoughts, E> {
-                Ok(Thoughts::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Thoughts, E> {
-                Ok(Thoughts::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Thoughts, E> {
-                Ok(Thoughts::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Thoughts, E> {
-                Ok(Thoughts::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Thoughts, E> {
-                Ok(Thoughts::default())
-            }
-        }
-        d.deserialize_any(V)
+        Ok(Thoughts(match ListOr::<Thought>::deserialize(d)? {
+            ListOr::List(list) => list.into_iter().filter_map(|t| t.0).collect(),
+            ListOr::Not(_) => Vec::new(),
+        }))
     }
 }
 
@@ -356,8 +323,9 @@ impl<'de> Deserialize<'de> for CallIn {
     }
 }
 
-/// An array of `T` (`messages`, `toolCalls`), or the JSON kind of whatever else stood there; a
-/// `null` read on its own is an empty array (a key written `null` is [`Field::Null`]).
+/// An array of `T` (`messages`, `thoughts`, `toolCalls`), or the JSON kind of whatever else
+/// stood there; a `null` read on its own is an empty array (a key written `null` is
+/// [`Field::Null`]).
 pub(super) enum ListOr<T> {
     List(Vec<T>),
     Not(&'static str),
