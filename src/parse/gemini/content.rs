@@ -358,8 +358,7 @@ pub(super) fn build_parts(e: &Entry, ctx: &mut Ctx) -> Built {
                 .map(|text| Part::Thinking { text: text.clone() }),
         );
         b.content(e.rec.get("content"), has_thoughts, &mut parts);
-        let calls = e.rec.tool_calls.as_ref().map_or(&[][..], |t| &t.calls[..]);
-        for c in calls {
+        for c in e.rec.tool_call_list() {
             let call = match c {
                 CallIn::Call(call) => call,
                 CallIn::Other(raw) => {

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::content::{
     Ctx, build_parts, collect_response_ids, content_text, has_function_response, masked_keys,
 };
-use super::records::{CallIn, Counts, LineIn, MessagesIn, MetaIn, MsgIn, Rec};
+use super::records::{CallIn, Counts, LineIn, ListOr, MessagesIn, MetaIn, MsgIn, Rec};
 use super::{ENV_CONTEXT_ID, Ident, SNAPSHOT_TAG};
 use crate::diag::{Warning, WarningKind};
 use crate::model::{
@@ -307,7 +307,7 @@ impl Log {
         }
         // `toolCalls` of another shape than an array is nothing this parser can read: said, not
         // skipped in silence.
-        if let Some(kind) = rec.tool_calls.as_ref().and_then(|t| t.not_array) {
+        if let Some(ListOr::Not(kind)) = rec.tool_calls {
             self.warn(
                 WarningKind::UnexpectedRecord,
                 Some(line),
@@ -316,14 +316,12 @@ impl Log {
         }
         // A call's time dates its results (content.rs), read when the session is built: the
         // line is known only here.
-        if let Some(t) = &rec.tool_calls {
-            for (k, c) in t.calls.iter().enumerate() {
-                let CallIn::Call(c) = c else { continue };
-                if let Some(Err(bad)) = c.timestamp.as_ref().map(parse::read_time) {
-                    let what = format!("`toolCalls[{k}].timestamp` of message {id}");
-                    let w = bad.warning(&self.session.path, Some(line).filter(|l| *l > 0), &what);
-                    self.session.warnings.push(w);
-                }
+        for (k, c) in rec.tool_call_list().iter().enumerate() {
+            let CallIn::Call(c) = c else { continue };
+            if let Some(Err(bad)) = c.timestamp.as_ref().map(parse::read_time) {
+                let what = format!("`toolCalls[{k}].timestamp` of message {id}");
+                let w = bad.warning(&self.session.path, Some(line).filter(|l| *l > 0), &what);
+                self.session.warnings.push(w);
             }
         }
         let what = format!("`timestamp` of message {id}");

@@ -35,7 +35,7 @@ boxed_record! {
         model: Field<Value> = "model",
         thoughts: Field<Thoughts> = "thoughts",
         tokens: Field<Obj<Counts>> = "tokens",
-        tool_calls: Field<ToolCalls> = "toolCalls",
+        tool_calls: Field<ListOr<CallIn>> = "toolCalls",
     }
 }
 
@@ -190,19 +190,11 @@ impl<'de> Deserialize<'de> for Thought {
     }
 }
 
-/// A message's `toolCalls`: each call object read into the keys the engine reads, each key's
-/// value as a skeleton reads it ([`Skel`]: whole in the full view; in the summary without
-/// arguments, outputs and renderings, long strings stood in for). Typed rather than kept as a
-/// skeleton value: a call's object, its keys and the keys nobody reads were a dozen
+/// One element of a message's `toolCalls`: a call object read into the keys the engine reads,
+/// each key's value as a skeleton reads it ([`Skel`]: whole in the full view; in the summary
+/// without arguments, outputs and renderings, long strings stood in for). Typed rather than
+/// kept as a skeleton value: a call's object, its keys and the keys nobody reads were a dozen
 /// allocations, on most model records.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(super) struct ToolCalls {
-    pub calls: Vec<CallIn>,
-    /// The JSON kind of a `toolCalls` that is no array (nor `null`): warned of, not read.
-    pub not_array: Option<&'static str>,
-}
-
-/// One element of `toolCalls`.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum CallIn {
     Call(Box<Call>),
@@ -232,27 +224,6 @@ fn skel_string(v: CallSkel) -> Option<String> {
     match v.0 {
         Value::String(s) => Some(s),
         _ => None,
-    }
-}
-
-impl<'de> Deserialize<'de> for ToolCalls {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(match ListOr::<CallIn>::deserialize(d)? {
-            ListOr::List(calls) => ToolCalls {
-                calls,
-                not_array: None,
-            },
-            ListOr::Not(kind) => ToolCalls::not(kind),
-        })
-    }
-}
-
-impl ToolCalls {
-    fn not(kind: &'static str) -> Self {
-        ToolCalls {
-            calls: Vec::new(),
-            not_array: Some(kind),
-        }
     }
 }
 
@@ -326,6 +297,7 @@ impl<'de> Deserialize<'de> for CallIn {
 /// An array of `T` (`messages`, `thoughts`, `toolCalls`), or the JSON kind of whatever else
 /// stood there; a `null` read on its own is an empty array (a key written `null` is
 /// [`Field::Null`]).
+#[derive(Debug, Clone, PartialEq)]
 pub(super) enum ListOr<T> {
     List(Vec<T>),
     Not(&'static str),
@@ -377,7 +349,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for ListOr<T> {
 
 /// A message record as the log keeps it: the keys the engine reads, each as recorded
 /// (`Some(Value::Null)` for a key written as `null`; `thoughts` and `toolCalls` as read, see
-/// [`Thoughts`] and [`ToolCalls`]), overlaid field by field by later upserts.
+/// [`Thoughts`] and [`CallIn`]), overlaid field by field by later upserts.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Rec {
     pub typ: Option<Value>,
@@ -386,7 +358,9 @@ pub(super) struct Rec {
     pub model: Option<Value>,
     /// The thinking texts of `thoughts` ([`Thoughts`]); empty when it held none.
     pub thoughts: Option<Vec<String>>,
-    pub tool_calls: Option<ToolCalls>,
+    /// `toolCalls`: its elements, or the JSON kind of a value that is no array (warned of,
+    /// not read); a `null` is no element.
+    pub tool_calls: Option<ListOr<CallIn>>,
 }
 
 impl Rec {
@@ -405,10 +379,17 @@ impl Rec {
         self.get(key).and_then(Value::as_str)
     }
 
+    /// The elements of `toolCalls` (none when it is no array).
+    pub fn tool_call_list(&self) -> &[CallIn] {
+        match &self.tool_calls {
+            Some(ListOr::List(calls)) => calls,
+            _ => &[],
+        }
+    }
+
     /// The call objects of `toolCalls`.
     pub fn calls(&self) -> impl Iterator<Item = &Call> {
-        let calls = self.tool_calls.as_ref().map_or(&[][..], |t| &t.calls[..]);
-        calls.iter().filter_map(|c| match c {
+        self.tool_call_list().iter().filter_map(|c| match c {
             CallIn::Call(c) => Some(&**c),
             CallIn::Other(_) => None,
         })
@@ -528,7 +509,7 @@ impl G {
                 },
                 tool_calls: match std::mem::take(&mut self.tool_calls) {
                     Field::Absent => None,
-                    Field::Null => Some(ToolCalls::default()),
+                    Field::Null => Some(ListOr::List(Vec::new())),
                     Field::Val(t) => Some(t),
                 },
             },

@@ -92,14 +92,13 @@ fn thought(rng: &mut Rng) -> String {
 
 /// `toolCalls` as the parser read it when it kept the value whole (a skeleton in the
 /// summary): the keys the engine reads of each call object, the rest as it was.
-fn calls_of(v: &Value) -> ToolCalls {
+fn calls_of(v: &Value) -> ListOr<CallIn> {
     let s = |o: &serde_json::Map<String, Value>, k: &str| {
         o.get(k).and_then(Value::as_str).map(String::from)
     };
     match v {
-        Value::Array(list) => ToolCalls {
-            calls: list
-                .iter()
+        Value::Array(list) => ListOr::List(
+            list.iter()
                 .map(|c| match c {
                     Value::Object(o) => CallIn::Call(Box::new(Call {
                         id: s(o, "id"),
@@ -113,10 +112,9 @@ fn calls_of(v: &Value) -> ToolCalls {
                     other => CallIn::Other(other.clone()),
                 })
                 .collect(),
-            not_array: None,
-        },
-        Value::Null => ToolCalls::default(),
-        other => ToolCalls::not(crate::parse::json_kind(other)),
+        ),
+        Value::Null => ListOr::List(Vec::new()),
+        other => ListOr::Not(crate::parse::json_kind(other)),
     }
 }
 
@@ -205,11 +203,12 @@ fn tool_calls_read_typed_are_what_their_values_held() {
                         .0,
                 )
             });
-            let read = with_detail(detail, || serde_json::from_str::<ToolCalls>(&text));
+            let read = with_detail(detail, || serde_json::from_str::<ListOr<CallIn>>(&text));
             assert_eq!(read.unwrap(), want, "{text} ({detail:?}, from the text)");
-            let read = with_detail(detail, || from_tree(|| ToolCalls::deserialize(&v)));
+            let read = with_detail(detail, || from_tree(|| ListOr::<CallIn>::deserialize(&v)));
             assert_eq!(read.unwrap(), want, "{text} ({detail:?}, from a tree)");
-            for c in &want.calls {
+            let ListOr::List(list) = &want else { continue };
+            for c in list {
                 match c {
                     CallIn::Call(_) => calls += 1,
                     CallIn::Other(_) => others += 1,
