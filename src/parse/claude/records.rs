@@ -17,7 +17,9 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::model::TextSize;
-use crate::parse::json::{Detail, Field, Flag, Num, Obj, OptBool, Str, Time, boxed_record, detail};
+use crate::parse::json::{
+    Detail, Field, Flag, Key, Num, Obj, OptBool, Str, Time, boxed_record, detail,
+};
 
 boxed_record! {
     /// One line of a transcript.
@@ -291,7 +293,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
             Detail::Full | Detail::Preview(_) => {
                 return Value::deserialize(d).map(Block::from_value);
             }
-            Detail::Measured => return d.deserialize_any(Measuring),
+            Detail::Measured => return d.deserialize_any(Measuring(PhantomData)),
             Detail::Summary => {}
         }
         struct V<'a>(PhantomData<&'a ()>);
@@ -356,76 +358,269 @@ impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
 /// before it, as Claude Code writes it; otherwise it is kept, exactly as in the full view.
 /// Should a later `type` make it another kind, or the block be one serde_json reads as raw
 /// JSON text, the file is read whole ([`unmeasurable`](crate::parse::json::unmeasurable)).
-struct Measuring;
+///
+/// A block whose first key is `type`, naming a kind the parser models (nearly every block
+/// Claude Code writes), is read straight into the keys of that kind ([`typed_block`]); any
+/// other is read into a map ([`mapped_block`]).
+struct Measuring<'a>(PhantomData<&'a ()>);
 
-impl<'de> Visitor<'de> for Measuring {
-    type Value = Block<'static>;
+impl<'de: 'a, 'a> Visitor<'de> for Measuring<'a> {
+    type Value = Block<'a>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a content block")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Block<'static>, A::Error> {
-        let mut m = Map::new();
-        let mut measured = None;
-        while let Some(key) = map.next_key::<String>()? {
-            if m.is_empty() && measured.is_none() && key == RAW_VALUE_TOKEN {
-                // serde_json reads an object so keyed as the JSON text of its value.
-                crate::parse::json::unmeasurable();
-            }
-            if key == "content" && m.get("type").and_then(Value::as_str) == Some("tool_result") {
-                match map.next_value::<MeasuredContent>()? {
-                    MeasuredContent::Size(size) => {
-                        m.remove("content");
-                        measured = Some(size);
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Block<'a>, A::Error> {
+        // Claude Code writes `type` first, but for a tool result's `tool_use_id`: one key is
+        // held until the `type` comes.
+        let mut before: Option<(Key<'de>, Value)> = None;
+        loop {
+            let Some(key) = map.next_key::<Key<'de>>()? else {
+                return mapped_block(map, None, map_of(before));
+            };
+            if &*key == "type" {
+                return match map.next_value::<KindOr>()? {
+                    KindOr::Known(kind) => typed_block(kind, before, map),
+                    KindOr::Other(v) => {
+                        let mut m = map_of(before);
+                        m.insert("type".to_string(), v);
+                        mapped_block(map, None, m)
                     }
-                    MeasuredContent::Kept(v) => {
-                        measured = None;
-                        m.insert(key, v);
-                    }
-                }
-                continue;
+                };
             }
-            let v = map.next_value::<Value>()?;
-            if key == "type" && measured.is_some() && v.as_str() != Some("tool_result") {
-                // The content measured belongs to another kind of block after all (its `type`
-                // written again): the file is read whole instead. Reading on keeps the line's
-                // errors those of the full view.
-                crate::parse::json::unmeasurable();
+            if before.is_some() || &*key == RAW_VALUE_TOKEN {
+                return mapped_block(map, Some(key.0.into_owned()), map_of(before));
             }
-            m.insert(key, v);
+            before = Some((key, map.next_value()?));
         }
-        let mut block = Block::from_value(Value::Object(m));
-        if let (Block::Obj(b), Some(size)) = (&mut block, measured) {
-            b.result_size = Some(size);
-        }
-        Ok(block)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Block<'static>, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Block<'a>, A::Error> {
         Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Block::from_value)
     }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Block<'static>, E> {
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Block<'a>, E> {
         Ok(Block::Text(Cow::Owned(v.to_string())))
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Block<'static>, E> {
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Block<'a>, E> {
         Ok(Block::Text(Cow::Owned(v.to_string())))
     }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Block<'static>, E> {
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Block<'a>, E> {
         Ok(Block::Text(Cow::Owned(v)))
     }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Block<'static>, E> {
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Block<'a>, E> {
         Ok(Block::from_value(Value::Bool(v)))
     }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Block<'static>, E> {
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Block<'a>, E> {
         Ok(Block::from_value(Value::from(v)))
     }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Block<'static>, E> {
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Block<'a>, E> {
         Ok(Block::from_value(Value::from(v)))
     }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Block<'static>, E> {
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Block<'a>, E> {
         Ok(Block::from_value(Value::from(v)))
     }
-    fn visit_unit<E: de::Error>(self) -> Result<Block<'static>, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<Block<'a>, E> {
         Ok(Block::from_value(Value::Null))
     }
+}
+
+/// The block kinds [`typed_block`] reads: those [`Block::from_value`] takes keys from.
+const TYPED_KINDS: [&str; 6] = [
+    "text",
+    "thinking",
+    "redacted_thinking",
+    "tool_use",
+    "tool_result",
+    "image",
+];
+
+/// A block's `type`: one of [`TYPED_KINDS`], or any other value as the full view reads it.
+enum KindOr {
+    Known(&'static str),
+    Other(Value),
+}
+
+impl<'de> Deserialize<'de> for KindOr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = KindOr;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<KindOr, E> {
+                Ok(match TYPED_KINDS.iter().find(|k| **k == v) {
+                    Some(k) => KindOr::Known(k),
+                    None => KindOr::Other(Value::String(v.to_string())),
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<KindOr, A::Error> {
+                Value::deserialize(de::value::MapAccessDeserializer::new(map)).map(KindOr::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<KindOr, A::Error> {
+                Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(KindOr::Other)
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<KindOr, E> {
+                Ok(KindOr::Other(Value::Bool(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<KindOr, E> {
+                Ok(KindOr::Other(Value::from(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<KindOr, E> {
+                Ok(KindOr::Other(Value::from(v)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<KindOr, E> {
+                Ok(KindOr::Other(Value::from(v)))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<KindOr, E> {
+                Ok(KindOr::Other(Value::Null))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The rest of a block whose `type` named `kind`, `before` holding the key that came before
+/// it, read into the keys [`Block::from_value`] takes of that kind, the last of duplicates
+/// winning as in a map; the other keys are skipped unread (a thinking block's signature, say).
+/// A later `type` naming another kind would need keys already skipped: the file is then read
+/// whole.
+fn typed_block<'de: 'a, 'a, A: MapAccess<'de>>(
+    kind: &'static str,
+    before: Option<(Key<'de>, Value)>,
+    mut map: A,
+) -> Result<Block<'a>, A::Error> {
+    let mut b = BlockObj {
+        kind: Some(Cow::Borrowed(kind)),
+        ..BlockObj::default()
+    };
+    let mut text = None;
+    if let Some((key, v)) = before {
+        // Before the `type`: a tool result's content is kept, as the map reads it.
+        de::DeserializeSeed::deserialize(Slot::new(&mut b, &mut text, &key, false), v)
+            .map_err(de::Error::custom)?;
+    }
+    while let Some(key) = map.next_key::<Key<'de>>()? {
+        map.next_value_seed(Slot::new(&mut b, &mut text, &key, true))?;
+    }
+    match kind {
+        "text" => b.text = text,
+        "thinking" => b.thinking = text.map(Cow::into_owned),
+        _ => {}
+    }
+    Ok(Block::Obj(b))
+}
+
+/// One key's value of a [`typed_block`], read into its field of `b` (a text's or thinking's
+/// string into `text`) or skipped.
+struct Slot<'s, 'a> {
+    b: &'s mut BlockObj<'a>,
+    text: &'s mut Option<Cow<'a, str>>,
+    key: &'s str,
+    /// Whether a tool result's string content is measured (after the `type`) or kept.
+    measure: bool,
+}
+
+impl<'s, 'a> Slot<'s, 'a> {
+    fn new(
+        b: &'s mut BlockObj<'a>,
+        text: &'s mut Option<Cow<'a, str>>,
+        key: &'s str,
+        measure: bool,
+    ) -> Self {
+        Slot {
+            b,
+            text,
+            key,
+            measure,
+        }
+    }
+}
+
+impl<'de: 'a, 'a> de::DeserializeSeed<'de> for Slot<'_, 'a> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        let b = self.b;
+        let kind = b.kind.as_deref().unwrap_or_default();
+        let str = |d: D| Str::deserialize(d).map(|s| s.0);
+        match (kind, self.key) {
+            (_, "type") => {
+                if !matches!(KindOr::deserialize(d)?, KindOr::Known(k) if k == kind) {
+                    crate::parse::json::unmeasurable();
+                }
+            }
+            (_, "is_error") => b.is_error = OptBool::deserialize(d)?.0,
+            ("text", "text") | ("thinking", "thinking") => *self.text = str(d)?,
+            ("tool_use", "id") => b.id = str(d)?,
+            ("tool_use", "name") => b.name = str(d)?,
+            ("tool_use", "input") => b.input = Value::deserialize(d)?,
+            ("tool_result", "tool_use_id") => b.tool_use_id = str(d)?,
+            ("tool_result", "content") if self.measure => match MeasuredContent::deserialize(d)? {
+                MeasuredContent::Size(s) => (b.result_size, b.result) = (Some(s), None),
+                MeasuredContent::Kept(v) => (b.result_size, b.result) = (None, Some(v)),
+            },
+            ("tool_result", "content") => {
+                (b.result_size, b.result) = (None, Some(Value::deserialize(d)?));
+            }
+            ("image", "media_type") => b.media_type = str(d)?,
+            ("image", "source") => b.source = Some(Value::deserialize(d)?),
+            _ => {
+                IgnoredAny::deserialize(d)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The entry held before a block's `type`, as the map it starts.
+fn map_of(before: Option<(Key, Value)>) -> Map<String, Value> {
+    before
+        .map(|(k, v)| (k.0.into_owned(), v))
+        .into_iter()
+        .collect()
+}
+
+/// The rest of a block read into a map as the full view reads it, `first` (a key whose value
+/// is still to be read) and `m` holding what came before.
+fn mapped_block<'de, A: MapAccess<'de>>(
+    mut map: A,
+    mut first: Option<String>,
+    mut m: Map<String, Value>,
+) -> Result<Block<'static>, A::Error> {
+    let mut measured = None;
+    while let Some(key) = match first.take() {
+        Some(k) => Some(k),
+        None => map.next_key::<String>()?,
+    } {
+        if m.is_empty() && measured.is_none() && key == RAW_VALUE_TOKEN {
+            // serde_json reads an object so keyed as the JSON text of its value.
+            crate::parse::json::unmeasurable();
+        }
+        if key == "content" && m.get("type").and_then(Value::as_str) == Some("tool_result") {
+            match map.next_value::<MeasuredContent>()? {
+                MeasuredContent::Size(size) => {
+                    m.remove("content");
+                    measured = Some(size);
+                }
+                MeasuredContent::Kept(v) => {
+                    measured = None;
+                    m.insert(key, v);
+                }
+            }
+            continue;
+        }
+        let v = map.next_value::<Value>()?;
+        if key == "type" && measured.is_some() && v.as_str() != Some("tool_result") {
+            // The content measured belongs to another kind of block after all (its `type`
+            // written again): the file is read whole instead. Reading on keeps the line's
+            // errors those of the full view.
+            crate::parse::json::unmeasurable();
+        }
+        m.insert(key, v);
+    }
+    let mut block = Block::from_value(Value::Object(m));
+    if let (Block::Obj(b), Some(size)) = (&mut block, measured) {
+        b.result_size = Some(size);
+    }
+    Ok(block)
 }
 
 /// The key by which serde_json (with `raw_value`) reads an object's first entry as raw JSON

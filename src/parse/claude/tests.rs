@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use crate::model::{Provenance, TextSize, Trigger};
 
 mod branches;
+mod measured;
 
 /// Write `lines` as `<name>` in a fresh directory and parse it with `role`.
 fn parse_lines(name: &str, role: FileRole, lines: &[Value]) -> Session {
