@@ -22,13 +22,12 @@ use crate::model::ProjectSource;
 
 /// sha256 hex of a path string, exactly as Gemini computes `projectHash` (no normalisation).
 pub fn gemini_project_hash(path: &str) -> String {
-    let digest = Sha256::digest(path.as_bytes());
-    let mut s = String::with_capacity(64);
-    for b in digest {
-        use std::fmt::Write;
-        let _ = write!(s, "{b:02x}");
-    }
-    s
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    Sha256::digest(path.as_bytes())
+        .iter()
+        .flat_map(|b| [HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]])
+        .map(char::from)
+        .collect()
 }
 
 /// The name Claude Code gives a project's folder under `projects/`: every UTF-16 unit of the

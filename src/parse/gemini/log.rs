@@ -141,9 +141,20 @@ impl Log {
 
     /// A time field of the record on `line`; one that holds something else is said, not
     /// skipped in silence.
-    fn time(&mut self, v: Option<&Value>, line: u64, what: &str) -> Option<DateTime<Utc>> {
+    /// `what` names the field in a warning: built only when there is one to give.
+    fn time<W: AsRef<str>>(
+        &mut self,
+        v: Option<&Value>,
+        line: u64,
+        what: impl FnOnce() -> W,
+    ) -> Option<DateTime<Utc>> {
         v.map_or(Ok(None), parse::read_time).unwrap_or_else(|bad| {
-            let w = bad.warning(&self.session.path, Some(line).filter(|l| *l > 0), what);
+            let what = what();
+            let w = bad.warning(
+                &self.session.path,
+                Some(line).filter(|l| *l > 0),
+                what.as_ref(),
+            );
             self.session.warnings.push(w);
             None
         })
@@ -257,7 +268,7 @@ impl Log {
             (&m.start_time, "`startTime`"),
             (&m.last_updated, "`lastUpdated`"),
         ] {
-            if let Some(t) = self.time(v.as_ref(), line, field) {
+            if let Some(t) = self.time(v.as_ref(), line, || field) {
                 self.session.note_time(t);
             }
         }
@@ -324,8 +335,9 @@ impl Log {
                 self.session.warnings.push(w);
             }
         }
-        let what = format!("`timestamp` of message {id}");
-        let ts = self.time(timestamp.as_ref(), line, &what);
+        let ts = self.time(timestamp.as_ref(), line, || {
+            format!("`timestamp` of message {id}")
+        });
         if let Some(t) = ts {
             self.session.note_time(t);
         }

@@ -160,7 +160,7 @@ impl<'de> Deserialize<'de> for Thought {
                 let subject = subject.as_deref().unwrap_or("").trim();
                 let desc = desc.as_deref().unwrap_or("").trim();
                 Ok(Thought(match (subject.is_empty(), desc.is_empty()) {
-                    (false, false) => Some(format!("{subject}\n{desc}")),
+                    (false, false) => Some([subject, desc].join("\n")),
                     (false, true) => Some(subject.to_string()),
                     (true, false) => Some(desc.to_string()),
                     (true, true) => None,

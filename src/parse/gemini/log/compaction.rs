@@ -184,9 +184,10 @@ fn is_ack(e: &Entry) -> bool {
 fn is_compress_command(e: &Entry) -> bool {
     let is_cmd = |t: String| {
         let t = t.trim();
-        ["/compress", "/summarize"]
-            .iter()
-            .any(|c| t == *c || t.starts_with(&format!("{c} ")))
+        ["/compress", "/summarize"].iter().any(|c| {
+            t.strip_prefix(c)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+        })
     };
     is_cmd(e.text()) || is_cmd(content_text(e.rec.get("displayContent")))
 }
