@@ -121,13 +121,15 @@ pub fn parse_file_with(file: &SourceFile, detail: Detail) -> Result<Session, War
         Agent::Gemini => gemini::parse(file),
     };
     let session = match detail {
-        // A file the measured view cannot read as the full view would (hostile ones only) is
-        // read whole: its outputs kept serve the replays as well.
-        Detail::Measured => match json::measured(parse) {
+        Detail::Summary => json::with_detail(detail, parse),
+        // A file with a block that reading by kind cannot give as its map gives it (hostile
+        // ones only) is read again with every block a map; a measured one whole, its outputs
+        // kept, which serve the replays as well.
+        _ => match json::by_kind(detail, parse) {
             (session, false) => session,
-            (_, true) => json::with_detail(Detail::Full, parse),
+            (_, true) if detail == Detail::Measured => json::as_maps(Detail::Full, parse),
+            (_, true) => json::as_maps(detail, parse),
         },
-        _ => json::with_detail(detail, parse),
     }?;
     Ok(finish(session))
 }

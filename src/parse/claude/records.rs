@@ -2,11 +2,11 @@
 //!
 //! Only the keys the parser reads are declared; serde_json skips the others without building
 //! them (`toolUseResult` bodies, the text of `agent_progress` message copies, snapshots…).
-//! Content blocks are
-//! read whole in [`Detail::Full`], whole but for a tool result's string output (measured) in
-//! [`Detail::Measured`], and without their bodies (thinking, tool inputs and outputs, image
-//! data) in [`Detail::Summary`]; all become the same [`BlockObj`], so the parser has one code
-//! path for every view.
+//! Content blocks are read whole in [`Detail::Full`], whole but for a tool result's string
+//! output (measured) in [`Detail::Measured`], and without their bodies (thinking, tool inputs
+//! and outputs, image data) in [`Detail::Summary`]; all become the same [`BlockObj`], so the
+//! parser has one code path for every view. Whole, a block of a kind the parser models is read
+//! into that kind's keys ([`ByKind`]), as a map of all its keys would give them.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -290,11 +290,16 @@ pub(super) struct BlockObj<'a> {
 impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match detail() {
-            Detail::Full | Detail::Preview(_) => {
+            Detail::Summary => {}
+            _ if crate::parse::json::maps() => {
                 return Value::deserialize(d).map(Block::from_value);
             }
-            Detail::Measured => return d.deserialize_any(Measuring(PhantomData)),
-            Detail::Summary => {}
+            level => {
+                return d.deserialize_any(ByKind {
+                    measure: level == Detail::Measured,
+                    lifetime: PhantomData,
+                });
+            }
         }
         struct V<'a>(PhantomData<&'a ()>);
         impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
@@ -352,19 +357,28 @@ impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
     }
 }
 
-/// A block in [`Detail::Measured`]: read as [`Detail::Full`] reads it (a `Value`, the last of
-/// duplicate keys winning), except that a tool result's string `content` is measured instead
-/// of kept. The content is known to be a tool result's when `"type": "tool_result"` came
-/// before it, as Claude Code writes it; otherwise it is kept, exactly as in the full view.
-/// Should a later `type` make it another kind, or the block be one serde_json reads as raw
-/// JSON text, the file is read whole ([`unmeasurable`](crate::parse::json::unmeasurable)).
+/// A block in every view but the summary, read as the full view first read it (into a
+/// `Value`, the last of duplicate keys winning; [`as_maps`](crate::parse::json::as_maps) still
+/// reads it so), but for two things:
 ///
-/// A block whose first key is `type`, naming a kind the parser models (nearly every block
-/// Claude Code writes), is read straight into the keys of that kind ([`typed_block`]); any
-/// other is read into a map ([`mapped_block`]).
-struct Measuring<'a>(PhantomData<&'a ()>);
+/// - A block whose `type` names a kind the parser models (nearly every block Claude Code
+///   writes), first or after one other key (a tool result's `tool_use_id`), is read straight
+///   into the keys of that kind ([`typed_block`]), the rest skipped unread; any other block is
+///   read into a map ([`mapped_block`]).
+/// - With `measure` ([`Detail::Measured`]), a tool result's string `content` is measured
+///   instead of kept. The content is known to be a tool result's when `"type": "tool_result"`
+///   came before it, as Claude Code writes it; otherwise it is kept, exactly as in the full
+///   view.
+///
+/// Should a later `type` make a block another kind, or the block be one serde_json reads as
+/// raw JSON text, the file is read again with maps
+/// ([`needs_maps`](crate::parse::json::needs_maps)).
+struct ByKind<'a> {
+    measure: bool,
+    lifetime: PhantomData<&'a ()>,
+}
 
-impl<'de: 'a, 'a> Visitor<'de> for Measuring<'a> {
+impl<'de: 'a, 'a> Visitor<'de> for ByKind<'a> {
     type Value = Block<'a>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a content block")
@@ -375,20 +389,21 @@ impl<'de: 'a, 'a> Visitor<'de> for Measuring<'a> {
         let mut before: Option<(Key<'de>, Value)> = None;
         loop {
             let Some(key) = map.next_key::<Key<'de>>()? else {
-                return mapped_block(map, None, map_of(before));
+                return mapped_block(map, None, map_of(before), self.measure);
             };
             if &*key == "type" {
                 return match map.next_value::<KindOr>()? {
-                    KindOr::Known(kind) => typed_block(kind, before, map),
+                    KindOr::Known(kind) => typed_block(kind, before, map, self.measure),
                     KindOr::Other(v) => {
                         let mut m = map_of(before);
                         m.insert("type".to_string(), v);
-                        mapped_block(map, None, m)
+                        mapped_block(map, None, m, self.measure)
                     }
                 };
             }
             if before.is_some() || &*key == RAW_VALUE_TOKEN {
-                return mapped_block(map, Some(key.0.into_owned()), map_of(before));
+                let first = Some(key.0.into_owned());
+                return mapped_block(map, first, map_of(before), self.measure);
             }
             before = Some((key, map.next_value()?));
         }
@@ -482,11 +497,12 @@ impl<'de> Deserialize<'de> for KindOr {
 /// it, read into the keys [`Block::from_value`] takes of that kind, the last of duplicates
 /// winning as in a map; the other keys are skipped unread (a thinking block's signature, say).
 /// A later `type` naming another kind would need keys already skipped: the file is then read
-/// whole.
+/// again with maps.
 fn typed_block<'de: 'a, 'a, A: MapAccess<'de>>(
     kind: &'static str,
     before: Option<(Key<'de>, Value)>,
     mut map: A,
+    measure: bool,
 ) -> Result<Block<'a>, A::Error> {
     let mut b = BlockObj {
         kind: Some(Cow::Borrowed(kind)),
@@ -499,7 +515,7 @@ fn typed_block<'de: 'a, 'a, A: MapAccess<'de>>(
             .map_err(de::Error::custom)?;
     }
     while let Some(key) = map.next_key::<Key<'de>>()? {
-        map.next_value_seed(Slot::new(&mut b, &mut text, &key, true))?;
+        map.next_value_seed(Slot::new(&mut b, &mut text, &key, measure))?;
     }
     match kind {
         "text" => b.text = text,
@@ -515,7 +531,8 @@ struct Slot<'s, 'a> {
     b: &'s mut BlockObj<'a>,
     text: &'s mut Option<Cow<'a, str>>,
     key: &'s str,
-    /// Whether a tool result's string content is measured (after the `type`) or kept.
+    /// Whether a tool result's string content is measured (in the measured view, after the
+    /// `type`) or kept.
     measure: bool,
 }
 
@@ -544,7 +561,7 @@ impl<'de: 'a, 'a> de::DeserializeSeed<'de> for Slot<'_, 'a> {
         match (kind, self.key) {
             (_, "type") => {
                 if !matches!(KindOr::deserialize(d)?, KindOr::Known(k) if k == kind) {
-                    crate::parse::json::unmeasurable();
+                    crate::parse::json::needs_maps();
                 }
             }
             (_, "is_error") => b.is_error = OptBool::deserialize(d)?.0,
@@ -579,11 +596,13 @@ fn map_of(before: Option<(Key, Value)>) -> Map<String, Value> {
 }
 
 /// The rest of a block read into a map as the full view reads it, `first` (a key whose value
-/// is still to be read) and `m` holding what came before.
+/// is still to be read) and `m` holding what came before; with `measure`, a tool result's
+/// string content measured.
 fn mapped_block<'de, A: MapAccess<'de>>(
     mut map: A,
     mut first: Option<String>,
     mut m: Map<String, Value>,
+    measure: bool,
 ) -> Result<Block<'static>, A::Error> {
     let mut measured = None;
     while let Some(key) = match first.take() {
@@ -592,9 +611,12 @@ fn mapped_block<'de, A: MapAccess<'de>>(
     } {
         if m.is_empty() && measured.is_none() && key == RAW_VALUE_TOKEN {
             // serde_json reads an object so keyed as the JSON text of its value.
-            crate::parse::json::unmeasurable();
+            crate::parse::json::needs_maps();
         }
-        if key == "content" && m.get("type").and_then(Value::as_str) == Some("tool_result") {
+        if measure
+            && key == "content"
+            && m.get("type").and_then(Value::as_str) == Some("tool_result")
+        {
             match map.next_value::<MeasuredContent>()? {
                 MeasuredContent::Size(size) => {
                     m.remove("content");
@@ -612,7 +634,7 @@ fn mapped_block<'de, A: MapAccess<'de>>(
             // The content measured belongs to another kind of block after all (its `type`
             // written again): the file is read whole instead. Reading on keeps the line's
             // errors those of the full view.
-            crate::parse::json::unmeasurable();
+            crate::parse::json::needs_maps();
         }
         m.insert(key, v);
     }
@@ -624,7 +646,7 @@ fn mapped_block<'de, A: MapAccess<'de>>(
 }
 
 /// The key by which serde_json (with `raw_value`) reads an object's first entry as raw JSON
-/// text, which [`Measuring`] does not imitate.
+/// text, which [`ByKind`] does not imitate.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// A tool result's `content` in [`Detail::Measured`]: a string measured, anything else kept

@@ -76,21 +76,34 @@ pub fn kept_output(output: String) -> (String, Option<TextSize>) {
 }
 
 thread_local! {
-    static UNMEASURABLE: Cell<bool> = const { Cell::new(false) };
+    static MAPS: Cell<bool> = const { Cell::new(false) };
+    static NEEDS_MAPS: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Note, in [`Detail::Measured`], a block the view cannot give as the full view would (a
-/// string it measured turned out to be kept after all): [`measured`] reports it.
-pub fn unmeasurable() {
-    UNMEASURABLE.with(|c| c.set(true));
+/// Whether the parse running on this thread reads every content block into a map, as the full
+/// view first did ([`as_maps`]), rather than by its kind.
+pub fn maps() -> bool {
+    MAPS.with(Cell::get)
 }
 
-/// Run `f` (one file's parse) at [`Detail::Measured`]; also returns whether it met a block it
-/// could not measure, in which case its result is not to be used.
-pub fn measured<R>(f: impl FnOnce() -> R) -> (R, bool) {
-    UNMEASURABLE.with(|c| c.set(false));
-    let r = with_detail(Detail::Measured, f);
-    (r, UNMEASURABLE.with(|c| c.replace(false)))
+/// Note a block that reading by kind cannot give as its map gives it (a `type` written again
+/// as another kind; in [`Detail::Measured`], a string it measured turned out to be kept after
+/// all): [`by_kind`] reports it.
+pub fn needs_maps() {
+    NEEDS_MAPS.with(|c| c.set(true));
+}
+
+/// Run `f` (one file's parse) at `level`, blocks read by kind; also returns whether it met a
+/// block that needs its map, in which case its result is not to be used.
+pub fn by_kind<R>(level: Detail, f: impl FnOnce() -> R) -> (R, bool) {
+    NEEDS_MAPS.with(|c| c.set(false));
+    let r = scoped(&MAPS, false, || with_detail(level, f));
+    (r, NEEDS_MAPS.with(|c| c.replace(false)))
+}
+
+/// Run `f` (one file's parse) at `level`, every block read into a map.
+pub fn as_maps<R>(level: Detail, f: impl FnOnce() -> R) -> R {
+    scoped(&MAPS, true, || with_detail(level, f))
 }
 
 /// Whether bodies are read: every view but the summary reads them.

@@ -105,7 +105,7 @@ mod record;
 
 pub use bodies::{Body, Kept, SKEL_KEEP_ALL, SKEL_TOOL_BODIES, Skel, StandIn, skel_str};
 pub use detail::{
-    Detail, detail, from_tree, full, kept_output, measured, unmeasurable, with_detail,
+    Detail, as_maps, by_kind, detail, from_tree, full, kept_output, maps, needs_maps, with_detail,
 };
 pub use num::{Num, Odd, Uint, odd_count, odd_counts};
 pub(crate) use record::boxed_record;

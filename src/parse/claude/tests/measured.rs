@@ -1,6 +1,10 @@
-//! The measured view's blocks read by kind (`typed_block`) against the full view's maps, over
-//! generated blocks: keys in any order, written twice, of every JSON kind, and keys of other
-//! kinds. Written as raw lines: key order and repeated keys matter, and `json!` keeps neither.
+//! Blocks read by kind (`typed_block`), in the full and the measured view, against blocks read
+//! into maps ([`as_maps`]), over generated blocks: keys in any order, written twice, of every
+//! JSON kind, and keys of other kinds. Written as raw lines: key order and repeated keys
+//! matter, and `json!` keeps neither.
+
+use crate::parse::Detail;
+use crate::parse::json::{as_maps, by_kind};
 
 use super::*;
 use crate::testing::Rng;
@@ -117,9 +121,9 @@ fn block(rng: &mut Rng) -> String {
 }
 
 #[test]
-fn blocks_read_by_kind_are_the_full_views_blocks_measured() {
+fn blocks_read_by_kind_are_the_blocks_read_into_maps() {
     let mut rng = Rng(0x5eed_b10c);
-    let (mut files, mut measured_outputs, mut blocks) = (0, 0, 0);
+    let (mut files, mut measured_outputs, mut blocks, mut read_again) = (0, 0, 0, 0);
     let dir = tempfile::tempdir().unwrap();
     for n in 0..300 {
         let mut lines = Vec::new();
@@ -139,18 +143,29 @@ fn blocks_read_by_kind_are_the_full_views_blocks_measured() {
         let path = dir.path().join(format!("s{n}.jsonl"));
         std::fs::write(&path, lines.join("\n")).unwrap();
         let file = SourceFile::new(Agent::Claude, path, FileRole::ClaudeMain);
-        let full = crate::parse::parse_file_with(&file, crate::parse::Detail::Full).unwrap();
-        let measured =
-            crate::parse::parse_file_with(&file, crate::parse::Detail::Measured).unwrap();
-        let mut expected = full.clone();
+        let maps = crate::parse::finish(as_maps(Detail::Full, || parse(&file)).unwrap());
+        let full = crate::parse::parse_file_with(&file, Detail::Full).unwrap();
+        assert!(full == maps, "file {n}, full view:\n{}", lines.join("\n"));
+        let measured = crate::parse::parse_file_with(&file, Detail::Measured).unwrap();
+        let mut expected = maps;
         measured_outputs += crate::fuzzing::measure_outputs_as(&mut expected, &measured);
-        assert!(expected == measured, "file {n}:\n{}", lines.join("\n"));
+        assert!(
+            expected == measured,
+            "file {n}, measured:\n{}",
+            lines.join("\n")
+        );
+        read_again += usize::from(by_kind(Detail::Full, || parse(&file)).1);
         files += 1;
     }
     assert_eq!(files, 300);
-    // Enough of the blocks are tool results measured for the comparison to mean something.
+    // Enough of the blocks are tool results measured for the comparison to mean something,
+    // and most files are read by kind to the end.
     assert!(
         blocks > 3000 && measured_outputs > 100,
         "{blocks} {measured_outputs}"
+    );
+    assert!(
+        read_again > 10 && read_again < 150,
+        "{read_again} files read again"
     );
 }
