@@ -261,10 +261,16 @@ fn shell_result(s: &str) -> Option<(String, bool, Vec<Part>)> {
     struct Shell<'a> {
         #[serde(borrow)]
         output: std::borrow::Cow<'a, str>,
+        /// Only `exit_code` is read of it: the rest is skipped, not built.
         #[serde(default)]
-        metadata: Option<Value>,
+        metadata: Option<crate::parse::json::Obj<Metadata>>,
         #[serde(default)]
         success: Option<Value>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Metadata {
+        #[serde(default)]
+        exit_code: Option<Value>,
     }
     let r: Shell = serde_json::from_str(s).ok()?;
     let out = r.output.trim_start();
@@ -274,7 +280,7 @@ fn shell_result(s: &str) -> Option<(String, bool, Vec<Part>)> {
     let exit = r
         .metadata
         .as_ref()
-        .and_then(|m| m.get("exit_code"))
+        .and_then(|m| m.get()?.exit_code.as_ref())
         .and_then(Value::as_i64);
     let err = match exit {
         Some(code) => code != 0,

@@ -775,6 +775,12 @@ fn a_shell_result_string_flattens_as_its_tree_does() {
         r#"{"output":"caf\u00e9 \ud83d\ude00 \"q\"","metadata":{"exit_code":1.0}}"#,
         r#"{"output":"big","metadata":{"exit_code":18446744073709551615}}"#,
         r#"  {"metadata":{"exit_code":0},"output":"order"}"#,
+        r#"{"output":"error: odd","metadata":"exit 0"}"#,
+        r#"{"output":"error: odd","metadata":[{"exit_code":0}]}"#,
+        r#"{"output":"ok","metadata":{"exit_code":null,"duration_seconds":{"s":1}}}"#,
+        r#"{"output":"ok","metadata":{"exit_code":"0"}}"#,
+        r#"{"output":"ok","metadata":{"exit_code":0,"exit_code":3}}"#,
+        r#"{"output":"error: twice","metadata":{"exit_code":3},"metadata":{"x":1}}"#,
         // Shapes the fast path leaves to the tree: nested JSON, non-string output, a repeated key.
         r#"{"output":"{\"output\":\"inner\",\"metadata\":{\"exit_code\":3}}"}"#,
         r#"{"output":" [{\"type\":\"text\",\"text\":\"t\"}]"}"#,
