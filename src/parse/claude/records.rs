@@ -392,9 +392,9 @@ impl<'de: 'a, 'a> Visitor<'de> for ByKind<'a> {
                 return mapped_block(map, None, map_of(before), self.measure);
             };
             if &*key == "type" {
-                return match map.next_value::<KindOr>()? {
-                    KindOr::Known(kind) => typed_block(kind, before, map, self.measure),
-                    KindOr::Other(v) => {
+                return match map.next_value::<StrOr<Kind>>()? {
+                    StrOr::Str(Kind(kind)) => typed_block(kind, before, map, self.measure),
+                    StrOr::Other(v) => {
                         let mut m = map_of(before);
                         m.insert("type".to_string(), v);
                         mapped_block(map, None, m, self.measure)
@@ -447,49 +447,70 @@ const TYPED_KINDS: [&str; 6] = [
     "image",
 ];
 
-/// A block's `type`: one of [`TYPED_KINDS`], or any other value as the full view reads it.
-enum KindOr {
-    Known(&'static str),
+/// A value read as what `T` makes of a string ([`ReadStr`]), or else as the full view reads it.
+enum StrOr<T> {
+    Str(T),
     Other(Value),
 }
 
-impl<'de> Deserialize<'de> for KindOr {
+/// What [`StrOr`] makes of a string, `None` for one it keeps as a `Value`.
+trait ReadStr: Sized {
+    fn read(s: &str) -> Option<Self>;
+}
+
+/// A block's `type` naming one of [`TYPED_KINDS`].
+struct Kind(&'static str);
+
+impl ReadStr for Kind {
+    fn read(s: &str) -> Option<Kind> {
+        TYPED_KINDS.iter().find(|k| **k == s).map(|k| Kind(k))
+    }
+}
+
+/// A tool result's string `content`, measured ([`Detail::Measured`]).
+impl ReadStr for TextSize {
+    fn read(s: &str) -> Option<TextSize> {
+        Some(TextSize::of(s))
+    }
+}
+
+impl<'de, T: ReadStr> Deserialize<'de> for StrOr<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = KindOr;
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: ReadStr> Visitor<'de> for V<T> {
+            type Value = StrOr<T>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("any JSON value")
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<KindOr, E> {
-                Ok(match TYPED_KINDS.iter().find(|k| **k == v) {
-                    Some(k) => KindOr::Known(k),
-                    None => KindOr::Other(Value::String(v.to_string())),
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<StrOr<T>, E> {
+                Ok(match T::read(v) {
+                    Some(t) => StrOr::Str(t),
+                    None => StrOr::Other(Value::String(v.to_string())),
                 })
             }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<KindOr, A::Error> {
-                Value::deserialize(de::value::MapAccessDeserializer::new(map)).map(KindOr::Other)
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<StrOr<T>, A::Error> {
+                Value::deserialize(de::value::MapAccessDeserializer::new(map)).map(StrOr::Other)
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<KindOr, A::Error> {
-                Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(KindOr::Other)
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<StrOr<T>, A::Error> {
+                Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(StrOr::Other)
             }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<KindOr, E> {
-                Ok(KindOr::Other(Value::Bool(v)))
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<StrOr<T>, E> {
+                Ok(StrOr::Other(Value::Bool(v)))
             }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<KindOr, E> {
-                Ok(KindOr::Other(Value::from(v)))
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<StrOr<T>, E> {
+                Ok(StrOr::Other(Value::from(v)))
             }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<KindOr, E> {
-                Ok(KindOr::Other(Value::from(v)))
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<StrOr<T>, E> {
+                Ok(StrOr::Other(Value::from(v)))
             }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<KindOr, E> {
-                Ok(KindOr::Other(Value::from(v)))
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<StrOr<T>, E> {
+                Ok(StrOr::Other(Value::from(v)))
             }
-            fn visit_unit<E: de::Error>(self) -> Result<KindOr, E> {
-                Ok(KindOr::Other(Value::Null))
+            fn visit_unit<E: de::Error>(self) -> Result<StrOr<T>, E> {
+                Ok(StrOr::Other(Value::Null))
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_any(V(PhantomData))
     }
 }
 
@@ -560,7 +581,7 @@ impl<'de: 'a, 'a> de::DeserializeSeed<'de> for Slot<'_, 'a> {
         let str = |d: D| Str::deserialize(d).map(|s| s.0);
         match (kind, self.key) {
             (_, "type") => {
-                if !matches!(KindOr::deserialize(d)?, KindOr::Known(k) if k == kind) {
+                if !matches!(StrOr::deserialize(d)?, StrOr::Str(Kind(k)) if k == kind) {
                     crate::parse::json::needs_maps();
                 }
             }
@@ -570,9 +591,9 @@ impl<'de: 'a, 'a> de::DeserializeSeed<'de> for Slot<'_, 'a> {
             ("tool_use", "name") => b.name = str(d)?,
             ("tool_use", "input") => b.input = Value::deserialize(d)?,
             ("tool_result", "tool_use_id") => b.tool_use_id = str(d)?,
-            ("tool_result", "content") if self.measure => match MeasuredContent::deserialize(d)? {
-                MeasuredContent::Size(s) => (b.result_size, b.result) = (Some(s), None),
-                MeasuredContent::Kept(v) => (b.result_size, b.result) = (None, Some(v)),
+            ("tool_result", "content") if self.measure => match StrOr::deserialize(d)? {
+                StrOr::Str(s) => (b.result_size, b.result) = (Some(s), None),
+                StrOr::Other(v) => (b.result_size, b.result) = (None, Some(v)),
             },
             ("tool_result", "content") => {
                 (b.result_size, b.result) = (None, Some(Value::deserialize(d)?));
@@ -617,12 +638,12 @@ fn mapped_block<'de, A: MapAccess<'de>>(
             && key == "content"
             && m.get("type").and_then(Value::as_str) == Some("tool_result")
         {
-            match map.next_value::<MeasuredContent>()? {
-                MeasuredContent::Size(size) => {
+            match map.next_value::<StrOr<TextSize>>()? {
+                StrOr::Str(size) => {
                     m.remove("content");
                     measured = Some(size);
                 }
-                MeasuredContent::Kept(v) => {
+                StrOr::Other(v) => {
                     measured = None;
                     m.insert(key, v);
                 }
@@ -648,52 +669,6 @@ fn mapped_block<'de, A: MapAccess<'de>>(
 /// The key by which serde_json (with `raw_value`) reads an object's first entry as raw JSON
 /// text, which [`ByKind`] does not imitate.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
-
-/// A tool result's `content` in [`Detail::Measured`]: a string measured, anything else kept
-/// as the `Value` the full view reads.
-enum MeasuredContent {
-    Size(TextSize),
-    Kept(Value),
-}
-
-impl<'de> Deserialize<'de> for MeasuredContent {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = MeasuredContent;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("tool result content")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<MeasuredContent, E> {
-                Ok(MeasuredContent::Size(TextSize::of(v)))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<MeasuredContent, A::Error> {
-                Value::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(MeasuredContent::Kept)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<MeasuredContent, A::Error> {
-                Value::deserialize(de::value::SeqAccessDeserializer::new(seq))
-                    .map(MeasuredContent::Kept)
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<MeasuredContent, E> {
-                Ok(MeasuredContent::Kept(Value::Bool(v)))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<MeasuredContent, E> {
-                Ok(MeasuredContent::Kept(Value::from(v)))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<MeasuredContent, E> {
-                Ok(MeasuredContent::Kept(Value::from(v)))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<MeasuredContent, E> {
-                Ok(MeasuredContent::Kept(Value::from(v)))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<MeasuredContent, E> {
-                Ok(MeasuredContent::Kept(Value::Null))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
 
 /// The keys of a block the summary view reads; serde_json skips the rest unread.
 #[derive(Deserialize)]
