@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use crate::model::TextSize;
 use crate::parse::json::{
-    Detail, Field, Flag, Key, Num, Obj, OptBool, Str, Time, boxed_record, detail,
+    Detail, Field, Flag, Key, Num, Obj, OptBool, Str, Time, boxed_record, detail, scalars_as_values,
 };
 
 boxed_record! {
@@ -420,21 +420,7 @@ impl<'de: 'a, 'a> Visitor<'de> for ByKind<'a> {
     fn visit_string<E: de::Error>(self, v: String) -> Result<Block<'a>, E> {
         Ok(Block::Text(Cow::Owned(v)))
     }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Block<'a>, E> {
-        Ok(Block::from_value(Value::Bool(v)))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Block<'a>, E> {
-        Ok(Block::from_value(Value::from(v)))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Block<'a>, E> {
-        Ok(Block::from_value(Value::from(v)))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Block<'a>, E> {
-        Ok(Block::from_value(Value::from(v)))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Block<'a>, E> {
-        Ok(Block::from_value(Value::Null))
-    }
+    scalars_as_values!(v => Block::from_value(v));
 }
 
 /// The block kinds [`typed_block`] reads: those [`Block::from_value`] takes keys from.
@@ -494,21 +480,7 @@ impl<'de, T: ReadStr> Deserialize<'de> for StrOr<T> {
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<StrOr<T>, A::Error> {
                 Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(StrOr::Other)
             }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<StrOr<T>, E> {
-                Ok(StrOr::Other(Value::Bool(v)))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<StrOr<T>, E> {
-                Ok(StrOr::Other(Value::from(v)))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<StrOr<T>, E> {
-                Ok(StrOr::Other(Value::from(v)))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<StrOr<T>, E> {
-                Ok(StrOr::Other(Value::from(v)))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<StrOr<T>, E> {
-                Ok(StrOr::Other(Value::Null))
-            }
+            scalars_as_values!(v => StrOr::Other(v));
         }
         d.deserialize_any(V(PhantomData))
     }

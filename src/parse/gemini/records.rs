@@ -170,21 +170,7 @@ impl<'de> Deserialize<'de> for Thought {
                 while seq.next_element::<IgnoredAny>()?.is_some() {}
                 Ok(Thought(None))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Thought, E> {
-                Ok(Thought(None))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Thought, E> {
-                Ok(Thought(None))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Thought, E> {
-                Ok(Thought(None))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Thought, E> {
-                Ok(Thought(None))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Thought, E> {
-                Ok(Thought(None))
-            }
+            crate::parse::json::other_kinds!(_k => Thought(None));
         }
         d.deserialize_any(V)
     }
@@ -274,21 +260,7 @@ impl<'de> Deserialize<'de> for CallIn {
             fn visit_str<E: de::Error>(self, v: &str) -> Result<CallIn, E> {
                 other(v.into_deserializer())
             }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<CallIn, E> {
-                Ok(CallIn::Other(Value::Bool(v)))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<CallIn, E> {
-                Ok(CallIn::Other(Value::from(v)))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<CallIn, E> {
-                Ok(CallIn::Other(Value::from(v)))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<CallIn, E> {
-                Ok(CallIn::Other(Value::from(v)))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<CallIn, E> {
-                Ok(CallIn::Other(Value::Null))
-            }
+            crate::parse::json::scalars_as_values!(v => CallIn::Other(v));
         }
         d.deserialize_any(V)
     }

@@ -173,6 +173,19 @@ fn call_value(rng: &mut Rng, depth: u32) -> String {
     }
 }
 
+/// An array of up to three `item`s, or one in ten times what `not` makes instead.
+fn array_or_not(
+    rng: &mut Rng,
+    not: impl FnOnce(&mut Rng) -> String,
+    mut item: impl FnMut(&mut Rng) -> String,
+) -> String {
+    if rng.below(10) == 0 {
+        return not(rng);
+    }
+    let items: Vec<String> = (0..rng.below(4)).map(|_| item(rng)).collect();
+    format!("[{}]", items.join(","))
+}
+
 /// Each call object read into the keys the engine reads is what the whole value (the
 /// skeleton, in the summary) held under those keys, from the line's text and from a tree,
 /// over generated calls: repeated keys, values of every kind, bodies nested at any depth
@@ -182,18 +195,14 @@ fn tool_calls_read_typed_are_what_their_values_held() {
     let mut rng = Rng(0xca11_5eed);
     let (mut calls, mut others) = (0, 0);
     for _ in 0..3000 {
-        let text = match rng.below(10) {
-            0 => call_value(&mut rng, 0),
-            _ => {
-                let items: Vec<String> = (0..rng.below(4))
-                    .map(|_| match rng.below(8) {
-                        0 => call_value(&mut rng, 1),
-                        _ => object(&mut rng, CALL_KEYS, 6, 0),
-                    })
-                    .collect();
-                format!("[{}]", items.join(","))
-            }
-        };
+        let text = array_or_not(
+            &mut rng,
+            |rng| call_value(rng, 0),
+            |rng| match rng.below(8) {
+                0 => call_value(rng, 1),
+                _ => object(rng, CALL_KEYS, 6, 0),
+            },
+        );
         let v: Value = serde_json::from_str(&text).unwrap();
         for detail in [Detail::Full, Detail::Summary] {
             let want = with_detail(detail, || {
@@ -231,13 +240,7 @@ fn thoughts_read_as_texts_are_the_texts_of_their_values() {
     let mut rng = Rng(0x7e57_7007);
     let (mut texts, mut stood_in) = (0, 0);
     for _ in 0..3000 {
-        let text = match rng.below(10) {
-            0 => value(&mut rng),
-            _ => {
-                let items: Vec<String> = (0..rng.below(4)).map(|_| thought(&mut rng)).collect();
-                format!("[{}]", items.join(","))
-            }
-        };
+        let text = array_or_not(&mut rng, value, thought);
         let v: Value = serde_json::from_str(&text).unwrap();
         for (detail, summary) in [(Detail::Full, false), (Detail::Summary, true)] {
             let want = expected(&v, summary);

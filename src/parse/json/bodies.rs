@@ -13,7 +13,6 @@ use serde_json::Value;
 #[cfg(doc)]
 use super::Detail;
 use super::detail::{FROM_TREE, full};
-use super::kind_of_unexpected;
 
 // ---------------------------------------------------------------------------------- Kept
 

@@ -27,51 +27,65 @@ use std::marker::PhantomData;
 use chrono::{DateTime, Utc};
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-/// The JSON kind a visitor saw, for warnings ("a JSON array is not …").
-fn kind_of_unexpected(u: &de::Unexpected) -> &'static str {
-    match u {
-        de::Unexpected::Bool(_) => "boolean",
-        de::Unexpected::Unsigned(_) | de::Unexpected::Signed(_) | de::Unexpected::Float(_) => {
-            "number"
-        }
-        de::Unexpected::Str(_) | de::Unexpected::Char(_) => "string",
-        de::Unexpected::Seq => "array",
-        de::Unexpected::Map => "object",
-        de::Unexpected::Unit | de::Unexpected::Option => "null",
-        _ => "value",
-    }
-}
-
 /// Implements the visitor methods that consume a value of any other JSON type and return
 /// `$other` (an expression that may use `kind: &'static str`).
 macro_rules! other_kinds {
     ($kind:ident => $other:expr) => {
-        fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-            let $kind = kind_of_unexpected(&de::Unexpected::Bool(v));
+        fn visit_bool<E: ::serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            let $kind = "boolean";
             Ok($other)
         }
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        fn visit_i64<E: ::serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
             let $kind = "number";
             Ok($other)
         }
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        fn visit_u64<E: ::serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
             let $kind = "number";
             Ok($other)
         }
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        fn visit_f64<E: ::serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
             let $kind = "number";
             Ok($other)
         }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        fn visit_unit<E: ::serde::de::Error>(self) -> Result<Self::Value, E> {
             let $kind = "null";
             Ok($other)
         }
-        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        fn visit_none<E: ::serde::de::Error>(self) -> Result<Self::Value, E> {
             let $kind = "null";
             Ok($other)
         }
     };
 }
+pub(crate) use other_kinds;
+
+/// Implements the visitor methods for a boolean, a number and `null`, each read as the
+/// `serde_json::Value` the full view reads (`$value`) and returned as `$out`.
+macro_rules! scalars_as_values {
+    ($value:ident => $out:expr) => {
+        fn visit_bool<E: ::serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
+            let $value = ::serde_json::Value::Bool(v);
+            Ok($out)
+        }
+        fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            let $value = ::serde_json::Value::from(v);
+            Ok($out)
+        }
+        fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            let $value = ::serde_json::Value::from(v);
+            Ok($out)
+        }
+        fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            let $value = ::serde_json::Value::from(v);
+            Ok($out)
+        }
+        fn visit_unit<E: ::serde::de::Error>(self) -> Result<Self::Value, E> {
+            let $value = ::serde_json::Value::Null;
+            Ok($out)
+        }
+    };
+}
+pub(crate) use scalars_as_values;
 
 macro_rules! other_strings {
     ($kind:ident => $other:expr) => {
