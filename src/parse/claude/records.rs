@@ -453,13 +453,6 @@ impl ReadStr for Kind {
     }
 }
 
-/// A tool result's string `content`, measured ([`Detail::Measured`]).
-impl ReadStr for TextSize {
-    fn read(s: &str) -> Option<TextSize> {
-        Some(TextSize::of(s))
-    }
-}
-
 impl<'de, T: ReadStr> Deserialize<'de> for StrOr<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V<T>(PhantomData<T>);
@@ -484,6 +477,23 @@ impl<'de, T: ReadStr> Deserialize<'de> for StrOr<T> {
         }
         d.deserialize_any(V(PhantomData))
     }
+}
+
+/// A tool result's `content` in [`Detail::Measured`]: a string measured on its JSON literal,
+/// not decoded ([`literal_size`](crate::parse::json::literal_size)); anything else read from
+/// that text as the full view reads it (rare: Claude Code writes most results as a string).
+fn measured_content<'de, D: Deserializer<'de>>(d: D) -> Result<StrOr<TextSize>, D::Error> {
+    let raw = <&'de serde_json::value::RawValue>::deserialize(d)?.get();
+    if raw.starts_with('"') {
+        // Only a lone surrogate escape stops the measure: the error serde_json gives for it
+        // when decoding, so that the line reader repairs the line as it did.
+        return crate::parse::json::literal_size(raw)
+            .map(StrOr::Str)
+            .ok_or_else(|| de::Error::custom("lone leading surrogate in hex escape"));
+    }
+    serde_json::from_str(raw)
+        .map(StrOr::Other)
+        .map_err(de::Error::custom)
 }
 
 /// The rest of a block whose `type` named `kind`, `before` holding the key that came before
@@ -563,7 +573,7 @@ impl<'de: 'a, 'a> de::DeserializeSeed<'de> for Slot<'_, 'a> {
             ("tool_use", "name") => b.name = str(d)?,
             ("tool_use", "input") => b.input = Value::deserialize(d)?,
             ("tool_result", "tool_use_id") => b.tool_use_id = str(d)?,
-            ("tool_result", "content") if self.measure => match StrOr::deserialize(d)? {
+            ("tool_result", "content") if self.measure => match measured_content(d)? {
                 StrOr::Str(s) => (b.result_size, b.result) = (Some(s), None),
                 StrOr::Other(v) => (b.result_size, b.result) = (None, Some(v)),
             },
@@ -610,7 +620,7 @@ fn mapped_block<'de, A: MapAccess<'de>>(
             && key == "content"
             && m.get("type").and_then(Value::as_str) == Some("tool_result")
         {
-            match map.next_value::<StrOr<TextSize>>()? {
+            match map.next_value_seed(MeasuredContent)? {
                 StrOr::Str(size) => {
                     m.remove("content");
                     measured = Some(size);
@@ -636,6 +646,16 @@ fn mapped_block<'de, A: MapAccess<'de>>(
         b.result_size = Some(size);
     }
     Ok(block)
+}
+
+/// [`measured_content`] as a map's value.
+struct MeasuredContent;
+
+impl<'de> de::DeserializeSeed<'de> for MeasuredContent {
+    type Value = StrOr<TextSize>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        measured_content(d)
+    }
 }
 
 /// The key by which serde_json (with `raw_value`) reads an object's first entry as raw JSON

@@ -114,6 +114,7 @@ macro_rules! other_containers {
 // The submodules use the macros above, so they are declared after them.
 mod bodies;
 mod detail;
+mod literal;
 mod num;
 mod record;
 
@@ -121,6 +122,7 @@ pub use bodies::{Body, Kept, SKEL_KEEP_ALL, SKEL_TOOL_BODIES, Skel, StandIn, ske
 pub use detail::{
     Detail, as_maps, by_kind, detail, from_tree, full, kept_output, maps, needs_maps, with_detail,
 };
+pub use literal::literal_size;
 pub use num::{Num, Odd, Uint, odd_count, odd_counts};
 pub(crate) use record::boxed_record;
 

@@ -56,7 +56,8 @@ pub fn repair_lone_surrogates(line: &mut [u8]) {
     }
 }
 
-fn hex4(b: &[u8]) -> Option<u32> {
+/// The four hex digits that `b` starts with, as a UTF-16 unit.
+pub fn hex4(b: &[u8]) -> Option<u32> {
     let h = b.get(..4)?;
     let s = std::str::from_utf8(h).ok()?;
     u32::from_str_radix(s, 16).ok()

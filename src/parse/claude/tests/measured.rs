@@ -41,6 +41,8 @@ fn string(rng: &mut Rng) -> String {
     (*rng.pick(&[
         r#""plain""#,
         r#""a \"q\"\n\u00e9 \ud83d\ude00""#,
+        // A lone surrogate: the line is repaired and read again, in every view.
+        r#""cut \ud83d""#,
         r#""""#,
         r#"" ""#,
         r#""t1""#,
