@@ -8,7 +8,7 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAcces
 use serde_json::Value;
 
 use super::Obj;
-use crate::model::Part;
+use crate::model::{Part, TextSize};
 use crate::parse::{base64_decoded_len, str_field};
 
 /// What precedes the human request in IDE-originated prompts.
@@ -261,32 +261,75 @@ fn shell_result(s: &str) -> Option<(String, bool, Vec<Part>)> {
     struct Shell<'a> {
         #[serde(borrow)]
         output: std::borrow::Cow<'a, str>,
-        /// Only `exit_code` is read of it: the rest is skipped, not built.
         #[serde(default)]
         metadata: Option<crate::parse::json::Obj<Metadata>>,
         #[serde(default)]
         success: Option<Value>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Metadata {
-        #[serde(default)]
-        exit_code: Option<Value>,
     }
     let r: Shell = serde_json::from_str(s).ok()?;
     let out = r.output.trim_start();
     if out.starts_with('{') || out.starts_with('[') {
         return None;
     }
-    let exit = r
-        .metadata
+    let err = shell_failed(&r.metadata, &r.success, || text_is_error(&r.output));
+    Some((r.output.into_owned(), err, Vec::new()))
+}
+
+/// [`shell_result`] in the measured view, which keeps an output's size and not its text: the
+/// size and whether the result failed, without decoding the output
+/// ([`literal_size`](crate::parse::json::literal_size) and [`text_head`] read it as its JSON
+/// literal). `None` wherever `shell_result` gives none, and where the output needs decoding
+/// after all (a lone surrogate escape): the output is then flattened the usual way.
+pub(super) fn shell_result_measured(v: &Value) -> Option<(TextSize, bool)> {
+    #[derive(serde::Deserialize)]
+    struct Shell<'a> {
+        #[serde(borrow)]
+        output: &'a serde_json::value::RawValue,
+        #[serde(default)]
+        metadata: Option<crate::parse::json::Obj<Metadata>>,
+        #[serde(default)]
+        success: Option<Value>,
+    }
+    let Value::String(s) = v else {
+        return None;
+    };
+    if !s.trim_start().starts_with('{') {
+        return None;
+    }
+    let r: Shell = serde_json::from_str(s).ok()?;
+    let raw = r.output.get();
+    if starts_as_json(raw)? {
+        return None;
+    }
+    let size = crate::parse::json::literal_size(raw)?;
+    // Its text is read only when no exit code decides, as far as `text_is_error` reads it.
+    let text_error = || matches!(text_head(raw), Some(Head::Text(head)) if text_is_error(&head));
+    Some((size, shell_failed(&r.metadata, &r.success, text_error)))
+}
+
+/// A shell result's `metadata`: only `exit_code` is read of it, the rest is skipped, not built.
+#[derive(serde::Deserialize)]
+struct Metadata {
+    #[serde(default)]
+    exit_code: Option<Value>,
+}
+
+/// Whether a shell result failed: by its exit code, or without one by what its text says
+/// (`text_error`, asked only then); and whenever it says `success: false`.
+fn shell_failed(
+    metadata: &Option<crate::parse::json::Obj<Metadata>>,
+    success: &Option<Value>,
+    text_error: impl FnOnce() -> bool,
+) -> bool {
+    let exit = metadata
         .as_ref()
         .and_then(|m| m.get()?.exit_code.as_ref())
         .and_then(Value::as_i64);
-    let err = match exit {
+    let by_exit = match exit {
         Some(code) => code != 0,
-        None => text_is_error(&r.output),
-    } || r.success == Some(Value::Bool(false));
-    Some((r.output.into_owned(), err, Vec::new()))
+        None => text_error(),
+    };
+    by_exit || *success == Some(Value::Bool(false))
 }
 
 fn is_content_array(items: &[Value]) -> bool {
@@ -554,6 +597,17 @@ enum Head {
 /// Decode the start of a JSON string literal (`raw` includes the quotes). `None` when the
 /// literal is not one this decoder handles (the caller then decodes it whole).
 fn text_head(raw: &str) -> Option<Head> {
+    decode_head(raw, false)
+}
+
+/// Whether the text of a JSON string literal starts, after whitespace, as JSON does (with
+/// `{` or `[`): [`text_head`] decoding no further than that character.
+fn starts_as_json(raw: &str) -> Option<bool> {
+    Some(matches!(decode_head(raw, true)?, Head::Json))
+}
+
+/// [`text_head`], or with `first` only up to the first character after whitespace.
+fn decode_head(raw: &str, first: bool) -> Option<Head> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
     let b = inner.as_bytes();
     let mut out = String::new();
@@ -575,7 +629,7 @@ fn text_head(raw: &str) -> Option<Head> {
         if c == '\n' {
             lines += 1;
         }
-        Some(lines >= 6 && chars >= 40)
+        Some(first || (lines >= 6 && chars >= 40))
     };
     while i < b.len() {
         if b[i] != b'\\' {

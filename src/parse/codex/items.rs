@@ -10,7 +10,7 @@ use crate::parse::{self, base64_decoded_len};
 
 use super::content::{
     content_parts, copy_text, flatten_output, harness_kind, json_or_raw, looks_base64,
-    merged_attachments, prompt_key, tag_value,
+    merged_attachments, prompt_key, shell_result_measured, tag_value,
 };
 use super::records::{Output, P};
 use super::{Builder, HumanPrompt, PromptSource, whole_payload};
@@ -114,23 +114,34 @@ impl Builder {
                     Some(c) => c.to_string(),
                     None => self.synth_id("result"),
                 };
-                let (output, mut is_error, attachments) = if ty == "tool_search_output" {
-                    let text = match p.tools.as_ref().or(p.output.value()) {
-                        Some(Value::String(s)) => s.clone(),
-                        Some(v) if !v.is_null() => v.to_string(),
-                        _ => String::new(),
-                    };
-                    (text, false, Vec::new())
-                } else {
-                    match &p.output {
-                        Output::Summary(e) => (String::new(), e.is_error, Vec::new()),
-                        other => flatten_output(other.value().unwrap_or(&Value::Null)),
+                // The measured view keeps a shell result's size, read without decoding it.
+                let measured = (ty != "tool_search_output"
+                    && parse::json::detail() == parse::Detail::Measured)
+                    .then(|| p.output.value().and_then(shell_result_measured))
+                    .flatten();
+                let (output, mut is_error, attachments, output_size) = match measured {
+                    Some((size, is_error)) => (String::new(), is_error, Vec::new(), Some(size)),
+                    None => {
+                        let (output, is_error, attachments) = if ty == "tool_search_output" {
+                            let text = match p.tools.as_ref().or(p.output.value()) {
+                                Some(Value::String(s)) => s.clone(),
+                                Some(v) if !v.is_null() => v.to_string(),
+                                _ => String::new(),
+                            };
+                            (text, false, Vec::new())
+                        } else {
+                            match &p.output {
+                                Output::Summary(e) => (String::new(), e.is_error, Vec::new()),
+                                other => flatten_output(other.value().unwrap_or(&Value::Null)),
+                            }
+                        };
+                        let (output, size) = parse::json::kept_output(output);
+                        (output, is_error, attachments, size)
                     }
                 };
                 if p.status.is("failed") {
                     is_error = true;
                 }
-                let (output, output_size) = parse::json::kept_output(output);
                 let part = Part::ToolResult {
                     call_id,
                     output,

@@ -1,7 +1,8 @@
 //! Unit tests of the Codex parser: one test per rule of the module doc.
 
-use super::content::{flatten_output, harness_kind, prompt_key};
+use super::content::{flatten_output, harness_kind, prompt_key, shell_result_measured};
 use super::*;
+use crate::model::TextSize;
 use crate::model::{Message, Role, Trigger};
 use serde_json::json;
 use std::io::Write;
@@ -786,13 +787,34 @@ fn a_shell_result_string_flattens_as_its_tree_does() {
         r#"{"output":" [{\"type\":\"text\",\"text\":\"t\"}]"}"#,
         r#"{"output":["a","b"]}"#,
         r#"{"output":"first","output":"second"}"#,
+        // Outputs the measured view reads without decoding them, or leaves to the decoding:
+        // JSON after whitespace written as escapes, a failure said only by the text, escapes
+        // of every kind, a lone surrogate.
+        r#"{"output":"\n\t {\"a\":1}"}"#,
+        r#"{"output":"\u0020[1]","metadata":{"exit_code":0}}"#,
+        r#"{"output":"Chunk ID: 1\nProcess exited with code 2\nOutput:\n"}"#,
+        r#"{"output":"  ERROR: \u00e9chec \\ \/","metadata":{}}"#,
+        r#"{"output":"cut \ud83d","metadata":{"exit_code":0}}"#,
     ];
+    let mut measured = 0;
     for s in cases {
-        let tree: Value = serde_json::from_str(s).unwrap();
-        assert_eq!(
-            flatten_output(&Value::String(s.to_string())),
-            flatten_output(&tree),
-            "{s}"
-        );
+        let string = Value::String(s.to_string());
+        let flat = flatten_output(&string);
+        // A lone surrogate is no JSON for serde_json: there is no tree to compare with.
+        match serde_json::from_str::<Value>(s) {
+            Ok(tree) => assert_eq!(flat, flatten_output(&tree), "{s}"),
+            Err(_) => assert!(s.contains(r"\ud83d"), "{s}"),
+        }
+        let (text, is_error, _) = flat;
+        // The measured view's reading, where it applies, is the size of the same text and
+        // the same failure.
+        if let Some((size, err)) = shell_result_measured(&string) {
+            assert_eq!((size, err), (TextSize::of(&text), is_error), "{s}");
+            measured += 1;
+        }
     }
+    // Every case but nine: the six the tree decides (JSON in the output, an output that is no
+    // string, a repeated key), the two JSON texts after whitespace written as escapes, and
+    // the lone surrogate.
+    assert_eq!(measured, cases.len() - 9);
 }
