@@ -749,9 +749,16 @@ impl<'de> serde::de::Visitor<'de> for Tree {
         // Records' objects are small: a linear search for a repeated key beats an
         // index, until an object is large enough for the index to pay.
         const INDEX_FROM: usize = 32;
-        let mut v: Vec<(Key, J)> = Vec::new();
+        // A record and a tool call hold about eight keys: room for them at once.
+        let mut v: Vec<(Key, J)> = match self.0 {
+            Keys::Record | Keys::Call => Vec::with_capacity(8),
+            Keys::All | Keys::Calls => Vec::new(),
+        };
         let mut index: std::collections::HashMap<Key, usize> = Default::default();
+        // Whether a key may be an array index, which `js_key_order` moves first: hardly any is.
+        let mut digit_first = false;
         while let Some(k) = a.next_key_seed(KeySeed)? {
+            digit_first |= k.as_bytes().first().is_some_and(u8::is_ascii_digit);
             let value = match self.0 {
                 Keys::Record if k == "toolCalls" => Tree(Keys::Calls),
                 Keys::Call if UI_ONLY.contains(&&*k) => {
@@ -782,7 +789,7 @@ impl<'de> serde::de::Visitor<'de> for Tree {
                 }
             }
         }
-        Ok(J::Obj(js_key_order(v)))
+        Ok(J::Obj(if digit_first { js_key_order(v) } else { v }))
     }
 }
 
