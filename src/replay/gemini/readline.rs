@@ -123,27 +123,38 @@ impl<R: Read> Readline<R> {
         if std::mem::take(&mut self.cr) && bytes[0] != b'\n' {
             return self.settle(Verdict::Differs);
         }
-        // One scan for the three bytes that matter: a line end, a carriage return (which must
-        // start a `\r\n`), a form feed (never allowed).
-        let mut start = 0;
-        for i in memchr::memchr3_iter(b'\n', b'\r', 0x0c, bytes) {
-            match bytes[i] {
-                b'\n' => {
-                    if self.line + (i - start) >= self.max_line {
-                        return self.settle(Verdict::Differs);
-                    }
-                    self.line = 0;
-                    start = i + 1;
-                }
-                b'\r' => match bytes.get(i + 1) {
-                    Some(b'\n') => {}
-                    Some(_) => return self.settle(Verdict::Differs),
-                    None => self.cr = true,
-                },
+        // A carriage return must start a `\r\n`; a form feed is never allowed. Both are rare:
+        // one scan for the two finds them at full speed.
+        for i in memchr::memchr2_iter(b'\r', 0x0c, bytes) {
+            match (bytes[i], bytes.get(i + 1)) {
+                (b'\r', Some(b'\n')) => {}
+                (b'\r', None) => self.cr = true,
                 _ => return self.settle(Verdict::Differs),
             }
         }
-        self.line += bytes.len() - start;
+        // Line lengths: the line that goes on from the last read ends at the first `\n`, the
+        // next one starts after the last. The lines between are shorter than `bytes`, and are
+        // measured one by one only when that is not short enough.
+        match memchr::memchr(b'\n', bytes) {
+            Some(first) => {
+                if self.line + first >= self.max_line {
+                    return self.settle(Verdict::Differs);
+                }
+                let last = memchr::memrchr(b'\n', bytes).unwrap_or(first);
+                if bytes.len() >= self.max_line {
+                    let mut start = first + 1;
+                    for i in memchr::memchr_iter(b'\n', &bytes[first + 1..=last]) {
+                        let end = first + 1 + i;
+                        if end - start >= self.max_line {
+                            return self.settle(Verdict::Differs);
+                        }
+                        start = end + 1;
+                    }
+                }
+                self.line = bytes.len() - (last + 1);
+            }
+            None => self.line += bytes.len(),
+        }
         // Already too long, wherever it ends: stop before a reader buffers the rest of it.
         if self.line >= self.max_line {
             return self.settle(Verdict::Differs);
@@ -323,10 +334,20 @@ mod tests {
                 };
                 bytes.extend_from_slice(atom);
             }
-            let sizes: Vec<usize> = (0..3).map(|_| 1 + (next() % 5) as usize).collect();
+            // Mostly short pieces; sometimes pieces that hold several lines whole.
+            let sizes: Vec<usize> = (0..3)
+                .map(|_| 1 + (next() % if next() % 3 == 0 { 40 } else { 5 }) as usize)
+                .collect();
             let limit = if next() % 10 == 0 { n as u64 } else { u64::MAX };
-            // Mostly the real line limit; sometimes one short enough for these strings.
-            let max_line = if next() % 4 == 0 { 12 } else { MAX_LINE_BYTES };
+            // Mostly the real line limit; sometimes one short enough for these strings, or
+            // for a piece to hold a line that passes it.
+            let max_line = match next() % 8 {
+                0 | 1 => 12,
+                2 => 8,
+                // As long as `{"a":1}`: a line that reaches the limit exactly.
+                3 => 7,
+                _ => MAX_LINE_BYTES,
+            };
             let want = whole(&bytes, limit, max_line);
             let got = streamed(&bytes, sizes.clone(), limit, max_line);
             // Past the limit, content the reads had already ruled out may settle it first:
@@ -343,6 +364,32 @@ mod tests {
         }
         // Both outcomes were exercised.
         assert!(applies > 500 && differs > 500, "{applies} / {differs}");
+    }
+
+    /// A read that holds several lines whole holds each of them to the limit, one of exactly
+    /// the limit's length too.
+    #[test]
+    fn lines_inside_one_read_are_held_to_the_limit() {
+        let lines: &[u8] = b"{}\n{\"a\":1}\n{}\n{\"bbbbbb\":2}\n{}\n";
+        let cases: [(&[u8], usize, Verdict); 5] = [
+            (b"{\"a\":1}\n{\"bb\":2}\n{}\n", 8, Verdict::Differs),
+            (b"{\"a\":1}\n{\"bb\":2}\n{}\n", 9, Verdict::Applies),
+            (b"{\"a\":1}\n{\"b\":2}\n{}\n", 8, Verdict::Applies),
+            // The fourth line, 12 bytes, after three others inside the read.
+            (lines, 12, Verdict::Differs),
+            (lines, 13, Verdict::Applies),
+        ];
+        for (text, max_line, want) in cases {
+            // Read in one piece: every line but the first and the last lies inside the read.
+            let got = Readline::with_max_line(text, u64::MAX, max_line).finish();
+            assert_eq!(
+                got,
+                want,
+                "{:?} to {max_line}",
+                String::from_utf8_lossy(text)
+            );
+            assert_eq!(whole(text, u64::MAX, max_line), want);
+        }
     }
 
     #[test]
