@@ -482,8 +482,21 @@ impl<'de, T: ReadStr> Deserialize<'de> for StrOr<T> {
 /// A tool result's `content` in [`Detail::Measured`]: a string measured on its JSON literal,
 /// not decoded ([`literal_size`](crate::parse::json::literal_size)); anything else read from
 /// that text as the full view reads it (rare: Claude Code writes most results as a string).
+///
+/// A value serde_json cannot read (a control character in a string, say) fails the line here
+/// with the error of a skipped value, whose position is not always the one decoding it gives:
+/// the file is then read again with the full view's maps ([`json::needs_maps`]), so that a
+/// replay reports the line as `show` does.
+///
+/// [`json::needs_maps`]: crate::parse::json::needs_maps
 fn measured_content<'de, D: Deserializer<'de>>(d: D) -> Result<StrOr<TextSize>, D::Error> {
-    let raw = <&'de serde_json::value::RawValue>::deserialize(d)?.get();
+    let read_again = |e| {
+        crate::parse::json::needs_maps();
+        e
+    };
+    let raw = <&'de serde_json::value::RawValue>::deserialize(d)
+        .map_err(read_again)?
+        .get();
     if raw.starts_with('"') {
         // Only a lone surrogate escape stops the measure: the error serde_json gives for it
         // when decoding, so that the line reader repairs the line as it did.
@@ -493,7 +506,7 @@ fn measured_content<'de, D: Deserializer<'de>>(d: D) -> Result<StrOr<TextSize>, 
     }
     serde_json::from_str(raw)
         .map(StrOr::Other)
-        .map_err(de::Error::custom)
+        .map_err(|e| read_again(de::Error::custom(e)))
 }
 
 /// The rest of a block whose `type` named `kind`, `before` holding the key that came before

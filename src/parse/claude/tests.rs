@@ -863,6 +863,32 @@ fn the_measured_view_is_the_full_view_with_string_outputs_measured() {
     assert_eq!(measured.warnings.len(), 1, "{:?}", measured.warnings);
 }
 
+/// A tool result's content that serde_json cannot read (a control character, an escape it
+/// does not know): the line is reported as the full view reports it, at the same column, so
+/// the measured view reads that file again as the full view does.
+#[test]
+fn an_unreadable_measured_output_is_reported_as_the_full_view_reports_it() {
+    let call = r#"{"type":"assistant","uuid":"a1","sessionId":"s1","message":{"id":"m1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"usage":{"input_tokens":1,"output_tokens":1}}}"#;
+    for content in [
+        "\"a\u{1}b\"",
+        r#""a\xb""#,
+        r#"[{"type":"text","text":"a\u{1}"}]"#,
+    ] {
+        let line = format!(
+            r#"{{"type":"user","uuid":"u1","sessionId":"s1","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t1","content":{content}}}]}}}}"#
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s1.jsonl");
+        std::fs::write(&path, format!("{call}\n{line}\n{call}\n")).unwrap();
+        let file = SourceFile::new(Agent::Claude, path, FileRole::ClaudeMain);
+        let full = crate::parse::parse_file_with(&file, crate::parse::Detail::Full).unwrap();
+        let measured =
+            crate::parse::parse_file_with(&file, crate::parse::Detail::Measured).unwrap();
+        assert_eq!(full.warnings.len(), 1, "{content}: {:?}", full.warnings);
+        assert_eq!(measured, full, "{content}");
+    }
+}
+
 /// A tool result whose `type` is written again, as another kind, after its content was
 /// measured: the measured view reads that file whole, as the full view does, whether the
 /// line is otherwise valid or a record cut short with the next one spliced in (the cut output's
