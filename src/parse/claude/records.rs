@@ -484,14 +484,17 @@ impl<'de, T: ReadStr> Deserialize<'de> for StrOr<T> {
 /// that text as the full view reads it (rare: Claude Code writes most results as a string).
 ///
 /// A value serde_json cannot read (a control character in a string, say) fails the line here
-/// with the error of a skipped value, whose position is not always the one decoding it gives:
-/// the file is then read again with the full view's maps ([`json::needs_maps`]), so that a
-/// replay reports the line as `show` does.
+/// with the error of a skipped value, whose position is not always the one decoding it gives.
+/// Unless the line reader repairs the line and reads it again (a lone surrogate, a number out
+/// of range, bytes that are not UTF-8), the file is then read again with the full view's maps
+/// ([`json::needs_maps`]), so that a replay reports the line as `show` does.
 ///
 /// [`json::needs_maps`]: crate::parse::json::needs_maps
 fn measured_content<'de, D: Deserializer<'de>>(d: D) -> Result<StrOr<TextSize>, D::Error> {
-    let read_again = |e| {
-        crate::parse::json::needs_maps();
+    let read_again = |e: D::Error| {
+        if !crate::parse::read::error_is_repaired(&e.to_string()) {
+            crate::parse::json::needs_maps();
+        }
         e
     };
     let raw = <&'de serde_json::value::RawValue>::deserialize(d)

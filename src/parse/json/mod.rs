@@ -9,7 +9,8 @@
 //!
 //! The pieces live apart by concern: `detail` holds the view a parse runs at, `num` the token
 //! count and the odd values it notes, `bodies` the values the summary view skips or stands in
-//! for; the small lenient scalars and containers stay here.
+//! for, `literal` the size of a string measured on its JSON literal; the small lenient scalars
+//! and containers stay here.
 //!
 //! # Detail
 //! The same parser serves three views of a file ([`Detail`]): `Full` builds the whole session

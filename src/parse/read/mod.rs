@@ -16,7 +16,7 @@ mod tests;
 pub use escapes::{decode_string, hex4, repair_lone_surrogates};
 pub use file::{Shrank, non_regular_kind, open, read_all, shrank, unreadable};
 pub use lines::{Line, Lines};
-pub use records::{Records, for_each_record, for_each_record_pre};
+pub use records::{Records, error_is_repaired, for_each_record, for_each_record_pre};
 
 /// Longest JSONL line (or whole-document file) read. Real records reach a few MB (a pasted
 /// image, a huge tool output); anything longer is skipped and reported with its line number, so

@@ -276,6 +276,18 @@ fn decode<'b, T: Records>(
     Outcome::Bad(err.to_string())
 }
 
+/// Whether a line that fails with the error `message` is repaired and read again, or reported
+/// in words of its own (a nesting too deep), by [`decode`]: its error's position is then never
+/// reported. A reader that reads part of a line its own way may fail where serde_json's
+/// decoding fails at another position; it needs the decoding's error only when this is false.
+pub fn error_is_repaired(message: &str) -> bool {
+    message.starts_with("recursion limit exceeded")
+        || message.contains("surrogate")
+        || message.contains("hex escape")
+        || message.starts_with("number out of range")
+        || message.contains("invalid unicode")
+}
+
 /// The deepest nesting serde_json reads into a `Value` (its recursion limit is 128 levels
 /// counting the one that fails).
 const MAX_DEPTH: usize = 127;
