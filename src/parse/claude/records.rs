@@ -486,7 +486,7 @@ impl<'de, T: ReadStr> Deserialize<'de> for StrOr<T> {
 /// A value serde_json cannot read (a control character in a string, say) fails the line here
 /// with the error of a skipped value, whose position is not always the one decoding it gives.
 /// Unless the line reader repairs the line and reads it again (a lone surrogate, a number out
-/// of range, bytes that are not UTF-8), the file is then read again with the full view's maps
+/// of range), the file is then read again with the full view's maps
 /// ([`json::needs_maps`]), so that a replay reports the line as `show` does.
 ///
 /// [`json::needs_maps`]: crate::parse::json::needs_maps

@@ -280,12 +280,13 @@ fn decode<'b, T: Records>(
 /// in words of its own (a nesting too deep), by [`decode`]: its error's position is then never
 /// reported. A reader that reads part of a line its own way may fail where serde_json's
 /// decoding fails at another position; it needs the decoding's error only when this is false.
+/// (Bytes that are not UTF-8 are repaired too, but the error is reported when the repaired
+/// line fails as well: not one of these.)
 pub fn error_is_repaired(message: &str) -> bool {
     message.starts_with("recursion limit exceeded")
         || message.contains("surrogate")
         || message.contains("hex escape")
         || message.starts_with("number out of range")
-        || message.contains("invalid unicode")
 }
 
 /// The deepest nesting serde_json reads into a `Value` (its recursion limit is 128 levels
