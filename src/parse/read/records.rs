@@ -277,11 +277,11 @@ fn decode<'b, T: Records>(
 }
 
 /// Whether a line that fails with the error `message` is repaired and read again, or reported
-/// in words of its own (a nesting too deep), by [`decode`]: its error's position is then never
-/// reported. A reader that reads part of a line its own way may fail where serde_json's
-/// decoding fails at another position; it needs the decoding's error only when this is false.
-/// (Bytes that are not UTF-8 are repaired too, but the error is reported when the repaired
-/// line fails as well: not one of these.)
+/// in words of its own (a nesting too deep), by the line reader ([`for_each_record`]): its
+/// error's position is then never reported. A reader that reads part of a line its own way
+/// may fail where serde_json's decoding fails at another position; it needs the decoding's
+/// error only when this is false. (Bytes that are not UTF-8 are repaired too, but the error is
+/// reported when the repaired line fails as well: not one of these.)
 pub fn error_is_repaired(message: &str) -> bool {
     message.starts_with("recursion limit exceeded")
         || message.contains("surrogate")
