@@ -433,49 +433,39 @@ const TYPED_KINDS: [&str; 6] = [
     "image",
 ];
 
-/// A value read as what `T` makes of a string ([`ReadStr`]), or else as the full view reads it.
+/// A value read as `T` when it is a string (a block's [`Kind`], a tool result's measured
+/// content), or else as the full view reads it.
 enum StrOr<T> {
     Str(T),
     Other(Value),
 }
 
-/// What [`StrOr`] makes of a string, `None` for one it keeps as a `Value`.
-trait ReadStr: Sized {
-    fn read(s: &str) -> Option<Self>;
-}
-
 /// A block's `type` naming one of [`TYPED_KINDS`].
 struct Kind(&'static str);
 
-impl ReadStr for Kind {
-    fn read(s: &str) -> Option<Kind> {
-        TYPED_KINDS.iter().find(|k| **k == s).map(|k| Kind(k))
-    }
-}
-
-impl<'de, T: ReadStr> Deserialize<'de> for StrOr<T> {
+impl<'de> Deserialize<'de> for StrOr<Kind> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<T>(PhantomData<T>);
-        impl<'de, T: ReadStr> Visitor<'de> for V<T> {
-            type Value = StrOr<T>;
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = StrOr<Kind>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("any JSON value")
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<StrOr<T>, E> {
-                Ok(match T::read(v) {
-                    Some(t) => StrOr::Str(t),
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<StrOr<Kind>, E> {
+                Ok(match TYPED_KINDS.iter().find(|k| **k == v) {
+                    Some(k) => StrOr::Str(Kind(k)),
                     None => StrOr::Other(Value::String(v.to_string())),
                 })
             }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<StrOr<T>, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<StrOr<Kind>, A::Error> {
                 Value::deserialize(de::value::MapAccessDeserializer::new(map)).map(StrOr::Other)
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<StrOr<T>, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<StrOr<Kind>, A::Error> {
                 Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(StrOr::Other)
             }
             scalars_as_values!(v => StrOr::Other(v));
         }
-        d.deserialize_any(V(PhantomData))
+        d.deserialize_any(V)
     }
 }
 

@@ -257,22 +257,13 @@ pub(super) fn flatten_output(v: &Value) -> (String, bool, Vec<Part>) {
 /// `None` for any other shape (an output that is not a string or is itself JSON, a repeated
 /// key): the tree then decides.
 fn shell_result(s: &str) -> Option<(String, bool, Vec<Part>)> {
-    #[derive(serde::Deserialize)]
-    struct Shell<'a> {
-        #[serde(borrow)]
-        output: std::borrow::Cow<'a, str>,
-        #[serde(default)]
-        metadata: Option<crate::parse::json::Obj<Metadata>>,
-        #[serde(default)]
-        success: Option<Value>,
-    }
-    let r: Shell = serde_json::from_str(s).ok()?;
+    let r: Shell<String> = serde_json::from_str(s).ok()?;
     let out = r.output.trim_start();
     if out.starts_with('{') || out.starts_with('[') {
         return None;
     }
-    let err = shell_failed(&r.metadata, &r.success, || text_is_error(&r.output));
-    Some((r.output.into_owned(), err, Vec::new()))
+    let err = r.failed(|| text_is_error(&r.output));
+    Some((r.output, err, Vec::new()))
 }
 
 /// [`shell_result`] in the measured view, which keeps an output's size and not its text: the
@@ -281,22 +272,13 @@ fn shell_result(s: &str) -> Option<(String, bool, Vec<Part>)> {
 /// literal). `None` wherever `shell_result` gives none, and where the output needs decoding
 /// after all (a lone surrogate escape): the output is then flattened the usual way.
 pub(super) fn shell_result_measured(v: &Value) -> Option<(TextSize, bool)> {
-    #[derive(serde::Deserialize)]
-    struct Shell<'a> {
-        #[serde(borrow)]
-        output: &'a serde_json::value::RawValue,
-        #[serde(default)]
-        metadata: Option<crate::parse::json::Obj<Metadata>>,
-        #[serde(default)]
-        success: Option<Value>,
-    }
     let Value::String(s) = v else {
         return None;
     };
     if !s.trim_start().starts_with('{') {
         return None;
     }
-    let r: Shell = serde_json::from_str(s).ok()?;
+    let r: Shell<&serde_json::value::RawValue> = serde_json::from_str(s).ok()?;
     let raw = r.output.get();
     if starts_as_json(raw)? {
         return None;
@@ -304,7 +286,18 @@ pub(super) fn shell_result_measured(v: &Value) -> Option<(TextSize, bool)> {
     let size = crate::parse::json::literal_size(raw)?;
     // Its text is read only when no exit code decides, as far as `text_is_error` reads it.
     let text_error = || matches!(text_head(raw), Some(Head::Text(head)) if text_is_error(&head));
-    Some((size, shell_failed(&r.metadata, &r.success, text_error)))
+    Some((size, r.failed(text_error)))
+}
+
+/// A shell result, its `output` read as `O`: decoded ([`shell_result`]) or as its JSON text
+/// ([`shell_result_measured`]).
+#[derive(serde::Deserialize)]
+struct Shell<O> {
+    output: O,
+    #[serde(default)]
+    metadata: Option<crate::parse::json::Obj<Metadata>>,
+    #[serde(default)]
+    success: Option<Value>,
 }
 
 /// A shell result's `metadata`: only `exit_code` is read of it, the rest is skipped, not built.
@@ -314,22 +307,21 @@ struct Metadata {
     exit_code: Option<Value>,
 }
 
-/// Whether a shell result failed: by its exit code, or without one by what its text says
-/// (`text_error`, asked only then); and whenever it says `success: false`.
-fn shell_failed(
-    metadata: &Option<crate::parse::json::Obj<Metadata>>,
-    success: &Option<Value>,
-    text_error: impl FnOnce() -> bool,
-) -> bool {
-    let exit = metadata
-        .as_ref()
-        .and_then(|m| m.get()?.exit_code.as_ref())
-        .and_then(Value::as_i64);
-    let by_exit = match exit {
-        Some(code) => code != 0,
-        None => text_error(),
-    };
-    by_exit || *success == Some(Value::Bool(false))
+impl<O> Shell<O> {
+    /// Whether the result failed: by its exit code, or without one by what its text says
+    /// (`text_error`, asked only then); and whenever it says `success: false`.
+    fn failed(&self, text_error: impl FnOnce() -> bool) -> bool {
+        let exit = self
+            .metadata
+            .as_ref()
+            .and_then(|m| m.get()?.exit_code.as_ref())
+            .and_then(Value::as_i64);
+        let by_exit = match exit {
+            Some(code) => code != 0,
+            None => text_error(),
+        };
+        by_exit || self.success == Some(Value::Bool(false))
+    }
 }
 
 fn is_content_array(items: &[Value]) -> bool {

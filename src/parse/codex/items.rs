@@ -122,19 +122,7 @@ impl Builder {
                 let (output, mut is_error, attachments, output_size) = match measured {
                     Some((size, is_error)) => (String::new(), is_error, Vec::new(), Some(size)),
                     None => {
-                        let (output, is_error, attachments) = if ty == "tool_search_output" {
-                            let text = match p.tools.as_ref().or(p.output.value()) {
-                                Some(Value::String(s)) => s.clone(),
-                                Some(v) if !v.is_null() => v.to_string(),
-                                _ => String::new(),
-                            };
-                            (text, false, Vec::new())
-                        } else {
-                            match &p.output {
-                                Output::Summary(e) => (String::new(), e.is_error, Vec::new()),
-                                other => flatten_output(other.value().unwrap_or(&Value::Null)),
-                            }
-                        };
+                        let (output, is_error, attachments) = tool_output(ty, p);
                         let (output, size) = parse::json::kept_output(output);
                         (output, is_error, attachments, size)
                     }
@@ -388,5 +376,22 @@ impl Builder {
             turn,
             ts,
         });
+    }
+}
+
+/// A tool output item's text, whether it failed, and what came with it: a tool search's tools
+/// as their JSON, any other output flattened (in the summary view, only whether it failed).
+fn tool_output(ty: &str, p: &P) -> (String, bool, Vec<Part>) {
+    if ty == "tool_search_output" {
+        let text = match p.tools.as_ref().or(p.output.value()) {
+            Some(Value::String(s)) => s.clone(),
+            Some(v) if !v.is_null() => v.to_string(),
+            _ => String::new(),
+        };
+        return (text, false, Vec::new());
+    }
+    match &p.output {
+        Output::Summary(e) => (String::new(), e.is_error, Vec::new()),
+        other => flatten_output(other.value().unwrap_or(&Value::Null)),
     }
 }

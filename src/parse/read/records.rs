@@ -190,16 +190,16 @@ fn decode<'b, T: Records>(
         Err(e) => e,
     };
     let msg = err.to_string();
-    if msg.starts_with("recursion limit exceeded") {
+    if nested_too_deep_error(&msg) {
         return Outcome::Bad(nested_too_deep());
     }
-    if msg.contains("surrogate") || msg.contains("hex escape") {
+    if surrogate_error(&msg) {
         return Outcome::Surrogate;
     }
     // A number past f64's range (`1e400`) fails the whole line in serde_json, where a token
     // count that is no count is read as 0 with a warning: the number is kept as the text it
     // is, and the record with it.
-    if msg.starts_with("number out of range") {
+    if out_of_range_error(&msg) {
         let mut fixed = Vec::with_capacity(line.len() + 8);
         let quoted = quote_out_of_range_numbers(line, &mut fixed);
         if quoted > 0 {
@@ -283,10 +283,23 @@ fn decode<'b, T: Records>(
 /// error only when this is false. (Bytes that are not UTF-8 are repaired too, but the error is
 /// reported when the repaired line fails as well: not one of these.)
 pub fn error_is_repaired(message: &str) -> bool {
+    nested_too_deep_error(message) || surrogate_error(message) || out_of_range_error(message)
+}
+
+/// serde_json's error for nesting past its limit: reported as [`nested_too_deep`].
+fn nested_too_deep_error(message: &str) -> bool {
     message.starts_with("recursion limit exceeded")
-        || message.contains("surrogate")
-        || message.contains("hex escape")
-        || message.starts_with("number out of range")
+}
+
+/// serde_json's errors for a lone surrogate escape: the line is repaired
+/// ([`repair_lone_surrogates`]) and read again.
+fn surrogate_error(message: &str) -> bool {
+    message.contains("surrogate") || message.contains("hex escape")
+}
+
+/// serde_json's error for a number past f64's range: the number is read as its text.
+fn out_of_range_error(message: &str) -> bool {
+    message.starts_with("number out of range")
 }
 
 /// The deepest nesting serde_json reads into a `Value` (its recursion limit is 128 levels
