@@ -317,18 +317,44 @@ fn summary_view(f: &SourceFile) -> Result<(Session, ()), Warning> {
 /// The scan of the files `discovery` found ([`discover`]), reading each file with `read` (its
 /// session, at a detail that holds at least the summary, and whatever else `read` takes from
 /// the same read) and handing that to `visit` while the worker still holds it, so that a
-/// command needing more than the summary (a replay) reads each file once. `visit` runs before
+/// command needing more than the summary (an export) reads each file once. `visit` runs before
 /// the cross-file rules and the filters: it sees the file's own project and title, and may see
 /// sessions the filters later drop. Its results are keyed by file path.
-pub fn scan_each<X, T: Send>(
+///
+/// A session's file and the files its layout puts under it (a Claude sub-agent's, see
+/// [`SourceFile::layout_parent`]) are read in one task, the sub-agents' first, and their
+/// `visit`s share one `G`: a command that embeds sub-agents into their parent can keep them
+/// there until the parent comes. What is in flight is then a group of files, not one file.
+pub fn scan_each<X, G: Default, T: Send>(
     opts: &ScanOptions,
     discovery: Discovery,
     read: impl Fn(&SourceFile) -> Result<(Session, X), Warning> + Sync,
-    visit: impl Fn(&SessionSummary, Session, X) -> Option<T> + Sync,
+    visit: impl Fn(&mut G, &SessionSummary, Session, X) -> Option<T> + Sync,
 ) -> (ScanResult, HashMap<PathBuf, T>) {
     run(opts, discovery, |files, bar| {
-        parse_all(files, bar, &read, &visit)
+        parse_groups(layout_groups(files), bar, &read, &visit)
     })
+}
+
+/// `files` in groups: each session's file with the files whose [`SourceFile::layout_parent`]
+/// it is, those first, each group in path order (the order the cross-file rules see them in).
+fn layout_groups(files: Vec<SourceFile>) -> Vec<Vec<SourceFile>> {
+    let mut at: HashMap<PathBuf, usize> = HashMap::new();
+    let mut groups: Vec<Vec<SourceFile>> = Vec::new();
+    for f in files {
+        let key = f.layout_parent().unwrap_or_else(|| f.path.clone());
+        match at.get(&key) {
+            Some(&i) => groups[i].push(f),
+            None => {
+                at.insert(key, groups.len());
+                groups.push(vec![f]);
+            }
+        }
+    }
+    for g in &mut groups {
+        g.sort_by_cached_key(|f| (f.layout_parent().is_none(), f.path.clone()));
+    }
+    groups
 }
 
 /// [`scan_each`] in two stages: first the files `first` selects, each visited with `context`,
@@ -493,32 +519,52 @@ pub fn bytes_progress(enabled: bool, what: &str, bytes: u64, items: usize) -> Op
 /// Parse files in parallel, largest first so one huge file does not start last and hold up
 /// the whole run.
 fn parse_all<X, T: Send>(
-    mut files: Vec<SourceFile>,
+    files: Vec<SourceFile>,
     bar: Option<&ProgressBar>,
     read: &(impl Fn(&SourceFile) -> Result<(Session, X), Warning> + Sync),
     visit: &(impl Fn(&SessionSummary, Session, X) -> Option<T> + Sync),
 ) -> Vec<Parsed<T>> {
-    files.sort_by_key(|f| std::cmp::Reverse(f.size));
-    // One file per rayon task: left to split the list into a few long runs, rayon handed one
+    let one_each = files.into_iter().map(|f| vec![f]).collect();
+    parse_groups(one_each, bar, read, &|_: &mut (), s, session, x| {
+        visit(s, session, x)
+    })
+}
+
+/// [`parse_all`] over groups of files: each group in one task, its files in order, their
+/// `visit`s sharing one `G`; the largest groups first.
+fn parse_groups<X, G: Default, T: Send>(
+    mut groups: Vec<Vec<SourceFile>>,
+    bar: Option<&ProgressBar>,
+    read: &(impl Fn(&SourceFile) -> Result<(Session, X), Warning> + Sync),
+    visit: &(impl Fn(&mut G, &SessionSummary, Session, X) -> Option<T> + Sync),
+) -> Vec<Parsed<T>> {
+    groups.sort_by_key(|g| std::cmp::Reverse(g.iter().map(|f| f.size).sum::<u64>()));
+    // One group per rayon task: left to split the list into a few long runs, rayon handed one
     // thread a run of costly replays at the end while the other sat idle (a tenth of the
     // wall time of a Gemini replay of the bench store).
-    files
+    groups
         .into_par_iter()
         .with_max_len(1)
-        .map(|f| {
-            let size = f.size;
-            let r = match read(&f) {
-                Ok((mut s, x)) => {
-                    let summary = SessionSummary::from_session(&mut s, f);
-                    let t = visit(&summary, s, x);
-                    (Ok(summary), t)
-                }
-                Err(w) => (Err(w), None),
-            };
-            if let Some(b) = bar {
-                b.inc(size);
-            }
-            r
+        .flat_map_iter(|group| {
+            let mut shared = G::default();
+            group
+                .into_iter()
+                .map(|f| {
+                    let size = f.size;
+                    let r = match read(&f) {
+                        Ok((mut s, x)) => {
+                            let summary = SessionSummary::from_session(&mut s, f);
+                            let t = visit(&mut shared, &summary, s, x);
+                            (Ok(summary), t)
+                        }
+                        Err(w) => (Err(w), None),
+                    };
+                    if let Some(b) = bar {
+                        b.inc(size);
+                    }
+                    r
+                })
+                .collect::<Vec<_>>()
         })
         .collect()
 }

@@ -92,6 +92,31 @@ impl SourceFile {
             identity,
         }
     }
+
+    /// The file of the session whose folder holds this sub-agent's file, by layout alone:
+    /// Claude Code 2.1 writes `<session>/subagents/**/agent-*.jsonl` beside `<session>.jsonl`.
+    /// Whether that file exists, and is the sub-agent's parent, is not checked here.
+    pub fn layout_parent(&self) -> Option<PathBuf> {
+        let FileRole::ClaudeSubagent {
+            parent_session: Some(session),
+            ..
+        } = &self.role
+        else {
+            return None;
+        };
+        let subagents = self.path.ancestors().find(|dir| {
+            dir.file_name().is_some_and(|n| n == "subagents")
+                && dir
+                    .parent()
+                    .and_then(Path::file_name)
+                    .is_some_and(|n| n == session.as_str())
+        })?;
+        Some(
+            subagents
+                .parent()?
+                .with_file_name(format!("{session}.jsonl")),
+        )
+    }
 }
 
 /// A file's identity on disk from its metadata: (device, inode) where the platform has them.

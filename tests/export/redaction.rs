@@ -190,3 +190,74 @@ fn titles_and_typed_text_are_redacted() {
     assert!(index.contains("thanks: [REDACTED:"), "{index}");
     assert!(!index.contains("ghp_R4nd0m"), "{index}");
 }
+
+/// A sub-agent's secrets are counted each time they are written: in its own export (with
+/// `--kind all`) and in its parent's. `export --all -o DIR` renders the parent while the scan
+/// holds the sub-agent's file; with `--project` it renders after the scan, reading the file
+/// again: the counts, and the files, are the same.
+#[test]
+fn an_embedded_sub_agents_secrets_are_counted_in_its_parents_export() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-home-dev-api-server");
+    for f in walkdir::WalkDir::new(Path::new(SAMPLE).join(".claude/projects/-home-dev-api-server"))
+    {
+        let f = f.unwrap();
+        let to = project.join(
+            f.path()
+                .strip_prefix(Path::new(SAMPLE).join(".claude/projects/-home-dev-api-server"))
+                .unwrap(),
+        );
+        if f.file_type().is_dir() {
+            fs::create_dir_all(&to).unwrap();
+        } else {
+            let mut text = fs::read_to_string(f.path()).unwrap();
+            // The sub-agent's prompt only (its parent's call repeats it).
+            if to.components().any(|c| c.as_os_str() == "subagents") {
+                text = text.replace(
+                    "Search for TODO comments",
+                    &format!("Search for TODO comments {}", SECRETS[0].1),
+                );
+            }
+            fs::write(&to, text).unwrap();
+        }
+    }
+    for (kind, count) in [("main", 1), ("all", 2)] {
+        let mut files = Vec::new();
+        for project in [None, Some("/home/dev/api-server")] {
+            let out = home
+                .path()
+                .join(format!("out-{kind}-{}", project.is_some()));
+            let mut cmd = sessions();
+            cmd.arg("--home")
+                .arg(home.path())
+                .args(["export", "--all", "--redact", "--kind", kind]);
+            if let Some(p) = project {
+                cmd.args(["--project", p]);
+            }
+            let (_, stderr) = ok(cmd.arg("-o").arg(&out));
+            let line = stderr
+                .lines()
+                .find(|l| l.starts_with("redacted "))
+                .unwrap_or_default();
+            let want = format!(
+                "redacted {count} secret{}: {count} aws_access_key",
+                if count == 1 { "" } else { "s" }
+            );
+            assert_eq!(line, want, "--kind {kind}, --project {project:?}");
+            let mut written: Vec<(String, String)> = fs::read_dir(&out)
+                .unwrap()
+                .map(|e| {
+                    let e = e.unwrap();
+                    (
+                        e.file_name().to_string_lossy().into_owned(),
+                        fs::read_to_string(e.path()).unwrap(),
+                    )
+                })
+                .collect();
+            written.sort();
+            assert!(written.iter().all(|(_, t)| !t.contains(SECRETS[0].1)));
+            files.push(written);
+        }
+        assert_eq!(files[0], files[1], "--kind {kind}");
+    }
+}

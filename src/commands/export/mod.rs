@@ -3,7 +3,8 @@
 //!
 //! Sessions are chosen like `show` (ids, prefixes, files) or like `list` (`--all` + filters).
 //! One session goes to stdout or `-o FILE`; several go into `-o DIR`, one file each plus an
-//! index, exported in parallel, one session in memory per worker. Nothing is written inside
+//! index, exported in parallel, one session in memory per worker (with `--all`, a session and
+//! the sub-agents it embeds: see `early`). Nothing is written inside
 //! an agent's store, and no existing file is replaced without `--force`.
 
 use std::collections::HashMap;
@@ -20,16 +21,19 @@ use crate::commands::{CmdResult, Failure, Names, guard, scan_options, stdout, st
 use crate::diag::Report;
 use crate::diag::Warning;
 use crate::discover::Discovery;
-use crate::export::markdown::{Assets, Children, Env, NoChildren};
+use crate::export::markdown::{Assets, Children, Env};
 use crate::export::redact::{Redactions, redact_session};
 use crate::export::{
     ExportFormat, ExportOptions, ImageMode, IndexEntry, file_stem, trim, write_index, write_session,
 };
 use crate::filter::KindFilter;
-use crate::model::{Agent, ProjectSource, Session, SessionKind};
-use crate::output::{Guard, OutputDir, OutputError, Refusal, Staged, resolve, safe_path};
+use crate::model::{Agent, Session, SessionKind};
+use crate::output::{Guard, OutputDir, OutputError, Refusal, resolve, safe_path};
 use crate::parse::SourceFile;
-use crate::scan::{LocalProjects, SessionSummary, discover, scan, scan_each};
+use crate::scan::{SessionSummary, discover, scan, scan_each};
+
+mod early;
+use early::{Early, Group, Staging};
 
 pub fn run(g: &GlobalArgs, a: &ExportArgs) -> CmdResult {
     // `-o -` is stdout, as for most tools (a file named `-` is `-o ./-`).
@@ -151,9 +155,12 @@ fn select(g: &GlobalArgs, a: &ExportArgs, eopts: &ExportOptions) -> Result<Selec
         let opts = scan_options(g, &select)?;
         let staging = Staging::new(g, a, eopts, &opts, kind);
         let (result, early) = match &staging {
-            Some(st) => scan_each(&opts, discover(&opts), full_view, |summary, session, ()| {
-                st.render(summary, session)
-            }),
+            Some(st) => scan_each(
+                &opts,
+                discover(&opts),
+                full_view,
+                |group: &mut Group, summary, session, ()| st.render(group, summary, session),
+            ),
             None => (scan(&opts), HashMap::new()),
         };
         crate::commands::note_unrecognised(&result, g.quiet);
@@ -350,117 +357,6 @@ fn render(
 /// holds it.
 fn full_view(f: &SourceFile) -> Result<(Session, ()), Warning> {
     crate::parse::parse_file(f).map(|s| (s, ()))
-}
-
-/// Rendering while the scan holds each file, so that `export --all -o DIR` parses a file
-/// once. A session is rendered early, under a temporary name in DIR, only when its rendering
-/// cannot depend on another file: it links no sub-agent. What the scan's cross-file rules may
-/// still change (its title and project, and whether some other file names it as its parent)
-/// is kept with it; an early rendering whose inputs changed, or that the filters drop, is
-/// discarded and the session is exported after the scan as before.
-struct Staging<'a> {
-    dir: OutputDir,
-    guard: Guard,
-    opts: &'a ExportOptions,
-    filter: crate::filter::Filter,
-    kind: KindFilter,
-    projects: LocalProjects,
-}
-
-/// A session rendered early ([`Staging`]), with the inputs its rendering used.
-struct Early {
-    staged: Staged,
-    title: Option<String>,
-    project: Option<String>,
-    project_source: ProjectSource,
-    entry: IndexEntry,
-    redactions: Option<Redactions>,
-    notes: Vec<(String, String)>,
-}
-
-impl<'a> Staging<'a> {
-    /// Staging for this run, when it exports every session of a scan into a folder. Not
-    /// with `--images extract` (the images' folder is named after the export's file), nor
-    /// with `--project` (most of the files the scan parses would be rendered for nothing),
-    /// nor when the folder already holds an index and `--force` is not given (the run will
-    /// stop at that). Anything that fails here falls back to exporting after the scan, which
-    /// then reports the problem.
-    fn new(
-        g: &GlobalArgs,
-        a: &ExportArgs,
-        opts: &'a ExportOptions,
-        scan: &crate::scan::ScanOptions,
-        kind: KindFilter,
-    ) -> Option<Self> {
-        if !a.all || opts.images == ImageMode::Extract || scan.filter.project.is_some() {
-            return None;
-        }
-        // With --all the destination does not depend on how many sessions the scan selects
-        // (only its messages name the count): any number above one decides it.
-        let Ok(Dest::Dir(dir)) = destination(a, 2) else {
-            return None;
-        };
-        if !a.force && dir.join(opts.format.index_name()).exists() {
-            return None;
-        }
-        let guard = guard(g, a.force, a.targets.iter().map(Path::new));
-        let dir = guard.output_dir(&dir).ok()?;
-        Some(Staging {
-            dir,
-            guard,
-            opts,
-            filter: scan.filter.clone(),
-            kind,
-            projects: LocalProjects::new(&scan.stores),
-        })
-    }
-
-    /// Render `s` early if it may be exported and its rendering needs no other file.
-    fn render(&self, summary: &SessionSummary, mut s: Session) -> Option<Early> {
-        // A Gemini session's kind may still change (the cross-file rules link sub-agents).
-        let kind_may_match = summary.agent == Agent::Gemini || self.kind.accepts(summary.kind);
-        if !kind_may_match || !self.filter.may_match(summary) || !s.subagents.is_empty() {
-            return None;
-        }
-        // What `load` sets from the summary, as far as this file alone settles it.
-        let (project, project_source) = self.projects.settle(summary);
-        s.project = project.clone();
-        s.project_source = project_source;
-        if summary.title.is_some() {
-            s.title = summary.title.clone();
-        }
-        let redactions = prepare(&mut s, self.opts);
-        let env = Env::new(self.opts, &NoChildren, None);
-        let (staged, ()) = self
-            .guard
-            .stage(&self.dir.path, |w| write_session(w, &s, &env))
-            .ok()?;
-        let notes = env
-            .notes
-            .borrow()
-            .iter()
-            .map(|m| (s.id.clone(), m.clone()))
-            .collect();
-        Some(Early {
-            staged,
-            title: summary.title.clone(),
-            project,
-            project_source,
-            entry: IndexEntry::new(String::new(), &s),
-            redactions,
-            notes,
-        })
-    }
-}
-
-impl Early {
-    /// Whether the rendering is the one exporting `s` after the scan would write.
-    fn holds(&self, s: &SessionSummary, pool: &Pool) -> bool {
-        self.title == s.title
-            && self.project == s.project
-            && self.project_source == s.project_source
-            && pool.of(&s.id).is_empty()
-    }
 }
 
 enum Dest {
