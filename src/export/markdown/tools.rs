@@ -543,7 +543,15 @@ fn file_diff(path: &str, old: Option<&str>, new: &str) -> String {
         Some(_) => format!("--- {a}\n+++ {b}\n"),
         None => format!("--- /dev/null (earlier content not recorded)\n+++ {b}\n"),
     };
-    let old = old.unwrap_or("");
+    match old.unwrap_or("") {
+        "" => inserted(&mut out, new),
+        old => line_diff(&mut out, old, new),
+    }
+    out
+}
+
+/// The changed lines from `old` to `new`, each hunk after an `@@` line.
+fn line_diff(out: &mut String, old: &str, new: &str) {
     let diff = similar::TextDiff::from_lines(old, new);
     for group in diff.grouped_ops(3) {
         out.push_str("@@\n");
@@ -560,7 +568,37 @@ fn file_diff(path: &str, old: Option<&str>, new: &str) -> String {
             }
         }
     }
-    out
+}
+
+/// [`line_diff`] from nothing to `new` (a whole-file write): every line inserted, in one
+/// hunk, without the diff's table of lines.
+fn inserted(out: &mut String, new: &str) {
+    if !new.is_empty() {
+        out.push_str("@@\n");
+    }
+    for line in diff_lines(new) {
+        out.push('+');
+        out.push_str(line.trim_end_matches(['\n', '\r']));
+        out.push('\n');
+    }
+}
+
+/// `text`'s lines as the line diff splits them: each ends after `\n`, `\r\n` or a lone `\r`.
+fn diff_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = match memchr::memchr2(b'\n', b'\r', rest.as_bytes()) {
+            Some(i) if rest[i..].starts_with("\r\n") => i + 2,
+            Some(i) => i + 1,
+            None => rest.len(),
+        };
+        let (line, tail) = rest.split_at(end);
+        rest = tail;
+        Some(line)
+    })
 }
 
 /// Codex's patch format (`*** Begin Patch`, `*** Update File: p`, `@@`, `+`/`-`/` ` lines) with
@@ -654,6 +692,27 @@ mod tests {
         let v = serde_json::json!({"command": "view", "path": "/x"});
         assert!(shell_command("str_replace_based_edit_tool", &v).is_none());
         assert!(shell_command("Bash", &serde_json::json!({"command": "ls"})).is_some());
+    }
+
+    #[test]
+    fn a_write_is_the_line_diff_from_nothing() {
+        let pieces = ["", "a", "\n", "\r", "\r\n", "é x", "\n\n"];
+        let mut n = 0;
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    for d in pieces {
+                        let t = format!("{a}{b}{c}{d}");
+                        let (mut fast, mut diff) = (String::new(), String::new());
+                        inserted(&mut fast, &t);
+                        line_diff(&mut diff, "", &t);
+                        assert_eq!(fast, diff, "{t:?}");
+                        n += usize::from(t.contains('\r'));
+                    }
+                }
+            }
+        }
+        assert!(n > 1000, "{n}");
     }
 
     #[test]
