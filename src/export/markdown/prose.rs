@@ -151,23 +151,36 @@ fn escaped(text: &str) -> String {
 fn code_span(code: &str, in_table: bool) -> String {
     let mut longest = 0;
     let mut run = 0;
-    for c in code.chars() {
-        if c == '`' {
+    for &b in code.as_bytes() {
+        if b == b'`' {
             run += 1;
             longest = longest.max(run);
         } else {
             run = 0;
         }
     }
-    let ticks = "`".repeat(longest + 1);
-    let code = if in_table {
-        code.replace('|', "\\|")
-    } else {
-        code.to_string()
-    };
     let pad = code.starts_with(['`', ' ']) || code.ends_with(['`', ' ']);
-    let sp = if pad { " " } else { "" };
-    format!("{ticks}{sp}{code}{sp}{ticks}")
+    let mut out = String::with_capacity(code.len() + 2 * longest + 4);
+    let ticks = |out: &mut String| out.extend(std::iter::repeat_n('`', longest + 1));
+    ticks(&mut out);
+    if pad {
+        out.push(' ');
+    }
+    if in_table {
+        for (i, piece) in code.split('|').enumerate() {
+            if i > 0 {
+                out.push_str("\\|");
+            }
+            out.push_str(piece);
+        }
+    } else {
+        out.push_str(code);
+    }
+    if pad {
+        out.push(' ');
+    }
+    ticks(&mut out);
+    out
 }
 
 enum Frame {
@@ -223,24 +236,27 @@ struct List {
     loose: bool,
 }
 
-impl Writer {
-    fn prefix(&mut self, blank: bool) -> String {
-        let mut p = String::new();
-        for f in &mut self.frames {
-            match f {
-                Frame::Quote => p.push_str("> "),
-                Frame::Item { indent, marker } => match marker.take().filter(|_| !blank) {
-                    Some(m) => p.push_str(&m),
-                    None => p.push_str(&" ".repeat(*indent)),
-                },
-            }
+/// The container prefixes of a line start (`> `, a list item's marker or indent) appended to
+/// `out`; a blank line's without trailing spaces. A marker is written once, at its item's first
+/// line.
+fn prefix_into(frames: &mut [Frame], out: &mut String, blank: bool) {
+    let start = out.len();
+    for f in frames {
+        match f {
+            Frame::Quote => out.push_str("> "),
+            Frame::Item { indent, marker } => match marker.take().filter(|_| !blank) {
+                Some(m) => out.push_str(&m),
+                None => out.extend(std::iter::repeat_n(' ', *indent)),
+            },
         }
-        if blank {
-            p.truncate(p.trim_end().len());
-        }
-        p
     }
+    if blank {
+        let end = start + out[start..].trim_end().len();
+        out.truncate(end);
+    }
+}
 
+impl Writer {
     /// Write text, adding the container prefixes at each line start.
     fn write(&mut self, s: &str) {
         // `split_inclusive('\n')`, with the `memchr` crate's search (the standard library's
@@ -253,8 +269,7 @@ impl Writer {
                 None => (rest, false, ""),
             };
             if self.fresh_line {
-                let p = self.prefix(body.is_empty());
-                self.out.push_str(&p);
+                prefix_into(&mut self.frames, &mut self.out, body.is_empty());
                 self.fresh_line = false;
             }
             self.out.push_str(body);
@@ -356,7 +371,7 @@ impl Writer {
             Tag::Heading { level, .. } => {
                 self.block();
                 let n = (self.base + level as usize).min(6);
-                self.write(&format!("{} ", "#".repeat(n)));
+                self.write(&"###### "[6 - n..]);
                 self.in_heading = true;
             }
             Tag::BlockQuote(_) => {
@@ -498,7 +513,8 @@ impl Writer {
                     // An empty item still shows its marker.
                     let m = m.trim_end().to_string();
                     self.frames.pop();
-                    let p = self.prefix(false);
+                    let mut p = String::new();
+                    prefix_into(&mut self.frames, &mut p, false);
                     if self.fresh_line {
                         self.out.push_str(&p);
                     }
@@ -590,6 +606,43 @@ impl Writer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A code span as `format!` wrote it before: its backtick fence one longer than the
+    /// longest run inside, padded when the code starts or ends with a backtick or a space.
+    #[test]
+    fn code_spans_are_fenced_and_padded() {
+        let reference = |code: &str, in_table: bool| {
+            let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+            let ticks = "`".repeat(longest + 1);
+            let code = if in_table {
+                code.replace('|', "\\|")
+            } else {
+                code.to_string()
+            };
+            let sp = if code.starts_with(['`', ' ']) || code.ends_with(['`', ' ']) {
+                " "
+            } else {
+                ""
+            };
+            format!("{ticks}{sp}{code}{sp}{ticks}")
+        };
+        let pieces = ["", "`", "``", " ", "|", "a", "é"];
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    let code = format!("{a}{b}{c}");
+                    for in_table in [false, true] {
+                        assert_eq!(
+                            code_span(&code, in_table),
+                            reference(&code, in_table),
+                            "{code:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(code_span("a``b|c", true), "```a``b\\|c```");
+    }
     use pulldown_cmark::{HeadingLevel, html};
 
     fn to_html(md: &str) -> String {
