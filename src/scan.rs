@@ -324,21 +324,25 @@ fn summary_view(f: &SourceFile) -> Result<(Session, ()), Warning> {
 /// A session's file and the files its layout puts under it (a Claude sub-agent's, see
 /// [`SourceFile::layout_parent`]) are read in one task, the sub-agents' first, and their
 /// `visit`s share one `G`: a command that embeds sub-agents into their parent can keep them
-/// there until the parent comes. What is in flight is then a group of files, not one file.
+/// there until the parent comes. What is in flight is then a group of files, not one file:
+/// the sub-agents past `group_bytes` of files are read in tasks of their own, so that a group
+/// neither holds nor reads one after the other more than that.
 pub fn scan_each<X, G: Default, T: Send>(
     opts: &ScanOptions,
     discovery: Discovery,
+    group_bytes: u64,
     read: impl Fn(&SourceFile) -> Result<(Session, X), Warning> + Sync,
     visit: impl Fn(&mut G, &SessionSummary, Session, X) -> Option<T> + Sync,
 ) -> (ScanResult, HashMap<PathBuf, T>) {
     run(opts, discovery, |files, bar| {
-        parse_groups(layout_groups(files), bar, &read, &visit)
+        parse_groups(layout_groups(files, group_bytes), bar, &read, &visit)
     })
 }
 
-/// `files` in groups: each session's file with the files whose [`SourceFile::layout_parent`]
-/// it is, those first, each group in path order (the order the cross-file rules see them in).
-fn layout_groups(files: Vec<SourceFile>) -> Vec<Vec<SourceFile>> {
+/// `files` in groups: each session's file after the files whose
+/// [`SourceFile::layout_parent`] it is, as many of those as fit in `max_bytes` (in path order,
+/// the order the cross-file rules see them in); each of the others in a group of its own.
+fn layout_groups(files: Vec<SourceFile>, max_bytes: u64) -> Vec<Vec<SourceFile>> {
     let mut at: HashMap<PathBuf, usize> = HashMap::new();
     let mut groups: Vec<Vec<SourceFile>> = Vec::new();
     for f in files {
@@ -351,9 +355,22 @@ fn layout_groups(files: Vec<SourceFile>) -> Vec<Vec<SourceFile>> {
             }
         }
     }
+    let mut apart = Vec::new();
     for g in &mut groups {
         g.sort_by_cached_key(|f| (f.layout_parent().is_none(), f.path.clone()));
+        let mut bytes = 0u64;
+        let (kept, over): (Vec<SourceFile>, Vec<SourceFile>) =
+            std::mem::take(g).into_iter().partition(|f| {
+                f.layout_parent().is_none() || {
+                    bytes = bytes.saturating_add(f.size);
+                    bytes <= max_bytes
+                }
+            });
+        *g = kept;
+        apart.extend(over.into_iter().map(|f| vec![f]));
     }
+    groups.retain(|g| !g.is_empty());
+    groups.extend(apart);
     groups
 }
 
@@ -709,6 +726,71 @@ fn gemini_name_id(path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::FileRole;
+
+    /// A session's file is read after the sub-agent files in its folder, those in path order,
+    /// as many as fit in the group's bytes; every other file alone.
+    #[test]
+    fn sub_agents_are_grouped_before_the_session_whose_folder_holds_them() {
+        let file = |path: &str, sub: Option<&str>, size: u64| {
+            let role = match sub {
+                Some(s) => FileRole::ClaudeSubagent {
+                    parent_session: (!s.is_empty()).then(|| s.to_string()),
+                    meta: None,
+                },
+                None => FileRole::ClaudeMain,
+            };
+            let mut f = SourceFile::new(Agent::Claude, PathBuf::from(path), role);
+            f.size = size;
+            f
+        };
+        let files = vec![
+            file("p/a/subagents/x/agent-3.jsonl", Some("a"), 10),
+            file("p/b.jsonl", None, 5),
+            file("p/a/subagents/agent-2.jsonl", Some("a"), 10),
+            file("p/a.jsonl", None, 50),
+            file("p/agent-9.jsonl", Some(""), 10),
+            file("p/c/subagents/agent-4.jsonl", Some("c"), 10),
+            file("p/a/subagents/agent-1.jsonl", Some("a"), 10),
+            // Named after another session's folder than the one it is in: not grouped.
+            file("p/d/subagents/agent-5.jsonl", Some("e"), 10),
+        ];
+        let names = |groups: Vec<Vec<SourceFile>>| -> Vec<Vec<String>> {
+            let mut g: Vec<Vec<String>> = groups
+                .into_iter()
+                .map(|g| {
+                    g.into_iter()
+                        .map(|f| f.path.display().to_string())
+                        .collect()
+                })
+                .collect();
+            g.sort();
+            g
+        };
+        let grouped = |max| names(layout_groups(files.clone(), max));
+        let a = [
+            "p/a/subagents/agent-1.jsonl",
+            "p/a/subagents/agent-2.jsonl",
+            "p/a/subagents/x/agent-3.jsonl",
+            "p/a.jsonl",
+        ];
+        let alone = [
+            "p/agent-9.jsonl",
+            "p/b.jsonl",
+            "p/c/subagents/agent-4.jsonl",
+            "p/d/subagents/agent-5.jsonl",
+        ];
+        let want = |together: &[&str], apart: &[&str]| {
+            let mut g: Vec<Vec<String>> = vec![together.iter().map(|s| s.to_string()).collect()];
+            g.extend(apart.iter().chain(&alone).map(|s| vec![s.to_string()]));
+            g.sort();
+            g
+        };
+        assert_eq!(grouped(30), want(&a, &[]));
+        assert_eq!(grouped(25), want(&[a[0], a[1], a[3]], &[a[2]]));
+        assert_eq!(grouped(0), want(&[a[3]], &a[..3]));
+        assert_eq!(files[6].layout_parent(), Some(PathBuf::from("p/a.jsonl")));
+    }
 
     #[test]
     fn file_names_give_the_session_id_they_end_with() {

@@ -25,10 +25,10 @@ use crate::model::{Agent, ProjectSource, Session, SessionKind};
 use crate::output::{Guard, OutputDir, Staged};
 use crate::scan::{LocalProjects, SessionSummary};
 
-/// The sub-agent files' bytes one [`Group`] keeps sessions of, at most: past it a parent's
-/// remaining sub-agents are read again after the scan, so that what the scan holds stays
-/// bounded by what it has in flight.
-const KEEP_MAX_BYTES: u64 = 128 << 20;
+/// The sub-agent files' bytes the scan reads with their parent, at most (the rest are read in
+/// tasks of their own, and their parent is rendered after the scan): what a [`Group`] keeps
+/// stays bounded by what the scan has in flight.
+pub(super) const GROUP_BYTES: u64 = 128 << 20;
 
 /// The staging folder and what an early rendering needs from the run.
 pub(super) struct Staging<'a> {
@@ -38,8 +38,6 @@ pub(super) struct Staging<'a> {
     filter: crate::filter::Filter,
     kind: KindFilter,
     projects: LocalProjects,
-    /// [`KEEP_MAX_BYTES`] (tests lower it).
-    keep_max_bytes: u64,
 }
 
 /// A session rendered early ([`Staging`]), with the inputs its rendering used.
@@ -59,7 +57,6 @@ pub(super) struct Early {
 #[derive(Default)]
 pub(super) struct Group {
     children: Vec<Child>,
-    kept_bytes: u64,
 }
 
 /// A sub-agent's session, settled and prepared as its own export had it.
@@ -155,7 +152,6 @@ impl<'a> Staging<'a> {
             filter: scan.filter.clone(),
             kind,
             projects: LocalProjects::new(&scan.stores),
-            keep_max_bytes: KEEP_MAX_BYTES,
         })
     }
 
@@ -170,8 +166,7 @@ impl<'a> Staging<'a> {
         // A Gemini session's kind may still change (the cross-file rules link sub-agents).
         let kind_may_match = summary.agent == Agent::Gemini || self.kind.accepts(summary.kind);
         let exported = kind_may_match && self.filter.may_match(summary);
-        let keep = summary.kind == SessionKind::Subagent
-            && group.kept_bytes + summary.source.size <= self.keep_max_bytes;
+        let keep = summary.kind == SessionKind::Subagent;
         if !exported && !keep {
             return None;
         }
@@ -194,7 +189,6 @@ impl<'a> Staging<'a> {
             None
         };
         if keep {
-            group.kept_bytes += summary.source.size;
             group.children.push(Child {
                 id: s.id.clone(),
                 parent_id: s.parent_id.clone(),
@@ -340,9 +334,9 @@ mod tests {
     use std::collections::BTreeSet;
 
     /// The ids (8 characters) of `home`'s Claude sessions whose rendering during the scan is
-    /// the one the export keeps (their files read once), with at most `keep_max_bytes` of
-    /// sub-agent files kept per group.
-    fn read_once(home: &Path, format: ExportFormat, keep_max_bytes: u64) -> BTreeSet<String> {
+    /// the one the export keeps (their files read once), with at most `group_bytes` of
+    /// sub-agent files read with their parent.
+    fn read_once(home: &Path, format: ExportFormat, group_bytes: u64) -> BTreeSet<String> {
         let out = tempfile::tempdir().unwrap();
         let cli = Cli::parse_from([
             "sessions".as_ref(),
@@ -367,11 +361,14 @@ mod tests {
         select.filter.kind = KindFilter::All;
         let mut scan = scan_options(&cli.global, &select).unwrap();
         scan.progress = false;
-        let mut st = Staging::new(&cli.global, a, &opts, &scan, KindFilter::All).unwrap();
-        st.keep_max_bytes = keep_max_bytes;
-        let (result, early) = scan_each(&scan, discover(&scan), full_view, |g, s, session, ()| {
-            st.render(g, s, session)
-        });
+        let st = Staging::new(&cli.global, a, &opts, &scan, KindFilter::All).unwrap();
+        let (result, early) = scan_each(
+            &scan,
+            discover(&scan),
+            group_bytes,
+            full_view,
+            |g, s, session, ()| st.render(g, s, session),
+        );
         let redactions = Mutex::new(Redactions::default());
         let pool = Pool::new(
             &result.sessions,
@@ -397,16 +394,12 @@ mod tests {
     fn a_session_and_the_sub_agents_under_its_folder_are_read_once() {
         let (parent, child, other) = ("c4d5e6f7", "agent-a5", "d1e2f3a4");
         let sample = Path::new("testdata/home");
-        let every = read_once(sample, ExportFormat::Json, KEEP_MAX_BYTES);
+        let every = read_once(sample, ExportFormat::Json, GROUP_BYTES);
         assert!(every.len() >= 7 && every.contains(parent), "{every:?}");
         for format in [ExportFormat::Md, ExportFormat::Html] {
-            assert_eq!(
-                read_once(sample, format, KEEP_MAX_BYTES),
-                every,
-                "{format:?}"
-            );
+            assert_eq!(read_once(sample, format, GROUP_BYTES), every, "{format:?}");
         }
-        // Sub-agents past the bytes a group keeps are read again, and so is their parent.
+        // Sub-agents past the bytes of a group are read apart, and their parent again.
         let mut kept_none = every.clone();
         kept_none.remove(parent);
         assert_eq!(read_once(sample, ExportFormat::Md, 0), kept_none);
@@ -422,7 +415,7 @@ mod tests {
                 std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
             }
         }
-        let flat = |format| read_once(home.path(), format, KEEP_MAX_BYTES);
+        let flat = |format| read_once(home.path(), format, GROUP_BYTES);
         let all: BTreeSet<String> = [parent, child, other].map(String::from).into();
         assert_eq!(flat(ExportFormat::Json), all);
         let mut again = all.clone();

@@ -158,6 +158,7 @@ fn select(g: &GlobalArgs, a: &ExportArgs, eopts: &ExportOptions) -> Result<Selec
             Some(st) => scan_each(
                 &opts,
                 discover(&opts),
+                early::GROUP_BYTES,
                 full_view,
                 |group: &mut Group, summary, session, ()| st.render(group, summary, session),
             ),
