@@ -11,6 +11,8 @@
 //! first ([`crate::scan::scan_each`]): their sessions, prepared, wait in the task's [`Group`]
 //! for the parent's rendering, which embeds them without reading their files again.
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -53,10 +55,28 @@ pub(super) struct Early {
     asked: Vec<Asked>,
 }
 
-/// What one task of the scan keeps for a parent's rendering: its group's sub-agent sessions.
+/// What one task of the scan keeps for a parent's rendering: its group's sub-agent sessions,
+/// indexed as the run's pool indexes sub-agents.
 #[derive(Default)]
 pub(super) struct Group {
     children: Vec<Child>,
+    /// Each id's first child (in path order, as the pool's by id).
+    first: HashMap<String, usize>,
+    /// Each parent's children, an id once.
+    of: HashMap<String, Vec<usize>>,
+}
+
+impl Group {
+    fn push(&mut self, c: Child) {
+        let i = self.children.len();
+        if let Entry::Vacant(e) = self.first.entry(c.id.clone()) {
+            e.insert(i);
+            if let Some(p) = &c.parent_id {
+                self.of.entry(p.clone()).or_default().push(i);
+            }
+        }
+        self.children.push(c);
+    }
 }
 
 /// A sub-agent's session, settled and prepared as its own export had it.
@@ -166,7 +186,9 @@ impl<'a> Staging<'a> {
         // A Gemini session's kind may still change (the cross-file rules link sub-agents).
         let kind_may_match = summary.agent == Agent::Gemini || self.kind.accepts(summary.kind);
         let exported = kind_may_match && self.filter.may_match(summary);
-        let keep = summary.kind == SessionKind::Subagent;
+        // Only a sub-agent read with its parent can be embedded from this read.
+        let keep =
+            summary.kind == SessionKind::Subagent && summary.source.layout_parent().is_some();
         if !exported && !keep {
             return None;
         }
@@ -189,7 +211,7 @@ impl<'a> Staging<'a> {
             None
         };
         if keep {
-            group.children.push(Child {
+            group.push(Child {
                 id: s.id.clone(),
                 parent_id: s.parent_id.clone(),
                 started_at: s.started_at,
@@ -211,7 +233,7 @@ impl<'a> Staging<'a> {
         mut redactions: Option<Redactions>,
     ) -> Option<Early> {
         let children = Kept {
-            children: Mutex::new(&mut group.children),
+            group: Mutex::new(group),
             asked: Mutex::new(Vec::new()),
         };
         let env = Env::new(self.opts, &children, None);
@@ -228,7 +250,7 @@ impl<'a> Staging<'a> {
         let asked = children.asked.into_inner().unwrap_or_default();
         // An embedded sub-agent's replacements count again, as the export after the scan
         // counts them each time it loads the sub-agent.
-        let kept = children.children.into_inner().ok()?;
+        let group = children.group.into_inner().ok()?;
         for a in &asked {
             let Asked::Load {
                 found: Some(_), id, ..
@@ -236,7 +258,7 @@ impl<'a> Staging<'a> {
             else {
                 continue;
             };
-            let embedded = kept.iter().find(|c| &c.id == id);
+            let embedded = group.first.get(id).map(|&i| &group.children[i]);
             if let (Some(total), Some(r)) = (
                 &mut redactions,
                 embedded.and_then(|c| c.redactions.as_ref()),
@@ -270,7 +292,7 @@ impl Early {
 /// The sub-agents a group kept, served to a rendering as the run's pool serves them after the
 /// scan, each question and its answer recorded.
 struct Kept<'g> {
-    children: Mutex<&'g mut Vec<Child>>,
+    group: Mutex<&'g mut Group>,
     asked: Mutex<Vec<Asked>>,
 }
 
@@ -285,15 +307,15 @@ impl Kept<'_> {
 impl Children for Kept<'_> {
     fn of(&self, parent_id: &str) -> Vec<String> {
         let mut ids: Vec<(Option<chrono::DateTime<chrono::Utc>>, String)> = Vec::new();
-        if let Ok(children) = self.children.lock() {
-            // As the pool lists them: one each, in the order they started.
-            for c in children.iter() {
-                if c.parent_id.as_deref() == Some(parent_id) && !ids.iter().any(|(_, i)| *i == c.id)
-                {
-                    ids.push((c.started_at, c.id.clone()));
-                }
-            }
+        if let Ok(group) = self.group.lock()
+            && let Some(of) = group.of.get(parent_id)
+        {
+            ids.extend(of.iter().map(|&i| {
+                let c = &group.children[i];
+                (c.started_at, c.id.clone())
+            }));
         }
+        // As the pool lists them: in the order they started.
         ids.sort_by_key(|(t, _)| *t);
         let ids: Vec<String> = ids.into_iter().map(|(_, id)| id).collect();
         self.ask(Asked::Of {
@@ -306,10 +328,11 @@ impl Children for Kept<'_> {
     fn load(&self, id: &str, path: Option<&Path>) -> Option<Session> {
         let mut found = None;
         let mut session = None;
-        if let Ok(mut children) = self.children.lock()
-            && let Some(c) = children.iter_mut().find(|c| c.id == id)
-            && let Some(s) = c.session.take()
+        if let Ok(mut group) = self.group.lock()
+            && let Some(&i) = group.first.get(id)
+            && let Some(s) = group.children[i].session.take()
         {
+            let c = &group.children[i];
             found = Some((c.path.clone(), c.settled.clone()));
             session = Some(s);
         }
