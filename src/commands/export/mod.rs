@@ -7,7 +7,7 @@
 //! the sub-agents it embeds: see `early`). Nothing is written inside
 //! an agent's store, and no existing file is replaced without `--force`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -253,12 +253,13 @@ impl<'a> Pool<'a> {
     ) -> Self {
         let mut by_parent: HashMap<&str, Vec<&SessionSummary>> = HashMap::new();
         let mut by_id: HashMap<&str, &SessionSummary> = HashMap::new();
+        // Each parent lists an id once (copies of a sub-agent's file share it).
+        let mut listed: HashSet<(&str, &str)> = HashSet::new();
         for s in pool.iter().filter(|s| s.kind == SessionKind::Subagent) {
-            if let Some(p) = s.parent_id.as_deref() {
-                let v = by_parent.entry(p).or_default();
-                if !v.iter().any(|x| x.id == s.id) {
-                    v.push(s);
-                }
+            if let Some(p) = s.parent_id.as_deref()
+                && listed.insert((p, &s.id))
+            {
+                by_parent.entry(p).or_default().push(s);
             }
             by_id.entry(s.id.as_str()).or_insert(s);
         }
@@ -747,6 +748,42 @@ mod tests {
         let mut out = Vec::new();
         let r = stream(&cli.global, chosen, &pool, &mut out);
         (String::from_utf8(out).unwrap(), r)
+    }
+
+    /// A sub-agent found in several files (copies) is listed once under its parent, the
+    /// parent's sub-agents in the order they started, and found by id as its first file.
+    #[test]
+    fn a_parent_lists_each_sub_agent_once_in_the_order_they_started() {
+        let cli =
+            crate::cli::Cli::parse_from(["sessions", "--home", "testdata/home", "-q", "list"]);
+        let mut opts = scan_options(&cli.global, &crate::cli::SelectArgs::every_kind()).unwrap();
+        opts.progress = false;
+        let mut all = scan(&opts).sessions;
+        let subs: Vec<SessionSummary> = all
+            .iter()
+            .filter(|s| s.kind == SessionKind::Subagent && s.parent_id.is_some())
+            .cloned()
+            .collect();
+        assert!(subs.len() >= 2, "{}", subs.len());
+        for (n, s) in subs.iter().enumerate() {
+            let mut copy = s.clone();
+            copy.source.path = s.source.path.with_extension(format!("copy{n}"));
+            all.push(copy);
+        }
+        let redactions = Mutex::new(Redactions::default());
+        let opts = ExportOptions::default();
+        let pool = Pool::new(&all, &opts, &redactions, guard(&cli.global, false, []));
+        for s in &subs {
+            let parent = s.parent_id.as_deref().unwrap();
+            let mut want: Vec<&SessionSummary> = subs
+                .iter()
+                .filter(|x| x.parent_id.as_deref() == Some(parent))
+                .collect();
+            want.sort_by_key(|x| x.started_at);
+            let want: Vec<String> = want.iter().map(|x| x.id.clone()).collect();
+            assert_eq!(pool.of(parent), want, "{parent}");
+            assert_eq!(pool.by_id[s.id.as_str()].path(), s.path());
+        }
     }
 
     #[test]
