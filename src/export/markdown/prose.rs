@@ -55,6 +55,9 @@ pub fn render(text: &str, base: usize) -> String {
     let text = terminal_safe(&text);
     let text = super::tables::widen(&text, options());
     let mut w = Writer {
+        // About the text's size, and some escapes: grown by doubling, a long message's
+        // rendering was copied several times over.
+        out: String::with_capacity(text.len() + text.len() / 16 + 16),
         base,
         fresh_line: true,
         ..Writer::default()
