@@ -344,34 +344,42 @@ pub fn scan_each<X, G: Default, T: Send>(
 /// the order the cross-file rules see them in); each of the others in a group of its own.
 fn layout_groups(files: Vec<SourceFile>, max_bytes: u64) -> Vec<Vec<SourceFile>> {
     let mut at: HashMap<PathBuf, usize> = HashMap::new();
-    let mut groups: Vec<Vec<SourceFile>> = Vec::new();
+    // Each file with whether it is a sub-agent read with its parent.
+    let mut groups: Vec<Vec<(bool, SourceFile)>> = Vec::new();
     for f in files {
-        let key = f.layout_parent().unwrap_or_else(|| f.path.clone());
+        let parent = f.layout_parent();
+        let child = parent.is_some();
+        let key = parent.unwrap_or_else(|| f.path.clone());
         match at.get(&key) {
-            Some(&i) => groups[i].push(f),
+            Some(&i) => groups[i].push((child, f)),
             None => {
                 at.insert(key, groups.len());
-                groups.push(vec![f]);
+                groups.push(vec![(child, f)]);
             }
         }
     }
     let mut apart = Vec::new();
-    for g in &mut groups {
-        g.sort_by_cached_key(|f| (f.layout_parent().is_none(), f.path.clone()));
+    let mut grouped = Vec::with_capacity(groups.len());
+    for mut g in groups {
+        g.sort_by(|(a, fa), (b, fb)| b.cmp(a).then_with(|| fa.path.cmp(&fb.path)));
         let mut bytes = 0u64;
-        let (kept, over): (Vec<SourceFile>, Vec<SourceFile>) =
-            std::mem::take(g).into_iter().partition(|f| {
-                f.layout_parent().is_none() || {
-                    bytes = bytes.saturating_add(f.size);
-                    bytes <= max_bytes
+        let mut kept = Vec::with_capacity(g.len());
+        for (child, f) in g {
+            if child {
+                bytes = bytes.saturating_add(f.size);
+                if bytes > max_bytes {
+                    apart.push(vec![f]);
+                    continue;
                 }
-            });
-        *g = kept;
-        apart.extend(over.into_iter().map(|f| vec![f]));
+            }
+            kept.push(f);
+        }
+        if !kept.is_empty() {
+            grouped.push(kept);
+        }
     }
-    groups.retain(|g| !g.is_empty());
-    groups.extend(apart);
-    groups
+    grouped.extend(apart);
+    grouped
 }
 
 /// [`scan_each`] in two stages: first the files `first` selects, each visited with `context`,

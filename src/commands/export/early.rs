@@ -235,6 +235,7 @@ impl<'a> Staging<'a> {
         let children = Kept {
             group: Mutex::new(group),
             asked: Mutex::new(Vec::new()),
+            redactions: Mutex::new(Redactions::default()),
         };
         let env = Env::new(self.opts, &children, None);
         let (staged, ()) = self
@@ -250,21 +251,8 @@ impl<'a> Staging<'a> {
         let asked = children.asked.into_inner().unwrap_or_default();
         // An embedded sub-agent's replacements count again, as the export after the scan
         // counts them each time it loads the sub-agent.
-        let group = children.group.into_inner().ok()?;
-        for a in &asked {
-            let Asked::Load {
-                found: Some(_), id, ..
-            } = a
-            else {
-                continue;
-            };
-            let embedded = group.first.get(id).map(|&i| &group.children[i]);
-            if let (Some(total), Some(r)) = (
-                &mut redactions,
-                embedded.and_then(|c| c.redactions.as_ref()),
-            ) {
-                total.merge(r);
-            }
+        if let (Some(total), Ok(embedded)) = (&mut redactions, children.redactions.into_inner()) {
+            total.merge(&embedded);
         }
         Some(Early {
             staged,
@@ -294,6 +282,8 @@ impl Early {
 struct Kept<'g> {
     group: Mutex<&'g mut Group>,
     asked: Mutex<Vec<Asked>>,
+    /// What the sub-agents it handed out replaced.
+    redactions: Mutex<Redactions>,
 }
 
 impl Kept<'_> {
@@ -335,6 +325,9 @@ impl Children for Kept<'_> {
             let c = &group.children[i];
             found = Some((c.path.clone(), c.settled.clone()));
             session = Some(s);
+            if let (Some(r), Ok(mut total)) = (&c.redactions, self.redactions.lock()) {
+                total.merge(r);
+            }
         }
         self.ask(Asked::Load {
             id: id.to_string(),

@@ -571,34 +571,25 @@ fn line_diff(out: &mut String, old: &str, new: &str) {
 }
 
 /// [`line_diff`] from nothing to `new` (a whole-file write): every line inserted, in one
-/// hunk, without the diff's table of lines.
+/// hunk, without the diff's table of lines. The diff ends lines where [`line_breaks`] does.
 fn inserted(out: &mut String, new: &str) {
-    if !new.is_empty() {
-        out.push_str("@@\n");
+    if new.is_empty() {
+        return;
     }
-    for line in diff_lines(new) {
+    out.push_str("@@\n");
+    let mut line = |text: &str| {
         out.push('+');
-        out.push_str(line.trim_end_matches(['\n', '\r']));
+        out.push_str(text);
         out.push('\n');
+    };
+    let mut last = 0;
+    for (start, end) in line_breaks(new) {
+        line(&new[last..start]);
+        last = end;
     }
-}
-
-/// `text`'s lines as the line diff splits them: each ends after `\n`, `\r\n` or a lone `\r`.
-fn diff_lines(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = text;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let end = match memchr::memchr2(b'\n', b'\r', rest.as_bytes()) {
-            Some(i) if rest[i..].starts_with("\r\n") => i + 2,
-            Some(i) => i + 1,
-            None => rest.len(),
-        };
-        let (line, tail) = rest.split_at(end);
-        rest = tail;
-        Some(line)
-    })
+    if last < new.len() {
+        line(&new[last..]);
+    }
 }
 
 /// Codex's patch format (`*** Begin Patch`, `*** Update File: p`, `@@`, `+`/`-`/` ` lines) with
