@@ -14,7 +14,7 @@ use crate::replay::settings::Spec;
 use crate::replay::versions::{self, ClaudeConstants, ClaudeMeasure, Version};
 use crate::replay::window::WindowSource;
 use crate::replay::{
-    Event, EventKind, HistoryItem, RequestInfo, Strategy, StrategyContext, bytes4_tokens,
+    Bytes4, Event, EventKind, HistoryItem, RequestInfo, Strategy, StrategyContext,
 };
 
 pub const SPECS: &[Spec] = &[
@@ -208,6 +208,8 @@ fn media_tokens(p: &Part, m: &ClaudeMeasure) -> Option<u64> {
 }
 
 pub struct Claude {
+    /// Each item's size, measured once for the calibration's pass and the replay.
+    bytes4: Bytes4,
     threshold: u64,
     summary: u64,
     full: u64,
@@ -249,6 +251,7 @@ const INFERRED_WINDOW: usize = 8;
 impl Claude {
     pub fn new(ctx: &StrategyContext) -> Self {
         Claude {
+            bytes4: Bytes4::default(),
             threshold: threshold(ctx),
             summary: ctx.summary_tokens,
             full: 0,
@@ -307,7 +310,7 @@ impl Claude {
 
 impl Strategy for Claude {
     fn push(&mut self, item: &HistoryItem) {
-        let t = bytes4_tokens(item);
+        let t = self.bytes4.next(item);
         self.full = self.full.saturating_add(t);
         self.context = self.context.saturating_add(t);
         self.items += 1;
@@ -321,7 +324,16 @@ impl Strategy for Claude {
     }
 
     fn push_unmanaged(&mut self, item: &HistoryItem) {
-        self.full = self.full.saturating_add(bytes4_tokens(item));
+        let t = self.bytes4.next(item);
+        self.full = self.full.saturating_add(t);
+    }
+
+    fn take_measured(&mut self) -> Option<crate::replay::Measured> {
+        self.bytes4.take()
+    }
+
+    fn reuse_measured(&mut self, measured: crate::replay::Measured) {
+        self.bytes4 = Bytes4::reuse(measured);
     }
 
     fn before_request(&mut self, req: &RequestInfo) -> Vec<Event> {

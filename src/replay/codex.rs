@@ -19,8 +19,8 @@ use std::collections::VecDeque;
 use crate::replay::settings::Spec;
 use crate::replay::versions::{self, CodexConstants, CodexMeasure};
 use crate::replay::{
-    Event, EventKind, HistoryItem, ReplayInput, RequestInfo, Role, Strategy, StrategyContext,
-    bytes4_tokens,
+    Bytes4, Event, EventKind, HistoryItem, ReplayInput, RequestInfo, Role, Strategy,
+    StrategyContext, bytes4_tokens,
 };
 
 /// `COMPACT_USER_MESSAGE_MAX_TOKENS`.
@@ -89,6 +89,8 @@ pub fn describe(ctx: &StrategyContext) -> String {
 }
 
 pub struct Codex {
+    /// Each item's size, measured once for the calibration's pass and the replay.
+    bytes4: Bytes4,
     limit: u64,
     budget: u64,
     summary: u64,
@@ -116,6 +118,7 @@ impl Codex {
     pub fn new(ctx: &StrategyContext) -> Self {
         let c = constants(ctx);
         Codex {
+            bytes4: Bytes4::default(),
             limit: c.auto_compact_limit,
             pre_turn_check: c.pre_turn_check,
             budget: ctx.settings.int("user_message_budget"),
@@ -201,7 +204,7 @@ impl Codex {
 
 impl Strategy for Codex {
     fn push(&mut self, item: &HistoryItem) {
-        let t = bytes4_tokens(item);
+        let t = self.bytes4.next(item);
         self.full += t;
         self.context += t;
         self.items += 1;
@@ -211,6 +214,14 @@ impl Strategy for Codex {
             self.user_messages.push_back(t);
             self.new_turn = true;
         }
+    }
+
+    fn take_measured(&mut self) -> Option<crate::replay::Measured> {
+        self.bytes4.take()
+    }
+
+    fn reuse_measured(&mut self, measured: crate::replay::Measured) {
+        self.bytes4 = Bytes4::reuse(measured);
     }
 
     fn before_request(&mut self, req: &RequestInfo) -> Vec<Event> {

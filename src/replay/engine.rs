@@ -378,7 +378,10 @@ fn replay_calibrated(
                 .into(),
         );
     }
-    let (calibration, drift) = fitted.unwrap_or_else(|| calibrate(input, &ctx, alg, first_managed));
+    let (calibration, drift, measured) = match fitted {
+        Some((c, d)) => (c, d, None),
+        None => calibrate(input, &ctx, alg, first_managed),
+    };
     if !calibration.is_calibrated() {
         notes.push("no recorded usage: every figure is an estimate (uncalibrated)".into());
     }
@@ -400,6 +403,9 @@ fn replay_calibrated(
 
     let after = AfterCompaction::of(input, &calibration, native);
     let mut strategy = alg.build(&ctx, input);
+    if let Some(m) = measured {
+        strategy.reuse_measured(m);
+    }
     let mut anchor = Anchor::new(&calibration);
     let mut full_anchor = anchor;
     let mut tracker = Tracker::new(native);
@@ -712,15 +718,16 @@ impl SessionReplay {
 /// first managed its context (where recorded history and full history are the same thing).
 /// A push-only pass: no trigger runs, so it costs a fraction of the replay. Also returns the
 /// estimator drift: the recorded/estimated ratio at the last such request, the estimate
-/// anchored on the first recorded request by a constant overhead.
+/// anchored on the first recorded request by a constant overhead; and what the pass measured
+/// of the items it pushed, for the replay to reuse ([`Strategy::take_measured`]).
 fn calibrate(
     input: &ReplayInput,
     ctx: &StrategyContext,
     alg: super::Algorithm,
     first_managed: Option<usize>,
-) -> (Calibration, Option<f64>) {
+) -> (Calibration, Option<f64>, Option<super::Measured>) {
     if !input.recorded_usage {
-        return (Calibration::NONE, None);
+        return (Calibration::NONE, None, None);
     }
     let end = first_managed.unwrap_or(input.requests.len());
     let mut strategy = alg.build(ctx, input);
@@ -742,6 +749,7 @@ fn calibrate(
         }
         _ => None,
     };
+    let measured = strategy.take_measured();
     if points.is_empty() {
         // Managed from the first request on: nothing unmanaged to fit, but the recorded sizes
         // still anchor every figure (scale 1).
@@ -749,9 +757,9 @@ fn calibrate(
             method: super::calibrate::Method::Offset,
             ..Calibration::NONE
         };
-        return (c, drift);
+        return (c, drift, measured);
     }
-    (Calibration::fit(&points), drift)
+    (Calibration::fit(&points), drift, measured)
 }
 
 /// What the context holds right after a compaction the replay makes on its own, from the sizes

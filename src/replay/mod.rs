@@ -410,6 +410,21 @@ impl Event {
     }
 }
 
+/// The sizes one strategy's pushes measured of a session's first items, in that strategy's own
+/// form ([`Strategy::take_measured`]).
+pub struct Measured(Box<dyn std::any::Any>);
+
+impl Measured {
+    pub fn new<T: 'static>(sizes: T) -> Measured {
+        Measured(Box::new(sizes))
+    }
+
+    /// The sizes, when they are of the strategy's form.
+    pub fn into<T: 'static>(self) -> Option<T> {
+        self.0.downcast().ok().map(|b| *b)
+    }
+}
+
 /// One context-management algorithm, fed the history incrementally. All token figures a
 /// strategy returns are in its own estimator's units, without the overhead; the engine adds it.
 pub trait Strategy {
@@ -438,6 +453,18 @@ pub trait Strategy {
     fn push_unmanaged(&mut self, item: &HistoryItem) {
         self.push(item);
     }
+    /// What this instance's [`Strategy::push_unmanaged`] calls measured of the items, for
+    /// another instance built with the same context over the same input to
+    /// [reuse](Strategy::reuse_measured): the calibration pass and the replay push the same
+    /// first items, and sizing them (every text's length, every tool call's arguments as JSON)
+    /// is most of what a push costs. `None` when the strategy keeps nothing.
+    fn take_measured(&mut self) -> Option<Measured> {
+        None
+    }
+    /// Push the first items from what another instance measured of them (see
+    /// [`Strategy::take_measured`]) instead of sizing them again; the items past them are
+    /// sized as usual.
+    fn reuse_measured(&mut self, _measured: Measured) {}
     /// Estimated size of the whole unmanaged history pushed so far.
     fn full_tokens(&self) -> u64;
     /// Estimated size of the managed context as it would be sent at the current request.
@@ -644,6 +671,45 @@ fn compact_json_len<T: JsonTree + ?Sized>(v: &T) -> usize {
 /// as serde_json prints them), counted from the value rather than printed.
 pub(crate) fn compact_json_size<T: JsonTree + ?Sized>(v: &T, units: js::JsonUnits) -> usize {
     js::json_text_size(v, units, &|n| n.to_string().len())
+}
+
+/// Each item's [`bytes4_tokens`] in push order, kept for another instance to reuse
+/// ([`Strategy::take_measured`]): Claude Code's and Codex's replays push each item once in
+/// the calibration's pass and once in the replay, and sizing a tool call's input as JSON is
+/// most of a push.
+#[derive(Default)]
+pub struct Bytes4 {
+    tokens: Vec<u64>,
+    /// Items pushed so far.
+    next: usize,
+}
+
+impl Bytes4 {
+    /// The next item's [`bytes4_tokens`], measured by the pushes of the instance these sizes
+    /// came from or now.
+    pub fn next(&mut self, item: &HistoryItem) -> u64 {
+        let k = self.next;
+        self.next += 1;
+        if let Some(&t) = self.tokens.get(k) {
+            return t;
+        }
+        let t = bytes4_tokens(item);
+        self.tokens.push(t);
+        t
+    }
+
+    /// The sizes, for [`Strategy::take_measured`].
+    pub fn take(&mut self) -> Option<Measured> {
+        Some(Measured::new(std::mem::take(&mut self.tokens)))
+    }
+
+    /// The sizes another instance measured, for [`Strategy::reuse_measured`].
+    pub fn reuse(measured: Measured) -> Bytes4 {
+        Bytes4 {
+            tokens: measured.into().unwrap_or_default(),
+            next: 0,
+        }
+    }
 }
 
 pub fn bytes4_tokens(item: &HistoryItem) -> u64 {

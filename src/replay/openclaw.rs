@@ -219,6 +219,8 @@ pub struct OpenClaw {
     ttl_ms: f64,
     sticky: bool,
     messages: usize,
+    /// History items pushed.
+    items: usize,
     full: u64,
     /// Sticky: chars of the projected history (= `full` when non-sticky).
     current: u64,
@@ -245,6 +247,45 @@ pub struct OpenClaw {
     ran: bool,
     /// Non-sticky: the pruned size sent at the current request.
     view: Option<u64>,
+    /// What [`Strategy::push_unmanaged`] measured, or what another instance's calls measured
+    /// and [`Strategy::push`] reuses ([`Strategy::reuse_measured`]).
+    measured: Sizes,
+}
+
+/// The sizes of the messages of a session's first items, as [`OpenClaw::push`] takes them.
+#[derive(Default)]
+struct Sizes {
+    messages: Vec<MessageSize>,
+    /// How many messages the items up to each one hold.
+    ends: Vec<usize>,
+}
+
+impl Sizes {
+    /// The messages of item `k`, when they were measured.
+    fn item(&self, k: usize) -> Option<std::ops::Range<usize>> {
+        let end = *self.ends.get(k)?;
+        Some(k.checked_sub(1).map_or(0, |j| self.ends[j])..end)
+    }
+}
+
+/// What [`OpenClaw::add_message`] reads of a message: its `estimateMessageChars` and its role,
+/// with a tool result's prunability and text length.
+#[derive(Clone, Copy)]
+struct MessageSize {
+    chars: u64,
+    kind: MessageKind,
+}
+
+#[derive(Clone, Copy)]
+enum MessageKind {
+    User,
+    Assistant,
+    ToolResult {
+        prunable: bool,
+        image: bool,
+        raw: u64,
+    },
+    Other,
 }
 
 impl OpenClaw {
@@ -262,6 +303,7 @@ impl OpenClaw {
             sticky: st.flag("sticky"),
             s,
             messages: 0,
+            items: 0,
             full: 0,
             current: 0,
             assistants: Vec::new(),
@@ -282,6 +324,30 @@ impl OpenClaw {
             last_time: None,
             ran: false,
             view: None,
+            measured: Sizes::default(),
+        }
+    }
+
+    /// What [`OpenClaw::add_message`] reads of `m`.
+    fn measure(&self, m: &AgentMessage<'_>) -> MessageSize {
+        let kind = match m {
+            AgentMessage::Assistant { .. } => MessageKind::Assistant,
+            AgentMessage::User { .. } => MessageKind::User,
+            AgentMessage::ToolResult {
+                tool_name, content, ..
+            } => {
+                let prunable = self.tools.is_prunable(tool_name.as_deref().unwrap_or(""));
+                MessageKind::ToolResult {
+                    prunable,
+                    image: prunable && content.has_image(),
+                    raw: if prunable { joined_len(content) } else { 0 },
+                }
+            }
+            _ => MessageKind::Other,
+        };
+        MessageSize {
+            chars: estimate_message_chars(m),
+            kind,
         }
     }
 
@@ -304,26 +370,26 @@ impl OpenClaw {
         }
     }
 
-    fn add_message(&mut self, m: &AgentMessage<'_>) {
+    fn add_message(&mut self, m: MessageSize) {
         let i = self.messages;
         self.messages += 1;
-        let chars = estimate_message_chars(m);
+        let chars = m.chars;
         self.full += chars;
         self.current += chars;
-        match m {
-            AgentMessage::Assistant { .. } => self.assistants.push(i),
-            AgentMessage::User { .. } if self.first_user.is_none() => self.first_user = Some(i),
-            AgentMessage::ToolResult {
-                tool_name, content, ..
+        match m.kind {
+            MessageKind::Assistant => self.assistants.push(i),
+            MessageKind::User if self.first_user.is_none() => self.first_user = Some(i),
+            MessageKind::ToolResult {
+                prunable,
+                image,
+                raw,
             } if self.first_user.is_some() => {
-                if !self.tools.is_prunable(tool_name.as_deref().unwrap_or("")) {
+                if !prunable {
                     return;
                 }
-                let image = content.has_image();
                 if image && self.s.protected_image_results.is_none() {
                     return; // Feb: image results are never prunable
                 }
-                let raw = joined_len(content);
                 let cut = if image { None } else { self.s.trimmed_len(raw) };
                 let p = self.results.len();
                 self.results.push(Result_ {
@@ -564,9 +630,20 @@ impl Strategy for OpenClaw {
             // The previous run ended: OpenClaw appends its cache-ttl touch.
             self.last_touch = self.last_time;
         }
-        for m in from_item(item) {
-            self.add_message(&m);
+        // Measured by the calibration's pass, or now.
+        match self.measured.item(self.items) {
+            Some(messages) => {
+                for k in messages {
+                    self.add_message(self.measured.messages[k]);
+                }
+            }
+            None => {
+                for m in from_item(item) {
+                    self.add_message(self.measure(&m));
+                }
+            }
         }
+        self.items += 1;
         if item.timestamp.is_some() {
             self.last_time = item.timestamp;
         }
@@ -574,7 +651,22 @@ impl Strategy for OpenClaw {
 
     fn push_unmanaged(&mut self, item: &HistoryItem) {
         for m in from_item(item) {
-            self.full += estimate_message_chars(&m);
+            let size = self.measure(&m);
+            self.full += size.chars;
+            self.measured.messages.push(size);
+        }
+        self.measured.ends.push(self.measured.messages.len());
+    }
+
+    fn take_measured(&mut self) -> Option<crate::replay::Measured> {
+        Some(crate::replay::Measured::new(std::mem::take(
+            &mut self.measured,
+        )))
+    }
+
+    fn reuse_measured(&mut self, measured: crate::replay::Measured) {
+        if let Some(m) = measured.into::<Sizes>() {
+            self.measured = m;
         }
     }
 

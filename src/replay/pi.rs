@@ -56,9 +56,7 @@ pub mod message;
 use std::collections::HashSet;
 
 use cut::{Class, CutIndex};
-use message::{
-    FileOp, estimate_tokens, file_lists_len, file_ops, from_item, serialized_len, sizes,
-};
+use message::{FileOp, file_lists_len, file_ops, from_item, serialized_len, sizes};
 
 use crate::replay::settings::Spec;
 use crate::replay::{Event, EventKind, HistoryItem, RequestInfo, Strategy, StrategyContext};
@@ -165,6 +163,65 @@ pub struct Pi {
     /// Usage total of the last request (anchored: prompt + output), until a check consumes it.
     last_total: Option<u64>,
     pending: Vec<Event>,
+    /// What [`Strategy::push_unmanaged`] measured, or what another instance's calls measured
+    /// and [`Strategy::push`] reuses ([`Strategy::reuse_measured`]).
+    measured: Sizes,
+}
+
+/// The sizes of the messages of a session's first items, as [`Pi::push`] takes them.
+#[derive(Default)]
+struct Sizes {
+    messages: Vec<MessageSize>,
+    /// How many messages the items up to each one hold.
+    ends: Vec<usize>,
+    /// The assistants' file operations: message (of `messages`), operation, path.
+    file_ops: Vec<(usize, FileOp, String)>,
+    /// Of `file_ops`, how many the pushes took.
+    taken: usize,
+}
+
+/// One message's entry: its class, its `estimateTokens`, and its serialised characters and
+/// parts.
+#[derive(Clone, Copy)]
+struct MessageSize {
+    class: Class,
+    tokens: u64,
+    chars: u64,
+    parts: u64,
+}
+
+impl Sizes {
+    /// Measure `item`'s messages and add them.
+    fn measure(&mut self, item: &HistoryItem, tool_result_max: usize) {
+        for m in from_item(item) {
+            let at = self.messages.len();
+            let (size, ops) = MessageSize::of(&m, tool_result_max);
+            self.file_ops
+                .extend(ops.into_iter().map(|(op, path)| (at, op, path.to_string())));
+            self.messages.push(size);
+        }
+        self.ends.push(self.messages.len());
+    }
+
+    /// The messages of item `k`, when they were measured.
+    fn item(&self, k: usize) -> Option<std::ops::Range<usize>> {
+        let end = *self.ends.get(k)?;
+        Some(k.checked_sub(1).map_or(0, |j| self.ends[j])..end)
+    }
+}
+
+impl MessageSize {
+    /// A message's entry and its file operations.
+    fn of<'m>(m: &'m AgentMessage<'_>, tool_result_max: usize) -> (Self, Vec<(FileOp, &'m str)>) {
+        let (estimate, (chars, parts)) = sizes(m, tool_result_max);
+        let size = MessageSize {
+            class: Class::of_role(m.role()),
+            tokens: estimate.div_ceil(CHARS_PER_TOKEN),
+            chars,
+            parts,
+        };
+        (size, file_ops(m))
+    }
 }
 
 impl Pi {
@@ -203,7 +260,20 @@ impl Pi {
             context: 0,
             last_total: None,
             pending: Vec::new(),
+            measured: Sizes::default(),
         }
+    }
+
+    /// Add one message's entry (of the item being pushed) with its file operations.
+    fn add(&mut self, m: MessageSize, ops: impl IntoIterator<Item = (FileOp, String)>) {
+        let i = self.index.len();
+        self.index.push(m.class, m.tokens);
+        self.ser_chars.push(self.ser_chars[i] + m.chars);
+        self.ser_parts.push(self.ser_parts[i] + m.parts);
+        self.entry_item.push(self.items);
+        self.file_ops
+            .extend(ops.into_iter().map(|(op, path)| (i, op, path)));
+        self.context += m.tokens;
     }
 
     /// Characters of `serializeConversation` over entries `[a, b)`.
@@ -302,26 +372,50 @@ impl Strategy for Pi {
                 self.pending.push(e);
             }
         }
-        for m in from_item(item) {
-            let i = self.index.len();
-            let (estimate, (chars, parts)) = sizes(&m, self.tool_result_max);
-            let tokens = estimate.div_ceil(CHARS_PER_TOKEN);
-            self.index.push(Class::of_role(m.role()), tokens);
-            self.ser_chars.push(self.ser_chars[i] + chars);
-            self.ser_parts.push(self.ser_parts[i] + parts);
-            self.entry_item.push(self.items);
-            for (op, path) in file_ops(&m) {
-                self.file_ops.push((i, op, path.to_string()));
+        // Measured by the calibration's pass, or now.
+        match self.measured.item(self.items) {
+            Some(messages) => {
+                for k in messages {
+                    let size = self.measured.messages[k];
+                    let ops = &mut self.measured.file_ops;
+                    let mut taken = Vec::new();
+                    while let Some((at, op, path)) = ops.get_mut(self.measured.taken)
+                        && *at == k
+                    {
+                        taken.push((*op, std::mem::take(path)));
+                        self.measured.taken += 1;
+                    }
+                    self.add(size, taken);
+                }
             }
-            self.context += tokens;
+            None => {
+                for m in from_item(item) {
+                    let (size, ops) = MessageSize::of(&m, self.tool_result_max);
+                    let ops = ops.into_iter().map(|(op, path)| (op, path.to_string()));
+                    self.add(size, ops);
+                }
+            }
         }
         self.items += 1;
     }
 
     fn push_unmanaged(&mut self, item: &HistoryItem) {
-        for m in from_item(item) {
-            self.index
-                .push(Class::of_role(m.role()), estimate_tokens(&m));
+        let from = self.measured.messages.len();
+        self.measured.measure(item, self.tool_result_max);
+        for m in &self.measured.messages[from..] {
+            self.index.push(m.class, m.tokens);
+        }
+    }
+
+    fn take_measured(&mut self) -> Option<crate::replay::Measured> {
+        Some(crate::replay::Measured::new(std::mem::take(
+            &mut self.measured,
+        )))
+    }
+
+    fn reuse_measured(&mut self, measured: crate::replay::Measured) {
+        if let Some(m) = measured.into::<Sizes>() {
+            self.measured = m;
         }
     }
 

@@ -70,6 +70,115 @@ fn push_unmanaged_measures_the_full_history_as_push_does() {
     assert!(compared.iter().all(|&n| n > 200), "{compared:?}");
 }
 
+/// The replay pushes the items the calibration's pass measured from those sizes
+/// ([`Strategy::take_measured`]), and must come out as a replay that measures every item
+/// itself. A sweep's second setting of one calibration is such a replay (it is handed the
+/// fitted calibration and runs no pass of its own), so every algorithm replays each session
+/// twice at a small window (compactions and prunings, file lists, cut points), and the two
+/// replays must be equal.
+#[test]
+fn a_replay_that_reuses_the_calibrations_sizes_is_the_replay_that_measures_them() {
+    use crate::parse::{FileRole, SourceFile, sniff_agent};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The sample home's sessions with recorded usage, and a generated one of tool calls.
+    let mut files: Vec<std::path::PathBuf> = walkdir::WalkDir::new(root.join("testdata/home"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect();
+    files.sort();
+    let mut inputs: Vec<ReplayInput> = files
+        .iter()
+        .filter_map(|file| {
+            let agent = sniff_agent(file)?;
+            let file = SourceFile::new(agent, file.clone(), FileRole::Unknown);
+            crate::parse::parse_file(&file).ok()
+        })
+        .map(ReplayInput::from_session)
+        .filter(|input| input.recorded_usage)
+        .collect();
+    inputs.push(tool_session());
+    let mut acted = [0usize; 5];
+    for input in &inputs {
+        let file = &input.path;
+        for (a, alg) in <Algorithm as clap::ValueEnum>::value_variants()
+            .iter()
+            .enumerate()
+        {
+            // OpenClaw prunes only after its cache TTL: without it, at every request, and
+            // sticky (pruning what it pruned before) as well.
+            let settings: &[&[(&str, &str)]] = match alg {
+                Algorithm::OpenclawPrune => &[&[("ttl", "0")], &[("ttl", "0"), ("sticky", "true")]],
+                _ => &[&[]],
+            };
+            for (window, pairs) in [12_000, 20_000, 60_000]
+                .into_iter()
+                .flat_map(|w| settings.iter().map(move |p| (w, *p)))
+            {
+                let o = ReplayOptions {
+                    context_window: Some(window),
+                    ..opts(*alg, 1_000, pairs)
+                };
+                let r = replay_each(input, &[o.clone(), o]);
+                let json = |r: &SessionReplay| serde_json::to_value(r).unwrap();
+                assert_eq!(
+                    json(&r[0]),
+                    json(&r[1]),
+                    "{alg:?} {} at {window}",
+                    file.display()
+                );
+                acted[a] += r[0].events.len();
+            }
+        }
+    }
+    // Every algorithm managed its context many times over these sessions.
+    assert!(acted.iter().all(|&n| n > 50), "{acted:?}");
+}
+
+/// Sixty turns of a user prompt, an assistant's `read`, `write` or `edit` call (Pi's file
+/// lists) and its result, from a few characters to 30,000 (OpenClaw trims the long ones),
+/// every request recorded.
+fn tool_session() -> ReplayInput {
+    let mut s = input(0, 0, |_, _| None);
+    let mut history = 0;
+    for k in 0..60 {
+        let user = item(Role::User, true, &format!("turn {k} ").repeat(40));
+        let call = HistoryItem {
+            parts: vec![Part::ToolCall {
+                id: format!("c{k}"),
+                name: ["read", "write", "edit"][k % 3].into(),
+                input: serde_json::json!({"path": format!("src/f{}.rs", k % 7)}).into(),
+            }],
+            ..item(Role::Assistant, false, "")
+        };
+        let result = HistoryItem {
+            parts: vec![Part::ToolResult {
+                call_id: format!("c{k}"),
+                output: "r".repeat(k * 7_919 % 30_000),
+                is_error: false,
+                attachments: Vec::new(),
+                output_size: None,
+            }],
+            tool_names: vec![Some(["read", "write", "edit"][k % 3].into())],
+            ..item(Role::Tool, false, "")
+        };
+        for it in [user, call, result] {
+            history += bytes4_tokens(&it);
+            s.items.push(it);
+            s.requests.push(RequestPoint {
+                upto: s.items.len(),
+                recorded_prompt: Some(history + 3_000),
+                output: 200,
+                timestamp: None,
+                model: Some("claude-sonnet-4-5".into()),
+                usage: None,
+            });
+        }
+    }
+    s
+}
+
 #[test]
 fn tool_arguments_are_sized_as_their_compact_json() {
     let args = [
