@@ -17,7 +17,8 @@
 //! (`vectorised!`).
 
 // The crate's only `unsafe` code: the calls of the counts' AVX2 builds, each made after
-// checking that the CPU has AVX2 (`vectorised!`).
+// checking that the CPU has AVX2 (`vectorised!`, `json_unescape_shrink`), and the unaligned
+// loads of whole 32-byte blocks of a slice in `unescape_shrink_avx2`.
 #![deny(unsafe_code)]
 
 /// Sizes of a string that JavaScript's `.length` and `JSON.stringify` give.
@@ -305,6 +306,108 @@ fn units_stats_without_surrogates_body(w: &[u16]) -> Option<StrStats> {
         non_ascii,
         escaped: units + extra,
         astral: 0,
+    })
+}
+
+/// How many bytes and UTF-16 units shorter the text a JSON string literal holds is than the
+/// literal's contents `inner` (its bytes between the quotes, which a JSON reader has checked):
+/// an escape `\n` is two bytes and two units of `inner` for one of each in the text, `\u00e9`
+/// six for two bytes and one unit, a surrogate pair of escapes twelve for four bytes and two
+/// units. `None` for a lone surrogate escape, or an escape a JSON reader would not have let
+/// through, which the caller decodes the usual way.
+///
+/// A tool output has an escape every line: found a 32-byte block at a time with AVX2, each by
+/// its bit in the block's mask, instead of one search per escape.
+pub fn json_unescape_shrink(inner: &[u8]) -> Option<(u64, u64)> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        #[allow(unsafe_code)]
+        return unsafe { unescape_shrink_avx2(inner) };
+    }
+    unescape_shrink_from(inner, 0, (0, 0))
+}
+
+/// [`json_unescape_shrink`] of the escapes of `b` from `at` on (an escape that starts before
+/// `at` is counted in `shrink`), one search per escape.
+fn unescape_shrink_from(b: &[u8], mut at: usize, mut shrink: (u64, u64)) -> Option<(u64, u64)> {
+    while let Some(n) = b.get(at..)?.iter().position(|&c| c == b'\\') {
+        let (len, bytes, units) = escape_at(b, at + n)?;
+        at += n + len;
+        shrink.0 += bytes;
+        shrink.1 += units;
+    }
+    Some(shrink)
+}
+
+/// [`json_unescape_shrink`] with AVX2: each block's backslashes as a mask, taken in order, less
+/// the ones an escape before them took (the second of `\\`, a surrogate pair's second
+/// half); the tail after the last whole block one search per escape.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(unsafe_code)]
+fn unescape_shrink_avx2(b: &[u8]) -> Option<(u64, u64)> {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_set1_epi8,
+    };
+    let backslash = _mm256_set1_epi8(b'\\' as i8);
+    let mut shrink = (0, 0);
+    // The first byte no escape has taken.
+    let mut next = 0usize;
+    let mut blocks = b.chunks_exact(32);
+    let mut base = 0usize;
+    for block in &mut blocks {
+        // SAFETY: `block` is 32 readable bytes; the load needs no alignment.
+        let v = unsafe { _mm256_loadu_si256(block.as_ptr().cast::<__m256i>()) };
+        let mut mask = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, backslash)) as u32;
+        loop {
+            // The backslashes from `next` on.
+            let taken = next.saturating_sub(base);
+            mask &= if taken < 32 { u32::MAX << taken } else { 0 };
+            if mask == 0 {
+                break;
+            }
+            let at = base + mask.trailing_zeros() as usize;
+            let (len, bytes, units) = escape_at(b, at)?;
+            next = at + len;
+            shrink.0 += bytes;
+            shrink.1 += units;
+        }
+        base += 32;
+    }
+    unescape_shrink_from(b, next.max(base), shrink)
+}
+
+/// The escape at `b[i]` (a backslash): its length, and how many bytes and UTF-16 units fewer
+/// its character takes than the escape. `None` for a lone surrogate or a malformed escape.
+#[inline(always)]
+fn escape_at(b: &[u8], i: usize) -> Option<(usize, u64, u64)> {
+    match *b.get(i + 1)? {
+        // Two bytes for one ASCII character.
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some((2, 1, 1)),
+        b'u' => match hex4(b.get(i + 2..)?)? {
+            0xD800..=0xDBFF => {
+                let paired = b.get(i + 6..i + 8) == Some(b"\\u")
+                    && b.get(i + 8..)
+                        .and_then(hex4)
+                        .is_some_and(|u| (0xDC00..=0xDFFF).contains(&u));
+                // Twelve bytes for a character of four bytes, two units.
+                paired.then_some((12, 8, 10))
+            }
+            0xDC00..=0xDFFF => None,
+            // Six bytes for a character of one unit.
+            u => Some((6, 6 - char::from_u32(u)?.len_utf8() as u64, 5)),
+        },
+        _ => None,
+    }
+}
+
+/// The four hex digits at the start of `b`, as a number.
+#[inline(always)]
+fn hex4(b: &[u8]) -> Option<u32> {
+    b.get(..4)?.iter().try_fold(0, |n, &c| {
+        let d = char::from(c).to_digit(16)?;
+        Some(n << 4 | d)
     })
 }
 

@@ -162,3 +162,47 @@ fn units_without_surrogates_count_as_their_text() {
     );
     assert_eq!(units_stats_without_surrogates(&[0x61, 0xdc00, 0x62]), None);
 }
+
+/// The shrink of JSON literals holding every kind of escape at every offset of the 32-byte
+/// blocks (an escape across two blocks, a run of backslashes, a surrogate pair whose halves
+/// fall in two blocks): from the blocks' masks and one search per escape, equal to what the
+/// decoded text measures; refused exactly where serde_json refuses the literal.
+#[test]
+fn unescape_shrink_is_what_decoding_takes_off() {
+    let escapes = [
+        "\\n",
+        "\\\\",
+        "\\\"",
+        "\\/",
+        "\\u00e9",
+        "\\u2028",
+        "\\ud83d\\ude00",
+        "\\\\\\\\\\n",
+        "\\ud83d",
+        "\\ude00x",
+        "\\u12G4",
+    ];
+    let (mut measured, mut refused) = (0, 0);
+    for esc in escapes {
+        for second in ["", "\\t", "\\ud83d\\ude00"] {
+            for pad in 0..70 {
+                let inner = format!("{}{esc}{}é{second}🎉", "a".repeat(pad), "b".repeat(pad % 7));
+                let scalar = unescape_shrink_from(inner.as_bytes(), 0, (0, 0));
+                assert_eq!(json_unescape_shrink(inner.as_bytes()), scalar, "{inner}");
+                match serde_json::from_str::<String>(&format!("\"{inner}\"")) {
+                    Ok(text) => {
+                        let units = inner.encode_utf16().count() - text.encode_utf16().count();
+                        let bytes = inner.len() - text.len();
+                        assert_eq!(scalar, Some((bytes as u64, units as u64)), "{inner}");
+                        measured += 1;
+                    }
+                    Err(_) => {
+                        assert_eq!(scalar, None, "{inner}");
+                        refused += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(measured > 1500 && refused > 500, "{measured} {refused}");
+}

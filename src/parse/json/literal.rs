@@ -7,7 +7,6 @@
 //! as a skipped value), a literal's size is its length less what its escapes shrink to.
 
 use crate::model::TextSize;
-use crate::parse::read::hex4;
 
 /// The size of the text the JSON string literal `raw` (quotes included) decodes to, as
 /// [`TextSize::of`] measures that text. `None` for anything but a string literal, and for a
@@ -15,41 +14,11 @@ use crate::parse::read::hex4;
 /// caller then decodes it the usual way.
 pub fn literal_size(raw: &str) -> Option<TextSize> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-    let b = inner.as_bytes();
-    // Every byte of an escape counts as one ASCII byte and one UTF-16 unit here, and is
-    // taken back below for what the escape decodes to.
-    let (mut bytes, mut utf16) = (b.len() as u64, crate::tokens::utf16_len(inner) as u64);
-    let mut i = 0;
-    while let Some(at) = memchr::memchr(b'\\', &b[i..]).map(|n| i + n) {
-        let (len, shrink_bytes, shrink_units) = escape_at(b, at)?;
-        i = at + len;
-        bytes -= shrink_bytes;
-        utf16 -= shrink_units;
-    }
-    Some(TextSize { bytes, utf16 })
-}
-
-/// The escape at `b[i]` (a backslash): its length, and how many bytes and UTF-16 units fewer
-/// its character takes than the escape. `None` for a lone surrogate.
-fn escape_at(b: &[u8], i: usize) -> Option<(usize, u64, u64)> {
-    match *b.get(i + 1)? {
-        // Two bytes for one ASCII character.
-        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some((2, 1, 1)),
-        b'u' => match hex4(b.get(i + 2..)?)? {
-            0xD800..=0xDBFF => {
-                let paired = b.get(i + 6..i + 8) == Some(b"\\u")
-                    && b.get(i + 8..)
-                        .and_then(hex4)
-                        .is_some_and(|u| (0xDC00..=0xDFFF).contains(&u));
-                // Twelve bytes for a character of four bytes, two units.
-                paired.then_some((12, 8, 10))
-            }
-            0xDC00..=0xDFFF => None,
-            // Six bytes for a character of one unit.
-            u => Some((6, 6 - char::from_u32(u)?.len_utf8() as u64, 5)),
-        },
-        _ => None,
-    }
+    let (bytes, units) = textstats::json_unescape_shrink(inner.as_bytes())?;
+    Some(TextSize {
+        bytes: inner.len() as u64 - bytes,
+        utf16: crate::tokens::utf16_len(inner) as u64 - units,
+    })
 }
 
 #[cfg(test)]
