@@ -352,31 +352,54 @@ fn unescape_shrink_avx2(b: &[u8]) -> Option<(u64, u64)> {
     };
     let backslash = _mm256_set1_epi8(b'\\' as i8);
     let mut shrink = (0, 0);
-    // The first byte no escape has taken.
-    let mut next = 0usize;
+    // How many bytes of the block the last escape of the block before took.
+    let mut carry = 0usize;
     let mut blocks = b.chunks_exact(32);
     let mut base = 0usize;
     for block in &mut blocks {
         // SAFETY: `block` is 32 readable bytes; the load needs no alignment.
         let v = unsafe { _mm256_loadu_si256(block.as_ptr().cast::<__m256i>()) };
         let mut mask = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, backslash)) as u32;
-        loop {
-            // The backslashes from `next` on.
-            let taken = next.saturating_sub(base);
-            mask &= if taken < 32 { u32::MAX << taken } else { 0 };
-            if mask == 0 {
-                break;
-            }
-            let at = base + mask.trailing_zeros() as usize;
-            let (len, bytes, units) = escape_at(b, at)?;
-            next = at + len;
-            shrink.0 += bytes;
-            shrink.1 += units;
+        mask &= u32::MAX << carry;
+        carry = 0;
+        while mask != 0 {
+            let k = mask.trailing_zeros() as usize;
+            // Nearly every escape is two bytes for one ASCII character.
+            let len = match b.get(base + k + 1) {
+                Some(&c) if SHORT_ESCAPE[usize::from(c)] => {
+                    shrink.0 += 1;
+                    shrink.1 += 1;
+                    2
+                }
+                _ => {
+                    let (len, bytes, units) = escape_at(b, base + k)?;
+                    shrink.0 += bytes;
+                    shrink.1 += units;
+                    len
+                }
+            };
+            // The backslashes it took (the second of `\\`, a surrogate pair's second half)
+            // are not escapes; it may end in the next block.
+            let end = k + len;
+            mask &= !(((1u64 << end) - 1) as u32);
+            carry = end.saturating_sub(32);
         }
         base += 32;
     }
-    unescape_shrink_from(b, next.max(base), shrink)
+    unescape_shrink_from(b, base + carry, shrink)
 }
+
+/// The characters that follow a backslash in an escape of two bytes.
+const SHORT_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    let short = b"\"\\/bfnrt";
+    while i < short.len() {
+        t[short[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
 
 /// The escape at `b[i]` (a backslash): its length, and how many bytes and UTF-16 units fewer
 /// its character takes than the escape. `None` for a lone surrogate or a malformed escape.
@@ -384,7 +407,7 @@ fn unescape_shrink_avx2(b: &[u8]) -> Option<(u64, u64)> {
 fn escape_at(b: &[u8], i: usize) -> Option<(usize, u64, u64)> {
     match *b.get(i + 1)? {
         // Two bytes for one ASCII character.
-        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some((2, 1, 1)),
+        c if SHORT_ESCAPE[usize::from(c)] => Some((2, 1, 1)),
         b'u' => match hex4(b.get(i + 2..)?)? {
             0xD800..=0xDBFF => {
                 let paired = b.get(i + 6..i + 8) == Some(b"\\u")
