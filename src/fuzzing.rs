@@ -181,7 +181,7 @@ pub(crate) fn one_read_is_two_reads(file: &SourceFile) {
         load_record(&file.path) == whole,
         "record of {path}, read line by line"
     );
-    match (two, read_view_and_record(file)) {
+    match (two, read_view_and_record(file, false)) {
         (Ok(view), Ok((one_view, one_record))) => {
             assert_eq!(view, one_view, "view of {path}, read once");
             assert!(whole == one_record, "record of {path}, read once");
@@ -299,13 +299,35 @@ fn outputs_as(full: &mut Session, measured: &Session, kept: impl Fn(&str) -> Str
 
 /// The algorithms that do not replay on a Gemini record take its strings into their history
 /// items instead of copying them: the input must be the same either way, whatever the bytes.
-/// Returns the input (`None` when Gemini could not load the file).
-pub(crate) fn taken_is_copied(file: &SourceFile) -> Option<ReplayInput> {
+/// They also read the record with its long tool results measured and not decoded: the same
+/// view, the same input with those outputs measured, and the same replays. Returns the input
+/// and how many outputs were measured (`None` when Gemini could not load the file).
+pub(crate) fn taken_is_copied(file: &SourceFile) -> Option<(ReplayInput, usize)> {
     use crate::replay::gemini::load::read_view_and_record;
     use crate::replay::gemini::resume::{Keep, input_from, resume};
-    let Ok((s, Some(messages))) = read_view_and_record(file) else {
+    let measured = read_view_and_record(file, true);
+    let Ok((s, Some(messages))) = read_view_and_record(file, false) else {
+        assert!(
+            matches!(measured, Err(_) | Ok((_, None))),
+            "{}: only the measured record loads",
+            file.path.display()
+        );
         return None;
     };
+    let Ok((sm, Some(measured))) = measured else {
+        panic!("{}: the measured record does not load", file.path.display());
+    };
+    assert!(
+        s == sm,
+        "{}: the view read with measured results",
+        file.path.display()
+    );
+    let measured = input_from(&sm, resume(measured), Keep::Items);
+    let n = measured_is_taken(
+        file,
+        &input_from(&s, resume(messages.clone()), Keep::Items),
+        &measured,
+    );
     let kept = input_from(&s, resume(messages.clone()), Keep::Both);
     let taken = input_from(&s, resume(messages), Keep::Items);
     let at = file.path.display();
@@ -326,7 +348,61 @@ pub(crate) fn taken_is_copied(file: &SourceFile) -> Option<ReplayInput> {
         "{at}"
     );
     assert_eq!(kept.model, taken.model, "{at}: model");
-    Some(kept)
+    Some((kept, n))
+}
+
+/// The input of a Gemini record read with its long tool results measured ([`JsStr::Measured`])
+/// must be `taken`, the input from the decoded record, with those outputs measured; and replay
+/// as it does. Returns how many outputs were measured.
+///
+/// [`JsStr::Measured`]: crate::replay::gemini::json::JsStr::Measured
+fn measured_is_taken(file: &SourceFile, taken: &ReplayInput, measured: &ReplayInput) -> usize {
+    let at = file.path.display();
+    let mut expected = taken.clone();
+    let mut n = 0;
+    assert_eq!(expected.items.len(), measured.items.len(), "{at}: items");
+    for (e, m) in expected.items.iter_mut().zip(&measured.items) {
+        assert_eq!(e.parts.len(), m.parts.len(), "{at}: parts");
+        for (p, pm) in e.parts.iter_mut().zip(&m.parts) {
+            if let (
+                Part::ToolResult {
+                    output,
+                    output_size,
+                    ..
+                },
+                Part::ToolResult {
+                    output_size: Some(size),
+                    ..
+                },
+            ) = (p, pm)
+            {
+                assert_eq!(TextSize::of(output), *size, "{at}: the size of {output:?}");
+                *output = String::new();
+                *output_size = Some(*size);
+                n += 1;
+            }
+        }
+    }
+    assert_eq!(
+        format!("{expected:?}"),
+        format!("{measured:?}"),
+        "{at}: the measured input"
+    );
+    let json = |r| serde_json::to_string(&r).expect("a replay serialises");
+    for algorithm in [
+        Algorithm::Claude,
+        Algorithm::Codex,
+        Algorithm::Pi,
+        Algorithm::OpenclawPrune,
+    ] {
+        let opts = fuzz_options(algorithm);
+        assert_eq!(
+            json(replay(taken, &opts)),
+            json(replay(measured, &opts)),
+            "{at}: replayed measured"
+        );
+    }
+    n
 }
 
 /// Everything that consumes a parsed session.

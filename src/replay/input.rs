@@ -117,8 +117,12 @@ impl ReplayInput {
         algorithm: super::Algorithm,
     ) -> Result<(Session, Record), Warning> {
         match file.agent {
-            Agent::Gemini => super::gemini::load::read_view_and_record(file)
-                .map(|(s, record)| (s, Record::Gemini(record))),
+            // The other algorithms read a long tool result's size alone.
+            Agent::Gemini => super::gemini::load::read_view_and_record(
+                file,
+                algorithm != super::Algorithm::Gemini,
+            )
+            .map(|(s, record)| (s, Record::Gemini(record))),
             Agent::Claude | Agent::Codex => {
                 crate::parse::parse_file_with(file, Self::detail(file.agent, algorithm))
                     .map(|s| (s, Record::None))

@@ -18,16 +18,17 @@ use crate::replay::settings::Settings;
 use crate::replay::{Algorithm, HistoryItem, ReplayInput, ReplayOptions, replay_each};
 
 /// Part kinds seen, to keep the comparison from being vacuous: text, thinking, call, result,
-/// image, other.
-type Seen = [usize; 6];
+/// image, other; and results read measured.
+type Seen = [usize; 7];
 
 /// Compares the input built both ways from `path` (the fuzz targets' own comparison,
 /// [`crate::fuzzing::taken_is_copied`]); `false` when Gemini could not load it.
 fn same_both_ways(path: &Path, seen: &mut Seen) -> bool {
     let file = SourceFile::new(Agent::Gemini, path.to_path_buf(), FileRole::Unknown);
-    let Some(input) = crate::fuzzing::taken_is_copied(&file) else {
+    let Some((input, measured)) = crate::fuzzing::taken_is_copied(&file) else {
         return false;
     };
+    seen[6] += measured;
     for p in input.items.iter().flat_map(|i| &i.parts) {
         let kind = match p {
             Part::Text { .. } => 0,
@@ -58,9 +59,10 @@ fn items_taken_from_the_record_equal_items_copied_from_it() {
     let files = sample_files(tmp.path(), 0..60);
     let (loaded, seen) = compare_all(&files);
     assert!(loaded >= 60, "{loaded} of {} files loaded", files.len());
-    // Text, thoughts, calls and results all went through both ways.
+    // Text, thoughts, calls and results all went through both ways, and results were read
+    // measured.
     assert!(
-        seen[..4].iter().all(|&n| n > 0),
+        seen[..4].iter().all(|&n| n > 0) && seen[6] > 50,
         "part kinds seen: {seen:?}"
     );
 }
@@ -218,7 +220,7 @@ fn gemini_replays_the_turns_whatever_the_items_hold() {
     let (mut replayed, mut compressions, mut tool_turns) = (0, 0, 0);
     for path in sample_files(tmp.path(), 0..12) {
         let file = SourceFile::new(Agent::Gemini, path.clone(), FileRole::Unknown);
-        let Ok((s, Some(messages))) = read_view_and_record(&file) else {
+        let Ok((s, Some(messages))) = read_view_and_record(&file, false) else {
             continue;
         };
         let both = input_from(&s, resume(messages.clone()), Keep::Both);

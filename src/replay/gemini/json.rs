@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 pub use super::key::Key;
 use super::truncate::Truncated;
-use crate::model::{JsonShape, JsonTree};
+use crate::model::{JsonShape, JsonTree, TextSize};
 pub use crate::replay::js::StrStats;
 use crate::replay::js::text_stats;
 
@@ -30,6 +30,13 @@ pub enum JsStr {
     /// as its pieces so sizes are O(1) and nesting another truncation is O(1); materialised
     /// only when its characters are needed.
     Trunc(Arc<Truncated>),
+    /// A function response's `output` that the replays but Gemini's read the size of alone,
+    /// measured on its JSON literal and not decoded ([`record_line`]): they turn it into a
+    /// measured output ([`Part::ToolResult`](crate::model::Part::ToolResult)'s `output_size`)
+    /// and never read its characters, nor does the summary view, which drops outputs from its
+    /// skeletons. What would read them reads `size.utf16` filler letters, as of
+    /// [`JsStr::Filler`]; the test build asserts that nothing does.
+    Measured(TextSize),
 }
 
 impl Default for JsStr {
@@ -73,6 +80,7 @@ impl JsStr {
             JsStr::Wide(w) => w.len(),
             JsStr::Filler(n) => *n,
             JsStr::Trunc(t) => t.len(),
+            JsStr::Measured(size) => size.utf16 as usize,
         }
     }
 
@@ -82,6 +90,7 @@ impl JsStr {
             JsStr::Wide(w) => w.is_empty(),
             JsStr::Filler(n) => *n == 0,
             JsStr::Trunc(t) => t.len() == 0,
+            JsStr::Measured(size) => size.bytes == 0,
         }
     }
 
@@ -91,6 +100,7 @@ impl JsStr {
             JsStr::Wide(w) => w.clone(),
             JsStr::Filler(n) => vec![b'A' as u16; *n],
             JsStr::Trunc(t) => t.materialize(),
+            JsStr::Measured(_) => vec![b'A' as u16; self.unread()],
         }
     }
 
@@ -101,6 +111,7 @@ impl JsStr {
             JsStr::Wide(w) => String::from_utf16_lossy(w),
             JsStr::Filler(n) => "A".repeat(*n),
             JsStr::Trunc(t) => String::from_utf16_lossy(&t.materialize()),
+            JsStr::Measured(_) => "A".repeat(self.unread()),
         }
     }
 
@@ -115,7 +126,18 @@ impl JsStr {
                 astral: 0,
             },
             JsStr::Trunc(t) => t.stats(),
+            JsStr::Measured(_) => JsStr::Filler(self.unread()).stats(),
         }
+    }
+
+    /// The length of a measured string whose characters something reads after all: filler
+    /// letters in a release build, a failure in the test build.
+    fn unread(&self) -> usize {
+        debug_assert!(
+            !matches!(self, JsStr::Measured(_)),
+            "the characters of a measured string read"
+        );
+        self.len16()
     }
 
     /// `String.prototype.slice(start, end)`.
@@ -131,6 +153,7 @@ impl JsStr {
         }
         match self {
             JsStr::Filler(_) => JsStr::Filler((to - from) as usize),
+            JsStr::Measured(_) => JsStr::Filler(self.unread()).slice(start, end),
             // All ASCII (as many units as bytes): units are bytes.
             JsStr::Text(s) if s.len() as i64 == len => {
                 JsStr::Text(s[from as usize..to as usize].to_string())
@@ -153,6 +176,7 @@ impl JsStr {
             }
             JsStr::Filler(k) => needle.bytes().all(|b| b == b'A') && needle.len() <= *k,
             JsStr::Trunc(t) => t.contains(needle),
+            JsStr::Measured(_) => JsStr::Filler(self.unread()).contains(needle),
         }
     }
 }
@@ -477,6 +501,7 @@ fn write_escaped(out: &mut String, s: &JsStr) {
     match s {
         JsStr::Text(t) => write_escaped_text(out, t),
         JsStr::Filler(n) => out.extend(std::iter::repeat_n('A', *n)),
+        JsStr::Measured(_) => out.extend(std::iter::repeat_n('A', s.unread())),
         JsStr::Wide(_) | JsStr::Trunc(_) => {
             let w = s.to_units();
             let mut i = 0;
@@ -650,7 +675,7 @@ fn write_json(
 impl<'de> serde::Deserialize<'de> for J {
     /// Keeps object keys in document order (serde_json's streaming deserializer visits them so).
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<J, D::Error> {
-        d.deserialize_any(Tree(Keys::All))
+        d.deserialize_any(Tree(Keys::All, false))
     }
 }
 
@@ -665,6 +690,14 @@ enum Keys {
     Calls,
     /// One tool call: without the keys only Gemini CLI's interface reads ([`UI_ONLY`]).
     Call,
+    /// A call's `result`, to measure: an array of parts, or one part.
+    Result,
+    /// A part of a result: its `functionResponse` read as [`Keys::Response`].
+    ResultPart,
+    /// A `functionResponse`: its `response` read as [`Keys::ResponseBody`].
+    Response,
+    /// A function response's `response`: a string `output` measured ([`Tree::measured`]).
+    ResponseBody,
 }
 
 /// A tool call's keys that only Gemini CLI's interface reads: resuming a session never does
@@ -676,18 +709,38 @@ const UI_ONLY: [&str; 3] = ["resultDisplay", "displayName", "description"];
 
 /// One line of a Gemini session log as the record's tree, for the loader: the whole line but
 /// the interface's renderings of the tool calls (`UI_ONLY`), which nothing that reads the
-/// tree looks at.
-pub fn record_line(text: &str) -> serde_json::Result<J> {
+/// tree looks at. With `measure`, the string `output` of each function response in a tool
+/// call's `result` is measured on its JSON literal and not decoded ([`JsStr::Measured`]): for
+/// the replays but Gemini's, which read its size alone.
+pub fn record_line(text: &str, measure: bool) -> serde_json::Result<J> {
     use serde::de::DeserializeSeed;
     let mut d = serde_json::Deserializer::from_str(text);
-    let j = Tree(Keys::Record).deserialize(&mut d)?;
+    let j = Tree(Keys::Record, measure).deserialize(&mut d)?;
     d.end()?;
     Ok(j)
 }
 
-/// [`J`]'s deserialiser, keeping the keys `.0` says.
+/// [`J`]'s deserialiser, keeping the keys `.0` says, measuring tool results with `.1`.
 #[derive(Clone, Copy)]
-struct Tree(Keys);
+struct Tree(Keys, bool);
+
+impl Tree {
+    /// A function response's `output`, measured on its JSON literal when it is a string, else
+    /// read as a tree (also a literal the measure refuses: a lone surrogate escape). The summary
+    /// view drops a result's outputs from its skeleton
+    /// ([`SKEL_TOOL_BODIES`](crate::parse::json::SKEL_TOOL_BODIES)): it never reads them.
+    fn measured<'de, A: serde::de::MapAccess<'de>>(self, a: &mut A) -> Result<J, A::Error> {
+        use serde::de::{DeserializeSeed, Error};
+        let raw = a.next_value::<&'de serde_json::value::RawValue>()?.get();
+        if let Some(size) = crate::parse::json::literal_size(raw) {
+            return Ok(J::Str(JsStr::Measured(size)));
+        }
+        let mut d = serde_json::Deserializer::from_str(raw);
+        Tree(Keys::All, false)
+            .deserialize(&mut d)
+            .map_err(A::Error::custom)
+    }
+}
 
 impl<'de> serde::de::DeserializeSeed<'de> for Tree {
     type Value = J;
@@ -734,8 +787,9 @@ impl<'de> serde::de::Visitor<'de> for Tree {
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<J, A::Error> {
         let item = match self.0 {
-            Keys::Calls => Tree(Keys::Call),
-            _ => Tree(Keys::All),
+            Keys::Calls => Tree(Keys::Call, self.1),
+            Keys::Result => Tree(Keys::ResultPart, self.1),
+            _ => Tree(Keys::All, false),
         };
         let mut v = Vec::new();
         while let Some(x) = a.next_element_seed(item)? {
@@ -752,7 +806,7 @@ impl<'de> serde::de::Visitor<'de> for Tree {
         // A record and a tool call hold about eight keys: room for them at once.
         let mut v: Vec<(Key, J)> = match self.0 {
             Keys::Record | Keys::Call => Vec::with_capacity(8),
-            Keys::All | Keys::Calls => Vec::new(),
+            _ => Vec::new(),
         };
         let mut index: std::collections::HashMap<Key, usize> = Default::default();
         // Whether a key may be an array index, which `js_key_order` moves first: hardly any is.
@@ -760,14 +814,27 @@ impl<'de> serde::de::Visitor<'de> for Tree {
         while let Some(k) = a.next_key_seed(KeySeed)? {
             digit_first |= k.as_bytes().first().is_some_and(u8::is_ascii_digit);
             let value = match self.0 {
-                Keys::Record if k == "toolCalls" => Tree(Keys::Calls),
+                Keys::Record if k == "toolCalls" => Tree(Keys::Calls, self.1),
                 Keys::Call if UI_ONLY.contains(&&*k) => {
                     a.next_value::<serde::de::IgnoredAny>()?;
                     continue;
                 }
-                _ => Tree(Keys::All),
+                // Only in the summary view's pass, which drops the outputs it would stand in
+                // for.
+                Keys::Call if self.1 && k == "result" && !crate::parse::json::full() => {
+                    Tree(Keys::Result, true)
+                }
+                Keys::Result | Keys::ResultPart if k == "functionResponse" => {
+                    Tree(Keys::Response, self.1)
+                }
+                Keys::Response if k == "response" => Tree(Keys::ResponseBody, self.1),
+                _ => Tree(Keys::All, false),
             };
-            let x = a.next_value_seed(value)?;
+            let x = if matches!(self.0, Keys::ResponseBody) && k == "output" {
+                value.measured(&mut a)?
+            } else {
+                a.next_value_seed(value)?
+            };
             let seen = if v.len() < INDEX_FROM {
                 v.iter().position(|(vk, _)| *vk == k)
             } else {

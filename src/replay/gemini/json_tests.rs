@@ -197,8 +197,12 @@ fn a_records_tree_leaves_out_only_the_calls_renderings() {
     {
         call.retain(|(k, _)| !UI_ONLY.contains(&k.as_str()));
     }
-    assert_eq!(record_line(line).unwrap(), want);
-    let call = &record_line(line).unwrap().get("toolCalls").unwrap().clone();
+    assert_eq!(record_line(line, false).unwrap(), want);
+    let call = &record_line(line, false)
+        .unwrap()
+        .get("toolCalls")
+        .unwrap()
+        .clone();
     let J::Arr(calls) = call else { panic!() };
     let keys: Vec<&str> = match &calls[0] {
         J::Obj(e) => e.iter().map(|(k, _)| k.as_str()).collect(),
@@ -213,14 +217,14 @@ fn a_records_tree_leaves_out_only_the_calls_renderings() {
         r#"{"id":"u","type":"user","content":[{"text":"hi"}],"toolCalls":{"description":"an object"}}"#,
         r#"[1,2]"#,
     ] {
-        assert_eq!(record_line(text).unwrap(), whole(text), "{text}");
+        assert_eq!(record_line(text, false).unwrap(), whole(text), "{text}");
     }
     // A rendering is still read as JSON, but not decoded: a lone surrogate there (which
     // `JSON.parse` accepts, and a tree cannot hold) no longer costs the record its line.
     let lone = r#"{"id":"m","toolCalls":[{"id":"c","resultDisplay":"\ud800"}]}"#;
     assert!(serde_json::from_str::<J>(lone).is_err());
     assert_eq!(
-        record_line(lone).unwrap(),
+        record_line(lone, false).unwrap(),
         whole(r#"{"id":"m","toolCalls":[{"id":"c"}]}"#)
     );
     for bad in [
@@ -228,6 +232,6 @@ fn a_records_tree_leaves_out_only_the_calls_renderings() {
         r#"{"id":"m"} x"#,
         "",
     ] {
-        assert!(record_line(bad).is_err(), "{bad}");
+        assert!(record_line(bad, false).is_err(), "{bad}");
     }
 }

@@ -220,7 +220,7 @@ impl Loader {
         if text.len() >= MAX_LINE_BYTES || text.trim().is_empty() {
             return;
         }
-        if let Ok(record) = super::json::record_line(text) {
+        if let Ok(record) = super::json::record_line(text, false) {
             self.record(record);
         }
     }
@@ -285,8 +285,11 @@ impl Loader {
 /// the view does not) or an over-long line, or is a document; only the view when the log has
 /// no metadata line or its view needs bodies. The record is `None` when Gemini could not load
 /// the file (see [`load_record`]).
-pub fn read_view_and_record(file: &SourceFile) -> Result<(Session, Option<Vec<J>>), Warning> {
-    let one = match crate::parse::open(&file.path).map(|reader| one_pass(file, reader)) {
+pub fn read_view_and_record(
+    file: &SourceFile,
+    measure: bool,
+) -> Result<(Session, Option<Vec<J>>), Warning> {
+    let one = match crate::parse::open(&file.path).map(|reader| one_pass(file, reader, measure)) {
         Ok(Pass::Read(one)) => *one,
         Ok(Pass::Separately) => OnePass::default(),
         // Streaming its lines would only lead to reading it whole.
@@ -346,7 +349,7 @@ pub(super) struct OnePass {
 /// [`read_view_and_record`]'s single pass over what `reader` reads. Whether the file is one
 /// the pass covers is checked on the bytes as they stream past (`readline::Readline`): the pass holds
 /// no copy of the whole file, and what it read is discarded when the check fails.
-pub(super) fn one_pass(file: &SourceFile, reader: impl Read) -> Pass {
+pub(super) fn one_pass(file: &SourceFile, reader: impl Read, measure: bool) -> Pass {
     // The view hands every line but blank ones (ASCII) and over-long ones (which fail the
     // check) to the closure, which validates it: the check need not validate them again.
     let mut check = Readline::new(reader, MAX_RECORD_BYTES).utf8_checked_by_reader();
@@ -360,7 +363,7 @@ pub(super) fn one_pass(file: &SourceFile, reader: impl Read) -> Pass {
             not_utf8 = true;
             return None;
         };
-        let record = super::json::record_line(text).ok()?;
+        let record = super::json::record_line(text, measure).ok()?;
         let rec = if super::tree::take_lossy() {
             None
         } else {

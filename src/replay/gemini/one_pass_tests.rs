@@ -31,7 +31,7 @@ fn same_as_two_reads(path: &Path) -> (bool, (usize, usize)) {
     let file = SourceFile::new(Agent::Gemini, path.to_path_buf(), FileRole::Unknown);
     crate::fuzzing::one_read_is_two_reads(&file);
     let bytes = std::fs::read(path).unwrap();
-    match one_pass(&file, &bytes[..]) {
+    match one_pass(&file, &bytes[..], false) {
         Pass::Read(one) if one.view.is_some() => (true, (one.from_tree, one.trees)),
         _ => (false, (0, 0)),
     }

@@ -605,6 +605,15 @@ fn text(j: Option<&mut J>, take: bool) -> Option<String> {
     }
 }
 
+/// A function response's output as the unified model holds it: its text, or the size of a
+/// result measured and not decoded ([`JsStr::Measured`]).
+fn output(j: Option<&mut J>, take: bool) -> (String, Option<crate::model::TextSize>) {
+    match j {
+        Some(J::Str(JsStr::Measured(size))) => (String::new(), Some(*size)),
+        j => (text(j, take).unwrap_or_default(), None),
+    }
+}
+
 /// A turn's parts in the unified model, for the other algorithms and the `full` series. With
 /// `take` the strings are moved out of the turn, which is not used again.
 /// What a resumed part becomes in the unified model, decided in [`unified`]'s order.
@@ -671,23 +680,19 @@ fn unified(turn: &mut Turn, take: bool) -> (Vec<Part>, Vec<Option<String>>) {
                 let call_id = text(fr.get_mut("id"), take).unwrap_or_default();
                 let response = fr.get_mut("response");
                 let is_str = |r: &J, k: &str| matches!(r.get(k), Some(J::Str(_)));
-                let (output, is_error) = match response {
-                    Some(r @ J::Str(_)) => (text(Some(r), take).unwrap_or_default(), false),
-                    Some(r) if is_str(r, "output") => {
-                        (text(r.get_mut("output"), take).unwrap_or_default(), false)
-                    }
-                    Some(r) if is_str(r, "error") => {
-                        (text(r.get_mut("error"), take).unwrap_or_default(), true)
-                    }
-                    Some(r) => (to_json(r), false),
-                    None => (String::new(), false),
+                let ((output, output_size), is_error) = match response {
+                    Some(r @ J::Str(_)) => (output(Some(r), take), false),
+                    Some(r) if is_str(r, "output") => (output(r.get_mut("output"), take), false),
+                    Some(r) if is_str(r, "error") => (output(r.get_mut("error"), take), true),
+                    Some(r) => ((to_json(r), None), false),
+                    None => ((String::new(), None), false),
                 };
                 let result = Part::ToolResult {
                     call_id,
                     output,
                     is_error,
                     attachments: Vec::new(),
-                    output_size: None,
+                    output_size,
                 };
                 (result, name)
             }
