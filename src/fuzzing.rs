@@ -216,6 +216,12 @@ fn measured_is_full(file: &SourceFile, full: Option<&Session>) {
         ReplayInput::from_session(full.clone()),
         ReplayInput::from_session(measured),
     );
+    measured_replays_alike(&a, &b, &path.to_string());
+}
+
+/// The replays but Gemini's of `a`, with its tool outputs' text, and of `b`, with them
+/// measured, must be the same.
+fn measured_replays_alike(a: &ReplayInput, b: &ReplayInput, at: &str) {
     for algorithm in [
         Algorithm::Claude,
         Algorithm::Codex,
@@ -225,9 +231,9 @@ fn measured_is_full(file: &SourceFile, full: Option<&Session>) {
         let opts = fuzz_options(algorithm);
         let json = |r| serde_json::to_string(&r).expect("a replay serialises");
         assert_eq!(
-            json(replay(&a, &opts)),
-            json(replay(&b, &opts)),
-            "{path}: replayed measured"
+            json(replay(a, &opts)),
+            json(replay(b, &opts)),
+            "{at}: replayed measured"
         );
     }
 }
@@ -272,26 +278,33 @@ pub fn preview_outputs_as(full: &mut Session, preview: &Session, columns: usize)
 
 /// Measure the outputs `measured` holds measured, each output becoming `kept(output)`.
 fn outputs_as(full: &mut Session, measured: &Session, kept: impl Fn(&str) -> String) -> usize {
+    let pairs = full.messages.iter_mut().zip(&measured.messages);
+    pairs
+        .map(|(m, mm)| parts_as(&mut m.parts, &mm.parts, &kept))
+        .sum()
+}
+
+/// [`outputs_as`] over the parts of one message or history item: each tool output of `parts`
+/// that `measured` holds measured is checked against the size and becomes `kept(output)`.
+fn parts_as(parts: &mut [Part], measured: &[Part], kept: impl Fn(&str) -> String) -> usize {
     let mut n = 0;
-    for (m, mm) in full.messages.iter_mut().zip(&measured.messages) {
-        for (p, pm) in m.parts.iter_mut().zip(&mm.parts) {
-            if let (
-                Part::ToolResult {
-                    output,
-                    output_size,
-                    ..
-                },
-                Part::ToolResult {
-                    output_size: Some(size),
-                    ..
-                },
-            ) = (p, pm)
-            {
-                assert_eq!(TextSize::of(output), *size, "the size of {output:?}");
-                *output = kept(output);
-                *output_size = Some(*size);
-                n += 1;
-            }
+    for (p, pm) in parts.iter_mut().zip(measured) {
+        if let (
+            Part::ToolResult {
+                output,
+                output_size,
+                ..
+            },
+            Part::ToolResult {
+                output_size: Some(size),
+                ..
+            },
+        ) = (p, pm)
+        {
+            assert_eq!(TextSize::of(output), *size, "the size of {output:?}");
+            *output = kept(output);
+            *output_size = Some(*size);
+            n += 1;
         }
     }
     n
@@ -363,45 +376,14 @@ fn measured_is_taken(file: &SourceFile, taken: &ReplayInput, measured: &ReplayIn
     assert_eq!(expected.items.len(), measured.items.len(), "{at}: items");
     for (e, m) in expected.items.iter_mut().zip(&measured.items) {
         assert_eq!(e.parts.len(), m.parts.len(), "{at}: parts");
-        for (p, pm) in e.parts.iter_mut().zip(&m.parts) {
-            if let (
-                Part::ToolResult {
-                    output,
-                    output_size,
-                    ..
-                },
-                Part::ToolResult {
-                    output_size: Some(size),
-                    ..
-                },
-            ) = (p, pm)
-            {
-                assert_eq!(TextSize::of(output), *size, "{at}: the size of {output:?}");
-                *output = String::new();
-                *output_size = Some(*size);
-                n += 1;
-            }
-        }
+        n += parts_as(&mut e.parts, &m.parts, |_| String::new());
     }
     assert_eq!(
         format!("{expected:?}"),
         format!("{measured:?}"),
         "{at}: the measured input"
     );
-    let json = |r| serde_json::to_string(&r).expect("a replay serialises");
-    for algorithm in [
-        Algorithm::Claude,
-        Algorithm::Codex,
-        Algorithm::Pi,
-        Algorithm::OpenclawPrune,
-    ] {
-        let opts = fuzz_options(algorithm);
-        assert_eq!(
-            json(replay(taken, &opts)),
-            json(replay(measured, &opts)),
-            "{at}: replayed measured"
-        );
-    }
+    measured_replays_alike(taken, measured, &at.to_string());
     n
 }
 

@@ -415,13 +415,52 @@ impl Event {
 pub struct Measured(Box<dyn std::any::Any>);
 
 impl Measured {
-    pub fn new<T: 'static>(sizes: T) -> Measured {
-        Measured(Box::new(sizes))
+    /// What a strategy measured, taken out of it (for [`Strategy::take_measured`]).
+    pub fn take<T: Default + 'static>(sizes: &mut T) -> Option<Measured> {
+        Some(Measured(Box::new(std::mem::take(sizes))))
     }
 
     /// The sizes, when they are of the strategy's form.
     pub fn into<T: 'static>(self) -> Option<T> {
         self.0.downcast().ok().map(|b| *b)
+    }
+
+    /// Put the sizes in `sizes` when they are of its form (for
+    /// [`Strategy::reuse_measured`]).
+    pub fn reuse_into<T: 'static>(self, sizes: &mut T) {
+        if let Some(m) = self.into() {
+            *sizes = m;
+        }
+    }
+}
+
+/// What a strategy measured of each message of the items pushed so far, in push order: the
+/// messages of item `k` are [`PerItem::item`]`(k)` of `messages`.
+pub struct PerItem<T> {
+    pub messages: Vec<T>,
+    /// How many messages the items up to each one hold.
+    ends: Vec<usize>,
+}
+
+impl<T> Default for PerItem<T> {
+    fn default() -> Self {
+        PerItem {
+            messages: Vec::new(),
+            ends: Vec::new(),
+        }
+    }
+}
+
+impl<T> PerItem<T> {
+    /// The messages pushed since the last item's end are the next item's.
+    pub fn end_item(&mut self) {
+        self.ends.push(self.messages.len());
+    }
+
+    /// The messages of item `k`, when it was measured.
+    pub fn item(&self, k: usize) -> Option<std::ops::Range<usize>> {
+        let end = *self.ends.get(k)?;
+        Some(k.checked_sub(1).map_or(0, |j| self.ends[j])..end)
     }
 }
 
@@ -700,15 +739,14 @@ impl Bytes4 {
 
     /// The sizes, for [`Strategy::take_measured`].
     pub fn take(&mut self) -> Option<Measured> {
-        Some(Measured::new(std::mem::take(&mut self.tokens)))
+        Measured::take(&mut self.tokens)
     }
 
     /// The sizes another instance measured, for [`Strategy::reuse_measured`].
     pub fn reuse(measured: Measured) -> Bytes4 {
-        Bytes4 {
-            tokens: measured.into().unwrap_or_default(),
-            next: 0,
-        }
+        let mut b = Bytes4::default();
+        measured.reuse_into(&mut b.tokens);
+        b
     }
 }
 

@@ -56,7 +56,9 @@ use chrono::{DateTime, Utc};
 use crate::replay::pi::js::len16;
 use crate::replay::pi::message::{AgentMessage, from_item};
 use crate::replay::settings::{Kind, Spec, Value};
-use crate::replay::{Event, EventKind, HistoryItem, RequestInfo, Strategy, StrategyContext};
+use crate::replay::{
+    Event, EventKind, HistoryItem, Measured, PerItem, RequestInfo, Strategy, StrategyContext,
+};
 use prune::{CHARS_PER_TOKEN, PruneSettings, ToolMatcher, estimate_message_chars, joined_len};
 use tree::{Leaf, Tree};
 
@@ -249,23 +251,7 @@ pub struct OpenClaw {
     view: Option<u64>,
     /// What [`Strategy::push_unmanaged`] measured, or what another instance's calls measured
     /// and [`Strategy::push`] reuses ([`Strategy::reuse_measured`]).
-    measured: Sizes,
-}
-
-/// The sizes of the messages of a session's first items, as [`OpenClaw::push`] takes them.
-#[derive(Default)]
-struct Sizes {
-    messages: Vec<MessageSize>,
-    /// How many messages the items up to each one hold.
-    ends: Vec<usize>,
-}
-
-impl Sizes {
-    /// The messages of item `k`, when they were measured.
-    fn item(&self, k: usize) -> Option<std::ops::Range<usize>> {
-        let end = *self.ends.get(k)?;
-        Some(k.checked_sub(1).map_or(0, |j| self.ends[j])..end)
-    }
+    measured: PerItem<MessageSize>,
 }
 
 /// What [`OpenClaw::add_message`] reads of a message: its `estimateMessageChars` and its role,
@@ -324,7 +310,7 @@ impl OpenClaw {
             last_time: None,
             ran: false,
             view: None,
-            measured: Sizes::default(),
+            measured: PerItem::default(),
         }
     }
 
@@ -655,19 +641,15 @@ impl Strategy for OpenClaw {
             self.full += size.chars;
             self.measured.messages.push(size);
         }
-        self.measured.ends.push(self.measured.messages.len());
+        self.measured.end_item();
     }
 
-    fn take_measured(&mut self) -> Option<crate::replay::Measured> {
-        Some(crate::replay::Measured::new(std::mem::take(
-            &mut self.measured,
-        )))
+    fn take_measured(&mut self) -> Option<Measured> {
+        Measured::take(&mut self.measured)
     }
 
-    fn reuse_measured(&mut self, measured: crate::replay::Measured) {
-        if let Some(m) = measured.into::<Sizes>() {
-            self.measured = m;
-        }
+    fn reuse_measured(&mut self, measured: Measured) {
+        measured.reuse_into(&mut self.measured);
     }
 
     fn before_request(&mut self, req: &RequestInfo) -> Vec<Event> {

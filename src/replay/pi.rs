@@ -59,7 +59,9 @@ use cut::{Class, CutIndex};
 use message::{FileOp, file_lists_len, file_ops, from_item, serialized_len, sizes};
 
 use crate::replay::settings::Spec;
-use crate::replay::{Event, EventKind, HistoryItem, RequestInfo, Strategy, StrategyContext};
+use crate::replay::{
+    Event, EventKind, HistoryItem, Measured, PerItem, RequestInfo, Strategy, StrategyContext,
+};
 
 pub use message::{AgentMessage, CHARS_PER_TOKEN, IMAGE_CHARS, TOOL_RESULT_MAX_CHARS};
 
@@ -171,9 +173,7 @@ pub struct Pi {
 /// The sizes of the messages of a session's first items, as [`Pi::push`] takes them.
 #[derive(Default)]
 struct Sizes {
-    messages: Vec<MessageSize>,
-    /// How many messages the items up to each one hold.
-    ends: Vec<usize>,
+    messages: PerItem<MessageSize>,
     /// The assistants' file operations: message (of `messages`), operation, path.
     file_ops: Vec<(usize, FileOp, String)>,
     /// Of `file_ops`, how many the pushes took.
@@ -194,19 +194,13 @@ impl Sizes {
     /// Measure `item`'s messages and add them.
     fn measure(&mut self, item: &HistoryItem, tool_result_max: usize) {
         for m in from_item(item) {
-            let at = self.messages.len();
+            let at = self.messages.messages.len();
             let (size, ops) = MessageSize::of(&m, tool_result_max);
             self.file_ops
                 .extend(ops.into_iter().map(|(op, path)| (at, op, path.to_string())));
-            self.messages.push(size);
+            self.messages.messages.push(size);
         }
-        self.ends.push(self.messages.len());
-    }
-
-    /// The messages of item `k`, when they were measured.
-    fn item(&self, k: usize) -> Option<std::ops::Range<usize>> {
-        let end = *self.ends.get(k)?;
-        Some(k.checked_sub(1).map_or(0, |j| self.ends[j])..end)
+        self.messages.end_item();
     }
 }
 
@@ -373,10 +367,10 @@ impl Strategy for Pi {
             }
         }
         // Measured by the calibration's pass, or now.
-        match self.measured.item(self.items) {
+        match self.measured.messages.item(self.items) {
             Some(messages) => {
                 for k in messages {
-                    let size = self.measured.messages[k];
+                    let size = self.measured.messages.messages[k];
                     let ops = &mut self.measured.file_ops;
                     let mut taken = Vec::new();
                     while let Some((at, op, path)) = ops.get_mut(self.measured.taken)
@@ -400,23 +394,19 @@ impl Strategy for Pi {
     }
 
     fn push_unmanaged(&mut self, item: &HistoryItem) {
-        let from = self.measured.messages.len();
+        let from = self.measured.messages.messages.len();
         self.measured.measure(item, self.tool_result_max);
-        for m in &self.measured.messages[from..] {
+        for m in &self.measured.messages.messages[from..] {
             self.index.push(m.class, m.tokens);
         }
     }
 
-    fn take_measured(&mut self) -> Option<crate::replay::Measured> {
-        Some(crate::replay::Measured::new(std::mem::take(
-            &mut self.measured,
-        )))
+    fn take_measured(&mut self) -> Option<Measured> {
+        Measured::take(&mut self.measured)
     }
 
-    fn reuse_measured(&mut self, measured: crate::replay::Measured) {
-        if let Some(m) = measured.into::<Sizes>() {
-            self.measured = m;
-        }
+    fn reuse_measured(&mut self, measured: Measured) {
+        measured.reuse_into(&mut self.measured);
     }
 
     fn before_request(&mut self, _req: &RequestInfo) -> Vec<Event> {
