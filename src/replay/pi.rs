@@ -173,8 +173,8 @@ pub struct Pi {
 /// The sizes of the messages of a session's first items, as [`Pi::push`] takes them.
 #[derive(Default)]
 struct Sizes {
-    messages: PerItem<MessageSize>,
-    /// The assistants' file operations: message (of `messages`), operation, path.
+    items: PerItem<MessageSize>,
+    /// The assistants' file operations: message (of `items`), operation, path.
     file_ops: Vec<(usize, FileOp, String)>,
     /// Of `file_ops`, how many the pushes took.
     taken: usize,
@@ -194,13 +194,13 @@ impl Sizes {
     /// Measure `item`'s messages and add them.
     fn measure(&mut self, item: &HistoryItem, tool_result_max: usize) {
         for m in from_item(item) {
-            let at = self.messages.messages.len();
+            let at = self.items.messages.len();
             let (size, ops) = MessageSize::of(&m, tool_result_max);
             self.file_ops
                 .extend(ops.into_iter().map(|(op, path)| (at, op, path.to_string())));
-            self.messages.messages.push(size);
+            self.items.messages.push(size);
         }
-        self.messages.end_item();
+        self.items.end_item();
     }
 }
 
@@ -367,10 +367,10 @@ impl Strategy for Pi {
             }
         }
         // Measured by the calibration's pass, or now.
-        match self.measured.messages.item(self.items) {
+        match self.measured.items.item(self.items) {
             Some(messages) => {
                 for k in messages {
-                    let size = self.measured.messages.messages[k];
+                    let size = self.measured.items.messages[k];
                     let ops = &mut self.measured.file_ops;
                     let mut taken = Vec::new();
                     while let Some((at, op, path)) = ops.get_mut(self.measured.taken)
@@ -394,9 +394,9 @@ impl Strategy for Pi {
     }
 
     fn push_unmanaged(&mut self, item: &HistoryItem) {
-        let from = self.measured.messages.messages.len();
+        let from = self.measured.items.messages.len();
         self.measured.measure(item, self.tool_result_max);
-        for m in &self.measured.messages.messages[from..] {
+        for m in &self.measured.items.messages[from..] {
             self.index.push(m.class, m.tokens);
         }
     }

@@ -34,8 +34,8 @@ pub enum JsStr {
     /// measured on its JSON literal and not decoded ([`record_line`]): they turn it into a
     /// measured output ([`Part::ToolResult`](crate::model::Part::ToolResult)'s `output_size`)
     /// and never read its characters, nor does the summary view, which drops outputs from its
-    /// skeletons. What would read them reads `size.utf16` filler letters, as of
-    /// [`JsStr::Filler`]; the test build asserts that nothing does.
+    /// skeletons. What would read them reads `size.utf16` filler letters, as
+    /// [`JsStr::Filler`] holds; the test build asserts that nothing does.
     Measured(TextSize),
 }
 
@@ -720,7 +720,8 @@ pub fn record_line(text: &str, measure: bool) -> serde_json::Result<J> {
     Ok(j)
 }
 
-/// [`J`]'s deserialiser, keeping the keys `.0` says, measuring tool results with `.1`.
+/// [`J`]'s deserialiser, keeping the keys `.0` says; with `.1`, measuring the outputs of a
+/// tool call's function responses ([`Tree::measured`]).
 #[derive(Clone, Copy)]
 struct Tree(Keys, bool);
 
@@ -729,7 +730,7 @@ impl Tree {
     /// read as a tree (also a literal the measure refuses: a lone surrogate escape). The summary
     /// view drops a result's outputs from its skeleton
     /// ([`SKEL_TOOL_BODIES`](crate::parse::json::SKEL_TOOL_BODIES)): it never reads them.
-    fn measured<'de, A: serde::de::MapAccess<'de>>(self, a: &mut A) -> Result<J, A::Error> {
+    fn measured<'de, A: serde::de::MapAccess<'de>>(a: &mut A) -> Result<J, A::Error> {
         use serde::de::{DeserializeSeed, Error};
         let raw = a.next_value::<&'de serde_json::value::RawValue>()?.get();
         if let Some(size) = crate::parse::json::literal_size(raw) {
@@ -819,8 +820,8 @@ impl<'de> serde::de::Visitor<'de> for Tree {
                     a.next_value::<serde::de::IgnoredAny>()?;
                     continue;
                 }
-                // Only in the summary view's pass, which drops the outputs it would stand in
-                // for.
+                // Only while the summary view reads the tree too: it drops a result's outputs
+                // from its skeleton (the full view keeps them).
                 Keys::Call if self.1 && k == "result" && !crate::parse::json::full() => {
                     Tree(Keys::Result, true)
                 }
@@ -831,7 +832,7 @@ impl<'de> serde::de::Visitor<'de> for Tree {
                 _ => Tree(Keys::All, false),
             };
             let x = if matches!(self.0, Keys::ResponseBody) && k == "output" {
-                value.measured(&mut a)?
+                Tree::measured(&mut a)?
             } else {
                 a.next_value_seed(value)?
             };

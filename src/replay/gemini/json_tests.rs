@@ -235,3 +235,40 @@ fn a_records_tree_leaves_out_only_the_calls_renderings() {
         assert!(record_line(bad, false).is_err(), "{bad}");
     }
 }
+
+/// Measuring, a string `output` of a function response in a call's `result` (an array of parts
+/// or one part) holds its size, not its text; an output of another kind and every other string
+/// are read as a tree is; a line whose output holds a lone surrogate fails either way; and
+/// nothing is measured while the full view reads the tree, nor without measuring.
+#[test]
+fn a_records_function_outputs_are_measured_in_place() {
+    use crate::model::TextSize;
+    use crate::parse::{Detail, json::with_detail};
+    let line = r#"{"id":"m","content":"a\nb","toolCalls":[
+        {"id":"c","result":[{"functionResponse":{"id":"c","response":{"output":"é\n🎉","n":"x"}}},
+                            {"text":"t","output":"not a response"}]},
+        {"id":"d","result":{"functionResponse":{"response":{"output":"one part","error":"e"}}}},
+        {"id":"e","result":[{"functionResponse":{"response":{"output":{"k":"v"}}}}]},
+        {"id":"f","output":"not a result","result":"a string result"}]}"#;
+    let measure = |line: &str| with_detail(Detail::Summary, || record_line(line, true));
+    let mut want = record_line(line, false).unwrap();
+    fn output(call: &mut J) -> &mut J {
+        let part = match call.get_mut("result").unwrap() {
+            J::Arr(parts) => &mut parts[0],
+            one => one,
+        };
+        let body = part.get_mut("functionResponse").unwrap();
+        body.get_mut("response").unwrap().get_mut("output").unwrap()
+    }
+    let Some(J::Arr(calls)) = want.get_mut("toolCalls") else {
+        panic!()
+    };
+    *output(&mut calls[0]) = J::Str(JsStr::Measured(TextSize::of("é\n🎉")));
+    *output(&mut calls[1]) = J::Str(JsStr::Measured(TextSize::of("one part")));
+    assert_eq!(measure(line).unwrap(), want);
+    let full = with_detail(Detail::Full, || record_line(line, true).unwrap());
+    assert_eq!(full, record_line(line, false).unwrap());
+    let lone =
+        r#"{"toolCalls":[{"result":{"functionResponse":{"response":{"output":"\ud800"}}}}]}"#;
+    assert!(measure(lone).is_err() && record_line(lone, false).is_err());
+}

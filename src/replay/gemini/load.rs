@@ -284,7 +284,9 @@ impl Loader {
 /// way: the whole file when it is not UTF-8, holds a lone `\r` (which `readline` splits at and
 /// the view does not) or an over-long line, or is a document; only the view when the log has
 /// no metadata line or its view needs bodies. The record is `None` when Gemini could not load
-/// the file (see [`load_record`]).
+/// the file (see [`load_record`]). With `measure` (the replays but Gemini's), the pass measures
+/// the tool outputs of the record's lines instead of decoding them ([`super::json::record_line`]);
+/// a record read the separate way holds them decoded.
 pub fn read_view_and_record(
     file: &SourceFile,
     measure: bool,
