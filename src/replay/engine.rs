@@ -719,7 +719,7 @@ impl SessionReplay {
 /// A push-only pass: no trigger runs, so it costs a fraction of the replay. Also returns the
 /// estimator drift: the recorded/estimated ratio at the last such request, the estimate
 /// anchored on the first recorded request by a constant overhead; and what the pass measured
-/// of the items it pushed, for the replay to reuse ([`Strategy::take_measured`]).
+/// of the items it pushed, for the replay to reuse ([`Strategy::take_measured`](super::Strategy::take_measured)).
 fn calibrate(
     input: &ReplayInput,
     ctx: &StrategyContext,
