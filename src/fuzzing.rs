@@ -312,7 +312,7 @@ fn parts_as(parts: &mut [Part], measured: &[Part], kept: impl Fn(&str) -> String
 
 /// The algorithms that do not replay on a Gemini record take its strings into their history
 /// items instead of copying them: the input must be the same either way, whatever the bytes.
-/// They also read the record with its long tool results measured and not decoded: the same
+/// They also read the record with its tool outputs measured and not decoded: the same
 /// view, the same input with those outputs measured, and the same replays. Returns the input
 /// and how many outputs were measured (`None` when Gemini could not load the file).
 pub(crate) fn taken_is_copied(file: &SourceFile) -> Option<(ReplayInput, usize)> {
@@ -335,14 +335,13 @@ pub(crate) fn taken_is_copied(file: &SourceFile) -> Option<(ReplayInput, usize)>
         "{}: the view read with measured results",
         file.path.display()
     );
-    let measured = input_from(&sm, resume(measured), Keep::Items);
-    let n = measured_is_taken(
-        file,
-        &input_from(&s, resume(messages.clone()), Keep::Items),
-        &measured,
-    );
     let kept = input_from(&s, resume(messages.clone()), Keep::Both);
     let taken = input_from(&s, resume(messages), Keep::Items);
+    let n = measured_is_taken(
+        file,
+        &taken,
+        &input_from(&sm, resume(measured), Keep::Items),
+    );
     let at = file.path.display();
     assert!(kept.gemini.is_some() && taken.gemini.is_none(), "{at}");
     assert_eq!(kept.items.len(), taken.items.len(), "{at}: items");
@@ -364,7 +363,7 @@ pub(crate) fn taken_is_copied(file: &SourceFile) -> Option<(ReplayInput, usize)>
     Some((kept, n))
 }
 
-/// The input of a Gemini record read with its long tool results measured ([`JsStr::Measured`])
+/// The input of a Gemini record read with its tool outputs measured ([`JsStr::Measured`])
 /// must be `taken`, the input from the decoded record, with those outputs measured; and replay
 /// as it does. Returns how many outputs were measured.
 ///

@@ -117,7 +117,7 @@ impl ReplayInput {
         algorithm: super::Algorithm,
     ) -> Result<(Session, Record), Warning> {
         match file.agent {
-            // The other algorithms read a long tool result's size alone.
+            // The other algorithms read a tool output's size alone.
             Agent::Gemini => super::gemini::load::read_view_and_record(
                 file,
                 algorithm != super::Algorithm::Gemini,

@@ -354,9 +354,8 @@ fn unescape_shrink_avx2(b: &[u8]) -> Option<(u64, u64)> {
     let mut shrink = (0, 0);
     // How many bytes of the block the last escape of the block before took.
     let mut carry = 0usize;
-    let mut blocks = b.chunks_exact(32);
     let mut base = 0usize;
-    for block in &mut blocks {
+    for block in b.chunks_exact(32) {
         // SAFETY: `block` is 32 readable bytes; the load needs no alignment.
         let v = unsafe { _mm256_loadu_si256(block.as_ptr().cast::<__m256i>()) };
         let mut mask = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, backslash)) as u32;
@@ -364,20 +363,9 @@ fn unescape_shrink_avx2(b: &[u8]) -> Option<(u64, u64)> {
         carry = 0;
         while mask != 0 {
             let k = mask.trailing_zeros() as usize;
-            // Nearly every escape is two bytes for one ASCII character.
-            let len = match b.get(base + k + 1) {
-                Some(&c) if SHORT_ESCAPE[usize::from(c)] => {
-                    shrink.0 += 1;
-                    shrink.1 += 1;
-                    2
-                }
-                _ => {
-                    let (len, bytes, units) = escape_at(b, base + k)?;
-                    shrink.0 += bytes;
-                    shrink.1 += units;
-                    len
-                }
-            };
+            let (len, bytes, units) = escape_at(b, base + k)?;
+            shrink.0 += bytes;
+            shrink.1 += units;
             // The backslashes it took (the second of `\\`, a surrogate pair's second half)
             // are not escapes; it may end in the next block.
             let end = k + len;
@@ -389,7 +377,8 @@ fn unescape_shrink_avx2(b: &[u8]) -> Option<(u64, u64)> {
     unescape_shrink_from(b, base + carry, shrink)
 }
 
-/// The characters that follow a backslash in an escape of two bytes.
+/// The characters that follow a backslash in an escape of two bytes, nearly every escape: a
+/// table took a tenth fewer instructions than matching the eight bytes.
 const SHORT_ESCAPE: [bool; 256] = {
     let mut t = [false; 256];
     let mut i = 0;
@@ -425,9 +414,9 @@ fn escape_at(b: &[u8], i: usize) -> Option<(usize, u64, u64)> {
     }
 }
 
-/// The four hex digits at the start of `b`, as a number.
+/// The four hex digits at the start of `b`, as a number (a `\uXXXX` escape's UTF-16 unit).
 #[inline(always)]
-fn hex4(b: &[u8]) -> Option<u32> {
+pub fn hex4(b: &[u8]) -> Option<u32> {
     b.get(..4)?.iter().try_fold(0, |n, &c| {
         let d = char::from(c).to_digit(16)?;
         Some(n << 4 | d)

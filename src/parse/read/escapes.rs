@@ -1,6 +1,8 @@
 //! Lone UTF-16 surrogate escapes (`"\ud83d"`, a JavaScript string cut inside an emoji), which
 //! strict JSON readers refuse: mended in place to U+FFFD so the record is kept.
 
+use textstats::hex4;
+
 /// Decode a JSON string literal (with its quotes), reading a lone surrogate escape as U+FFFD
 /// like the line reader does.
 pub fn decode_string(raw: &str) -> Option<std::borrow::Cow<'_, str>> {
@@ -54,13 +56,6 @@ pub fn repair_lone_surrogates(line: &mut [u8]) {
             _ => from = i + 6,
         }
     }
-}
-
-/// The four hex digits that `b` starts with, as a UTF-16 unit.
-pub fn hex4(b: &[u8]) -> Option<u32> {
-    let h = b.get(..4)?;
-    let s = std::str::from_utf8(h).ok()?;
-    u32::from_str_radix(s, 16).ok()
 }
 
 #[cfg(test)]

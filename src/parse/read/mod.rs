@@ -13,7 +13,7 @@ mod records;
 #[cfg(test)]
 mod tests;
 
-pub use escapes::{decode_string, hex4, repair_lone_surrogates};
+pub use escapes::{decode_string, repair_lone_surrogates};
 pub use file::{Shrank, non_regular_kind, open, read_all, shrank, unreadable};
 pub use lines::{Line, Lines};
 pub use records::{Records, error_is_repaired, for_each_record, for_each_record_pre};
