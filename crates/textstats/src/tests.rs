@@ -206,3 +206,34 @@ fn unescape_shrink_is_what_decoding_takes_off() {
     }
     assert!(measured > 1500 && refused > 500, "{measured} {refused}");
 }
+
+/// Each character a terminal acts on is found at every offset of the blocks, its lead byte in
+/// one block and the bytes after it in the next included, among characters that share its lead
+/// byte and are harmless; and nothing is found in text of only those.
+#[test]
+fn terminal_escapes_are_found_at_every_offset() {
+    let harmless = [
+        "a", " ", "\n", "\t", "→", "—", "…", "\u{a0}", "é", "\u{600}", "\u{206a}",
+    ];
+    let hostile = [
+        "\u{0}", "\u{8}", "\r", "\u{1b}", "\u{1f}", "\u{7f}", "\u{80}", "\u{9b}", "\u{9f}",
+        "\u{61c}", "\u{202a}", "\u{202e}", "\u{2066}", "\u{2069}",
+    ];
+    let mut background = String::new();
+    let mut i = 0;
+    while background.len() < 100 {
+        background.push_str(harmless[i % harmless.len()]);
+        i += 1;
+    }
+    for t in prefixes(&background) {
+        assert!(!has_terminal_escape(t), "{t:?}");
+        assert!(!has_terminal_escape_body(t), "{t:?}");
+    }
+    for h in hostile {
+        for at in (0..=background.len()).filter(|&k| background.is_char_boundary(k)) {
+            let t = format!("{}{h}{}", &background[..at], &background[at..]);
+            assert!(has_terminal_escape(&t), "{h:?} at {at}");
+            assert!(has_terminal_escape_body(&t), "{h:?} at {at}");
+        }
+    }
+}
