@@ -98,11 +98,9 @@ pub fn safe_line(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        // Printable ASCII, most of any text, is copied a run at a time.
-        let run = bytes[i..]
-            .iter()
-            .position(|b| !(0x21..=0x7e).contains(b))
-            .unwrap_or(bytes.len() - i);
+        // Printable ASCII, most of any text, is copied a run at a time, with the single
+        // spaces between its words: a space the line keeps as it is.
+        let run = printable_run(&bytes[i..]);
         if run > 0 {
             line.push_plain(&s[i..i + run]);
             i += run;
@@ -117,6 +115,25 @@ pub fn safe_line(s: &str) -> String {
         line.push(c);
     }
     line.out
+}
+
+/// The length of the run of printable ASCII that `b` starts with, single spaces between
+/// printable characters included (0 when `b` starts with anything else). A run ends before a
+/// space that another space, any other whitespace, or the end follows: [`safe_line`] folds
+/// those.
+fn printable_run(b: &[u8]) -> usize {
+    let printable = |c: u8| (0x21..=0x7e).contains(&c);
+    let mut j = 0;
+    while j < b.len() {
+        if printable(b[j]) {
+            j += 1;
+        } else if j > 0 && b[j] == b' ' && b.get(j + 1).is_some_and(|&c| printable(c)) {
+            j += 2;
+        } else {
+            break;
+        }
+    }
+    j
 }
 
 /// The line [`safe_line`] builds, character by character.
@@ -165,19 +182,25 @@ impl SafeLine {
 /// on the whole, and a preview reads no further than its `max + 1`-th character.
 pub fn safe_preview(s: &str, max: usize) -> String {
     let mut take = max.saturating_add(1).saturating_mul(4);
-    loop {
-        if take >= s.len() {
-            return crate::parse::preview(&safe_line(s), max);
-        }
-        let end = (take..s.len())
-            .find(|&i| s.is_char_boundary(i))
-            .unwrap_or(s.len());
-        let line = safe_line(&s[..end]);
-        if line.chars().count() > max {
-            return crate::parse::preview(&line, max);
+    while take < s.len() {
+        if let Some(p) = preview_of_beginning(s, take, max) {
+            return p;
         }
         take = take.saturating_mul(4);
     }
+    crate::parse::preview(&safe_line(s), max)
+}
+
+/// `preview(&safe_line(s), max)` from the first `take` bytes of `s` (to a character
+/// boundary), when their line has more than `max` characters; `None` when it has not, and more
+/// of `s` must be read. Exact for the same reason as [`safe_preview`]: whatever `s` goes on
+/// to hold, its line begins with those characters.
+pub fn preview_of_beginning(s: &str, take: usize, max: usize) -> Option<String> {
+    let end = (take..s.len())
+        .find(|&i| s.is_char_boundary(i))
+        .unwrap_or(s.len());
+    let line = safe_line(&s[..end]);
+    (line.chars().count() > max).then(|| crate::parse::preview(&line, max))
 }
 
 /// The beginning of `s` that a line of at most `columns` columns shows the same as it shows

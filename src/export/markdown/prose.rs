@@ -24,7 +24,7 @@ use pulldown_cmark::{
 };
 
 use super::cmark::{escape_chars, fence, normalize, prose};
-use crate::render::text::{safe_line, safe_preview, terminal_safe};
+use crate::render::text::{preview_of_beginning, safe_preview, terminal_safe};
 
 /// The Markdown extensions of transcripts, for parsing messages and rendering the HTML page.
 pub fn options() -> Options {
@@ -94,9 +94,11 @@ pub fn plain_preview(text: &str, max: usize) -> String {
     let mut check = max.saturating_add(1).saturating_mul(4);
     for e in events(text) {
         plain_event(&mut out, e);
-        if out.len() >= check {
-            if safe_line(&out).chars().count() > max {
-                break;
+        // Only the beginning of `out` that the preview can show is made a line: one event
+        // can be a whole paragraph, and the line of all of it cost more than its parsing.
+        while out.len() >= check {
+            if let Some(p) = preview_of_beginning(&out, check, max) {
+                return p;
             }
             check = check.saturating_mul(2);
         }
