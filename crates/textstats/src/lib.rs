@@ -372,8 +372,9 @@ fn units_stats_without_surrogates_body(w: &[u16]) -> Option<StrStats> {
 /// units. `None` for a lone surrogate escape, or an escape a JSON reader would not have let
 /// through, which the caller decodes the usual way.
 ///
-/// A tool output has an escape every line: found a 32-byte block at a time with AVX2, each by
-/// its bit in the block's mask, instead of one search per escape.
+/// A tool output has an escape every line: with AVX2, a 64-byte block's escapes are counted
+/// from its backslashes at once, and only a `\u` escape is looked at by itself; without it,
+/// one search per escape.
 pub fn json_unescape_shrink(inner: &[u8]) -> Option<(u64, u64)> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
@@ -396,41 +397,124 @@ fn unescape_shrink_from(b: &[u8], mut at: usize, mut shrink: (u64, u64)) -> Opti
     Some(shrink)
 }
 
-/// [`json_unescape_shrink`] with AVX2: each block's backslashes as a mask, taken in order, less
-/// the ones an escape before them took (the second of `\\`, a surrogate pair's second
-/// half); the tail after the last whole block one search per escape.
+/// [`json_unescape_shrink`] with AVX2, 64 bytes a block: the characters the block's escapes
+/// escape found from its backslashes at once ([`escaped_chars`]), the two-byte escapes among
+/// them counted, and only `\u` escapes taken one by one (a pair's second half is taken with
+/// its first); the tail after the last whole block one search per escape. An escaped character
+/// that no escape allows makes it `None`, as the search does.
+///
+/// A shell output has an escape a line: looking at each escape in turn cost a branch whose
+/// outcome the next escape's distance decides.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[allow(unsafe_code)]
 fn unescape_shrink_avx2(b: &[u8]) -> Option<(u64, u64)> {
     use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_set1_epi8,
+        __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
+        _mm256_set1_epi8, _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8,
+        _mm256_srli_epi16,
     };
-    let backslash = _mm256_set1_epi8(b'\\' as i8);
-    let mut shrink = (0, 0);
-    // How many bytes of the block the last escape of the block before took.
-    let mut carry = 0usize;
+    let byte = |c: u8| _mm256_set1_epi8(c as i8);
+    let (backslash, u, low_nibble) = (byte(b'\\'), byte(b'u'), byte(0x0f));
+    // The characters an escape allows (`"\/bfnrtu`), by their two nibbles: each high nibble
+    // that has some (2, 5, 6, 7) is a bit, and a low nibble's entry holds the bits of the high
+    // nibbles it makes an allowed character with. A byte is allowed when its nibbles' entries
+    // share a bit; bytes from 0x80 up look up high entries that are 0.
+    #[rustfmt::skip]
+    let by_low = {
+        let t = |n: u8| match n {
+            0x2 => 0b1101, // `"`, `b`, `r`
+            0x4 | 0x5 => 0b1000, // `t`, `u`
+            0x6 | 0xe => 0b0100, // `f`, `n`
+            0xc => 0b0010, // `\`
+            0xf => 0b0001, // `/`
+            _ => 0,
+        };
+        _mm256_setr_epi8(
+            t(0), t(1), t(2), t(3), t(4), t(5), t(6), t(7),
+            t(8), t(9), t(10), t(11), t(12), t(13), t(14), t(15),
+            t(0), t(1), t(2), t(3), t(4), t(5), t(6), t(7),
+            t(8), t(9), t(10), t(11), t(12), t(13), t(14), t(15),
+        )
+    };
+    #[rustfmt::skip]
+    let by_high = _mm256_setr_epi8(
+        0, 0, 0b0001, 0, 0, 0b0010, 0b0100, 0b1000, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0b0001, 0, 0, 0b0010, 0b0100, 0b1000, 0, 0, 0, 0, 0, 0, 0, 0,
+    );
+    // The masks of 32 bytes: backslashes, `u`s, and the characters an escape allows.
+    let masks = |half: &[u8]| {
+        // SAFETY: `half` is 32 readable bytes; the load needs no alignment.
+        let v = unsafe { _mm256_loadu_si256(half.as_ptr().cast::<__m256i>()) };
+        let bits = |m| u64::from(_mm256_movemask_epi8(m) as u32);
+        let low = _mm256_shuffle_epi8(by_low, _mm256_and_si256(v, low_nibble));
+        let high = _mm256_shuffle_epi8(
+            by_high,
+            _mm256_and_si256(_mm256_srli_epi16::<4>(v), low_nibble),
+        );
+        let refused = _mm256_cmpeq_epi8(_mm256_and_si256(low, high), _mm256_setzero_si256());
+        let slash = _mm256_cmpeq_epi8(v, backslash);
+        (
+            bits(slash),
+            bits(_mm256_cmpeq_epi8(v, u)),
+            !bits(refused) & 0xFFFF_FFFF,
+        )
+    };
+    let (mut bytes, mut units) = (0u64, 0u64);
+    // Whether the block's first byte is escaped by the last backslash of the block before.
+    let mut carry = false;
+    // Where the last `\u` escape taken ended (a pair's second half is before it).
+    let mut taken = 0usize;
     let mut base = 0usize;
-    for block in b.chunks_exact(32) {
-        // SAFETY: `block` is 32 readable bytes; the load needs no alignment.
-        let v = unsafe { _mm256_loadu_si256(block.as_ptr().cast::<__m256i>()) };
-        let mut mask = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, backslash)) as u32;
-        mask &= u32::MAX << carry;
-        carry = 0;
-        while mask != 0 {
-            let k = mask.trailing_zeros() as usize;
-            let (len, bytes, units) = escape_at(b, base + k)?;
-            shrink.0 += bytes;
-            shrink.1 += units;
-            // The backslashes it took (the second of `\\`, a surrogate pair's second half)
-            // are not escapes; it may end in the next block.
-            let end = k + len;
-            mask &= !(((1u64 << end) - 1) as u32);
-            carry = end.saturating_sub(32);
+    for block in b.chunks_exact(64) {
+        let (s0, u0, k0) = masks(&block[..32]);
+        let (s1, u1, k1) = masks(&block[32..]);
+        let slashes = s0 | s1 << 32;
+        if slashes != 0 || carry {
+            let escaped = escaped_chars(slashes, &mut carry);
+            let (us, allowed) = (u0 | u1 << 32, k0 | k1 << 32);
+            if escaped & !allowed != 0 {
+                return None;
+            }
+            let n = u64::from((escaped & !us).count_ones());
+            bytes += n;
+            units += n;
+            let mut us = escaped & us;
+            while us != 0 {
+                let at = base + us.trailing_zeros() as usize;
+                us &= us - 1;
+                if at < taken {
+                    continue;
+                }
+                let (len, by, un) = escape_at(b, at - 1)?;
+                bytes += by;
+                units += un;
+                taken = at - 1 + len;
+            }
         }
-        base += 32;
+        base += 64;
     }
-    unescape_shrink_from(b, base + carry, shrink)
+    // The tail, from the escape the last block's backslash starts, or past the last taken.
+    let from = if carry { base - 1 } else { base };
+    unescape_shrink_from(b, from.max(taken), (bytes, units))
+}
+
+/// The characters of a block that an escape escapes, from the block's backslashes (bit `i`:
+/// byte `i`) and whether its first byte is escaped by the block before (`carry`, set for the
+/// next block): the byte after each backslash that is not itself escaped, so that in a run of
+/// backslashes every second one escapes the next. One subtraction finds every run's parity
+/// (simdjson's method): the backslashes moved up a bit, with every other bit set, less the
+/// backslashes, borrow through each run to the byte after it.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn escaped_chars(slashes: u64, carry: &mut bool) -> u64 {
+    const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+    let first = u64::from(*carry);
+    let starts = slashes & !first;
+    let code = ((starts << 1 | ODD).wrapping_sub(starts)) ^ ODD;
+    let escaped = code ^ (slashes | first);
+    *carry = (code & slashes) >> 63 == 1;
+    escaped
 }
 
 /// The characters that follow a backslash in an escape of two bytes, nearly every escape: a

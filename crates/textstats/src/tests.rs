@@ -181,6 +181,8 @@ fn unescape_shrink_is_what_decoding_takes_off() {
         "\\ud83d",
         "\\ude00x",
         "\\u12G4",
+        "\\x",
+        "\\\\\\'",
     ];
     let (mut measured, mut refused) = (0, 0);
     for esc in escapes {
@@ -234,6 +236,83 @@ fn terminal_escapes_are_found_at_every_offset() {
             let t = format!("{}{h}{}", &background[..at], &background[at..]);
             assert!(has_terminal_escape(&t), "{h:?} at {at}");
             assert!(has_terminal_escape_body(&t), "{h:?} at {at}");
+        }
+    }
+}
+
+/// The escaped characters of a block, found from its backslashes at once, are those a reader
+/// going byte by byte finds (each backslash not itself escaped escapes the next byte), the
+/// carry into the next block included: for blocks of sparse, dense and run-heavy backslashes.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn escaped_characters_are_found_as_byte_by_byte() {
+    let by_bytes = |slashes: u64, carry: bool| {
+        let (mut escaping, mut escaped) = (carry, 0u64);
+        for i in 0..64 {
+            if escaping {
+                escaped |= 1 << i;
+                escaping = false;
+            } else if slashes >> i & 1 == 1 {
+                escaping = true;
+            }
+        }
+        (escaped, escaping)
+    };
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for case in 0..200_000u32 {
+        let (a, b) = (next(), next());
+        let slashes = match case % 4 {
+            0 => a & b,
+            1 => a | b,
+            // Runs: each set bit of `b` grown leftwards by the run lengths `a` allows.
+            2 => b & (a | a << 1 | a << 2 | a << 3),
+            _ => a,
+        };
+        for carry in [false, true] {
+            let mut c = carry;
+            let escaped = escaped_chars(slashes, &mut c);
+            assert_eq!(
+                (escaped, c),
+                by_bytes(slashes, carry),
+                "{slashes:064b} {carry}"
+            );
+        }
+    }
+    for slashes in [0, u64::MAX, 1, 1 << 63, 3 << 62, 0x5555_5555_5555_5555, !1] {
+        for carry in [false, true] {
+            let mut c = carry;
+            let escaped = escaped_chars(slashes, &mut c);
+            assert_eq!(
+                (escaped, c),
+                by_bytes(slashes, carry),
+                "{slashes:064b} {carry}"
+            );
+        }
+    }
+}
+
+/// Every byte after a backslash, at offsets in both halves of a block and past it: the block
+/// build takes what an escape allows, and only that, as the search per escape does.
+#[test]
+fn every_escaped_byte_is_judged_as_the_search_judges_it() {
+    for c in 0..=255u8 {
+        for at in [0, 17, 31, 32, 40, 62, 63, 64, 90] {
+            let mut b = vec![b'a'; 128];
+            b[at] = b'\\';
+            b[at + 1] = c;
+            if c == b'u' {
+                b[at + 2..at + 6].copy_from_slice(b"00e9");
+            }
+            let search = unescape_shrink_from(&b, 0, (0, 0));
+            assert_eq!(json_unescape_shrink(&b), search, "{c:#04x} at {at}");
+            let allowed = b"\"\\/bfnrtu".contains(&c);
+            assert_eq!(search.is_some(), allowed, "{c:#04x} at {at}");
         }
     }
 }
