@@ -119,8 +119,8 @@ pub fn safe_line(s: &str) -> String {
 
 /// The length of the run of printable ASCII that `b` starts with, single spaces between
 /// printable characters included (0 when `b` starts with anything else). A run ends before a
-/// space that another space, any other whitespace, or the end follows: [`safe_line`] folds
-/// those.
+/// space that anything but a printable character follows (another space, other whitespace, a
+/// character that is not ASCII, the end), which [`safe_line`] takes character by character.
 fn printable_run(b: &[u8]) -> usize {
     let printable = |c: u8| (0x21..=0x7e).contains(&c);
     let mut j = 0;
