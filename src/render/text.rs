@@ -196,11 +196,17 @@ pub fn safe_preview(s: &str, max: usize) -> String {
 /// of `s` must be read. Exact for the same reason as [`safe_preview`]: whatever `s` goes on
 /// to hold, its line begins with those characters.
 pub fn preview_of_beginning(s: &str, take: usize, max: usize) -> Option<String> {
+    let line = safe_line(beginning(s, take));
+    (line.chars().count() > max).then(|| crate::parse::preview(&line, max))
+}
+
+/// The first `take` bytes of `s`, or a few more to end at a character boundary (all of `s`
+/// when it is no longer).
+fn beginning(s: &str, take: usize) -> &str {
     let end = (take..s.len())
         .find(|&i| s.is_char_boundary(i))
         .unwrap_or(s.len());
-    let line = safe_line(&s[..end]);
-    (line.chars().count() > max).then(|| crate::parse::preview(&line, max))
+    &s[..end]
 }
 
 /// The beginning of `s` that a line of at most `columns` columns shows the same as it shows
@@ -216,11 +222,9 @@ pub fn line_beginning(s: &str, columns: usize) -> &str {
         if take >= s.len() {
             return s;
         }
-        let end = (take..s.len())
-            .find(|&i| s.is_char_boundary(i))
-            .unwrap_or(s.len());
-        if width(&safe_line(&s[..end])) > columns {
-            return &s[..end];
+        let b = beginning(s, take);
+        if width(&safe_line(b)) > columns {
+            return b;
         }
         take = take.saturating_mul(4);
     }
