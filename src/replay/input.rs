@@ -203,39 +203,46 @@ impl ReplayInput {
         let own_sidechain = s.kind == crate::model::SessionKind::Subagent;
         // history position of each original message index
         let mut position: Vec<usize> = Vec::with_capacity(s.messages.len() + 1);
-        let mut items = Vec::with_capacity(s.messages.len());
-        for m in s.messages {
-            position.push(items.len());
-            let keep = matches!(m.role, Role::User | Role::Assistant | Role::Tool)
-                && (own_sidechain || !m.sidechain)
-                && !is_management_artifact(&m);
-            if !keep {
-                continue;
-            }
-            // Only an item with results names tools: most items are spared a vector.
-            let results = m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. }));
-            let tool_names = if results {
-                m.parts
-                    .iter()
-                    .map(|p| match p {
-                        Part::ToolResult { call_id, .. } => names.get(call_id).cloned(),
-                        _ => None,
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            let is_context = m.role == Role::User && !m.is_human && !results;
-            items.push(HistoryItem {
-                role: m.role,
-                is_human: m.is_human,
-                timestamp: m.timestamp,
-                model: m.model,
-                parts: m.parts,
-                tool_names,
-                is_context,
-            });
-        }
+        let mut kept = 0;
+        // Collected in place: the items take the messages' buffer (an item is smaller than a
+        // message) instead of a second one beside it, at the peak of a long session's replay.
+        let items: Vec<HistoryItem> = s
+            .messages
+            .into_iter()
+            .filter_map(|m| {
+                position.push(kept);
+                let keep = matches!(m.role, Role::User | Role::Assistant | Role::Tool)
+                    && (own_sidechain || !m.sidechain)
+                    && !is_management_artifact(&m);
+                if !keep {
+                    return None;
+                }
+                kept += 1;
+                // Only an item with results names tools: most items are spared a vector.
+                let results = m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. }));
+                let tool_names = if results {
+                    m.parts
+                        .iter()
+                        .map(|p| match p {
+                            Part::ToolResult { call_id, .. } => names.get(call_id).cloned(),
+                            _ => None,
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                let is_context = m.role == Role::User && !m.is_human && !results;
+                Some(HistoryItem {
+                    role: m.role,
+                    is_human: m.is_human,
+                    timestamp: m.timestamp,
+                    model: m.model,
+                    parts: m.parts,
+                    tool_names,
+                    is_context,
+                })
+            })
+            .collect();
         position.push(items.len());
 
         // Each kept request with its index among the session's requests, so the agent's own
