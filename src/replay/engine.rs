@@ -249,7 +249,7 @@ fn gemini_era_settings(
 
 /// Replay one session.
 pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
-    replay_calibrated(input, opts, None)
+    replay_calibrated(input, opts, None, false)
 }
 
 /// Replay one session under several options (a sweep). The calibration is fitted once per
@@ -258,12 +258,13 @@ pub fn replay(input: &ReplayInput, opts: &ReplayOptions) -> SessionReplay {
 /// ([`Algorithm::estimator_settings`]) change.
 pub fn replay_each(input: &ReplayInput, options: &[ReplayOptions]) -> Vec<SessionReplay> {
     let mut fitted: Vec<(CalibrationKey, Fitted)> = Vec::new();
+    let sweep = options.len() > 1;
     options
         .iter()
         .map(|o| {
             let key = calibration_key(o);
             let known = fitted.iter().find(|(k, _)| *k == key).map(|(_, c)| *c);
-            let r = replay_calibrated(input, o, known);
+            let r = replay_calibrated(input, o, known, sweep);
             if known.is_none() {
                 fitted.push((key, (r.calibration, r.estimator_drift)));
             }
@@ -320,6 +321,7 @@ fn replay_calibrated(
     input: &ReplayInput,
     opts: &ReplayOptions,
     fitted: Option<Fitted>,
+    sweep: bool,
 ) -> SessionReplay {
     let alg = opts.algorithm;
     let model = agent_model(input);
@@ -342,6 +344,7 @@ fn replay_calibrated(
         agent_version: native.then(|| input.agent_version.clone()).flatten(),
         native,
         model,
+        sweep,
     };
     let follow = native && opts.follow_recording;
     let mut notes: Vec<String> = era_note.into_iter().collect();

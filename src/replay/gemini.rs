@@ -146,6 +146,7 @@ pub mod json;
 pub mod key;
 pub mod load;
 pub mod masking;
+pub mod part;
 mod readline;
 pub mod resume;
 pub mod split;

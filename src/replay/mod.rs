@@ -306,6 +306,9 @@ pub struct StrategyContext {
     /// The session's main model as the agent knew it (`[1m]` appended when the recorded usage
     /// shows a 1M-window Claude model), for constants that depend on the model.
     pub model: Option<String>,
+    /// The session is replayed under several settings (a sweep): what a replay finds out that
+    /// the others can reuse is worth keeping for them.
+    pub sweep: bool,
 }
 
 /// What the engine tells a strategy about a request.

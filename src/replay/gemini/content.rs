@@ -19,6 +19,7 @@ use crate::model::{Part, Role};
 use crate::replay::HistoryItem;
 
 use super::json::{J, JsStr};
+use super::part::GPart;
 
 /// `SYNTHETIC_THOUGHT_SIGNATURE` (`geminiChat.ts`).
 pub const SYNTHETIC_THOUGHT_SIGNATURE: &str = "skip_thought_signature_validator";
@@ -62,11 +63,14 @@ fn raw(v: &serde_json::Value) -> Option<J> {
 /// The parts of one history item, in order; `None` for items Gemini never sends.
 pub fn convert(item: &HistoryItem, strip_thoughts: bool) -> Option<(GRole, Vec<J>)> {
     let (role, parts) = convert_shared(item, strip_thoughts)?;
-    Some((role, parts.into_iter().map(Arc::unwrap_or_clone).collect()))
+    Some((role, parts.iter().map(|p| p.to_j()).collect()))
 }
 
-/// [`convert`], each part in an `Arc` as the replay's sized history holds it.
-pub fn convert_shared(item: &HistoryItem, strip_thoughts: bool) -> Option<(GRole, Vec<Arc<J>>)> {
+/// [`convert`], each part typed and in an `Arc` as the replay's sized history holds it.
+pub fn convert_shared(
+    item: &HistoryItem,
+    strip_thoughts: bool,
+) -> Option<(GRole, Vec<Arc<GPart>>)> {
     Converted::of(item.role, item.parts.clone(), &item.tool_names)?.parts(strip_thoughts)
 }
 
@@ -86,25 +90,30 @@ fn media(p: &Part) -> Option<J> {
 
 /// `stripThoughts` on a model turn that had thoughts: the first `functionCall` part gets the
 /// synthetic `thoughtSignature` when it has none. A part shared with another form is copied.
-pub fn sign_first_call(parts: &mut [Arc<J>]) {
-    if let Some(call) = parts
-        .iter_mut()
-        .find(|p| p.get("functionCall").is_some_and(J::truthy))
-        && !call.get("thoughtSignature").is_some_and(J::truthy)
-    {
-        Arc::make_mut(call).set("thoughtSignature", J::str(SYNTHETIC_THOUGHT_SIGNATURE));
-    }
+pub fn sign_first_call(parts: &mut [Arc<GPart>]) {
+    let Some(call) = parts.iter_mut().find(|p| p.is_call()) else {
+        return;
+    };
+    let mut j = match &**call {
+        GPart::Tree(j) if j.get("thoughtSignature").is_some_and(J::truthy) => return,
+        GPart::Tree(_) => match Arc::make_mut(call) {
+            GPart::Tree(j) => std::mem::take(j),
+            _ => unreachable!("matched as a tree"),
+        },
+        typed => typed.to_j(),
+    };
+    j.set("thoughtSignature", J::str(SYNTHETIC_THOUGHT_SIGNATURE));
+    *call = Arc::new(GPart::from_j(j));
 }
 
-/// A history item converted into Gemini parts, thoughts kept and marked: what
-/// [`Converted::parts`] strips or not, so that both forms come from one conversion.
+/// A history item converted into Gemini parts, thoughts kept (typed, they say they are
+/// thoughts): what [`Converted::parts`] strips or not, so that both forms come from one
+/// conversion.
 #[derive(Debug)]
 pub struct Converted {
     role: GRole,
-    /// Boxed slices, not vectors: one conversion is held per item of a session.
-    parts: Box<[Arc<J>]>,
-    /// Which parts are the item's thinking; `None` when none is.
-    thought: Option<Box<[bool]>>,
+    /// A boxed slice, not a vector: one conversion is held per item of a session.
+    parts: Box<[Arc<GPart>]>,
 }
 
 impl Converted {
@@ -116,34 +125,28 @@ impl Converted {
             Role::User | Role::Tool => GRole::User,
             Role::System => return None,
         };
-        // The thoughts' places: most items have none, and build no flags.
-        let (mut out, mut thoughts) = (Vec::with_capacity(parts.len()), Vec::new());
-        let mut push = |j: J, is_thought: bool| {
-            if is_thought {
-                thoughts.push(out.len());
-            }
-            out.push(Arc::new(j));
-        };
+        let mut out = Vec::with_capacity(parts.len());
+        let mut push = |p: GPart| out.push(Arc::new(p));
+        // Images and unknown objects are trees, made canonical (an unknown object could have
+        // a typed shape).
+        let tree = |j: J| GPart::from_j(j);
         for (i, p) in parts.into_iter().enumerate() {
             match p {
-                Part::Text { text } => push(J::obj(vec![("text", J::str(text))]), false),
-                Part::Thinking { text } => push(
-                    J::obj(vec![("text", J::str(text)), ("thought", J::Bool(true))]),
-                    true,
-                ),
+                Part::Text { text } => push(GPart::text(text)),
+                Part::Thinking { text } => push(GPart::Text {
+                    text: text.into(),
+                    thought: true,
+                }),
                 Part::ToolCall { name, input, .. } => {
                     let args = if input.is_null() {
                         J::Obj(Vec::new())
                     } else {
                         J::from_value(input.tree())
                     };
-                    push(
-                        J::obj(vec![(
-                            "functionCall",
-                            J::obj(vec![("name", J::str(name)), ("args", args)]),
-                        )]),
-                        false,
-                    );
+                    push(GPart::Call {
+                        name: name.into_boxed_str(),
+                        args,
+                    });
                 }
                 Part::ToolResult {
                     call_id,
@@ -162,54 +165,50 @@ impl Converted {
                         .cloned()
                         .flatten()
                         .unwrap_or_else(|| "unknown".to_string());
-                    let key = if is_error { "error" } else { "output" };
-                    push(
-                        J::obj(vec![(
+                    if is_error {
+                        push(tree(J::obj(vec![(
                             "functionResponse",
                             J::obj(vec![
                                 ("id", J::str(call_id)),
                                 ("name", J::str(name)),
-                                ("response", J::obj(vec![(key, J::str(output))])),
+                                ("response", J::obj(vec![("error", J::str(output))])),
                             ]),
-                        )]),
-                        false,
-                    );
+                        )])));
+                    } else {
+                        push(GPart::Response {
+                            id: call_id.into_boxed_str(),
+                            name: name.into_boxed_str(),
+                            output: output.into(),
+                        });
+                    }
                     for j in attachments.iter().filter_map(media) {
-                        push(j, false);
+                        push(tree(j));
                     }
                 }
                 Part::Compaction { .. } => {}
                 other => {
                     if let Some(j) = media(&other) {
-                        push(j, false);
+                        push(tree(j));
                     }
                 }
             }
         }
-        let thought = (!thoughts.is_empty()).then(|| {
-            let mut flags = vec![false; out.len()].into_boxed_slice();
-            thoughts.into_iter().for_each(|k| flags[k] = true);
-            flags
-        });
         Some(Converted {
             role,
             parts: out.into_boxed_slice(),
-            thought,
         })
     }
 
     /// The parts Gemini sends, thoughts stripped or not; `None` when none are left.
-    pub fn parts(&self, strip_thoughts: bool) -> Option<(GRole, Vec<Arc<J>>)> {
-        let thought = |k: usize| self.thought.as_ref().is_some_and(|t| t[k]);
-        let mut parts: Vec<Arc<J>> = self
+    pub fn parts(&self, strip_thoughts: bool) -> Option<(GRole, Vec<Arc<GPart>>)> {
+        let mut parts: Vec<Arc<GPart>> = self
             .parts
             .iter()
-            .enumerate()
-            .filter(|&(k, _)| !(strip_thoughts && thought(k)))
-            .map(|(_, p)| Arc::clone(p))
+            .filter(|p| !(strip_thoughts && p.is_thought()))
+            .cloned()
             .collect();
-        let had_thought = self.thought.is_some();
-        if strip_thoughts && had_thought && self.role == GRole::Model {
+        let had_thought = strip_thoughts && parts.len() < self.parts.len();
+        if had_thought && self.role == GRole::Model {
             sign_first_call(&mut parts);
         }
         // An empty model response never enters Gemini's history (the stream is retried), and

@@ -175,6 +175,7 @@ fn context(setting: &J) -> StrategyContext {
         agent_version: None,
         native: false,
         model: None,
+        sweep: false,
     }
 }
 

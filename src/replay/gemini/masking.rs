@@ -14,6 +14,7 @@
 
 use super::estimate::{Estimator, estimate_token_count_sync};
 use super::json::{J, JsStr, js_trim, pretty_json_ends, to_json};
+use super::part::GPart;
 use super::truncate::{TOOL_OUTPUTS_DIR, sanitize_filename_part};
 
 pub const DEFAULT_TOOL_PROTECTION_THRESHOLD: u64 = 50_000;
@@ -291,6 +292,20 @@ pub fn candidate(part: &J) -> bool {
         && fr
             .get("response")
             .is_some_and(|r| r.truthy() && !mentions_tag(r))
+}
+
+/// [`candidate`] of a part as the replay holds it, without the tree of a typed part.
+pub fn part_candidate(part: &GPart) -> bool {
+    let typed = match part {
+        GPart::Tree(j) => return candidate(j),
+        GPart::Response { name, output, .. } => {
+            !EXEMPT_TOOLS.contains(&&**name)
+                && !output.contains(&format!("<{MASKING_INDICATOR_TAG}"))
+        }
+        GPart::Text { .. } | GPart::Call { .. } => false,
+    };
+    debug_assert_eq!(typed, candidate(&part.to_j()), "{part:?}");
+    typed
 }
 
 /// `mask(history)`.

@@ -22,6 +22,7 @@ use super::PLACEHOLDER_ENV_TEXT;
 use super::content::GRole;
 use super::json::{J, JsStr, Key, js_trim, to_json};
 use super::load::{load_record, string_field};
+use super::part::GPart;
 use crate::model::{Agent, CompactionKind, ModelNames, Part, Role, Session};
 use crate::replay::{HistoryItem, ReplayInput, RequestPoint};
 use crate::tokens::estimate_text;
@@ -60,7 +61,7 @@ pub struct Resumed {
     pub messages: Vec<J>,
     /// Each turn's parts, moved out of `turns` once the history items are built
     /// ([`input_from`]) and shared by every sizing of them (empty until then).
-    pub parts: Vec<Vec<Arc<J>>>,
+    pub parts: Vec<Vec<Arc<GPart>>>,
     /// The turns sized for the replay, once per session (a cache).
     pub sized: super::state::SizedTurns,
 }
@@ -847,7 +848,7 @@ pub fn input_from(s: &Session, mut resumed: Resumed, keep: Keep) -> ReplayInput 
                 .map(|t| {
                     std::mem::take(&mut t.parts)
                         .into_iter()
-                        .map(Arc::new)
+                        .map(|j| Arc::new(GPart::from_j(j)))
                         .collect()
                 })
                 .collect();

@@ -82,6 +82,7 @@ pub(super) fn params(limit: u64, summary: u64, pairs: &[(&str, &str)]) -> Params
         agent_version: None,
         native: false,
         model: None,
+        sweep: false,
     };
     Params::from_ctx(&ctx)
 }

@@ -159,6 +159,7 @@ fn ctx(st: Settings, window: u64) -> StrategyContext {
         agent_version: None,
         native: false,
         model: None,
+        sweep: false,
     }
 }
 

@@ -794,6 +794,7 @@ fn summary_sizes_are_capped_by_the_budgets() {
         agent_version: None,
         native: false,
         model: None,
+        sweep: false,
     };
     let p = Pi::new(&ctx);
     assert_eq!(p.history_summary, 13_107, "floor(0.8 × 16,384)");

@@ -112,6 +112,7 @@ fn claude_compacts_at_window_minus_output_cap_minus_buffer() {
             agent_version: None,
             native: true,
             model: None,
+            sweep: false,
         },
     );
     assert_eq!(ctx_threshold, Some(200_000 - 20_000 - 13_000));

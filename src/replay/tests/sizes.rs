@@ -50,6 +50,7 @@ fn push_unmanaged_measures_the_full_history_as_push_does() {
                 agent_version: input.agent_version.clone(),
                 native: alg.native_agent() == Some(input.agent),
                 model: input.model.clone(),
+                sweep: false,
             };
             let mut full = alg.build(&ctx, &input);
             let mut unmanaged = alg.build(&ctx, &input);

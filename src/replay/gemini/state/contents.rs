@@ -7,10 +7,12 @@ use std::collections::BTreeSet;
 use crate::replay::gemini::content::GRole;
 use crate::replay::gemini::estimate::Est;
 use crate::replay::gemini::json::J;
+use crate::replay::gemini::part::GPart;
 use crate::replay::gemini::truncate::{
     TruncStyle, legacy_saved_output_path, saved_output_path, truncate_part,
 };
 use crate::replay::gemini::{PLACEHOLDER_PROJECT_TEMP_DIR, PLACEHOLDER_TRUNCATION_ID};
+use std::sync::Arc;
 
 use super::{
     Fr, FrFigures, Gemini, Outcome, Undo, VContent, VPart, fr_figures, json_i, memo_get, memo_put,
@@ -18,7 +20,7 @@ use super::{
 
 impl Gemini {
     pub(super) fn vpart(&self, j: J) -> VPart {
-        VPart::of(j, self.p.w)
+        VPart::of(GPart::from_j(j), self.p.w)
     }
 
     pub(super) fn content(&self, cid: usize) -> &VContent {
@@ -58,11 +60,11 @@ impl Gemini {
         };
         let part = &self.contents[cid].as_ref().expect("live content").parts[pidx];
         let key = (mkey, w.key());
-        let figures = match part.memo.as_ref().and_then(|memo| memo_get(&memo.fr, &key)) {
+        let figures = match part.memo().and_then(|memo| memo_get(&memo.fr, &key)) {
             Some(f) => f,
             None => {
                 let f = fr_figures(part, m, style, w);
-                if let Some(memo) = &part.memo {
+                if let Some(memo) = part.memo() {
                     memo_put(&memo.fr, key, f);
                 }
                 f
@@ -104,14 +106,15 @@ impl Gemini {
         self.add_vpart(cid, vp);
     }
 
-    pub(super) fn add_vpart(&mut self, cid: usize, mut vp: VPart) {
-        let is_fr = vp.j.get("functionResponse").is_some_and(J::truthy);
-        let is_fc = vp.j.get("functionCall").is_some_and(J::truthy);
-        let snap = matches!(vp.j.get("text"), Some(J::Str(t)) if t.contains(crate::replay::gemini::compress::SNAPSHOT_TAG));
+    pub(super) fn add_vpart(&mut self, cid: usize, vp: VPart) {
+        let is_fr = vp.fr.is_some();
+        debug_assert_eq!(is_fr, vp.part.is_response());
+        let is_fc = vp.part.is_call();
+        let snap = vp
+            .part
+            .text_str()
+            .is_some_and(|t| t.contains(crate::replay::gemini::compress::SNAPSHOT_TAG));
         let seq = self.frs.len();
-        if is_fr {
-            vp.fr = Some(seq);
-        }
         let (json, est) = (vp.json, vp.est);
         let c = self.content_mut(cid);
         let pidx = c.parts.len();
@@ -122,6 +125,9 @@ impl Gemini {
         c.snapshot |= snap;
         c.parts.push(vp);
         if is_fr {
+            // A content's responses are added while it is the newest (or in a head slot,
+            // whose parts all come at once): their places follow each other.
+            debug_assert!(c.first_fr.is_none_or(|f| f + c.n_fr == seq));
             c.n_fr += 1;
             c.first_fr.get_or_insert(seq);
         }
@@ -178,8 +184,8 @@ impl Gemini {
         self.valid.remove(&cid);
         self.total -= c.est;
         self.items -= c.items;
-        for p in &c.parts {
-            if let Some(seq) = p.fr {
+        for seq in c.first_fr.map_or(0..0, |f| f..f + c.n_fr) {
+            {
                 self.frs[seq].alive = false;
                 self.by_len.remove(&(self.frs[seq].len, seq));
                 self.tok.set(seq, 0);
@@ -192,10 +198,13 @@ impl Gemini {
     }
 
     /// Replace one function-response part; returns the change of its estimate.
-    pub(super) fn set_fr_part(&mut self, seq: usize, j: J) -> Est {
+    pub(super) fn set_fr_part(&mut self, seq: usize, part: Arc<GPart>) -> Est {
         let (cid, pidx) = (self.frs[seq].cid, self.frs[seq].pidx);
-        let mut vp = self.vpart(j);
-        vp.fr = Some(seq);
+        let vp = VPart::shared(part, self.p.w);
+        debug_assert!(
+            vp.fr.is_some(),
+            "a function response replaced by another part"
+        );
         let c = self.content_mut(cid);
         let old = std::mem::replace(&mut c.parts[pidx], vp);
         let new = &c.parts[pidx];
@@ -208,9 +217,9 @@ impl Gemini {
         de
     }
 
-    pub(super) fn part_j(&self, seq: usize) -> &J {
+    pub(super) fn fr_part(&self, seq: usize) -> &Arc<GPart> {
         let f = &self.frs[seq];
-        &self.content(f.cid).parts[f.pidx].j
+        &self.content(f.cid).parts[f.pidx].part
     }
 
     /// Bring the cached truncation outcomes to the current request's `maxChars`.
@@ -282,16 +291,17 @@ impl Gemini {
         seqs.extend(self.nonfixed.range(..below).copied());
         let mut touched = BTreeSet::new();
         for seq in seqs {
-            let old = self.part_j(seq).clone();
-            let fr = old.get("functionResponse").cloned().unwrap_or(J::Null);
+            let old = Arc::clone(self.fr_part(seq));
+            let whole = old.to_j();
+            let fr = whole.get("functionResponse").unwrap_or(&J::Null);
             let Some((newp, _)) =
-                truncate_part(&fr, self.max_chars, self.p.style, self.p.w, &mut |n| {
+                truncate_part(fr, self.max_chars, self.p.style, self.p.w, &mut |n| {
                     Self::save_path(self.p.style, n)
                 })
             else {
                 continue;
             };
-            let delta = self.set_fr_part(seq, newp);
+            let delta = self.set_fr_part(seq, Arc::new(GPart::from_j(newp)));
             touched.insert(self.frs[seq].cid);
             if let Some(log) = log.as_deref_mut() {
                 log.push(Undo { seq, old, delta });

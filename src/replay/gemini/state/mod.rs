@@ -9,10 +9,11 @@ use crate::replay::{
 };
 
 use super::content::{Converted, GRole, content_overhead, convert_shared};
-use super::estimate::{Est, EstKey, Estimator, PartSizes, part_est, part_sizes, text_est_of};
+use super::estimate::{Est, EstKey, Estimator, PartSizes, part_est, text_est_of};
 use super::fenwick::Fenwick;
 use super::json::{J, StrStats};
-use super::masking::{MaskFiles, MaskingConfig, candidate};
+use super::masking::{MaskFiles, MaskingConfig, part_candidate};
+use super::part::GPart;
 use super::resume::Resumed;
 use super::truncate::{TruncStyle, truncate_part};
 use super::{
@@ -108,42 +109,60 @@ pub const NO_BUDGET: u64 = u64::MAX >> 2;
 /// of any Gemini model (a longer summary could never be sent).
 const MAX_SUMMARY_TOKENS: u64 = 1 << 20;
 
+/// A part with its sizes: 40 bytes, for every part of a session and again for each one in the
+/// replay's history.
 #[derive(Debug, Clone)]
 struct VPart {
     /// Shared: the replays of a session take a sized part without copying it; a part the
     /// replay rewrites is a new one.
-    j: Arc<J>,
+    part: Arc<GPart>,
     json: u64,
     est: Est,
-    /// The stats of the text a function response's budget measures (see [`PartSizes`]); boxed:
-    /// only function responses have them, and every part of a long session is sized.
-    measured: Option<Box<StrStats>>,
-    fr: Option<usize>,
-    /// For a part as the session recorded it: what the session's replays found out about it
-    /// (shared by them). A part the replay rewrote has none.
+    /// What a function response has besides (`Some` exactly for them); boxed: most parts are
+    /// not one.
+    fr: Option<Box<FrInfo>>,
+}
+
+/// A function response's part of a [`VPart`]. Its place among the history's responses is not
+/// kept: a content's responses take consecutive places ([`VContent::first_fr`]).
+#[derive(Debug, Clone)]
+struct FrInfo {
+    /// The stats of the text its budget measures (see [`PartSizes`]).
+    measured: StrStats,
+    /// For a response as the session recorded it, replayed under several settings (a sweep):
+    /// what the replays found out about it, shared by them. `None` for one replay, and for a
+    /// part the replay rewrote.
     memo: Option<Arc<PartMemo>>,
 }
 
 impl VPart {
-    fn of(j: J, w: Estimator) -> VPart {
-        VPart::shared(Arc::new(j), w)
+    fn of(part: GPart, w: Estimator) -> VPart {
+        VPart::shared(Arc::new(part), w)
     }
 
-    /// A part sized without copying it: its tree stays shared with whatever else holds it.
-    fn shared(j: Arc<J>, w: Estimator) -> VPart {
+    /// A part sized without copying it: it stays shared with whatever else holds it.
+    fn shared(part: Arc<GPart>, w: Estimator) -> VPart {
         let PartSizes {
             json,
             est,
             measured,
-        } = part_sizes(&j, w);
+        } = part.sizes(w);
         VPart {
             json,
             est,
-            measured: measured.map(Box::new),
-            j,
-            fr: None,
-            memo: None,
+            fr: measured.map(|measured| {
+                Box::new(FrInfo {
+                    measured,
+                    memo: None,
+                })
+            }),
+            part,
         }
+    }
+
+    /// The memo of a function response as the session recorded it, in a sweep.
+    fn memo(&self) -> Option<&Arc<PartMemo>> {
+        self.fr.as_ref().and_then(|f| f.memo.as_ref())
     }
 }
 
@@ -155,7 +174,7 @@ struct PartMemo {
     /// `refresh_fr`'s figures by `(maxChars, estimator key)`.
     fr: Memo<(i64, EstKey), FrFigures>,
     /// The masked part and its estimate by estimator; `None` when it cannot be masked.
-    masked: Memo<EstKey, Option<(J, u64)>>,
+    masked: Memo<EstKey, Option<(GPart, u64)>>,
 }
 
 /// Values by key, few of them (one per setting that matters).
@@ -186,20 +205,26 @@ fn memo_put<K, V>(m: &Memo<K, V>, k: K, v: V) {
 #[derive(Debug)]
 pub struct SizedTurn {
     role: GRole,
-    parts: Vec<VPart>,
+    parts: Box<[VPart]>,
     invalid: bool,
 }
 
 impl SizedTurn {
-    /// A turn's parts sized; each function response with a memo for the replays that share
-    /// it.
-    fn of(role: GRole, parts: Vec<Arc<J>>, invalid: bool, w: Estimator) -> SizedTurn {
+    /// A turn's parts sized; with `memo`, each function response with a memo for the replays
+    /// that share it.
+    fn of(
+        role: GRole,
+        parts: Vec<Arc<GPart>>,
+        invalid: bool,
+        w: Estimator,
+        memo: bool,
+    ) -> SizedTurn {
         let parts = parts
             .into_iter()
-            .map(|j| {
-                let mut vp = VPart::shared(j, w);
-                if vp.j.get("functionResponse").is_some_and(J::truthy) {
-                    vp.memo = Some(Arc::default());
+            .map(|p| {
+                let mut vp = VPart::shared(p, w);
+                if let Some(fr) = vp.fr.as_mut().filter(|_| memo) {
+                    fr.memo = Some(Arc::default());
                 }
                 vp
             })
@@ -216,7 +241,7 @@ type SizedList = Arc<Vec<Option<SizedTurn>>>;
 
 /// A turn (or item) as the history receives it, before sizing: its role, its parts and whether
 /// it is invalid; `None` when it sends nothing.
-type Unsized = Option<(GRole, Vec<Arc<J>>, bool)>;
+type Unsized = Option<(GRole, Vec<Arc<GPart>>, bool)>;
 
 /// A session's history as the Gemini replay receives it, sized once per `(coalesce,
 /// non_ascii_weight)` and shared by every replay of it: the calibration and the settings of a
@@ -225,18 +250,27 @@ type Unsized = Option<(GRole, Vec<Arc<J>>, bool)>;
 /// session for its turns, and by any other replay input for its items.
 #[derive(Default)]
 pub struct SizedTurns {
-    sized: std::sync::Mutex<Vec<((bool, EstKey), SizedList)>>,
+    state: std::sync::Mutex<SizedState>,
+}
+
+#[derive(Default)]
+struct SizedState {
+    lists: Vec<((bool, EstKey), SizedList)>,
     /// The items of an input made for the Gemini algorithm alone, converted into Gemini parts
     /// once with their strings taken ([`SizedTurns::take_items`]): what every `(coalesce, w)`
-    /// is sized from, without copying the text.
+    /// is sized from, without copying the text. Outside a sweep, the one sizing there is
+    /// releases it (its parts live on in the sized list).
     converted: Option<Vec<Option<Converted>>>,
+    /// The conversion was released: no other `(coalesce, w)` can be sized.
+    released: bool,
 }
 
 impl SizedTurns {
     /// Convert `items` for the Gemini algorithm now, taking their parts and tool names: the
     /// items keep their metadata, and only this algorithm may replay the input afterwards.
     pub fn take_items(&mut self, items: &mut [HistoryItem]) {
-        self.converted = Some(
+        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        state.converted = Some(
             items
                 .iter_mut()
                 .map(|it| {
@@ -247,37 +281,60 @@ impl SizedTurns {
         );
     }
 
-    /// The parts of `items` at `coalesce`, from the conversion taken earlier if there was one.
-    fn items(&self, items: &[HistoryItem], coalesce: bool) -> Vec<Unsized> {
-        let parts = |(role, parts)| (role, parts, false);
-        match &self.converted {
-            Some(converted) => converted
-                .iter()
-                .map(|c| c.as_ref().and_then(|c| c.parts(coalesce)).map(parts))
-                .collect(),
-            None => items
-                .iter()
-                .map(|it| convert_shared(it, coalesce).map(parts))
-                .collect(),
-        }
-    }
-
     /// The history at `(coalesce, w)`; `turns` gives it, one entry per turn or item (`None`
-    /// when it sends nothing), the first time.
-    fn get(&self, coalesce: bool, w: Estimator, turns: impl FnOnce() -> Vec<Unsized>) -> SizedList {
+    /// when it sends nothing), from the conversion of the input's items when there is one,
+    /// the first time. In a `sweep`, the function responses get memos, and the conversion is
+    /// kept for the sizings of other settings; otherwise every replay of the input has the
+    /// same settings (the engine replays an input under several only in a sweep), and the
+    /// conversion is released once the list is made.
+    fn get(
+        &self,
+        coalesce: bool,
+        w: Estimator,
+        sweep: bool,
+        turns: impl FnOnce(Option<&[Option<Converted>]>) -> Vec<Unsized>,
+    ) -> SizedList {
         let key = (coalesce, w.key());
-        let mut cache = self.sized.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, s)) = cache.iter().find(|(k, _)| *k == key) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, s)) = state.lists.iter().find(|(k, _)| *k == key) {
             return Arc::clone(s);
         }
+        debug_assert!(
+            !state.released,
+            "an input sized again under other settings after its conversion was released"
+        );
         let sized: SizedList = Arc::new(
-            turns()
+            turns(state.converted.as_deref())
                 .into_iter()
-                .map(|t| t.map(|(role, parts, invalid)| SizedTurn::of(role, parts, invalid, w)))
+                .map(|t| {
+                    t.map(|(role, parts, invalid)| SizedTurn::of(role, parts, invalid, w, sweep))
+                })
                 .collect(),
         );
-        cache.push((key, Arc::clone(&sized)));
+        state.lists.push((key, Arc::clone(&sized)));
+        if !sweep && state.converted.take().is_some() {
+            state.released = true;
+        }
         sized
+    }
+}
+
+/// The parts of `items` at `coalesce`, from their conversion if there is one.
+fn item_parts(
+    converted: Option<&[Option<Converted>]>,
+    items: &[HistoryItem],
+    coalesce: bool,
+) -> Vec<Unsized> {
+    let parts = |(role, parts)| (role, parts, false);
+    match converted {
+        Some(converted) => converted
+            .iter()
+            .map(|c| c.as_ref().and_then(|c| c.parts(coalesce)).map(parts))
+            .collect(),
+        None => items
+            .iter()
+            .map(|it| convert_shared(it, coalesce).map(parts))
+            .collect(),
     }
 }
 
@@ -366,7 +423,7 @@ struct Fr {
 
 struct Undo {
     seq: usize,
-    old: J,
+    old: Arc<GPart>,
     delta: Est,
 }
 
@@ -477,30 +534,30 @@ fn json_i(x: u64) -> i64 {
 
 /// A function response's figures under `maxChars` `m` and weight `w` (`refresh_fr`).
 fn fr_figures(part: &VPart, m: i64, style: TruncStyle, w: Estimator) -> FrFigures {
-    let null = J::Null;
-    let fr_j = part.j.get("functionResponse").unwrap_or(&null);
-    let stats = part.measured.as_deref().copied();
+    let stats = part.fr.as_ref().map(|f| f.measured);
     let len = stats.map_or(0, |s| s.units);
     let tok = stats.map_or(0, |s| text_est_of(s, w).tokens(w));
     // Truncating again changes nothing once an output is short enough and already a plain
     // `{output}` (the common case, decided without building the result), when it cannot be
     // saved, or when its nested truncation has reached its fixed point.
-    let plain = matches!(&*part.j, J::Obj(e) if e.len() == 1)
-        && matches!(fr_j.get("response"), Some(J::Obj(r)) if r.len() == 1 && r[0].0 == "output" && matches!(r[0].1, J::Str(_)));
-    let out = if style == TruncStyle::Chars && plain && len as i64 <= m {
+    let out = if style == TruncStyle::Chars && part.part.is_plain_output() && len as i64 <= m {
         Outcome {
             fixed: true,
             tok,
             dest: 0,
         }
     } else {
+        // The tree only here: an output too long for `maxChars`, or a response of another
+        // shape.
+        let whole = part.part.to_j();
+        let fr_j = whole.get("functionResponse").unwrap_or(&J::Null);
         match truncate_part(fr_j, m, style, w, &mut |n| Gemini::save_path(style, n)) {
             None => Outcome {
                 fixed: true,
                 tok,
                 dest: 0,
             },
-            Some((newp, t)) if newp == *part.j => Outcome {
+            Some((newp, t)) if newp == whole => Outcome {
                 fixed: true,
                 tok: t,
                 dest: 0,
@@ -513,7 +570,7 @@ fn fr_figures(part: &VPart, m: i64, style: TruncStyle, w: Estimator) -> FrFigure
         }
     };
     // estimateTokenCountSync([part]) is this part's own estimate, floored.
-    let mask_tok = if candidate(&part.j) {
+    let mask_tok = if part_candidate(&part.part) {
         part.est.tokens(w)
     } else {
         0
@@ -536,9 +593,9 @@ impl Gemini {
     pub fn for_input(ctx: &StrategyContext, input: &ReplayInput) -> Self {
         let mut g = Gemini::new(ctx);
         g.native = input.gemini.clone();
-        let coalesce = g.p.coalesce;
+        let (coalesce, sweep) = (g.p.coalesce, ctx.sweep);
         g.sized = Some(match &g.native {
-            Some(n) => n.sized.get(coalesce, g.p.w, || {
+            Some(n) => n.sized.get(coalesce, g.p.w, sweep, |_| {
                 // The parts were moved out of the turns by `input_from`, or are still in them (a
                 // session resumed without it).
                 let moved = n.parts.len() == n.turns.len();
@@ -548,13 +605,17 @@ impl Gemini {
                         if moved {
                             return native_parts(t.role, &n.parts[i], coalesce);
                         }
-                        let parts: Vec<Arc<J>> = t.parts.iter().cloned().map(Arc::new).collect();
+                        let parts: Vec<Arc<GPart>> = t
+                            .parts
+                            .iter()
+                            .map(|j| Arc::new(GPart::from_j(j.clone())))
+                            .collect();
                         native_parts(t.role, &parts, coalesce)
                     })
                     .collect()
             }),
-            None => input.gemini_sized.get(coalesce, g.p.w, || {
-                input.gemini_sized.items(&input.items, coalesce)
+            None => input.gemini_sized.get(coalesce, g.p.w, sweep, |converted| {
+                item_parts(converted, &input.items, coalesce)
             }),
         });
         g
@@ -628,7 +689,7 @@ impl Gemini {
             .map(|c| {
                 super::compress::content(
                     c.role.as_str(),
-                    c.parts.iter().map(|p| (*p.j).clone()).collect(),
+                    c.parts.iter().map(|p| p.part.to_j()).collect(),
                 )
             })
             .collect()
@@ -648,7 +709,7 @@ impl Gemini {
                 if k > 0 {
                     out.push(',');
                 }
-                super::json::write_compact(&mut out, &p.j);
+                p.part.write_compact(&mut out);
             }
             out.push_str("]}");
         }
@@ -755,27 +816,15 @@ impl Gemini {
 /// a model turn that had one gets the synthetic signature) and turns left empty removed, when
 /// `strip`. The parts stay shared ([`Resumed::parts`]): only one that gets the signature is
 /// copied.
-pub fn native_parts(role: GRole, parts: &[Arc<J>], strip: bool) -> Unsized {
-    let invalid = role == GRole::Model
-        && (parts.is_empty()
-            || parts.iter().any(|p| match &**p {
-                J::Obj(e) => {
-                    e.is_empty()
-                        || (!p.get("thought").is_some_and(J::truthy)
-                            && matches!(p.get("text"), Some(J::Str(t)) if t.is_empty())
-                            && e.iter().all(|(k, _)| {
-                                matches!(k.as_str(), "text" | "thought" | "callIndex")
-                            }))
-                }
-                _ => false,
-            }));
+pub fn native_parts(role: GRole, parts: &[Arc<GPart>], strip: bool) -> Unsized {
+    let invalid =
+        role == GRole::Model && (parts.is_empty() || parts.iter().any(|p| p.invalid_in_model()));
     if !strip {
         return Some((role, parts.to_vec(), invalid));
     }
-    let thought = |p: &J| p.get("thought").is_some_and(J::truthy);
     let mut parts = parts.to_vec();
-    if parts.iter().any(|p| p.truthy() && thought(p)) {
-        parts.retain(|p| p.truthy() && !thought(p));
+    if parts.iter().any(|p| p.truthy() && p.is_thought()) {
+        parts.retain(|p| p.truthy() && !p.is_thought());
         if role == GRole::Model {
             super::content::sign_first_call(&mut parts);
         }
@@ -801,10 +850,10 @@ impl Strategy for Gemini {
         self.seen += 1;
         // A strategy built without an input (`Gemini::new`) sizes each item as it comes.
         let converted = match &self.sized {
-            Some(sized) => sized_turn(sized, index).map(|t| (t.role, t.parts.clone(), t.invalid)),
+            Some(sized) => sized_turn(sized, index).map(|t| (t.role, t.parts.to_vec(), t.invalid)),
             None => convert_shared(item, self.p.coalesce).map(|(r, p)| {
-                let t = SizedTurn::of(r, p, false, self.p.w);
-                (t.role, t.parts, t.invalid)
+                let t = SizedTurn::of(r, p, false, self.p.w, false);
+                (t.role, t.parts.into_vec(), t.invalid)
             }),
         };
         let Some((role, parts, invalid)) = converted else {
@@ -812,7 +861,7 @@ impl Strategy for Gemini {
         };
         self.full += est_of(&parts);
         if first && item.is_context {
-            self.env = Some(parts.iter().map(|p| (*p.j).clone()).collect());
+            self.env = Some(parts.iter().map(|p| p.part.to_j()).collect());
         }
         if self.native.is_some() {
             self.queue.push_back((index, role, parts, invalid));
@@ -829,7 +878,7 @@ impl Strategy for Gemini {
         let est = match &self.sized {
             Some(sized) => sized_turn(sized, index).map(|t| est_of(&t.parts)),
             None => convert_shared(item, self.p.coalesce)
-                .map(|(_, parts)| parts.iter().map(|j| part_est(j, self.p.w)).sum::<Est>()),
+                .map(|(_, parts)| parts.iter().map(|p| p.est(self.p.w)).sum::<Est>()),
         };
         if let Some(est) = est {
             self.full += est;

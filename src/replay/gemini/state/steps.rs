@@ -2,6 +2,7 @@
 //! summarise, install the new head, or undo), and mask tool outputs.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use crate::replay::{Event, EventKind};
 
@@ -12,7 +13,8 @@ use crate::replay::gemini::compress::{
 use crate::replay::gemini::content::GRole;
 use crate::replay::gemini::estimate::{Est, estimate_token_count_sync, part_est, text_est};
 use crate::replay::gemini::json::{J, JsStr};
-use crate::replay::gemini::masking::{MaskingConfig, candidate, masked_part};
+use crate::replay::gemini::masking::{MaskingConfig, masked_part, part_candidate};
+use crate::replay::gemini::part::GPart;
 
 use super::{Gemini, HEAD_SLOTS, Undo, VContent, VPart, memo_get, memo_put};
 
@@ -239,14 +241,14 @@ impl Gemini {
     }
 
     /// A function response masked, with its new estimate; `None` when it cannot be.
-    pub(super) fn masked(&self, seq: usize) -> Option<(J, u64)> {
-        let part = self.part_j(seq);
-        if !candidate(part) {
+    pub(super) fn masked(&self, seq: usize) -> Option<(GPart, u64)> {
+        let part = self.fr_part(seq);
+        if !part_candidate(part) {
             return None;
         }
-        let masked = masked_part(part, &self.files);
+        let masked = masked_part(&part.to_j(), &self.files);
         let new_tok = estimate_token_count_sync(std::slice::from_ref(&masked), self.p.w);
-        Some((masked, new_tok))
+        Some((GPart::from_j(masked), new_tok))
     }
 
     /// Tool-output masking after the compression check.
@@ -273,7 +275,7 @@ impl Gemini {
         for seq in seqs {
             let memo = {
                 let f = &self.frs[seq];
-                self.content(f.cid).parts[f.pidx].memo.clone()
+                self.content(f.cid).parts[f.pidx].memo().cloned()
             };
             let cached = memo.as_ref().and_then(|m| memo_get(&m.masked, &key));
             let masked = match cached {
@@ -292,7 +294,7 @@ impl Gemini {
             };
             if self.frs[seq].mask_tok > new_tok {
                 self.decision.tokens_saved += self.frs[seq].mask_tok - new_tok;
-                self.set_fr_part(seq, masked);
+                self.set_fr_part(seq, Arc::new(masked));
                 touched.insert(self.frs[seq].cid);
                 count += 1;
             } else {
@@ -331,7 +333,7 @@ impl Gemini {
                 }
             }
             for c in &live[run_start..i] {
-                let parts: Vec<J> = c.parts.iter().map(|p| (*p.j).clone()).collect();
+                let parts: Vec<J> = c.parts.iter().map(|p| p.part.to_j()).collect();
                 match out.last_mut() {
                     Some(last) if self.p.coalesce && last.0 == c.role => {
                         last.1.extend(parts);
