@@ -201,14 +201,21 @@ impl Converted {
 
     /// The parts Gemini sends, thoughts stripped or not; `None` when none are left.
     pub fn parts(&self, strip_thoughts: bool) -> Option<(GRole, Vec<Arc<GPart>>)> {
-        let mut parts: Vec<Arc<GPart>> = self
-            .parts
-            .iter()
-            .filter(|p| !(strip_thoughts && p.is_thought()))
-            .cloned()
-            .collect();
-        let had_thought = strip_thoughts && parts.len() < self.parts.len();
-        if had_thought && self.role == GRole::Model {
+        Converted {
+            role: self.role,
+            parts: self.parts.clone(),
+        }
+        .into_parts(strip_thoughts)
+    }
+
+    /// [`Converted::parts`], moved out of the conversion.
+    pub fn into_parts(self, strip_thoughts: bool) -> Option<(GRole, Vec<Arc<GPart>>)> {
+        let all = self.parts.len();
+        let mut parts = self.parts.into_vec();
+        if strip_thoughts {
+            parts.retain(|p| !p.is_thought());
+        }
+        if parts.len() < all && self.role == GRole::Model {
             sign_first_call(&mut parts);
         }
         // An empty model response never enters Gemini's history (the stream is retried), and

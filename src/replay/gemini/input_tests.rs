@@ -144,22 +144,32 @@ fn gemini_settings() -> Vec<ReplayOptions> {
 }
 
 /// Replays `file` with Gemini's algorithm from an input that took its items' text and from
-/// one that kept it; returns the compressions the replays made.
+/// one that kept it, under all of `options` at once (a sweep, which keeps the conversion of
+/// the taken items for every setting) and under each alone (which consumes it); returns the
+/// compressions the replays made.
 fn taken_for_gemini_replays_as_kept(file: &SourceFile, options: &[ReplayOptions]) -> usize {
     let at = file.path.display();
+    let taken = || {
+        let (s, record) = ReplayInput::read(file, Algorithm::Gemini).unwrap();
+        ReplayInput::from_read(s, record, file, Algorithm::Gemini).unwrap()
+    };
     let kept = ReplayInput::from_session(crate::parse::parse_file(file).unwrap());
-    let (s, record) = ReplayInput::read(file, Algorithm::Gemini).unwrap();
-    let taken = ReplayInput::from_read(s, record, file, Algorithm::Gemini).unwrap();
+    let swept = taken();
     assert!(
-        taken.items.iter().all(|i| i.parts.is_empty()),
+        swept.items.iter().all(|i| i.parts.is_empty()),
         "{at}: the text was taken"
     );
-    let (a, b) = (replay_each(&kept, options), replay_each(&taken, options));
-    assert_eq!(
-        serde_json::to_string(&a).unwrap(),
-        serde_json::to_string(&b).unwrap(),
-        "{at}"
-    );
+    let json = |r: &[crate::replay::SessionReplay]| serde_json::to_string(r).unwrap();
+    let (a, b) = (replay_each(&kept, options), replay_each(&swept, options));
+    assert_eq!(json(&a), json(&b), "{at}");
+    for (o, want) in options.iter().zip(&a) {
+        let alone = replay_each(&taken(), std::slice::from_ref(o));
+        assert_eq!(
+            json(&alone),
+            json(std::slice::from_ref(want)),
+            "{at}: alone"
+        );
+    }
     a.iter().map(|r| r.compressions).sum()
 }
 

@@ -200,7 +200,7 @@ impl Gemini {
     /// Replace one function-response part; returns the change of its estimate.
     pub(super) fn set_fr_part(&mut self, seq: usize, part: Arc<GPart>) -> Est {
         let (cid, pidx) = (self.frs[seq].cid, self.frs[seq].pidx);
-        let vp = VPart::shared(part, self.p.w);
+        let vp = VPart::shared(part, self.p.w, false);
         debug_assert!(
             vp.fr.is_some(),
             "a function response replaced by another part"

@@ -118,9 +118,9 @@ struct VPart {
     part: Arc<GPart>,
     json: u64,
     est: Est,
-    /// What a function response has besides (`Some` exactly for them); boxed: most parts are
-    /// not one.
-    fr: Option<Box<FrInfo>>,
+    /// What a function response has besides (`Some` exactly for them); behind a pointer: most
+    /// parts are not one. Shared: the replay's copy of a sized part does not copy it.
+    fr: Option<Arc<FrInfo>>,
 }
 
 /// A function response's part of a [`VPart`]. Its place among the history's responses is not
@@ -137,11 +137,12 @@ struct FrInfo {
 
 impl VPart {
     fn of(part: GPart, w: Estimator) -> VPart {
-        VPart::shared(Arc::new(part), w)
+        VPart::shared(Arc::new(part), w, false)
     }
 
-    /// A part sized without copying it: it stays shared with whatever else holds it.
-    fn shared(part: Arc<GPart>, w: Estimator) -> VPart {
+    /// A part sized without copying it: it stays shared with whatever else holds it. With
+    /// `memo`, a function response gets a memo for the replays that share it.
+    fn shared(part: Arc<GPart>, w: Estimator, memo: bool) -> VPart {
         let PartSizes {
             json,
             est,
@@ -151,9 +152,9 @@ impl VPart {
             json,
             est,
             fr: measured.map(|measured| {
-                Box::new(FrInfo {
+                Arc::new(FrInfo {
                     measured,
-                    memo: None,
+                    memo: memo.then(Arc::default),
                 })
             }),
             part,
@@ -221,13 +222,7 @@ impl SizedTurn {
     ) -> SizedTurn {
         let parts = parts
             .into_iter()
-            .map(|p| {
-                let mut vp = VPart::shared(p, w);
-                if let Some(fr) = vp.fr.as_mut().filter(|_| memo) {
-                    fr.memo = Some(Arc::default());
-                }
-                vp
-            })
+            .map(|p| VPart::shared(p, w, memo))
             .collect();
         SizedTurn {
             role,
@@ -259,9 +254,9 @@ struct SizedState {
     /// The items of an input made for the Gemini algorithm alone, converted into Gemini parts
     /// once with their strings taken ([`SizedTurns::take_items`]): what every `(coalesce, w)`
     /// is sized from, without copying the text. Outside a sweep, the one sizing there is
-    /// releases it (its parts live on in the sized list).
+    /// consumes it (its parts live on in the sized list).
     converted: Option<Vec<Option<Converted>>>,
-    /// The conversion was released: no other `(coalesce, w)` can be sized.
+    /// The conversion was consumed: no other `(coalesce, w)` can be sized.
     released: bool,
 }
 
@@ -286,7 +281,8 @@ impl SizedTurns {
     /// the first time. In a `sweep`, the function responses get memos, and the conversion is
     /// kept for the sizings of other settings; otherwise every replay of the input has the
     /// same settings (the engine replays an input under several only in a sweep), and the
-    /// conversion is released once the list is made.
+    /// conversion is consumed: each item's parts move into the list, which takes the
+    /// conversion's buffer (a sized turn is as large as a conversion).
     fn get(
         &self,
         coalesce: bool,
@@ -301,21 +297,31 @@ impl SizedTurns {
         }
         debug_assert!(
             !state.released,
-            "an input sized again under other settings after its conversion was released"
+            "an input sized again under other settings after its conversion was consumed"
         );
-        let sized: SizedList = Arc::new(
-            turns(state.converted.as_deref())
-                .into_iter()
-                .map(|t| {
-                    t.map(|(role, parts, invalid)| SizedTurn::of(role, parts, invalid, w, sweep))
-                })
-                .collect(),
-        );
-        state.lists.push((key, Arc::clone(&sized)));
-        if !sweep && state.converted.take().is_some() {
-            state.released = true;
-        }
-        sized
+        let sized = |t: Unsized| {
+            t.map(|(role, parts, invalid)| SizedTurn::of(role, parts, invalid, w, sweep))
+        };
+        let list: Vec<Option<SizedTurn>> = match state.converted.take() {
+            Some(converted) if !sweep => {
+                state.released = true;
+                converted
+                    .into_iter()
+                    .map(|c| {
+                        let parts = c.and_then(|c| c.into_parts(coalesce));
+                        sized(parts.map(|(role, parts)| (role, parts, false)))
+                    })
+                    .collect()
+            }
+            converted => {
+                let list = turns(converted.as_deref()).into_iter().map(sized).collect();
+                state.converted = converted;
+                list
+            }
+        };
+        let list: SizedList = Arc::new(list);
+        state.lists.push((key, Arc::clone(&list)));
+        list
     }
 }
 
