@@ -24,6 +24,7 @@ use std::sync::Arc;
 use super::estimate::{Estimator, text_token_count};
 use super::json::{J, JsStr, StrStats, js_locale_int, to_json_pretty, units_stats};
 use super::masking::MASKING_INDICATOR_TAG;
+use super::part::GPart;
 
 /// `COMPRESSION_FUNCTION_RESPONSE_TOKEN_BUDGET`.
 pub const FUNCTION_RESPONSE_TOKEN_BUDGET: u64 = 50_000;
@@ -550,6 +551,50 @@ pub fn truncate_part(
     };
     let tokens = text_token_count(&m, estimator);
     Some((rewrap(fr, m), tokens))
+}
+
+/// [`truncate_part`] of a whole part as the replay holds it: the new part, and the estimate.
+/// A typed function response is truncated without its tree (its output is not copied).
+pub fn truncate_gpart(
+    part: &GPart,
+    max_chars: i64,
+    style: TruncStyle,
+    estimator: Estimator,
+    save: &mut dyn FnMut(Option<&str>) -> Option<String>,
+) -> Option<(GPart, u64)> {
+    let GPart::Response { id, name, output } = part else {
+        let whole = part.to_j();
+        let fr = whole.get("functionResponse").unwrap_or(&J::Null);
+        return truncate_part(fr, max_chars, style, estimator, save)
+            .map(|(j, tokens)| (GPart::from_j(j), tokens));
+    };
+    let file = save(Some(name))?;
+    let m = match style {
+        TruncStyle::Chars => format_truncated_tool_output(output, &file, max_chars),
+        TruncStyle::Lines => format_truncated_lines(output, &file),
+    };
+    let tokens = text_token_count(&m, estimator);
+    let new = GPart::Response {
+        id: id.clone(),
+        name: name.clone(),
+        output: m,
+    };
+    // The same text and estimate as the tree's truncation (a truncated output compares by the
+    // text it was cut from, which two truncations do not share: compared as JSON).
+    #[cfg(debug_assertions)]
+    {
+        let tree = part.to_j();
+        let want = truncate_part(
+            tree.get("functionResponse").unwrap_or(&J::Null),
+            max_chars,
+            style,
+            estimator,
+            &mut |_| Some(file.clone()),
+        );
+        let json = |(j, t): (J, u64)| (super::json::to_json(&j), t);
+        debug_assert_eq!(Some(json((new.to_j(), tokens))), want.map(json), "{part:?}");
+    }
+    Some((new, tokens))
 }
 
 /// `truncateHistoryToBudget(history)`. `save(tool)` stands for `saveTruncatedToolOutput`: it is

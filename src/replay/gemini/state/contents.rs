@@ -9,7 +9,7 @@ use crate::replay::gemini::estimate::Est;
 use crate::replay::gemini::json::J;
 use crate::replay::gemini::part::GPart;
 use crate::replay::gemini::truncate::{
-    TruncStyle, legacy_saved_output_path, saved_output_path, truncate_part,
+    TruncStyle, legacy_saved_output_path, saved_output_path, truncate_gpart,
 };
 use crate::replay::gemini::{PLACEHOLDER_PROJECT_TEMP_DIR, PLACEHOLDER_TRUNCATION_ID};
 use std::sync::Arc;
@@ -185,15 +185,13 @@ impl Gemini {
         self.total -= c.est;
         self.items -= c.items;
         for seq in c.first_fr.map_or(0..0, |f| f..f + c.n_fr) {
-            {
-                self.frs[seq].alive = false;
-                self.by_len.remove(&(self.frs[seq].len, seq));
-                self.tok.set(seq, 0);
-                self.dest.set(seq, 0);
-                self.mtok.set(seq, 0);
-                self.nonfixed.remove(&seq);
-                self.mask_cands.remove(&seq);
-            }
+            self.frs[seq].alive = false;
+            self.by_len.remove(&(self.frs[seq].len, seq));
+            self.tok.set(seq, 0);
+            self.dest.set(seq, 0);
+            self.mtok.set(seq, 0);
+            self.nonfixed.remove(&seq);
+            self.mask_cands.remove(&seq);
         }
     }
 
@@ -292,16 +290,14 @@ impl Gemini {
         let mut touched = BTreeSet::new();
         for seq in seqs {
             let old = Arc::clone(self.fr_part(seq));
-            let whole = old.to_j();
-            let fr = whole.get("functionResponse").unwrap_or(&J::Null);
             let Some((newp, _)) =
-                truncate_part(fr, self.max_chars, self.p.style, self.p.w, &mut |n| {
+                truncate_gpart(&old, self.max_chars, self.p.style, self.p.w, &mut |n| {
                     Self::save_path(self.p.style, n)
                 })
             else {
                 continue;
             };
-            let delta = self.set_fr_part(seq, Arc::new(GPart::from_j(newp)));
+            let delta = self.set_fr_part(seq, Arc::new(newp));
             touched.insert(self.frs[seq].cid);
             if let Some(log) = log.as_deref_mut() {
                 log.push(Undo { seq, old, delta });

@@ -9,13 +9,13 @@ use crate::replay::{
 };
 
 use super::content::{Converted, GRole, content_overhead, convert_shared};
-use super::estimate::{Est, EstKey, Estimator, PartSizes, part_est, text_est_of};
+use super::estimate::{Est, EstKey, Estimator, PartSizes, text_est_of};
 use super::fenwick::Fenwick;
 use super::json::{J, StrStats};
 use super::masking::{MaskFiles, MaskingConfig, part_candidate};
 use super::part::GPart;
 use super::resume::Resumed;
-use super::truncate::{TruncStyle, truncate_part};
+use super::truncate::{TruncStyle, truncate_gpart};
 use super::{
     PLACEHOLDER_NOW_MS, PLACEHOLDER_PROJECT_TEMP_DIR, PLACEHOLDER_RANDOM_SUFFIX,
     PLACEHOLDER_SESSION_ID,
@@ -175,7 +175,7 @@ struct PartMemo {
     /// `refresh_fr`'s figures by `(maxChars, estimator key)`.
     fr: Memo<(i64, EstKey), FrFigures>,
     /// The masked part and its estimate by estimator; `None` when it cannot be masked.
-    masked: Memo<EstKey, Option<(GPart, u64)>>,
+    masked: Memo<EstKey, Option<(Arc<GPart>, u64)>>,
 }
 
 /// Values by key, few of them (one per setting that matters).
@@ -553,17 +553,15 @@ fn fr_figures(part: &VPart, m: i64, style: TruncStyle, w: Estimator) -> FrFigure
             dest: 0,
         }
     } else {
-        // The tree only here: an output too long for `maxChars`, or a response of another
-        // shape.
-        let whole = part.part.to_j();
-        let fr_j = whole.get("functionResponse").unwrap_or(&J::Null);
-        match truncate_part(fr_j, m, style, w, &mut |n| Gemini::save_path(style, n)) {
+        match truncate_gpart(&part.part, m, style, w, &mut |n| {
+            Gemini::save_path(style, n)
+        }) {
             None => Outcome {
                 fixed: true,
                 tok,
                 dest: 0,
             },
-            Some((newp, t)) if newp == whole => Outcome {
+            Some((newp, t)) if newp == *part.part => Outcome {
                 fixed: true,
                 tok: t,
                 dest: 0,
@@ -571,7 +569,7 @@ fn fr_figures(part: &VPart, m: i64, style: TruncStyle, w: Estimator) -> FrFigure
             Some((newp, t)) => Outcome {
                 fixed: false,
                 tok: t,
-                dest: part_est(&newp, w).quarters - part.est.quarters,
+                dest: newp.est(w).quarters - part.est.quarters,
             },
         }
     };

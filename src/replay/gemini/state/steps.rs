@@ -241,14 +241,14 @@ impl Gemini {
     }
 
     /// A function response masked, with its new estimate; `None` when it cannot be.
-    pub(super) fn masked(&self, seq: usize) -> Option<(GPart, u64)> {
+    pub(super) fn masked(&self, seq: usize) -> Option<(Arc<GPart>, u64)> {
         let part = self.fr_part(seq);
         if !part_candidate(part) {
             return None;
         }
         let masked = masked_part(&part.to_j(), &self.files);
         let new_tok = estimate_token_count_sync(std::slice::from_ref(&masked), self.p.w);
-        Some((GPart::from_j(masked), new_tok))
+        Some((Arc::new(GPart::from_j(masked)), new_tok))
     }
 
     /// Tool-output masking after the compression check.
@@ -294,7 +294,7 @@ impl Gemini {
             };
             if self.frs[seq].mask_tok > new_tok {
                 self.decision.tokens_saved += self.frs[seq].mask_tok - new_tok;
-                self.set_fr_part(seq, Arc::new(masked));
+                self.set_fr_part(seq, masked);
                 touched.insert(self.frs[seq].cid);
                 count += 1;
             } else {
