@@ -75,24 +75,23 @@ impl ReplayInput {
         }
         let text = |s: &Option<String>| s.as_ref().map_or(0, String::len);
         let name = |s: &Option<Arc<str>>| s.as_ref().map_or(0, |s| s.len());
-        let items: usize = self
-            .items
-            .iter()
-            .map(|it| {
-                size_of::<HistoryItem>()
-                    + name(&it.model)
-                    + it.parts.iter().map(part).sum::<usize>()
-                    + it.tool_names
-                        .iter()
-                        .map(|n| size_of::<Option<String>>() + text(n))
-                        .sum::<usize>()
-            })
-            .sum();
-        let requests: usize = self
-            .requests
-            .iter()
-            .map(|r| size_of::<RequestPoint>() + name(&r.model))
-            .sum();
+        // By capacity: the items are collected in the parsed messages' buffer, larger than
+        // they need.
+        let items: usize = self.items.capacity() * size_of::<HistoryItem>()
+            + self
+                .items
+                .iter()
+                .map(|it| {
+                    name(&it.model)
+                        + it.parts.iter().map(part).sum::<usize>()
+                        + it.tool_names
+                            .iter()
+                            .map(|n| size_of::<Option<String>>() + text(n))
+                            .sum::<usize>()
+                })
+                .sum::<usize>();
+        let requests: usize = self.requests.capacity() * size_of::<RequestPoint>()
+            + self.requests.iter().map(|r| name(&r.model)).sum::<usize>();
         (items + requests) as u64
     }
 

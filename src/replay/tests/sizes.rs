@@ -359,4 +359,10 @@ fn an_inputs_held_bytes_count_its_text_and_values() {
     });
     let grown = big.held_bytes() - base;
     assert!((150_000..151_000).contains(&grown), "{grown}");
+    // A vector's room counts too: a replay's items are collected in the messages' buffer.
+    let mut roomy = input(4, 10, |_, _| None);
+    roomy.items.reserve_exact(1_000);
+    let room = roomy.held_bytes() - base;
+    let item = std::mem::size_of::<HistoryItem>() as u64;
+    assert!(room >= 1_000 * item, "{room}");
 }
