@@ -211,12 +211,29 @@ fn measured_is_full(file: &SourceFile, full: Option<&Session>) {
     };
     let mut expected = full.clone();
     measure_outputs_as(&mut expected, &measured);
+    let mut measured = measured;
+    for s in [&mut expected, &mut measured] {
+        skipped_lines_only(s);
+    }
     assert!(expected == measured, "{path}: the measured view");
     let (a, b) = (
         ReplayInput::from_session(full.clone()),
         ReplayInput::from_session(measured),
     );
     measured_replays_alike(&a, &b, &path.to_string());
+}
+
+/// Two views of a file skip the same lines, each reported where it is, but not always for the
+/// same reason: serde_json checks that a string is UTF-8 only when it decodes it, so a line
+/// whose string holds a byte that is not (in a field one view reads and the other skips) fails
+/// in one view at that byte and in the other at the next error after it. The reasons are left
+/// out of the comparison.
+fn skipped_lines_only(s: &mut Session) {
+    for w in &mut s.warnings {
+        if w.kind == crate::diag::WarningKind::MalformedLine {
+            w.message.clear();
+        }
+    }
 }
 
 /// The replays but Gemini's of `a`, with its tool outputs' text, and of `b`, with them
@@ -247,8 +264,11 @@ fn preview_is_full(file: &SourceFile, full: Option<&Session>) {
         let preview = crate::parse::parse_file_with(file, crate::parse::Detail::Preview(columns));
         match (full, preview) {
             (Some(full), Ok(preview)) => {
-                let mut expected = full.clone();
+                let (mut expected, mut preview) = (full.clone(), preview);
                 preview_outputs_as(&mut expected, &preview, columns);
+                for s in [&mut expected, &mut preview] {
+                    skipped_lines_only(s);
+                }
                 assert!(expected == preview, "{path}: the preview view at {columns}");
             }
             (None, Err(_)) => {}
