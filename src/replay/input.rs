@@ -30,6 +30,21 @@ pub enum Record {
 }
 
 impl ReplayInput {
+    /// The input with its items and requests in buffers of their own size (the items are
+    /// collected in the parsed messages' larger buffer), for an input held after its replay.
+    pub fn compact(&mut self) -> &Self {
+        fn exact<T>(v: &mut Vec<T>) {
+            if v.capacity() > v.len() {
+                let mut own = Vec::with_capacity(v.len());
+                own.append(v);
+                *v = own;
+            }
+        }
+        exact(&mut self.items);
+        exact(&mut self.requests);
+        self
+    }
+
     /// About how many bytes the input holds in memory: its items, their parts and the text
     /// and values these own, and its requests. Allocator rounding is not counted, nor a Gemini
     /// session's record (`gemini`, `gemini_sized`), which the Gemini algorithm's replays hold.

@@ -79,14 +79,14 @@ pub(super) fn replay_all(
             filter.may_match(summary).then(|| {
                 let mut kept = None;
                 let replays = ReplayInput::from_read(session, record, &summary.source, alg)
-                    .map(|input| {
+                    .map(|mut input| {
                         let replays = replay_each(&input, options);
                         // Once the budget is spent, no input is measured for it.
                         let budget = || budget_for(largest_first.load(Ordering::Relaxed));
                         if *keep
                             && replays.iter().any(SessionReplay::uses_summary_size)
                             && kept_bytes.load(Ordering::Relaxed) < budget()
-                            && reserve(&kept_bytes, input.held_bytes(), budget())
+                            && reserve(&kept_bytes, input.compact().held_bytes(), budget())
                         {
                             kept = Some(input);
                         }

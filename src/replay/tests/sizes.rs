@@ -365,4 +365,6 @@ fn an_inputs_held_bytes_count_its_text_and_values() {
     let room = roomy.held_bytes() - base;
     let item = std::mem::size_of::<HistoryItem>() as u64;
     assert!(room >= 1_000 * item, "{room}");
+    // Compacted, as an input kept after its replay is, it holds what it needs.
+    assert_eq!(roomy.compact().held_bytes(), base);
 }
