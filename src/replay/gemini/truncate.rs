@@ -544,13 +544,24 @@ pub fn truncate_part(
     let name = tool_name(fr);
     let file = save(name.as_deref());
     let s = measured(fr.get("response"))?;
-    let file = file?;
+    let (m, tokens) = truncated_output(&s, &file?, max_chars, style, estimator);
+    Some((rewrap(fr, m), tokens))
+}
+
+/// An output truncated in `style`, saved to `file`, with the estimate of the new text.
+fn truncated_output(
+    s: &JsStr,
+    file: &str,
+    max_chars: i64,
+    style: TruncStyle,
+    estimator: Estimator,
+) -> (JsStr, u64) {
     let m = match style {
-        TruncStyle::Chars => format_truncated_tool_output(&s, &file, max_chars),
-        TruncStyle::Lines => format_truncated_lines(&s, &file),
+        TruncStyle::Chars => format_truncated_tool_output(s, file, max_chars),
+        TruncStyle::Lines => format_truncated_lines(s, file),
     };
     let tokens = text_token_count(&m, estimator);
-    Some((rewrap(fr, m), tokens))
+    (m, tokens)
 }
 
 /// [`truncate_part`] of a whole part as the replay holds it: the new part, and the estimate.
@@ -569,11 +580,7 @@ pub fn truncate_gpart(
             .map(|(j, tokens)| (GPart::from_j(j), tokens));
     };
     let file = save(Some(name))?;
-    let m = match style {
-        TruncStyle::Chars => format_truncated_tool_output(output, &file, max_chars),
-        TruncStyle::Lines => format_truncated_lines(output, &file),
-    };
-    let tokens = text_token_count(&m, estimator);
+    let (m, tokens) = truncated_output(output, &file, max_chars, style, estimator);
     let new = GPart::Response {
         id: id.clone(),
         name: name.clone(),
