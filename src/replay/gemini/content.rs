@@ -63,7 +63,13 @@ fn raw(v: &serde_json::Value) -> Option<J> {
 /// The parts of one history item, in order; `None` for items Gemini never sends.
 pub fn convert(item: &HistoryItem, strip_thoughts: bool) -> Option<(GRole, Vec<J>)> {
     let (role, parts) = convert_shared(item, strip_thoughts)?;
-    Some((role, parts.iter().map(|p| p.to_j()).collect()))
+    Some((
+        role,
+        parts
+            .into_iter()
+            .map(|p| Arc::unwrap_or_clone(p).into_j())
+            .collect(),
+    ))
 }
 
 /// [`convert`], each part typed and in an `Arc` as the replay's sized history holds it.
@@ -94,16 +100,13 @@ pub fn sign_first_call(parts: &mut [Arc<GPart>]) {
     let Some(call) = parts.iter_mut().find(|p| p.is_call()) else {
         return;
     };
-    let mut j = match &**call {
-        GPart::Tree(j) if j.get("thoughtSignature").is_some_and(J::truthy) => return,
-        GPart::Tree(_) => match Arc::make_mut(call) {
-            GPart::Tree(j) => std::mem::take(j),
-            _ => unreachable!("matched as a tree"),
-        },
-        typed => typed.to_j(),
-    };
+    if matches!(&**call, GPart::Tree(j) if j.get("thoughtSignature").is_some_and(J::truthy)) {
+        return;
+    }
+    let part = Arc::make_mut(call);
+    let mut j = std::mem::replace(part, GPart::Tree(J::Null)).into_j();
     j.set("thoughtSignature", J::str(SYNTHETIC_THOUGHT_SIGNATURE));
-    *call = Arc::new(GPart::from_j(j));
+    *part = GPart::from_j(j);
 }
 
 /// A history item converted into Gemini parts, thoughts kept (typed, they say they are

@@ -43,10 +43,6 @@ fn str_len(s: &str) -> u64 {
     text_stats(s).escaped + 2
 }
 
-fn text_j(s: &str) -> J {
-    J::Str(JsStr::Text(s.to_string()))
-}
-
 impl GPart {
     /// `{text}`.
     pub fn text(text: impl Into<JsStr>) -> GPart {
@@ -76,26 +72,35 @@ impl GPart {
     /// The part as a tree (its strings copied).
     pub fn to_j(&self) -> J {
         match self {
+            GPart::Tree(j) => j.clone(),
+            typed => typed.clone().into_j(),
+        }
+    }
+
+    /// The part as a tree, its strings moved.
+    pub fn into_j(self) -> J {
+        let text = |s: Box<str>| J::Str(JsStr::Text(s.into_string()));
+        match self {
             GPart::Text { text, thought } => {
-                let mut e = vec![("text", J::Str(text.clone()))];
-                if *thought {
+                let mut e = vec![("text", J::Str(text))];
+                if thought {
                     e.push(("thought", J::Bool(true)));
                 }
                 J::obj(e)
             }
             GPart::Call { name, args } => J::obj(vec![(
                 "functionCall",
-                J::obj(vec![("name", text_j(name)), ("args", args.clone())]),
+                J::obj(vec![("name", text(name)), ("args", args)]),
             )]),
             GPart::Response { id, name, output } => J::obj(vec![(
                 "functionResponse",
                 J::obj(vec![
-                    ("id", text_j(id)),
-                    ("name", text_j(name)),
-                    ("response", J::obj(vec![("output", J::Str(output.clone()))])),
+                    ("id", text(id)),
+                    ("name", text(name)),
+                    ("response", J::obj(vec![("output", J::Str(output))])),
                 ]),
             )]),
-            GPart::Tree(j) => j.clone(),
+            GPart::Tree(j) => j,
         }
     }
 
@@ -171,22 +176,6 @@ impl GPart {
                     && matches!(fr.and_then(|f| f.get("response")), Some(J::Obj(r)) if r.len() == 1 && r[0].0 == "output" && matches!(r[0].1, J::Str(_)))
             }
             _ => false,
-        }
-    }
-
-    /// The tool output of a typed function response.
-    pub fn output(&self) -> Option<&JsStr> {
-        match self {
-            GPart::Response { output, .. } => Some(output),
-            _ => None,
-        }
-    }
-
-    /// The tool a typed function response answers.
-    pub fn response_name(&self) -> Option<&str> {
-        match self {
-            GPart::Response { name, .. } => Some(name),
-            _ => None,
         }
     }
 
